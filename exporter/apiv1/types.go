@@ -1,0 +1,157 @@
+package apiv1
+
+// Envelope is the wrapper of every response.
+type Envelope struct {
+	Status    string `json:"status"` // "success" or "error"
+	Data      any    `json:"data,omitempty"`
+	ErrorType string `json:"errorType,omitempty"`
+	Error     string `json:"error,omitempty"`
+}
+
+// Error types, with the HTTP status they are sent with.
+const (
+	ErrBadData     = "bad_data"    // 400
+	ErrNotFound    = "not_found"   // 404
+	ErrUnavailable = "unavailable" // 503
+	ErrInternal    = "internal"    // 500
+)
+
+// BuildInfo is returned by GET /api/v1/status/buildinfo.
+type BuildInfo struct {
+	Version   string `json:"version"`
+	Revision  string `json:"revision"`
+	GoVersion string `json:"goVersion"`
+}
+
+// Cluster is one element of GET /api/v1/clusters.
+type Cluster struct {
+	Name   string                 `json:"name"`
+	Kind   string                 `json:"kind"` // ceph, swift, generic
+	Models map[string]ModelStatus `json:"models"`
+}
+
+// ModelStatus describes the state of one fitted model of a cluster.
+// Model names: conservation, insideout, mlisp, trend.
+type ModelStatus struct {
+	Fitted          bool    `json:"fitted"`
+	Stale           bool    `json:"stale"`
+	LastFitUnix     float64 `json:"lastFit"`         // 0 when never fitted
+	AccuracyRatio   float64 `json:"accuracy"`        // backtest accuracy, max(1-MAPE,0)
+	TrainingSamples int     `json:"trainingSamples"` // samples in the last fit
+	Error           string  `json:"error,omitempty"` // last fit error, if any
+}
+
+// ForecastPoint is one point of a forecast series.
+type ForecastPoint struct {
+	T     float64 `json:"t"` // Unix seconds
+	Value float64 `json:"value"`
+	Lower float64 `json:"lower"`
+	Upper float64 `json:"upper"`
+}
+
+// Forecast is returned by
+//
+//	GET /api/v1/forecast?cluster=C&series=S&start=T0&end=T1&step=D
+//
+// series is one of: iops (the demand trend of observed total IOPS),
+// max_iops, headroom_ratio, utilization_ratio. start/end are Unix seconds or
+// RFC 3339, step is a duration ("5m") or seconds. Points in the past carry the
+// fitted trend; Observed holds what was actually seen in [start, now].
+type Forecast struct {
+	Cluster  string          `json:"cluster"`
+	Series   string          `json:"series"`
+	Unit     string          `json:"unit"` // "iops", "ratio"
+	Points   []ForecastPoint `json:"points"`
+	Observed []ForecastPoint `json:"observed"` // Lower == Upper == Value
+	Stale    bool            `json:"stale"`
+}
+
+// LatencyPoint is one point of the predicted latency-vs-IOPS curve.
+type LatencyPoint struct {
+	IOPS  float64 `json:"iops"`
+	Lower float64 `json:"lower"` // seconds
+	Mean  float64 `json:"mean"`
+	Upper float64 `json:"upper"`
+}
+
+// ObservedLatency is one observed (IOPS, latency) window.
+type ObservedLatency struct {
+	IOPS           float64 `json:"iops"`
+	LatencySeconds float64 `json:"latencySeconds"`
+}
+
+// Band holds a value with its 95% band; a bound that does not exist (the
+// upper band never crosses the SLO, say) is null in JSON (nil here).
+type Band struct {
+	Lower *float64 `json:"lower"`
+	Mean  *float64 `json:"mean"`
+	Upper *float64 `json:"upper"`
+}
+
+// LatencyCurve is returned by GET /api/v1/latency_curve?cluster=C.
+type LatencyCurve struct {
+	Cluster    string            `json:"cluster"`
+	SLOSeconds float64           `json:"sloSeconds"`
+	Latency    string            `json:"latency"`  // which latency: read, write, op
+	KneeIOPS   Band              `json:"kneeIops"` // IOPS where each bound crosses the SLO
+	Points     []LatencyPoint    `json:"points"`
+	Observed   []ObservedLatency `json:"observed"`
+	Stale      bool              `json:"stale"`
+}
+
+// CapacityPoint is max IOPS at one read ratio.
+type CapacityPoint struct {
+	ReadRatio    float64 `json:"readRatio"` // 0..1
+	MaxIOPS      float64 `json:"maxIops"`
+	MaxReadIOPS  float64 `json:"maxReadIops"`
+	MaxWriteIOPS float64 `json:"maxWriteIops"`
+}
+
+// CurrentMix is where the cluster is now.
+type CurrentMix struct {
+	ReadRatio   float64 `json:"readRatio"`
+	IOSizeBytes float64 `json:"ioSizeBytes"` // op-weighted mean IO size
+	IOPS        float64 `json:"iops"`
+	MaxIOPS     float64 `json:"maxIops"`
+}
+
+// CapacityCurve is returned by
+//
+//	GET /api/v1/capacity_curve?cluster=C&io_size_bytes=4096&points=21
+type CapacityCurve struct {
+	Cluster      string          `json:"cluster"`
+	IOSizeBytes  float64         `json:"ioSizeBytes"`
+	Points       []CapacityPoint `json:"points"`
+	Current      CurrentMix      `json:"current"`
+	Extrapolated bool            `json:"extrapolated"` // IO size outside the calibrated range
+	Stale        bool            `json:"stale"`
+}
+
+// IOSizeShare is one IO size of a workload and its share of operations.
+type IOSizeShare struct {
+	Bytes float64 `json:"bytes"`
+	Share float64 `json:"share"` // share of operations, 0..1; shares sum to 1
+}
+
+// WhatIfRequest is the body of POST /api/v1/whatif. Zero values mean
+// "as now": ReadRatio nil keeps today's read ratio, empty IOSizes keeps
+// today's size mix.
+type WhatIfRequest struct {
+	Cluster    string        `json:"cluster"`
+	ReadRatio  *float64      `json:"readRatio,omitempty"`
+	IOSizes    []IOSizeShare `json:"ioSizes,omitempty"`
+	ExtraIOPS  float64       `json:"extraIops,omitempty"`
+	HostsAdded int           `json:"hostsAdded,omitempty"`
+}
+
+// WhatIfResult is the answer to a what-if request.
+type WhatIfResult struct {
+	Cluster          string  `json:"cluster"`
+	IOPS             float64 `json:"iops"` // today's IOPS plus ExtraIOPS
+	MaxIOPS          float64 `json:"maxIops"`
+	UtilizationRatio float64 `json:"utilizationRatio"`
+	HeadroomRatio    float64 `json:"headroomRatio"`
+	LatencySeconds   Band    `json:"latencySeconds"`
+	Extrapolated     bool    `json:"extrapolated"`
+	Stale            bool    `json:"stale"`
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what the tests need when it is missing, from Debian's packages and
+# the npm registry. Safe to run again: it installs only what is absent.
+set -euo pipefail
+
+need=()
+have() { command -v "$1" >/dev/null 2>&1; }
+have prometheus             || need+=(prometheus)
+have promtool               || need+=(prometheus)
+have prometheus-alertmanager || need+=(prometheus-alertmanager)
+have prometheus-node-exporter || need+=(prometheus-node-exporter)
+have victoria-metrics       || need+=(victoria-metrics)
+have chromium               || need+=(chromium)
+
+if [ ${#need[@]} -gt 0 ]; then
+	if [ "$(id -u)" != 0 ]; then
+		echo "install-test-deps: missing Debian packages: ${need[*]} (run as root or install them)" >&2
+		exit 1
+	fi
+	echo "install-test-deps: apt-get install ${need[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+# The Grafana plugin's frontend: exact versions from the committed lock file.
+if [ -f grafana-plugin/package-lock.json ] && [ ! -d grafana-plugin/node_modules ]; then
+	echo "install-test-deps: npm ci (grafana-plugin)"
+	(cd grafana-plugin && npm ci --no-audit --no-fund --loglevel=error)
+fi
