@@ -1,0 +1,449 @@
+package regress
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// TreeOptions controls the growth of a CART regression tree. The zero value
+// of a field selects its default.
+type TreeOptions struct {
+	// MinSplit is the smallest number of samples in a node for a split to be
+	// attempted (rpart's minsplit). Default 20.
+	MinSplit int
+	// MinBucket is the smallest number of samples in a leaf (rpart's
+	// minbucket). Default round(MinSplit/3), at least 1.
+	MinBucket int
+	// MaxDepth bounds the depth of any node; the root has depth 0. Default 30.
+	MaxDepth int
+	// CP is rpart's complexity parameter: the returned tree is the
+	// cost-complexity pruned tree at α = CP·SSE(root), i.e. a split is kept
+	// only when it (with its subtree) cuts the tree's SSE by more than α per
+	// leaf added. 0 disables pruning.
+	CP float64
+	// Tolerance is M-LISP's stopping rule: a node is not split when the best
+	// split's SSE reduction divided by the node's SSE is below Tolerance
+	// (the paper uses 0.1). 0 disables the rule.
+	Tolerance float64
+}
+
+func (o TreeOptions) withDefaults() TreeOptions {
+	if o.MinSplit <= 0 {
+		o.MinSplit = 20
+	}
+	if o.MinBucket <= 0 {
+		o.MinBucket = int(math.Round(float64(o.MinSplit) / 3))
+		if o.MinBucket < 1 {
+			o.MinBucket = 1
+		}
+	}
+	if o.MaxDepth <= 0 {
+		o.MaxDepth = 30
+	}
+	return o
+}
+
+func (o TreeOptions) validate() error {
+	switch {
+	case o.MinSplit < 0:
+		return inputError("MinSplit", "negative (%d)", o.MinSplit)
+	case o.MinBucket < 0:
+		return inputError("MinBucket", "negative (%d)", o.MinBucket)
+	case o.MaxDepth < 0:
+		return inputError("MaxDepth", "negative (%d)", o.MaxDepth)
+	case o.CP < 0 || math.IsNaN(o.CP) || math.IsInf(o.CP, 0):
+		return inputError("CP", "must be a finite number >= 0, got %v", o.CP)
+	case o.Tolerance < 0 || o.Tolerance >= 1 || math.IsNaN(o.Tolerance):
+		return inputError("Tolerance", "must be in [0, 1), got %v", o.Tolerance)
+	}
+	return nil
+}
+
+// TreeNode is one node of a fitted Tree. Leaves have Left == Right == -1.
+// Samples x with x[Feature] < Threshold go to Left, the others to Right.
+type TreeNode struct {
+	Feature   int     `json:"feature"`
+	Threshold float64 `json:"threshold"`
+	Left      int     `json:"left"`
+	Right     int     `json:"right"`
+	Value     float64 `json:"value"` // mean of the training targets in the node
+	N         int     `json:"n"`     // training samples in the node
+	SSE       float64 `json:"sse"`   // Σ (y − mean)² over the node's samples
+	Depth     int     `json:"depth"`
+	// lo, hi delimit the node's training rows in Tree.rows.
+	lo, hi int
+}
+
+// IsLeaf reports whether the node has no children.
+func (n *TreeNode) IsLeaf() bool { return n.Left < 0 }
+
+// Tree is a fitted CART regression tree (Breiman et al., 1984): binary splits
+// on one feature at a time, each chosen to maximize the reduction of the sum
+// of squared errors
+//
+//	ΔSSE = SSE(node) − SSE(left) − SSE(right),
+//
+// leaves predicting the mean of their training targets. Split points are
+// midpoints between adjacent distinct feature values, as in rpart and
+// scikit-learn. Ties between features are broken by the lower column index.
+//
+// A Tree remembers which training rows reached each node, so that M-LISP's
+// Algorithm 2 can train a local model on a leaf's samples (LeafRows).
+type Tree struct {
+	Nodes []TreeNode `json:"nodes"` // Nodes[0] is the root
+	P     int        `json:"p"`     // number of features
+	// rows holds training row indices; every node's rows are rows[lo:hi].
+	rows []int
+}
+
+// TreeTrainer fits CART trees with fixed options; it implements Trainer.
+type TreeTrainer struct{ Options TreeOptions }
+
+// Train fits a tree to X and y.
+func (t TreeTrainer) Train(X mat.Matrix, y []float64) (Model, error) {
+	return FitTree(X, y, t.Options)
+}
+
+// FitTree grows a CART regression tree on X (n×p) and y, honouring MinSplit,
+// MinBucket, MaxDepth and Tolerance, then prunes it at CP. It returns an error
+// wrapping ErrInput for empty, mismatched or non-finite input and for invalid
+// options. A constant y gives a single leaf.
+//
+// Cost: O(p·n log n) to presort the columns, then O(p·n) per tree level.
+func FitTree(X mat.Matrix, y []float64, opt TreeOptions) (*Tree, error) {
+	if err := opt.validate(); err != nil {
+		return nil, err
+	}
+	if err := CheckXY(X, y); err != nil {
+		return nil, err
+	}
+	opt = opt.withDefaults()
+	n, p := X.Dims()
+	g := newGrower(X, y, n, p, opt)
+	g.grow()
+	t := &Tree{Nodes: g.nodes, P: p, rows: intsFrom32(g.sorted[0])}
+	if opt.CP > 0 {
+		t = t.pruneAlpha(opt.CP * t.Nodes[0].SSE)
+	}
+	return t, nil
+}
+
+// grower holds the working state of one tree fit. Columns are stored
+// separately and each is presorted once; a node's samples occupy the same
+// segment [lo,hi) of every column's sorted order, kept so by stable
+// partitioning after each split.
+type grower struct {
+	cols    [][]float64 // cols[j][i] = X(i,j)
+	y       []float64
+	sorted  [][]int32 // sorted[j]: row indices ordered by cols[j]
+	goLeft  []bool
+	scratch []int32
+	opt     TreeOptions
+	nodes   []TreeNode
+}
+
+func newGrower(X mat.Matrix, y []float64, n, p int, opt TreeOptions) *grower {
+	g := &grower{
+		cols:    make([][]float64, p),
+		y:       y,
+		sorted:  make([][]int32, p),
+		goLeft:  make([]bool, n),
+		scratch: make([]int32, n),
+		opt:     opt,
+	}
+	var raw *mat.Dense
+	if d, ok := X.(*mat.Dense); ok {
+		raw = d
+	}
+	for j := 0; j < p; j++ {
+		col := make([]float64, n)
+		if raw != nil {
+			mat.Col(col, j, raw)
+		} else {
+			for i := 0; i < n; i++ {
+				col[i] = X.At(i, j)
+			}
+		}
+		idx := make([]int32, n)
+		for i := range idx {
+			idx[i] = int32(i)
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return col[idx[a]] < col[idx[b]] })
+		g.cols[j] = col
+		g.sorted[j] = idx
+	}
+	return g
+}
+
+type split struct {
+	feature   int
+	threshold float64
+	gain      float64 // SSE reduction
+	nLeft     int
+}
+
+func (g *grower) grow() {
+	n := len(g.y)
+	g.addNode(0, n, 0)
+	// Breadth-first over the node list; children are appended as found.
+	for i := 0; i < len(g.nodes); i++ {
+		nd := &g.nodes[i]
+		if nd.N < g.opt.MinSplit || nd.N < 2*g.opt.MinBucket || nd.Depth >= g.opt.MaxDepth || nd.SSE <= 0 {
+			continue
+		}
+		s, ok := g.bestSplit(nd.lo, nd.hi, nd.SSE)
+		if !ok {
+			continue
+		}
+		if g.opt.Tolerance > 0 && s.gain/nd.SSE < g.opt.Tolerance {
+			continue
+		}
+		lo, hi, mid := nd.lo, nd.hi, nd.lo+s.nLeft
+		g.partition(lo, hi, s)
+		nd.Feature, nd.Threshold = s.feature, s.threshold
+		depth := nd.Depth
+		left := g.addNode(lo, mid, depth+1)
+		right := g.addNode(mid, hi, depth+1)
+		g.nodes[i].Left, g.nodes[i].Right = left, right
+	}
+}
+
+// addNode appends a leaf over rows [lo,hi) and returns its index.
+func (g *grower) addNode(lo, hi, depth int) int {
+	var sum float64
+	rows := g.sorted[0][lo:hi]
+	for _, r := range rows {
+		sum += g.y[r]
+	}
+	mean := sum / float64(hi-lo)
+	var sse float64
+	for _, r := range rows {
+		d := g.y[r] - mean
+		sse += d * d
+	}
+	g.nodes = append(g.nodes, TreeNode{Feature: -1, Left: -1, Right: -1, Value: mean, N: hi - lo, SSE: sse, Depth: depth, lo: lo, hi: hi})
+	return len(g.nodes) - 1
+}
+
+// bestSplit scans every feature's sorted segment once, with running sums.
+// With S the node's target sum and n its size, the SSE reduction of a split
+// into (nL, SL) and (nR, SR) is SL²/nL + SR²/nR − S²/n.
+func (g *grower) bestSplit(lo, hi int, nodeSSE float64) (split, bool) {
+	n := hi - lo
+	minB := g.opt.MinBucket
+	var total float64
+	for _, r := range g.sorted[0][lo:hi] {
+		total += g.y[r]
+	}
+	base := total * total / float64(n)
+	best := split{gain: 0}
+	found := false
+	// Guard against rounding: a gain must exceed a tiny fraction of the node SSE.
+	eps := nodeSSE * 1e-12
+	for j, col := range g.cols {
+		idx := g.sorted[j][lo:hi]
+		if col[idx[0]] == col[idx[n-1]] {
+			continue
+		}
+		var sumL float64
+		for k := 0; k < n-1; k++ {
+			sumL += g.y[idx[k]]
+			nL := k + 1
+			if nL < minB {
+				continue
+			}
+			if n-nL < minB {
+				break
+			}
+			x0, x1 := col[idx[k]], col[idx[k+1]]
+			if x0 == x1 {
+				continue
+			}
+			sumR := total - sumL
+			gain := sumL*sumL/float64(nL) + sumR*sumR/float64(n-nL) - base
+			if gain > best.gain+eps {
+				best = split{feature: j, threshold: x0 + (x1-x0)/2, gain: gain, nLeft: nL}
+				found = true
+			}
+		}
+	}
+	return best, found
+}
+
+// partition reorders every column's segment [lo,hi) stably so that the rows
+// going left come first.
+func (g *grower) partition(lo, hi int, s split) {
+	col := g.cols[s.feature]
+	for _, r := range g.sorted[s.feature][lo:hi] {
+		g.goLeft[r] = col[r] < s.threshold
+	}
+	for j := range g.sorted {
+		seg := g.sorted[j][lo:hi]
+		l := 0
+		right := g.scratch[:0]
+		for _, row := range seg {
+			if g.goLeft[row] {
+				seg[l] = row
+				l++
+			} else {
+				right = append(right, row)
+			}
+		}
+		copy(seg[l:], right)
+	}
+}
+
+func intsFrom32(a []int32) []int {
+	out := make([]int, len(a))
+	for i, v := range a {
+		out[i] = int(v)
+	}
+	return out
+}
+
+// Predict returns the mean target of the leaf that x falls in, or NaN when
+// len(x) is not the number of features the tree was fitted on.
+func (t *Tree) Predict(x []float64) float64 {
+	leaf := t.LeafOf(x)
+	if leaf < 0 {
+		return math.NaN()
+	}
+	return t.Nodes[leaf].Value
+}
+
+// LeafOf returns the index in Nodes of the leaf that x falls in, or -1 when
+// len(x) is not the number of features the tree was fitted on.
+func (t *Tree) LeafOf(x []float64) int {
+	if len(x) != t.P {
+		return -1
+	}
+	i := 0
+	for !t.Nodes[i].IsLeaf() {
+		nd := &t.Nodes[i]
+		if x[nd.Feature] < nd.Threshold {
+			i = nd.Left
+		} else {
+			i = nd.Right
+		}
+	}
+	return i
+}
+
+// LeafRows returns the training row indices that reached node leaf, in
+// ascending order of no particular meaning; it returns nil for an index out of
+// range or a tree decoded from JSON (rows are not serialized).
+func (t *Tree) LeafRows(leaf int) []int {
+	if leaf < 0 || leaf >= len(t.Nodes) || t.rows == nil {
+		return nil
+	}
+	nd := t.Nodes[leaf]
+	out := append([]int(nil), t.rows[nd.lo:nd.hi]...)
+	sort.Ints(out)
+	return out
+}
+
+// SplitFeatures returns the sorted distinct feature indices used by splits.
+func (t *Tree) SplitFeatures() []int {
+	seen := map[int]bool{}
+	var out []int
+	for _, nd := range t.Nodes {
+		if !nd.IsLeaf() && !seen[nd.Feature] {
+			seen[nd.Feature] = true
+			out = append(out, nd.Feature)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+// NumLeaves returns the number of leaves.
+func (t *Tree) NumLeaves() int {
+	k := 0
+	for _, nd := range t.Nodes {
+		if nd.IsLeaf() {
+			k++
+		}
+	}
+	return k
+}
+
+// Prune returns the cost-complexity pruned subtree at complexity parameter cp
+// (rpart's scale: α = cp·SSE(root)). It is the smallest subtree T minimizing
+//
+//	SSE(T) + α·|leaves(T)|,
+//
+// found bottom-up: a node becomes a leaf when SSE(node) + α ≤ the best cost of
+// its subtree, i.e. when the subtree's SSE reduction per extra leaf is ≤ α.
+// t itself is left unchanged.
+func (t *Tree) Prune(cp float64) *Tree {
+	if cp <= 0 || math.IsNaN(cp) {
+		return t
+	}
+	return t.pruneAlpha(cp * t.Nodes[0].SSE)
+}
+
+func (t *Tree) pruneAlpha(alpha float64) *Tree {
+	keep := make([]bool, len(t.Nodes)) // keep[i]: node i stays split
+	var cost func(i int) float64
+	cost = func(i int) float64 {
+		nd := &t.Nodes[i]
+		leafCost := nd.SSE + alpha
+		if nd.IsLeaf() {
+			return leafCost
+		}
+		sub := cost(nd.Left) + cost(nd.Right)
+		if leafCost <= sub {
+			return leafCost
+		}
+		keep[i] = true
+		return sub
+	}
+	cost(0)
+	out := &Tree{P: t.P, rows: t.rows}
+	var copyNode func(i, depth int) int
+	copyNode = func(i, depth int) int {
+		nd := t.Nodes[i]
+		idx := len(out.Nodes)
+		out.Nodes = append(out.Nodes, nd)
+		if !keep[i] {
+			out.Nodes[idx].Left, out.Nodes[idx].Right, out.Nodes[idx].Feature, out.Nodes[idx].Threshold = -1, -1, -1, 0
+			return idx
+		}
+		l := copyNode(nd.Left, depth+1)
+		r := copyNode(nd.Right, depth+1)
+		out.Nodes[idx].Left, out.Nodes[idx].Right = l, r
+		return idx
+	}
+	copyNode(0, 0)
+	return out
+}
+
+// UnmarshalJSON decodes a tree and checks that it is well formed, so that a
+// corrupt persisted model is an error rather than a panic at Predict.
+func (t *Tree) UnmarshalJSON(b []byte) error {
+	type plain Tree
+	var d plain
+	if err := json.Unmarshal(b, &d); err != nil {
+		return err
+	}
+	if len(d.Nodes) == 0 {
+		return fmt.Errorf("tree: no nodes")
+	}
+	for i, nd := range d.Nodes {
+		if nd.IsLeaf() {
+			continue
+		}
+		if nd.Left <= i || nd.Right <= i || nd.Left >= len(d.Nodes) || nd.Right >= len(d.Nodes) {
+			return fmt.Errorf("tree: node %d has children out of order or range", i)
+		}
+		if nd.Feature < 0 || nd.Feature >= d.P {
+			return fmt.Errorf("tree: node %d splits on feature %d, outside [0,%d)", i, nd.Feature, d.P)
+		}
+	}
+	*t = Tree(d)
+	return nil
+}
