@@ -1,0 +1,217 @@
+package insideout
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Target is an end-to-end performance series the model predicts.
+type Target string
+
+// The four targets of the paper: read/write IOPS and read/write throughput.
+const (
+	ReadIOPS   Target = "read_iops"
+	WriteIOPS  Target = "write_iops"
+	ReadBytes  Target = "read_bytes_per_second"
+	WriteBytes Target = "write_bytes_per_second"
+)
+
+// Targets lists the standard targets in a fixed order.
+var Targets = []Target{ReadIOPS, WriteIOPS, ReadBytes, WriteBytes}
+
+// ThresholdScore is the cross-validated score of one threshold of the grid,
+// at its best Lasso alpha.
+type ThresholdScore struct {
+	Threshold float64 `json:"threshold"`
+	Kept      int     `json:"kept"` // features kept by the Ridge filter
+	Alpha     float64 `json:"alpha"`
+	CVMAPE    float64 `json:"cvMape"`
+}
+
+// TargetModel is the fitted model of one target: ŷ = Intercept + Coef·x on
+// the raw (unstandardized) feature vector. Coef has one entry per feature of
+// the Model; features dropped by the Ridge filter or zeroed by the Lasso
+// have coefficient 0.
+type TargetModel struct {
+	Threshold  float64          `json:"threshold"` // chosen a: keep |ridge coef| ≥ a·median
+	Alpha      float64          `json:"alpha"`     // chosen Lasso alpha (standardized features)
+	Kept       []string         `json:"kept"`      // features that passed the Ridge filter
+	Selected   []string         `json:"selected"`  // features with a non-zero Lasso coefficient
+	Coef       []float64        `json:"coef"`
+	Intercept  float64          `json:"intercept"`
+	CVMAPE     float64          `json:"cvMape"`     // k-fold CV MAPE at the chosen (a, alpha)
+	CVAccuracy float64          `json:"cvAccuracy"` // max(1 − CVMAPE, 0)
+	Grid       []ThresholdScore `json:"grid"`
+}
+
+// Predict returns Intercept + Coef·x.
+func (t *TargetModel) Predict(x []float64) float64 {
+	s := t.Intercept
+	for j, w := range t.Coef {
+		if w != 0 {
+			s += w * x[j]
+		}
+	}
+	return s
+}
+
+// Model is a fitted Inside-Out model: one TargetModel per target over a
+// shared feature layout. It is plain data and round-trips through
+// encoding/json, so the exporter can persist it.
+type Model struct {
+	// Schema is the aggregation layout; empty when trained with TrainMatrix.
+	Schema   Schema                  `json:"schema"`
+	Features []string                `json:"features"`
+	Samples  int                     `json:"samples"`
+	Folds    int                     `json:"folds"`
+	Targets  map[Target]*TargetModel `json:"targets"`
+	// Skipped holds, for each target that could not be fitted, why (for
+	// example a constant write rate on a read-only cluster).
+	Skipped map[Target]string `json:"skipped,omitempty"`
+}
+
+// Validate checks a (typically decoded) model for consistency.
+func (m *Model) Validate() error {
+	if m == nil {
+		return errors.New("insideout: model: nil")
+	}
+	p := len(m.Features)
+	if p == 0 {
+		return errors.New("insideout: model: no features")
+	}
+	if len(m.Schema.Roles) > 0 && m.Schema.NumFeatures() != p {
+		return fmt.Errorf("insideout: model: schema has %d features, model %d", m.Schema.NumFeatures(), p)
+	}
+	for t, tm := range m.Targets {
+		if tm == nil || len(tm.Coef) != p {
+			return fmt.Errorf("insideout: model: target %q: want %d coefficients", t, p)
+		}
+		for _, v := range append([]float64{tm.Intercept}, tm.Coef...) {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("insideout: model: target %q: non-finite coefficient", t)
+			}
+		}
+	}
+	return nil
+}
+
+// TargetNames returns the fitted targets in the order of Targets, then any
+// others sorted.
+func (m *Model) TargetNames() []Target {
+	var out []Target
+	seen := map[Target]bool{}
+	for _, t := range Targets {
+		if _, ok := m.Targets[t]; ok {
+			out = append(out, t)
+			seen[t] = true
+		}
+	}
+	var rest []string
+	for t := range m.Targets {
+		if !seen[t] {
+			rest = append(rest, string(t))
+		}
+	}
+	sort.Strings(rest)
+	for _, t := range rest {
+		out = append(out, Target(t))
+	}
+	return out
+}
+
+// Predict aggregates one window with the model's schema and predicts every
+// fitted target. The window may hold any number of hosts per role.
+func (m *Model) Predict(w Window) (map[Target]float64, error) {
+	if len(m.Schema.Roles) == 0 {
+		return nil, errors.New("insideout: model was trained on a feature matrix; use PredictFeatures")
+	}
+	x, err := m.Schema.Aggregate(w)
+	if err != nil {
+		return nil, err
+	}
+	return m.PredictFeatures(x)
+}
+
+// PredictFeatures predicts every fitted target from a feature vector laid
+// out as m.Features.
+func (m *Model) PredictFeatures(x []float64) (map[Target]float64, error) {
+	if len(x) != len(m.Features) {
+		return nil, fmt.Errorf("insideout: features: length %d, model has %d", len(x), len(m.Features))
+	}
+	for j, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("insideout: features: %s is %v", m.Features[j], v)
+		}
+	}
+	out := make(map[Target]float64, len(m.Targets))
+	for t, tm := range m.Targets {
+		out[t] = tm.Predict(x)
+	}
+	return out, nil
+}
+
+// Score returns, per fitted target present in measured, the accuracy
+// max(1 − MAPE, 0) of the model on recent windows. Samples whose measured
+// value is zero are left out of the MAPE (it is undefined there).
+func (m *Model) Score(windows []Window, measured map[Target][]float64) (map[Target]float64, error) {
+	if len(m.Schema.Roles) == 0 {
+		return nil, errors.New("insideout: model was trained on a feature matrix; use ScoreFeatures")
+	}
+	X, err := m.Schema.AggregateAll(windows)
+	if err != nil {
+		return nil, err
+	}
+	return m.ScoreFeatures(X, measured)
+}
+
+// ScoreFeatures is Score on an already aggregated n×p feature matrix.
+func (m *Model) ScoreFeatures(X mat.Matrix, measured map[Target][]float64) (map[Target]float64, error) {
+	n, p := X.Dims()
+	if p != len(m.Features) {
+		return nil, fmt.Errorf("insideout: X: %d columns, model has %d features", p, len(m.Features))
+	}
+	out := map[Target]float64{}
+	row := make([]float64, p)
+	for t, y := range measured {
+		tm, ok := m.Targets[t]
+		if !ok {
+			continue
+		}
+		if len(y) != n {
+			return nil, fmt.Errorf("insideout: measured %q: length %d does not match %d samples", t, len(y), n)
+		}
+		var s float64
+		var cnt int
+		for i, yi := range y {
+			if math.IsNaN(yi) || math.IsInf(yi, 0) {
+				return nil, fmt.Errorf("insideout: measured %q: element %d is %v", t, i, yi)
+			}
+			if yi == 0 {
+				continue
+			}
+			mat.Row(row, i, X)
+			s += math.Abs(tm.Predict(row)-yi) / math.Abs(yi)
+			cnt++
+		}
+		if cnt == 0 {
+			return nil, fmt.Errorf("insideout: measured %q: every value is zero; accuracy is undefined", t)
+		}
+		out[t] = math.Max(1-s/float64(cnt), 0)
+	}
+	return out, nil
+}
+
+// NeedsRetrain reports whether any target's accuracy (from Score) is below
+// threshold: the paper's self-learning trigger (its Fig. 8).
+func NeedsRetrain(accuracy map[Target]float64, threshold float64) bool {
+	for _, a := range accuracy {
+		if a < threshold {
+			return true
+		}
+	}
+	return false
+}
