@@ -1,0 +1,128 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/png"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// findChromium returns the path of Debian's chromium, or fails the test when
+// CI=true and skips it otherwise.
+func findChromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("chromium not found on PATH (install Debian's chromium: scripts/install-test-deps.sh)")
+	}
+	t.Skip("chromium not found on PATH; install Debian's chromium to run this test")
+	return ""
+}
+
+func runChromium(t *testing.T, bin string, args ...string) []byte {
+	t.Helper()
+	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--disable-dev-shm-usage", "--hide-scrollbars",
+		"--user-data-dir=" + t.TempDir(), "--window-size=1280,1400"}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, append(base, args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium %v: %v\n%s", args, err, stderr.String())
+	}
+	return stdout.Bytes()
+}
+
+// TestLandingPageInChromium renders the page in headless Chromium, checks the
+// DOM that the browser built and that the screenshot shows the plots.
+func TestLandingPageInChromium(t *testing.T) {
+	bin := findChromium(t)
+	srv := httptest.NewServer(NewHandler(demoProvider()))
+	defer srv.Close()
+
+	dom := string(runChromium(t, bin, "--dump-dom", srv.URL+"/"))
+	for _, want := range []string{
+		"ceph-prod", "swift-dc2", "ceph-new",
+		`class="plot-latency"`, `class="plot-capacity"`,
+		`<dd class="fig-max-iops">37.5k</dd>`, `<dd class="fig-headroom">42.7%</dd>`,
+		`class="band"`, `class="mean"`, `class="observed"`, `class="slo"`, `class="knee"`, `class="capacity"`,
+		"no model fitted yet",
+	} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("the DOM that chromium built lacks %s", want)
+		}
+	}
+	if n := strings.Count(dom, "<svg "); n != 4 {
+		t.Errorf("%d <svg> elements in the DOM, want 4", n)
+	}
+
+	shot := filepath.Join(t.TempDir(), "landing.png")
+	if dir := os.Getenv("STORCAST_SCREENSHOT_DIR"); dir != "" {
+		shot = filepath.Join(dir, "landing.png")
+	}
+	runChromium(t, bin, "--screenshot="+shot, srv.URL+"/")
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatalf("no screenshot: %v", err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("decoding the screenshot: %v", err)
+	}
+	b := img.Bounds()
+	if b.Dx() < 1000 || b.Dy() < 1000 {
+		t.Fatalf("screenshot is %dx%d, want the 1280x1400 window", b.Dx(), b.Dy())
+	}
+	// The whole page is not blank.
+	if frac := nonWhite(img, b); frac < 0.02 {
+		t.Errorf("screenshot is blank: %.4f of the pixels are not white", frac)
+	}
+	// Coloured plot ink (the band, the mean, the capacity curve) exists: count
+	// saturated pixels, which text and frames (greys) do not produce.
+	if n := colouredPixels(img, b); n < 2000 {
+		t.Errorf("only %d coloured pixels in the screenshot: the plots did not render", n)
+	}
+}
+
+func nonWhite(img image.Image, r image.Rectangle) float64 {
+	n := 0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			cr, cg, cb, _ := img.At(x, y).RGBA()
+			if cr < 0xf000 || cg < 0xf000 || cb < 0xf000 {
+				n++
+			}
+		}
+	}
+	return float64(n) / float64(r.Dx()*r.Dy())
+}
+
+func colouredPixels(img image.Image, r image.Rectangle) int {
+	n := 0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			cr, cg, cb, _ := img.At(x, y).RGBA()
+			hi := max(cr, cg, cb) >> 8
+			lo := min(cr, cg, cb) >> 8
+			if hi-lo > 60 {
+				n++
+			}
+		}
+	}
+	return n
+}

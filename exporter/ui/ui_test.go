@@ -1,0 +1,230 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/storcast/storcast/exporter/apiv1"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+func get(t *testing.T, h http.Handler, method, path string) (*http.Response, string) {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(method, path, nil))
+	res := rec.Result()
+	b, _ := io.ReadAll(res.Body)
+	return res, string(b)
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading golden file (run go test ./exporter/ui -update to create it): %v", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the output; run go test ./exporter/ui -run %s -update and review the diff", path, t.Name())
+	}
+}
+
+func TestLandingPageGolden(t *testing.T) {
+	res, body := get(t, NewHandler(demoProvider()), http.MethodGet, "/")
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", res.StatusCode)
+	}
+	if ct := res.Header.Get("Content-Type"); ct != "text/html; charset=utf-8" {
+		t.Errorf("Content-Type %q", ct)
+	}
+	golden(t, "landing.golden.html", body)
+}
+
+func TestLandingPageFigures(t *testing.T) {
+	_, body := get(t, NewHandler(demoProvider()), http.MethodGet, "/")
+	// ceph-prod: max IOPS at r=0.7 with per-op costs 1/60000 and 1/20000 is
+	// 1/(0.7/60000+0.3/20000) = 37500; headroom 1-21500/37500 = 42.7%.
+	for _, want := range []string{
+		`<dd class="fig-iops">21.5k</dd>`,
+		`<dd class="fig-max-iops">37.5k</dd>`,
+		`<dd class="fig-headroom">42.7%</dd>`,
+		`<dd class="fig-read-ratio">70.0%</dd>`,
+		`<dd class="fig-io-size">16 KiB</dd>`,
+		`<a href="/metrics">`,
+		`<a href="/api/v1/latency_curve?cluster=ceph-prod">`,
+		`class="error">capacity model: cluster &#34;ceph-new&#34;: no model fitted yet`,
+		`class="error">latency model: cluster &#34;ceph-new&#34;: no model fitted yet`,
+		`<span class="stale"`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	// ceph-prod knee: 36000*(1-0.002/0.010) = 28800.
+	if !strings.Contains(body, `<dd class="fig-knee">28.8k <small>`) {
+		t.Errorf("page lacks the knee 28.8k")
+	}
+	// Clusters in name order.
+	a, b, c := strings.Index(body, `data-cluster="ceph-new"`), strings.Index(body, `data-cluster="ceph-prod"`), strings.Index(body, `data-cluster="swift-dc2"`)
+	if !(a >= 0 && a < b && b < c) {
+		t.Errorf("clusters not in name order: %d %d %d", a, b, c)
+	}
+	if n := strings.Count(body, "<svg "); n != 4 {
+		t.Errorf("%d SVG plots, want 4 (two per healthy cluster)", n)
+	}
+}
+
+func TestLandingPageEscapesEverything(t *testing.T) {
+	evil := `x"><script>alert(1)</script><svg onload=alert(2)>`
+	p := &fakeProvider{
+		clusters: []apiv1.Cluster{{Name: evil, Kind: `<b>ceph</b>`, Models: map[string]apiv1.ModelStatus{
+			`<i>m</i>`: {Fitted: false, Error: `<img src=x onerror=alert(3)>`},
+		}}},
+		capacity: map[string]apiv1.CapacityCurve{evil: capacityOf(evil, 1e-4, 2e-4, 0.5, 1000, 4096)},
+		latency:  map[string]apiv1.LatencyCurve{},
+		latErr:   map[string]error{evil: errors.New(`<script>alert(4)</script>`)},
+	}
+	lc := latencyOf(evil, 0.001, 5000, 0.01, 1000)
+	lc.Latency = `"><script>alert(5)</script>`
+	p.latency[evil] = lc
+	p.latErr = nil
+	_, body := get(t, NewHandler(p), http.MethodGet, "/")
+	for _, bad := range []string{"<script", "<img", "<svg onload", "<b>", "<i>"} {
+		if strings.Contains(body, bad) {
+			t.Errorf("unescaped %q in page", bad)
+		}
+	}
+	// The name is in the page, escaped, and the link's query is URL-encoded.
+	if !strings.Contains(body, "x&#34;&gt;&lt;script&gt;alert(1)&lt;/script&gt;") {
+		t.Errorf("escaped cluster name not found")
+	}
+	if !strings.Contains(body, "/api/v1/latency_curve?cluster=x%22%3e%3cscript%3ealert%281%29%3c%2fscript%3e") {
+		t.Errorf("URL-encoded cluster name not found in links")
+	}
+
+	// An error message with markup is shown as text.
+	p.latErr = map[string]error{evil: errors.New(`<script>alert(4)</script>`)}
+	_, body = get(t, NewHandler(p), http.MethodGet, "/")
+	if strings.Contains(body, "<script") || !strings.Contains(body, "latency model: &lt;script&gt;alert(4)&lt;/script&gt;") {
+		t.Errorf("error message not shown escaped")
+	}
+}
+
+func TestLandingPageNonFiniteValues(t *testing.T) {
+	cc := capacityOf("c", 1e-4, 2e-4, 0.5, 1000, 4096)
+	cc.Points[3].MaxIOPS = math.NaN()
+	cc.Points[4].MaxIOPS = math.Inf(1)
+	cc.Current.MaxIOPS = math.Inf(1)
+	lc := latencyOf("c", 0.001, 5000, 0.01, 1000)
+	lc.Points[5].Mean = math.NaN()
+	lc.Observed[0].LatencySeconds = math.Inf(1)
+	lc.KneeIOPS = apiv1.Band{Mean: ptr(math.NaN())}
+	p := &fakeProvider{
+		clusters: []apiv1.Cluster{{Name: "c", Kind: "generic"}},
+		capacity: map[string]apiv1.CapacityCurve{"c": cc},
+		latency:  map[string]apiv1.LatencyCurve{"c": lc},
+	}
+	res, body := get(t, NewHandler(p), http.MethodGet, "/")
+	if res.StatusCode != 200 {
+		t.Fatalf("status %d", res.StatusCode)
+	}
+	for _, bad := range []string{"NaN", "Inf"} {
+		if strings.Contains(body, bad) {
+			t.Errorf("%q written into the page", bad)
+		}
+	}
+	if !strings.Contains(body, `<dd class="fig-max-iops">n/a</dd>`) || !strings.Contains(body, `<dd class="fig-headroom">n/a</dd>`) {
+		t.Errorf("non-finite max IOPS not shown as n/a")
+	}
+}
+
+func TestLandingPageEmpty(t *testing.T) {
+	_, body := get(t, NewHandler(&fakeProvider{}), http.MethodGet, "/")
+	if !strings.Contains(body, "No clusters are configured yet") {
+		t.Errorf("empty page lacks its message")
+	}
+	// A fitted cluster with empty curves shows the plots' placeholders.
+	p := &fakeProvider{
+		clusters: []apiv1.Cluster{{Name: "c"}},
+		capacity: map[string]apiv1.CapacityCurve{"c": {Cluster: "c"}},
+		latency:  map[string]apiv1.LatencyCurve{"c": {Cluster: "c"}},
+	}
+	_, body = get(t, NewHandler(p), http.MethodGet, "/")
+	for _, want := range []string{"no latency curve fitted yet", "no capacity model fitted yet"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+func TestLandingPageRoutes(t *testing.T) {
+	h := NewHandler(demoProvider())
+	if res, _ := get(t, h, http.MethodGet, "/nope"); res.StatusCode != http.StatusNotFound {
+		t.Errorf("GET /nope: %d, want 404", res.StatusCode)
+	}
+	if res, _ := get(t, h, http.MethodPost, "/"); res.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("POST /: %d, want 405", res.StatusCode)
+	}
+	if res, _ := get(t, h, http.MethodHead, "/"); res.StatusCode != http.StatusOK {
+		t.Errorf("HEAD /: %d, want 200", res.StatusCode)
+	}
+}
+
+// cancelProvider checks that the handler passes the request's context on.
+type cancelProvider struct{ fakeProvider }
+
+func (c *cancelProvider) Clusters(ctx context.Context) []apiv1.Cluster {
+	if ctx.Err() != nil {
+		return nil
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		return []apiv1.Cluster{{Name: "no-deadline"}}
+	}
+	return nil
+}
+
+func TestLandingPageContextHasDeadline(t *testing.T) {
+	_, body := get(t, NewHandler(&cancelProvider{}), http.MethodGet, "/")
+	if strings.Contains(body, "no-deadline") {
+		t.Errorf("Provider called without a deadline")
+	}
+}
+
+func TestNiceTicks(t *testing.T) {
+	for _, tc := range []struct {
+		lo, hi   float64
+		wantHi   float64
+		wantStep float64
+	}{
+		{0, 37500, 40000, 10000},
+		{0, 0.0123, 0.015, 0.005},
+		{0, 1, 1, 0.2},
+		{0, 0, 1, 0.2},
+	} {
+		ticks, lo, hi := niceTicks(tc.lo, tc.hi, 5)
+		if lo != 0 || math.Abs(hi-tc.wantHi) > 1e-12 {
+			t.Errorf("niceTicks(%g,%g): range [%g,%g], want [0,%g]", tc.lo, tc.hi, lo, hi, tc.wantHi)
+		}
+		if step := ticks[1] - ticks[0]; math.Abs(step-tc.wantStep) > 1e-12 {
+			t.Errorf("niceTicks(%g,%g): step %g, want %g", tc.lo, tc.hi, step, tc.wantStep)
+		}
+		if ticks[len(ticks)-1] < tc.hi {
+			t.Errorf("niceTicks(%g,%g): last tick %g below hi", tc.lo, tc.hi, ticks[len(ticks)-1])
+		}
+	}
+}
