@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -46,7 +47,7 @@ func LoadCalibration(data []byte) (Calibration, error) {
 		if errors.Is(err, io.EOF) {
 			return Calibration{}, inputError("calibration", "empty document")
 		}
-		return Calibration{}, fmt.Errorf("%w: calibration: %v", ErrInput, err)
+		return Calibration{}, fmt.Errorf("%w: calibration: %s", ErrInput, yamlMessage(err))
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
@@ -82,6 +83,22 @@ func LoadCalibration(data []byte) (Calibration, error) {
 		return Calibration{}, err
 	}
 	return c, nil
+}
+
+// unknownField matches yaml.v3's "field x not found in type pkg.T".
+var unknownField = regexp.MustCompile(`field (\S+) not found in type \S+`)
+
+// yamlMessage turns yaml.v3 errors into one line without Go type names.
+func yamlMessage(err error) string {
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		msgs := make([]string, len(te.Errors))
+		for i, e := range te.Errors {
+			msgs[i] = unknownField.ReplaceAllString(e, "unknown field $1")
+		}
+		return strings.Join(msgs, "; ")
+	}
+	return strings.TrimPrefix(err.Error(), "yaml: ")
 }
 
 // MarshalCalibration writes c in the YAML calibration file format (sizes in

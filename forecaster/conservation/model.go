@@ -84,6 +84,8 @@ type Model struct {
 	logSize []float64 // ascending
 	logC    []float64 // log T_read100
 	logW    []float64 // log T_write100
+	read    []float64 // T_read100, exact at calibrated sizes
+	write   []float64 // T_write100
 }
 
 // NewModel validates c and prepares it for interpolation. The points need not
@@ -98,7 +100,10 @@ func NewModel(c Calibration) (*Model, error) {
 	m.logSize = make([]float64, len(pts))
 	m.logC = make([]float64, len(pts))
 	m.logW = make([]float64, len(pts))
+	m.read = make([]float64, len(pts))
+	m.write = make([]float64, len(pts))
 	for i, p := range pts {
+		m.read[i], m.write[i] = p.ReadIOPS, p.WriteIOPS
 		m.logSize[i] = math.Log(p.IOSizeBytes)
 		m.logC[i] = math.Log(p.ReadIOPS)
 		m.logW[i] = math.Log(p.WriteIOPS)
@@ -137,12 +142,12 @@ func (m *Model) At(ioSizeBytes float64) (SizeCapacity, error) {
 func (m *Model) at(ls float64) (readMax, writeMax float64, extrapolated bool) {
 	n := len(m.logSize)
 	if n == 1 {
-		return math.Exp(m.logC[0]), math.Exp(m.logW[0]), ls != m.logSize[0]
+		return m.read[0], m.write[0], ls != m.logSize[0]
 	}
 	// i: first index with logSize[i] >= ls.
 	i := sort.SearchFloat64s(m.logSize, ls)
 	if i < n && m.logSize[i] == ls {
-		return math.Exp(m.logC[i]), math.Exp(m.logW[i]), false
+		return m.read[i], m.write[i], false
 	}
 	lo := i - 1
 	switch {
