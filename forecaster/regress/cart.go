@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"gonum.org/v1/gonum/mat"
@@ -113,70 +114,146 @@ func (t TreeTrainer) Train(X mat.Matrix, y []float64) (Model, error) {
 // wrapping ErrInput for empty, mismatched or non-finite input and for invalid
 // options. A constant y gives a single leaf.
 //
-// Cost: O(p·n log n) to presort the columns, then O(p·n) per tree level.
+// Cost: O(p·n log n) to presort the columns, then O(p·n) per tree level. To
+// fit many trees on the same X, presort once with NewColumns.
 func FitTree(X mat.Matrix, y []float64, opt TreeOptions) (*Tree, error) {
 	if err := opt.validate(); err != nil {
 		return nil, err
 	}
-	if err := CheckXY(X, y); err != nil {
+	c, err := NewColumns(X)
+	if err != nil {
 		return nil, err
 	}
-	opt = opt.withDefaults()
+	return c.FitTree(y, nil, opt)
+}
+
+// Columns is a design matrix stored by column, each column presorted once,
+// so that many trees can be grown on the same samples (M-LISP grows one per
+// signature counter) without sorting again.
+type Columns struct {
+	cols   [][]float64 // cols[j][i] = X(i,j)
+	sorted [][]int32   // sorted[j]: row indices ordered by cols[j], ties by row
+}
+
+// NewColumns validates X (non-empty, finite) and presorts its columns.
+func NewColumns(X mat.Matrix) (*Columns, error) {
+	if X == nil {
+		return nil, inputError("X", "nil matrix")
+	}
 	n, p := X.Dims()
-	g := newGrower(X, y, n, p, opt)
+	if n == 0 || p == 0 {
+		return nil, inputError("X", "empty (%d×%d)", n, p)
+	}
+	c := &Columns{cols: make([][]float64, p), sorted: make([][]int32, p)}
+	type kv struct {
+		v float64
+		i int32
+	}
+	pairs := make([]kv, n)
+	for j := 0; j < p; j++ {
+		col := make([]float64, n)
+		mat.Col(col, j, X)
+		for i, v := range col {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, inputError("X", "element (%d,%d) is %v", i, j, v)
+			}
+			pairs[i] = kv{v, int32(i)}
+		}
+		// Values are finite here, so plain comparisons suffice (cmp.Compare's
+		// NaN handling costs a fifth of the presort).
+		slices.SortFunc(pairs, func(a, b kv) int {
+			switch {
+			case a.v < b.v:
+				return -1
+			case a.v > b.v:
+				return 1
+			}
+			return int(a.i - b.i)
+		})
+		idx := make([]int32, n)
+		for i, pr := range pairs {
+			idx[i] = pr.i
+		}
+		c.cols[j], c.sorted[j] = col, idx
+	}
+	return c, nil
+}
+
+// Dims returns the number of rows and columns.
+func (c *Columns) Dims() (n, p int) { return len(c.sorted[0]), len(c.cols) }
+
+// FitTree grows a tree on y using only the columns listed in features (all
+// columns when features is nil). Split features in the returned tree are
+// column indices of the full matrix, so it predicts from full rows.
+func (c *Columns) FitTree(y []float64, features []int, opt TreeOptions) (*Tree, error) {
+	if err := opt.validate(); err != nil {
+		return nil, err
+	}
+	n, p := c.Dims()
+	if len(y) != n {
+		return nil, inputError("y", "length %d does not match %d rows of X", len(y), n)
+	}
+	if err := CheckVector("y", y); err != nil {
+		return nil, err
+	}
+	if features == nil {
+		features = make([]int, p)
+		for j := range features {
+			features[j] = j
+		}
+	}
+	if len(features) == 0 {
+		return nil, inputError("features", "empty")
+	}
+	for _, j := range features {
+		if j < 0 || j >= p {
+			return nil, inputError("features", "column %d outside [0,%d)", j, p)
+		}
+	}
+	opt = opt.withDefaults()
+	g := &grower{
+		cols:    make([][]float64, len(features)),
+		feature: features,
+		y:       y,
+		sorted:  make([][]int32, len(features)),
+		goLeft:  make([]bool, n),
+		scratch: make([]int32, n),
+		opt:     opt,
+	}
+	// The grower partitions its sorted orders in place: give it copies.
+	buf := make([]int32, n*len(features))
+	for k, j := range features {
+		g.cols[k] = c.cols[j]
+		g.sorted[k] = buf[k*n : (k+1)*n : (k+1)*n]
+		copy(g.sorted[k], c.sorted[j])
+	}
 	g.grow()
 	t := &Tree{Nodes: g.nodes, P: p, rows: intsFrom32(g.sorted[0])}
+	for i := range t.Nodes {
+		if !t.Nodes[i].IsLeaf() {
+			t.Nodes[i].Feature = features[t.Nodes[i].Feature]
+		}
+	}
 	if opt.CP > 0 {
 		t = t.pruneAlpha(opt.CP * t.Nodes[0].SSE)
 	}
 	return t, nil
 }
 
-// grower holds the working state of one tree fit. Columns are stored
-// separately and each is presorted once; a node's samples occupy the same
-// segment [lo,hi) of every column's sorted order, kept so by stable
-// partitioning after each split.
+// grower holds the working state of one tree fit. A node's samples occupy the
+// same segment [lo,hi) of every column's sorted order, kept so by stable
+// partitioning after each split. Feature indices inside the grower are
+// positions in cols; feature maps them back to the matrix's columns.
 type grower struct {
-	cols    [][]float64 // cols[j][i] = X(i,j)
+	cols    [][]float64
+	feature []int
 	y       []float64
-	sorted  [][]int32 // sorted[j]: row indices ordered by cols[j]
+	sorted  [][]int32
 	goLeft  []bool
 	scratch []int32
 	opt     TreeOptions
 	nodes   []TreeNode
-}
-
-func newGrower(X mat.Matrix, y []float64, n, p int, opt TreeOptions) *grower {
-	g := &grower{
-		cols:    make([][]float64, p),
-		y:       y,
-		sorted:  make([][]int32, p),
-		goLeft:  make([]bool, n),
-		scratch: make([]int32, n),
-		opt:     opt,
-	}
-	var raw *mat.Dense
-	if d, ok := X.(*mat.Dense); ok {
-		raw = d
-	}
-	for j := 0; j < p; j++ {
-		col := make([]float64, n)
-		if raw != nil {
-			mat.Col(col, j, raw)
-		} else {
-			for i := 0; i < n; i++ {
-				col[i] = X.At(i, j)
-			}
-		}
-		idx := make([]int32, n)
-		for i := range idx {
-			idx[i] = int32(i)
-		}
-		sort.SliceStable(idx, func(a, b int) bool { return col[idx[a]] < col[idx[b]] })
-		g.cols[j] = col
-		g.sorted[j] = idx
-	}
-	return g
+	inv     []float64
 }
 
 type split struct {
@@ -242,6 +319,7 @@ func (g *grower) bestSplit(lo, hi int, nodeSSE float64) (split, bool) {
 	base := total * total / float64(n)
 	best := split{gain: 0}
 	found := false
+	inv := g.inverses(n)
 	// Guard against rounding: a gain must exceed a tiny fraction of the node SSE.
 	eps := nodeSSE * 1e-12
 	for j, col := range g.cols {
@@ -264,7 +342,7 @@ func (g *grower) bestSplit(lo, hi int, nodeSSE float64) (split, bool) {
 				continue
 			}
 			sumR := total - sumL
-			gain := sumL*sumL/float64(nL) + sumR*sumR/float64(n-nL) - base
+			gain := sumL*sumL*inv[nL] + sumR*sumR*inv[n-nL] - base
 			if gain > best.gain+eps {
 				best = split{feature: j, threshold: x0 + (x1-x0)/2, gain: gain, nLeft: nL}
 				found = true
@@ -272,6 +350,19 @@ func (g *grower) bestSplit(lo, hi int, nodeSSE float64) (split, bool) {
 		}
 	}
 	return best, found
+}
+
+// inverses returns a table inv[k] = 1/k for k <= n, grown on demand: the
+// split scan would otherwise divide twice per candidate.
+func (g *grower) inverses(n int) []float64 {
+	for k := len(g.inv); k <= n; k++ {
+		if k == 0 {
+			g.inv = append(g.inv, 0)
+			continue
+		}
+		g.inv = append(g.inv, 1/float64(k))
+	}
+	return g.inv
 }
 
 // partition reorders every column's segment [lo,hi) stably so that the rows
