@@ -1,0 +1,227 @@
+package kriging
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/storcast/storcast/forecaster/regress"
+	"gonum.org/v1/gonum/mat"
+)
+
+func randomData(rng *rand.Rand, n, p int, f func(x []float64) float64) (*mat.Dense, []float64) {
+	X := mat.NewDense(n, p, nil)
+	y := make([]float64, n)
+	for i := 0; i < n; i++ {
+		row := X.RawRowView(i)
+		for j := range row {
+			row[j] = rng.Float64() * 10
+		}
+		y[i] = f(row)
+	}
+	return X, y
+}
+
+func smooth(x []float64) float64 {
+	s := 0.0
+	for j, v := range x {
+		s += math.Sin(v*0.7+float64(j)) + 0.05*v*v
+	}
+	return s
+}
+
+// Known truth: ordinary Kriging with a nugget-free variogram is an exact
+// interpolator, so it returns every training value with zero variance.
+func TestOrdinaryReproducesTrainingPoints(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, p := range []int{1, 2, 5} {
+		X, y := randomData(rng, 60, p, smooth)
+		m, err := Fit(X, y, Ordinary)
+		if err != nil {
+			t.Fatalf("p=%d: %v", p, err)
+		}
+		for i := range y {
+			got, err := m.Estimate(X.RawRowView(i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(got.Mean-y[i]) > 1e-6*math.Max(1, math.Abs(y[i])) {
+				t.Errorf("p=%d row %d: Kriging %v, training value %v", p, i, got.Mean, y[i])
+			}
+			if got.Variance > 1e-6 {
+				t.Errorf("p=%d row %d: variance %v at a training point, want 0", p, i, got.Variance)
+			}
+		}
+	}
+}
+
+// Property: ordinary Kriging weights sum to one, so a constant shift of f
+// shifts every prediction by the same constant; scaling f by c scales the mean
+// by c and the variance by c² (the variogram scales by c²).
+func TestOrdinaryShiftAndScaleEquivariance(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	X, y := randomData(rng, 40, 2, smooth)
+	base, err := Fit(X, y, Ordinary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shifted := make([]float64, len(y))
+	scaled := make([]float64, len(y))
+	for i, v := range y {
+		shifted[i] = v + 100
+		scaled[i] = 3 * v
+	}
+	ms, err := Fit(X, shifted, Ordinary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc, err := Fit(X, scaled, Ordinary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; k < 20; k++ {
+		x := []float64{rng.Float64() * 10, rng.Float64() * 10}
+		p0, _ := base.Estimate(x)
+		p1, _ := ms.Estimate(x)
+		p2, _ := mc.Estimate(x)
+		if math.Abs(p1.Mean-p0.Mean-100) > 1e-7 {
+			t.Errorf("shift: %v vs %v+100", p1.Mean, p0.Mean)
+		}
+		if math.Abs(p2.Mean-3*p0.Mean) > 1e-7*math.Max(1, math.Abs(p0.Mean)) {
+			t.Errorf("scale: %v vs 3·%v", p2.Mean, p0.Mean)
+		}
+		if math.Abs(p2.Variance-9*p0.Variance) > 1e-7*math.Max(1, p0.Variance) {
+			t.Errorf("scale: variance %v vs 9·%v", p2.Variance, p0.Variance)
+		}
+		if p0.Lower > p0.Mean || p0.Upper < p0.Mean {
+			t.Errorf("band [%v,%v] does not contain the mean %v", p0.Lower, p0.Upper, p0.Mean)
+		}
+	}
+}
+
+// A linear experimental variogram g = d is recovered exactly.
+func TestFitVariogramRecoversCubic(t *testing.T) {
+	var d, g []float64
+	for k := 1; k <= 50; k++ {
+		x := float64(k) / 10
+		d = append(d, x)
+		g = append(g, 0.5*x+0.2*x*x+0.03*x*x*x)
+	}
+	v, err := FitVariogram(d, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range []float64{0.3, 1, 2.5, 5} {
+		want := 0.5*x + 0.2*x*x + 0.03*x*x*x
+		if got := v.At(x); math.Abs(got-want) > 1e-9*want {
+			t.Errorf("γ(%v) = %v, want %v", x, got, want)
+		}
+	}
+	if v.At(0) != 0 {
+		t.Errorf("γ(0) = %v, want 0", v.At(0))
+	}
+}
+
+// A hump-shaped experimental variogram makes the unconstrained cubic turn
+// down; the fit must fall back to a non-decreasing one.
+func TestFitVariogramMonotoneGuard(t *testing.T) {
+	var d, g []float64
+	for k := 1; k <= 100; k++ {
+		x := float64(k) / 100
+		d = append(d, x)
+		g = append(g, math.Sin(math.Pi*x)) // rises then falls back to 0
+	}
+	v, err := FitVariogram(d, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev := 0.0
+	for k := 1; k <= 400; k++ {
+		x := float64(k) / 100 // up to 4× the largest distance
+		got := v.At(x)
+		if got < prev-1e-12 {
+			t.Fatalf("γ decreases at d=%v: %v < %v (%+v)", x, got, prev, v)
+		}
+		prev = got
+	}
+	if v.C1 < 0 || v.C2 < 0 || v.C3 < 0 {
+		t.Errorf("fallback fit has a negative coefficient: %+v", v)
+	}
+}
+
+// Non-negative Kriging of a rising 1-D function past its last sample
+// continues upward, and every weight is ≥ 0 (checked through the variance
+// identity: var = w'h ≥ 0 and the band is symmetric).
+func TestNonNegativeExtrapolatesRising(t *testing.T) {
+	n := 30
+	X := mat.NewDense(n, 1, nil)
+	y := make([]float64, n)
+	for i := 0; i < n; i++ {
+		x := float64(i) / float64(n-1)
+		X.Set(i, 0, x)
+		y[i] = 1 + x*x
+	}
+	m, err := Fit(X, y, NonNegative)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, _ := m.Estimate([]float64{1})
+	if math.Abs(last.Mean-2) > 0.05 {
+		t.Errorf("at the last sample: %v, want ≈2", last.Mean)
+	}
+	prev := last.Mean
+	for _, x := range []float64{1.1, 1.2, 1.3} {
+		p, err := m.Estimate([]float64{x})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Mean <= prev {
+			t.Errorf("x=%v: %v does not rise above %v", x, p.Mean, prev)
+		}
+		if p.Variance <= 0 || math.Abs((p.Upper-p.Mean)-(p.Mean-p.Lower)) > 1e-12 {
+			t.Errorf("x=%v: bad band %+v", x, p)
+		}
+		prev = p.Mean
+	}
+}
+
+func TestFitRejectsBadInput(t *testing.T) {
+	good := mat.NewDense(3, 1, []float64{0, 1, 2})
+	cases := []struct {
+		name string
+		X    mat.Matrix
+		f    []float64
+		want string
+	}{
+		{"nil X", nil, []float64{1}, "X"},
+		{"mismatch", good, []float64{1, 2}, "y: length 2"},
+		{"NaN", good, []float64{1, math.NaN(), 2}, "y: element 1 is NaN"},
+		{"Inf X", mat.NewDense(2, 1, []float64{0, math.Inf(1)}), []float64{1, 2}, "X: element (1,0)"},
+		{"constant", good, []float64{4, 4, 4}, "constant target"},
+		{"one point", mat.NewDense(2, 1, []float64{1, 1}), []float64{1, 2}, "fewer than 2 distinct rows"},
+	}
+	for _, c := range cases {
+		for _, method := range []Method{Ordinary, NonNegative} {
+			_, err := Fit(c.X, c.f, method)
+			if err == nil {
+				t.Errorf("%s/%v: no error", c.name, method)
+				continue
+			}
+			if !errors.Is(err, regress.ErrInput) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s/%v: error %q, want ErrInput mentioning %q", c.name, method, err, c.want)
+			}
+		}
+	}
+	m, err := Fit(good, []float64{1, 2, 4}, Ordinary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Estimate([]float64{1, 2}); err == nil {
+		t.Error("Estimate with a wrong-length x: no error")
+	}
+	if _, err := m.Estimate([]float64{math.NaN()}); err == nil {
+		t.Error("Estimate with NaN: no error")
+	}
+}
