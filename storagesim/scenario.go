@@ -1,0 +1,614 @@
+package storagesim
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+//go:embed scenarios/*.yml
+var shippedScenarios embed.FS
+
+// Personality says which storage system's exporter the simulator imitates.
+const (
+	PersonalityCeph  = "ceph"
+	PersonalitySwift = "swift"
+)
+
+// Scenario is one simulated cluster and its workload over time. It is read
+// from YAML (see scenarios/*.yml); every field is documented there and in the
+// README. Durations are Go durations with an extra "d" (day) unit; sizes are
+// bytes or "4KiB"/"1MiB".
+type Scenario struct {
+	Name        string `yaml:"name"`
+	Description string `yaml:"description"`
+	// Personality is "ceph" (ceph-mgr prometheus module) or "swift"
+	// (statsd_exporter fed by Swift's StatsD metrics).
+	Personality string       `yaml:"personality"`
+	Cluster     ClusterSpec  `yaml:"cluster"`
+	Capacity    CapacitySpec `yaml:"capacity"`
+	Latency     LatencySpec  `yaml:"latency"`
+	Load        LoadSpec     `yaml:"load"`
+	Events      []Event      `yaml:"events"`
+	Noise       NoiseSpec    `yaml:"noise"`
+	Faults      FaultSpec    `yaml:"faults"`
+	Host        HostSpec     `yaml:"host"`
+	SLOSeconds  float64      `yaml:"slo_seconds"`
+	source      string       // file name or "shipped:<name>", for error messages
+	sizes       []float64    // capacity sizes in bytes, ascending
+	events      []timedEvent // Events, sorted and resolved
+	mix0        []float64    // initial op share per size index
+}
+
+// ClusterSpec is the topology at the scenario's origin.
+type ClusterSpec struct {
+	Hosts       int    `yaml:"hosts"`
+	OSDsPerHost int    `yaml:"osds_per_host"`
+	DeviceClass string `yaml:"device_class"`
+	Replication int    `yaml:"replication"`
+	Pools       []Pool `yaml:"pools"`
+	// HostPrefix names the hosts: prefix + 1, 2, ... (default
+	// "<personality>-node-").
+	HostPrefix string `yaml:"host_prefix"`
+}
+
+// Pool is a Ceph pool (or a Swift storage policy) and its share of the ops.
+type Pool struct {
+	ID    int     `yaml:"id"`
+	Name  string  `yaml:"name"`
+	Share float64 `yaml:"share"`
+	// StoredBytes at the origin; grows with written bytes.
+	StoredBytes ByteSize `yaml:"stored_bytes"`
+}
+
+// CapacitySpec is the ground truth: saturated IOPS of the cluster at its
+// origin topology, per IO size, at 100% read and at 100% write.
+type CapacitySpec struct {
+	Points []CapacityPoint `yaml:"points"`
+	// ConservationDeviation d bends the conservation law: at read share r the
+	// work per op is (1 + 4·d·r·(1−r)) times what conservation predicts, so
+	// pure read and pure write points stay exact and a 50/50 mix loses the
+	// most. 0 means conservation holds exactly.
+	ConservationDeviation float64 `yaml:"conservation_deviation"`
+	// OSDCapacitySpread is the relative spread of per-OSD weight (share of
+	// placement groups); 0 gives identical OSDs.
+	OSDWeightSpread float64 `yaml:"osd_weight_spread"`
+}
+
+// CapacityPoint is the saturated IOPS of one IO size.
+type CapacityPoint struct {
+	Size      ByteSize `yaml:"size"`
+	ReadIOPS  float64  `yaml:"read_iops"`
+	WriteIOPS float64  `yaml:"write_iops"`
+}
+
+// LatencySpec is the queueing curve. An op class (read or write at size S)
+// has a zero-load latency L0 = base + S/MiB·per_mib. At offered utilization
+// ρ the latency is L0/(1 − sρ) up to ρ = 1, with s = 1 − 1/knee_factor so
+// that L(1) = knee_factor·L0 (the knee); beyond saturation closed-loop
+// clients queue and L grows linearly: L = knee_factor·L0·ρ.
+type LatencySpec struct {
+	ReadBase   Duration `yaml:"read_base"`
+	WriteBase  Duration `yaml:"write_base"`
+	PerMiB     Duration `yaml:"per_mib"`
+	KneeFactor float64  `yaml:"knee_factor"`
+}
+
+// LoadSpec is the offered load at the origin and its shape over time.
+type LoadSpec struct {
+	// BaseIOPS is the offered client IOPS at the origin (before diurnal).
+	BaseIOPS  float64 `yaml:"base_iops"`
+	ReadRatio float64 `yaml:"read_ratio"`
+	// Mix maps IO size to share of operations; sizes must be capacity points.
+	Mix     map[string]float64 `yaml:"mix"`
+	Growth  GrowthSpec         `yaml:"growth"`
+	Diurnal DiurnalSpec        `yaml:"diurnal"`
+}
+
+// GrowthSpec is a trend on the offered load: linear multiplies by
+// 1 + per_day·days, exponential by (1 + per_day)^days.
+type GrowthSpec struct {
+	Kind   string  `yaml:"kind"`
+	PerDay float64 `yaml:"per_day"`
+}
+
+// DiurnalSpec is a daily cycle: 1 + amplitude·cos(2π(h − peak_hour)/24) with
+// h the UTC hour of day.
+type DiurnalSpec struct {
+	Amplitude float64 `yaml:"amplitude"`
+	PeakHour  float64 `yaml:"peak_hour"`
+}
+
+// Event changes the workload or the cluster at a time after the origin.
+// Exactly one of the change fields is set.
+type Event struct {
+	At Duration `yaml:"at"`
+	// Ramp spreads a load_step, read_ratio or mix change linearly over this
+	// duration (0: instant).
+	Ramp           Duration           `yaml:"ramp"`
+	LoadStep       float64            `yaml:"load_step"`
+	ReadRatio      *float64           `yaml:"read_ratio"`
+	Mix            map[string]float64 `yaml:"mix"`
+	AddHosts       int                `yaml:"add_hosts"`
+	RemoveHosts    int                `yaml:"remove_hosts"`
+	NoisyNeighbour *NoisyNeighbour    `yaml:"noisy_neighbour"`
+}
+
+// NoisyNeighbour takes a fraction of the cluster's capacity (seen as CPU
+// steal on the hosts) for a while.
+type NoisyNeighbour struct {
+	Duration     Duration `yaml:"duration"`
+	CapacityLoss float64  `yaml:"capacity_loss"`
+}
+
+// NoiseSpec holds relative standard deviations of the measurement noise.
+type NoiseSpec struct {
+	Rate    float64 `yaml:"rate"`
+	Latency float64 `yaml:"latency"`
+	Host    float64 `yaml:"host"`
+}
+
+// FaultSpec sets the rate of daemon restarts (counter resets) and of scrape
+// gaps (a target answers 503 for a while).
+type FaultSpec struct {
+	RestartsPerOSDPerDay float64  `yaml:"restarts_per_osd_per_day"`
+	ScrapeGapsPerDay     float64  `yaml:"scrape_gaps_per_day"`
+	ScrapeGapDuration    Duration `yaml:"scrape_gap_duration"`
+}
+
+// HostSpec shapes the node_exporter series.
+type HostSpec struct {
+	CPUs             int      `yaml:"cpus"`
+	MemoryBytes      ByteSize `yaml:"memory_bytes"`
+	CPUSecondsPerOp  float64  `yaml:"cpu_seconds_per_op"`
+	CPUSecondsPerMiB float64  `yaml:"cpu_seconds_per_mib"`
+	IdleCPU          float64  `yaml:"idle_cpu"`
+}
+
+type timedEvent struct {
+	at time.Duration
+	Event
+	mix []float64
+}
+
+// Duration is a time.Duration read from YAML as "90s", "6h" or "7d".
+type Duration time.Duration
+
+// UnmarshalYAML implements yaml.Unmarshaler.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	var s string
+	if err := n.Decode(&s); err != nil {
+		return err
+	}
+	v, err := ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("line %d: %w", n.Line, err)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// ParseDuration is time.ParseDuration plus a leading "Nd" for days ("7d",
+// "1d12h").
+func ParseDuration(s string) (time.Duration, error) {
+	orig := s
+	var days float64
+	if i := strings.IndexByte(s, 'd'); i > 0 {
+		v, err := strconv.ParseFloat(s[:i], 64)
+		if err != nil {
+			return 0, fmt.Errorf("invalid duration %q", orig)
+		}
+		days, s = v, s[i+1:]
+	}
+	var rest time.Duration
+	if s != "" {
+		v, err := time.ParseDuration(s)
+		if err != nil {
+			return 0, fmt.Errorf("invalid duration %q", orig)
+		}
+		rest = v
+	}
+	return time.Duration(days*24*float64(time.Hour)) + rest, nil
+}
+
+// ByteSize is a size in bytes read from YAML as an integer or "4KiB", "1MiB",
+// "2GiB", "1TiB".
+type ByteSize float64
+
+// UnmarshalYAML implements yaml.Unmarshaler.
+func (b *ByteSize) UnmarshalYAML(n *yaml.Node) error {
+	var s string
+	if err := n.Decode(&s); err != nil {
+		return err
+	}
+	v, err := ParseByteSize(s)
+	if err != nil {
+		return fmt.Errorf("line %d: %w", n.Line, err)
+	}
+	*b = ByteSize(v)
+	return nil
+}
+
+// ParseByteSize reads "4096", "4KiB", "1MiB", "2GiB" or "1TiB".
+func ParseByteSize(s string) (float64, error) {
+	units := []struct {
+		suffix string
+		mult   float64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"B", 1}}
+	t := strings.TrimSpace(s)
+	mult := 1.0
+	for _, u := range units {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || v < 0 || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("invalid size %q (want bytes or a number with KiB, MiB, GiB, TiB)", s)
+	}
+	return v * mult, nil
+}
+
+// ScenarioNames lists the shipped scenarios.
+func ScenarioNames() []string {
+	ents, _ := shippedScenarios.ReadDir("scenarios")
+	var names []string
+	for _, e := range ents {
+		names = append(names, strings.TrimSuffix(e.Name(), ".yml"))
+	}
+	sort.Strings(names)
+	return names
+}
+
+// LoadScenario loads a shipped scenario by name ("steady") or a YAML file by
+// path (anything containing a "/" or ending in .yml/.yaml).
+func LoadScenario(nameOrPath string) (*Scenario, error) {
+	if !strings.ContainsRune(nameOrPath, '/') && !strings.HasSuffix(nameOrPath, ".yml") && !strings.HasSuffix(nameOrPath, ".yaml") {
+		data, err := shippedScenarios.ReadFile(path.Join("scenarios", nameOrPath+".yml"))
+		if err != nil {
+			return nil, fmt.Errorf("scenario %q: not a shipped scenario (have %s) and not a file path", nameOrPath, strings.Join(ScenarioNames(), ", "))
+		}
+		return ParseScenario(data, nameOrPath)
+	}
+	data, err := os.ReadFile(nameOrPath)
+	if err != nil {
+		return nil, fmt.Errorf("scenario %q: %w", nameOrPath, err)
+	}
+	return ParseScenario(data, nameOrPath)
+}
+
+// ParseScenario decodes and validates a scenario. Unknown fields are errors.
+// source names the input in error messages.
+func ParseScenario(data []byte, source string) (*Scenario, error) {
+	sc := &Scenario{}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(sc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("scenario %s: empty document", source)
+		}
+		return nil, fmt.Errorf("scenario %s: %w", source, err)
+	}
+	sc.source = source
+	if err := sc.validate(); err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", source, err)
+	}
+	return sc, nil
+}
+
+func (sc *Scenario) defaults() {
+	if sc.Personality == "" {
+		sc.Personality = PersonalityCeph
+	}
+	if sc.Cluster.DeviceClass == "" {
+		sc.Cluster.DeviceClass = "ssd"
+	}
+	if sc.Cluster.Replication == 0 {
+		sc.Cluster.Replication = 3
+	}
+	if sc.Cluster.HostPrefix == "" {
+		sc.Cluster.HostPrefix = sc.Personality + "-node-"
+	}
+	if len(sc.Cluster.Pools) == 0 {
+		sc.Cluster.Pools = []Pool{{ID: 1, Name: "rbd", Share: 1}}
+	}
+	if sc.Latency.KneeFactor == 0 {
+		sc.Latency.KneeFactor = 20
+	}
+	if sc.Latency.ReadBase == 0 {
+		sc.Latency.ReadBase = Duration(time.Millisecond)
+	}
+	if sc.Latency.WriteBase == 0 {
+		sc.Latency.WriteBase = Duration(3 * time.Millisecond)
+	}
+	if sc.Load.Growth.Kind == "" {
+		sc.Load.Growth.Kind = "linear"
+	}
+	if sc.Faults.ScrapeGapDuration == 0 {
+		sc.Faults.ScrapeGapDuration = Duration(2 * time.Minute)
+	}
+	if sc.Host.CPUs == 0 {
+		sc.Host.CPUs = 4
+	}
+	if sc.Host.MemoryBytes == 0 {
+		sc.Host.MemoryBytes = 64 << 30
+	}
+	if sc.Host.IdleCPU == 0 {
+		sc.Host.IdleCPU = 0.03
+	}
+	if sc.SLOSeconds == 0 {
+		sc.SLOSeconds = 0.02
+	}
+}
+
+func (sc *Scenario) validate() error {
+	sc.defaults()
+	if sc.Name == "" {
+		return errors.New("name: must be set")
+	}
+	if sc.Personality != PersonalityCeph && sc.Personality != PersonalitySwift {
+		return fmt.Errorf("personality: %q is not one of ceph, swift", sc.Personality)
+	}
+	c := &sc.Cluster
+	if c.Hosts < 1 {
+		return fmt.Errorf("cluster.hosts: %d, must be at least 1", c.Hosts)
+	}
+	if c.OSDsPerHost < 1 {
+		return fmt.Errorf("cluster.osds_per_host: %d, must be at least 1", c.OSDsPerHost)
+	}
+	if c.Replication < 1 {
+		return fmt.Errorf("cluster.replication: %d, must be at least 1", c.Replication)
+	}
+	var shareSum float64
+	seen := map[int]bool{}
+	for i, p := range c.Pools {
+		if p.Name == "" {
+			return fmt.Errorf("cluster.pools[%d].name: must be set", i)
+		}
+		if seen[p.ID] {
+			return fmt.Errorf("cluster.pools[%d].id: %d is used twice", i, p.ID)
+		}
+		seen[p.ID] = true
+		if !(p.Share > 0) {
+			return fmt.Errorf("cluster.pools[%d].share: %g, must be > 0", i, p.Share)
+		}
+		shareSum += p.Share
+	}
+	if math.Abs(shareSum-1) > 1e-6 {
+		return fmt.Errorf("cluster.pools: shares sum to %g, must sum to 1", shareSum)
+	}
+	if len(sc.Capacity.Points) == 0 {
+		return errors.New("capacity.points: at least one point is required")
+	}
+	sort.SliceStable(sc.Capacity.Points, func(i, j int) bool { return sc.Capacity.Points[i].Size < sc.Capacity.Points[j].Size })
+	sc.sizes = sc.sizes[:0]
+	for i, p := range sc.Capacity.Points {
+		if !(p.Size > 0) {
+			return fmt.Errorf("capacity.points[%d].size: must be > 0", i)
+		}
+		if i > 0 && sc.Capacity.Points[i-1].Size == p.Size {
+			return fmt.Errorf("capacity.points[%d].size: %s is listed twice", i, fmtSize(float64(p.Size)))
+		}
+		if !(p.ReadIOPS > 0) || math.IsInf(p.ReadIOPS, 0) {
+			return fmt.Errorf("capacity.points[%d].read_iops: %g, must be > 0", i, p.ReadIOPS)
+		}
+		if !(p.WriteIOPS > 0) || math.IsInf(p.WriteIOPS, 0) {
+			return fmt.Errorf("capacity.points[%d].write_iops: %g, must be > 0", i, p.WriteIOPS)
+		}
+		sc.sizes = append(sc.sizes, float64(p.Size))
+	}
+	if d := sc.Capacity.ConservationDeviation; d < 0 || d > 1 {
+		return fmt.Errorf("capacity.conservation_deviation: %g, must be in [0, 1]", d)
+	}
+	if s := sc.Capacity.OSDWeightSpread; s < 0 || s >= 1 {
+		return fmt.Errorf("capacity.osd_weight_spread: %g, must be in [0, 1)", s)
+	}
+	if sc.Latency.KneeFactor <= 1 {
+		return fmt.Errorf("latency.knee_factor: %g, must be > 1", sc.Latency.KneeFactor)
+	}
+	if sc.Latency.ReadBase < 0 || sc.Latency.WriteBase < 0 || sc.Latency.PerMiB < 0 {
+		return errors.New("latency: durations must not be negative")
+	}
+	l := &sc.Load
+	if !(l.BaseIOPS > 0) {
+		return fmt.Errorf("load.base_iops: %g, must be > 0", l.BaseIOPS)
+	}
+	if l.ReadRatio < 0 || l.ReadRatio > 1 {
+		return fmt.Errorf("load.read_ratio: %g, must be in [0, 1]", l.ReadRatio)
+	}
+	mix, err := sc.parseMix(l.Mix, "load.mix")
+	if err != nil {
+		return err
+	}
+	sc.mix0 = mix
+	if l.Growth.Kind != "linear" && l.Growth.Kind != "exponential" {
+		return fmt.Errorf("load.growth.kind: %q is not one of linear, exponential", l.Growth.Kind)
+	}
+	if l.Growth.PerDay <= -1 {
+		return fmt.Errorf("load.growth.per_day: %g, must be > -1", l.Growth.PerDay)
+	}
+	if a := l.Diurnal.Amplitude; a < 0 || a >= 1 {
+		return fmt.Errorf("load.diurnal.amplitude: %g, must be in [0, 1)", a)
+	}
+	if h := l.Diurnal.PeakHour; h < 0 || h >= 24 {
+		return fmt.Errorf("load.diurnal.peak_hour: %g, must be in [0, 24)", h)
+	}
+	for _, n := range []struct {
+		name string
+		v    float64
+	}{{"noise.rate", sc.Noise.Rate}, {"noise.latency", sc.Noise.Latency}, {"noise.host", sc.Noise.Host}} {
+		if n.v < 0 || n.v > 0.5 {
+			return fmt.Errorf("%s: %g, must be in [0, 0.5]", n.name, n.v)
+		}
+	}
+	if sc.Faults.RestartsPerOSDPerDay < 0 {
+		return fmt.Errorf("faults.restarts_per_osd_per_day: %g, must be >= 0", sc.Faults.RestartsPerOSDPerDay)
+	}
+	if sc.Faults.ScrapeGapsPerDay < 0 {
+		return fmt.Errorf("faults.scrape_gaps_per_day: %g, must be >= 0", sc.Faults.ScrapeGapsPerDay)
+	}
+	if g := time.Duration(sc.Faults.ScrapeGapDuration); g < 0 || g > time.Hour {
+		return fmt.Errorf("faults.scrape_gap_duration: %s, must be in [0, 1h]", g)
+	}
+	if sc.Host.CPUs < 1 || sc.Host.CPUs > 256 {
+		return fmt.Errorf("host.cpus: %d, must be in [1, 256]", sc.Host.CPUs)
+	}
+	if sc.Host.CPUSecondsPerOp < 0 || sc.Host.CPUSecondsPerMiB < 0 {
+		return errors.New("host: cpu_seconds_per_op and cpu_seconds_per_mib must not be negative")
+	}
+	if sc.Host.IdleCPU < 0 || sc.Host.IdleCPU >= 1 {
+		return fmt.Errorf("host.idle_cpu: %g, must be in [0, 1)", sc.Host.IdleCPU)
+	}
+	if !(sc.SLOSeconds > 0) {
+		return fmt.Errorf("slo_seconds: %g, must be > 0", sc.SLOSeconds)
+	}
+	return sc.resolveEvents()
+}
+
+func (sc *Scenario) parseMix(m map[string]float64, field string) ([]float64, error) {
+	if len(m) == 0 {
+		return nil, fmt.Errorf("%s: at least one size is required", field)
+	}
+	mix := make([]float64, len(sc.sizes))
+	var sum float64
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := m[k]
+		size, err := ParseByteSize(k)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", field, err)
+		}
+		idx := -1
+		for i, s := range sc.sizes {
+			if s == size {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			return nil, fmt.Errorf("%s: size %s has no capacity point", field, k)
+		}
+		if v < 0 {
+			return nil, fmt.Errorf("%s: share of %s is %g, must be >= 0", field, k, v)
+		}
+		mix[idx] += v
+		sum += v
+	}
+	if math.Abs(sum-1) > 1e-6 {
+		return nil, fmt.Errorf("%s: shares sum to %g, must sum to 1", field, sum)
+	}
+	return mix, nil
+}
+
+func (sc *Scenario) resolveEvents() error {
+	sc.events = sc.events[:0]
+	hosts := sc.Cluster.Hosts
+	for i, e := range sc.Events {
+		field := fmt.Sprintf("events[%d]", i)
+		if e.At < 0 {
+			return fmt.Errorf("%s.at: must not be negative", field)
+		}
+		if e.Ramp < 0 {
+			return fmt.Errorf("%s.ramp: must not be negative", field)
+		}
+		n := 0
+		te := timedEvent{at: time.Duration(e.At), Event: e}
+		if e.LoadStep != 0 {
+			n++
+			if e.LoadStep < 0 {
+				return fmt.Errorf("%s.load_step: %g, must be > 0", field, e.LoadStep)
+			}
+		}
+		if e.ReadRatio != nil {
+			n++
+			if *e.ReadRatio < 0 || *e.ReadRatio > 1 {
+				return fmt.Errorf("%s.read_ratio: %g, must be in [0, 1]", field, *e.ReadRatio)
+			}
+		}
+		if e.Mix != nil {
+			n++
+			mix, err := sc.parseMix(e.Mix, field+".mix")
+			if err != nil {
+				return err
+			}
+			te.mix = mix
+		}
+		if e.AddHosts != 0 {
+			n++
+			if e.AddHosts < 0 {
+				return fmt.Errorf("%s.add_hosts: %d, must be > 0", field, e.AddHosts)
+			}
+			hosts += e.AddHosts
+		}
+		if e.RemoveHosts != 0 {
+			n++
+			if e.RemoveHosts < 0 {
+				return fmt.Errorf("%s.remove_hosts: %d, must be > 0", field, e.RemoveHosts)
+			}
+			hosts -= e.RemoveHosts
+			if hosts < 1 {
+				return fmt.Errorf("%s.remove_hosts: would leave %d hosts, at least 1 must remain", field, hosts)
+			}
+		}
+		if e.NoisyNeighbour != nil {
+			n++
+			nn := e.NoisyNeighbour
+			if nn.Duration <= 0 {
+				return fmt.Errorf("%s.noisy_neighbour.duration: must be > 0", field)
+			}
+			if nn.CapacityLoss <= 0 || nn.CapacityLoss >= 1 {
+				return fmt.Errorf("%s.noisy_neighbour.capacity_loss: %g, must be in (0, 1)", field, nn.CapacityLoss)
+			}
+		}
+		if n != 1 {
+			return fmt.Errorf("%s: exactly one of load_step, read_ratio, mix, add_hosts, remove_hosts, noisy_neighbour must be set, found %d", field, n)
+		}
+		if i > 0 && e.At < sc.Events[i-1].At {
+			return fmt.Errorf("%s.at: %s is before the previous event; list events in time order", field, time.Duration(e.At))
+		}
+		sc.events = append(sc.events, te)
+	}
+	if hosts > 64 || sc.maxHosts() > 64 {
+		return fmt.Errorf("cluster.hosts: at most 64 hosts may exist at once")
+	}
+	return nil
+}
+
+// maxHosts is the number of distinct host slots the scenario ever uses.
+func (sc *Scenario) maxHosts() int {
+	n := sc.Cluster.Hosts
+	for _, e := range sc.Events {
+		n += e.AddHosts
+	}
+	return n
+}
+
+// Source names where the scenario came from.
+func (sc *Scenario) Source() string { return sc.source }
+
+func fmtSize(b float64) string {
+	switch {
+	case b >= 1<<30 && math.Mod(b, 1<<30) == 0:
+		return strconv.FormatFloat(b/(1<<30), 'f', -1, 64) + "GiB"
+	case b >= 1<<20 && math.Mod(b, 1<<20) == 0:
+		return strconv.FormatFloat(b/(1<<20), 'f', -1, 64) + "MiB"
+	case b >= 1<<10 && math.Mod(b, 1<<10) == 0:
+		return strconv.FormatFloat(b/(1<<10), 'f', -1, 64) + "KiB"
+	}
+	return strconv.FormatFloat(b, 'f', -1, 64) + "B"
+}
