@@ -1,0 +1,335 @@
+package alerts
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+const (
+	rulesFile = "storcast.rules.yml"
+	testFile  = "tests/storcast.test.yml"
+)
+
+// tool finds a binary on PATH; when it is missing the test fails with CI=true
+// and is skipped otherwise.
+func tool(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err == nil {
+		return p
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s not found on PATH (Debian package prometheus; run scripts/install-test-deps.sh)", name)
+	}
+	t.Skipf("%s not found on PATH; install Debian's prometheus package to run this test", name)
+	return ""
+}
+
+func TestGeneratedRulesAreUpToDate(t *testing.T) {
+	want, err := Generate(DefaultThresholds(), "thresholds.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(rulesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s is not what the generator writes from thresholds.yml; run `go generate ./alerts` and commit the result", rulesFile)
+	}
+}
+
+func TestPromtoolCheckRules(t *testing.T) {
+	out, err := exec.Command(tool(t, "promtool"), "check", "rules", rulesFile).CombinedOutput()
+	if err != nil {
+		t.Fatalf("promtool check rules: %v\n%s", err, out)
+	}
+	if want := fmt.Sprintf("SUCCESS: %d rules found", len(Rules(DefaultThresholds()))); !strings.Contains(string(out), want) {
+		t.Errorf("promtool check rules output lacks %q:\n%s", want, out)
+	}
+}
+
+func TestPromtoolTestRules(t *testing.T) {
+	out, err := exec.Command(tool(t, "promtool"), "test", "rules", testFile).CombinedOutput()
+	if err != nil {
+		t.Fatalf("promtool test rules: %v\n%s", err, out)
+	}
+}
+
+// unitTests is the part of a promtool test file that the coverage check reads.
+type unitTests struct {
+	RuleFiles []string `yaml:"rule_files"`
+	Tests     []struct {
+		Name      string `yaml:"name"`
+		AlertRule []struct {
+			Alertname string           `yaml:"alertname"`
+			ExpAlerts []map[string]any `yaml:"exp_alerts"`
+		} `yaml:"alert_rule_test"`
+	} `yaml:"tests"`
+}
+
+// alertNamesIn returns the alert names of a rule file.
+func alertNamesIn(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f File
+	if err := yaml.Unmarshal(data, &f); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	var names []string
+	for _, g := range f.Groups {
+		for _, r := range g.Rules {
+			if r.Alert != "" {
+				names = append(names, r.Alert)
+			}
+		}
+	}
+	return names
+}
+
+// coverage returns, per alert name, the number of positive (an alert
+// expected) and negative (exp_alerts empty) cases in the test files.
+func coverage(t *testing.T, files ...string) (pos, neg map[string]int) {
+	t.Helper()
+	pos, neg = map[string]int{}, map[string]int{}
+	for _, path := range files {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var u unitTests
+		if err := yaml.Unmarshal(data, &u); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		for _, tc := range u.Tests {
+			for _, a := range tc.AlertRule {
+				if len(a.ExpAlerts) > 0 {
+					pos[a.Alertname]++
+				} else {
+					neg[a.Alertname]++
+				}
+			}
+		}
+	}
+	return pos, neg
+}
+
+// missingTests lists the alerts without a positive or a negative case.
+func missingTests(alerts []string, pos, neg map[string]int) []string {
+	var missing []string
+	for _, a := range alerts {
+		if pos[a] == 0 {
+			missing = append(missing, a+" has no positive test case")
+		}
+		if neg[a] == 0 {
+			missing = append(missing, a+" has no negative test case (exp_alerts: [])")
+		}
+	}
+	sort.Strings(missing)
+	return missing
+}
+
+// TestEveryAlertHasTests is the check that fails when an alert is added
+// without a positive and a negative promtool test case.
+func TestEveryAlertHasTests(t *testing.T) {
+	alerts := alertNamesIn(t, rulesFile)
+	if len(alerts) == 0 {
+		t.Fatalf("no alerts in %s", rulesFile)
+	}
+	files, _ := filepath.Glob("tests/*.test.yml")
+	pos, neg := coverage(t, files...)
+	for _, m := range missingTests(alerts, pos, neg) {
+		t.Error(m)
+	}
+	// Tests of alerts that do not exist are typos.
+	known := map[string]bool{}
+	for _, a := range alerts {
+		known[a] = true
+	}
+	for a := range pos {
+		if !known[a] {
+			t.Errorf("test case for unknown alert %q", a)
+		}
+	}
+	for a := range neg {
+		if !known[a] {
+			t.Errorf("test case for unknown alert %q", a)
+		}
+	}
+}
+
+// TestCoverageCheckCatchesAMissingTest shows that the check above can fail.
+func TestCoverageCheckCatchesAMissingTest(t *testing.T) {
+	pos := map[string]int{"A": 1, "B": 1}
+	neg := map[string]int{"A": 1}
+	got := missingTests([]string{"A", "B", "C"}, pos, neg)
+	want := []string{
+		"B has no negative test case (exp_alerts: [])",
+		"C has no negative test case (exp_alerts: [])",
+		"C has no positive test case",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("missingTests = %q, want %q", got, want)
+	}
+}
+
+func TestEveryAlertHasLabelsAnnotationsAndARunbook(t *testing.T) {
+	for _, r := range Rules(DefaultThresholds()) {
+		switch r.Labels["severity"] {
+		case "warning", "critical":
+		default:
+			t.Errorf("%s: severity %q, want warning or critical", r.Alert, r.Labels["severity"])
+		}
+		for _, k := range []string{"summary", "description", "runbook_url"} {
+			if r.Annotations[k] == "" {
+				t.Errorf("%s: no %s annotation", r.Alert, k)
+			}
+		}
+		if want := DefaultThresholds().RunbookBaseURL + r.Alert + ".md"; r.Annotations["runbook_url"] != want {
+			t.Errorf("%s: runbook_url %q, want %q", r.Alert, r.Annotations["runbook_url"], want)
+		}
+		rb, err := os.ReadFile(filepath.Join("runbooks", r.Alert+".md"))
+		if err != nil {
+			t.Errorf("%s: no runbook: %v", r.Alert, err)
+			continue
+		}
+		if !strings.HasPrefix(string(rb), "# "+r.Alert+"\n") {
+			t.Errorf("runbooks/%s.md does not start with the heading \"# %s\"", r.Alert, r.Alert)
+		}
+		for _, section := range []string{"## Meaning", "## Impact", "## Diagnosis", "## Mitigation"} {
+			if !strings.Contains(string(rb), section) {
+				t.Errorf("runbooks/%s.md lacks a %q section", r.Alert, section)
+			}
+		}
+	}
+}
+
+func TestParseThresholdsOverridesOnlyWhatIsGiven(t *testing.T) {
+	th, err := ParseThresholds([]byte("saturation:\n  horizon: 3d\nheadroom:\n  warning_ratio: 0.3\n"), "mine.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := DefaultThresholds()
+	if th.Saturation.Horizon.String() != "3d" || th.Headroom.WarningRatio != 0.3 {
+		t.Errorf("overrides not applied: horizon %s, warning %v", th.Saturation.Horizon, th.Headroom.WarningRatio)
+	}
+	if th.Saturation.For != def.Saturation.For || th.Headroom.CriticalRatio != def.Headroom.CriticalRatio || th.Model.MinAccuracyRatio != def.Model.MinAccuracyRatio {
+		t.Errorf("defaults lost in a partial override: %+v", th)
+	}
+	rules, err := Generate(th, "mine.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`storcast_saturation_eta_seconds{limit="max_iops"} < 259200`, "storcast_headroom_ratio < 0.3"} {
+		if !strings.Contains(string(rules), want) {
+			t.Errorf("generated rules lack %q", want)
+		}
+	}
+	sel, err := ParseThresholds([]byte(`selector: 'job="storcast-eu"'`), "sel.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, _ = Generate(sel, "sel.yml")
+	for _, want := range []string{`storcast_headroom_ratio{job="storcast-eu"} < 0.2`, `storcast_saturation_eta_seconds{job="storcast-eu", limit="latency_slo"}`} {
+		if !strings.Contains(string(rules), want) {
+			t.Errorf("generated rules with a selector lack %q", want)
+		}
+	}
+}
+
+func TestParseThresholdsErrors(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"headroom:\n  warning_ratio: 1.5\n", "bad.yml: headroom.warning_ratio: 1.5 is not a ratio in (0, 1)"},
+		{"headroom:\n  critical_ratio: 0.3\n", "bad.yml: headroom.critical_ratio: 0.3 must be below headroom.warning_ratio 0.2"},
+		{"saturation:\n  horizon: 0s\n", "bad.yml: saturation.horizon: must be a positive duration, got 0s"},
+		{"saturation:\n  horizon: soon\n", `bad.yml: not a valid duration string: "soon"`},
+		{"latency:\n  load_factor: 0.5\n", "bad.yml: latency.load_factor: 0.5 is not a load factor in [1, 100]"},
+		{"model:\n  min_accuracy_ratio: 0\n", "bad.yml: model.min_accuracy_ratio: 0 is not a ratio in (0, 1)"},
+		{"storcast_job: 'a\"b'\n", `bad.yml: storcast_job: "a\"b" must be a non-empty job name without quotes, backslashes or newlines`},
+		{"selector: '{job=\"x\"}'\n", `bad.yml: selector: "{job=\"x\"}" must be label matchers without braces, like job="storcast"`},
+		{"interval: fast\n", `bad.yml: interval: "fast" is not a positive Prometheus duration`},
+		{"headrom:\n  warning_ratio: 0.3\n", "bad.yml: yaml: unmarshal errors:\n  line 1: field headrom not found in type alerts.Thresholds"},
+	} {
+		_, err := ParseThresholds([]byte(tc.in), "bad.yml")
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("ParseThresholds(%q) error:\n got %v\nwant %s", tc.in, err, tc.want)
+		}
+	}
+}
+
+// TestTestsCatchWrongThresholds runs the unit tests against rules generated
+// with wrong thresholds: each must make promtool test rules fail, so the
+// tests pin the thresholds rather than pass whatever the rules say.
+func TestTestsCatchWrongThresholds(t *testing.T) {
+	promtool := tool(t, "promtool")
+	tests, err := os.ReadFile(testFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []struct{ name, yaml string }{
+		{"headroom warning at 25%", "headroom:\n  warning_ratio: 0.25\n"},
+		{"headroom critical for 0s", "headroom:\n  critical_for: 0s\n"},
+		{"horizon 3d", "saturation:\n  horizon: 3d\n"},
+		{"load factor 1.5", "latency:\n  load_factor: 1.5\n"},
+		{"accuracy 95%", "model:\n  min_accuracy_ratio: 0.95\n"},
+		{"stale for 1h", "model:\n  stale_for: 1h\n"},
+		{"source down for 2m", "source:\n  down_for: 2m\n"},
+		{"exporter job", "storcast_job: storcast-exporter\n"},
+	} {
+		th, err := ParseThresholds([]byte(m.yaml), m.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rules, err := Generate(th, m.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(dir, "tests"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, rulesFile), rules, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, testFile), tests, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(promtool, "test", "rules", filepath.Join(dir, testFile)).CombinedOutput()
+		if err == nil {
+			t.Errorf("%s: promtool test rules passed against wrong rules:\n%s", m.name, out)
+		}
+	}
+}
+
+func TestAlertmanagerExampleConfig(t *testing.T) {
+	amtool := tool(t, "amtool")
+	const cfg = "alertmanager.example.yml"
+	out, err := exec.Command(amtool, "check-config", cfg).CombinedOutput()
+	if err != nil {
+		t.Fatalf("amtool check-config %s: %v\n%s", cfg, err, out)
+	}
+	// Every alert routes somewhere on purpose: critical paging alerts to the
+	// pager, the rest to the team.
+	for _, r := range Rules(DefaultThresholds()) {
+		want := "storage-team"
+		if r.Labels["severity"] == "critical" {
+			want = "storage-oncall-pager"
+		}
+		out, err := exec.Command(amtool, "config", "routes", "test", "--config.file="+cfg, "--verify.receivers="+want,
+			"alertname="+r.Alert, "severity="+r.Labels["severity"], "cluster=ceph-prod").CombinedOutput()
+		if err != nil {
+			t.Errorf("%s routes to %s, want %s: %v", r.Alert, strings.TrimSpace(string(out)), want, err)
+		}
+	}
+}

@@ -1,0 +1,142 @@
+package alerts
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+
+	"github.com/prometheus/common/model"
+	"gopkg.in/yaml.v3"
+)
+
+// GroupName is the name of the generated rule group.
+const GroupName = "storcast.rules"
+
+// Rule is one alerting rule as Prometheus reads it.
+type Rule struct {
+	Alert       string            `yaml:"alert"`
+	Expr        string            `yaml:"expr"`
+	For         string            `yaml:"for,omitempty"`
+	Labels      map[string]string `yaml:"labels"`
+	Annotations map[string]string `yaml:"annotations"`
+}
+
+// Group is one rule group.
+type Group struct {
+	Name     string `yaml:"name"`
+	Interval string `yaml:"interval,omitempty"`
+	Rules    []Rule `yaml:"rules"`
+}
+
+// File is a Prometheus rule file.
+type File struct {
+	Groups []Group `yaml:"groups"`
+}
+
+// Rules returns the alerting rules for the thresholds t.
+func Rules(t Thresholds) []Rule {
+	sel := func(name string, matchers ...string) string {
+		if t.Selector != "" {
+			matchers = append([]string{t.Selector}, matchers...)
+		}
+		if len(matchers) == 0 {
+			return name
+		}
+		s := name + "{"
+		for i, m := range matchers {
+			if i > 0 {
+				s += ", "
+			}
+			s += m
+		}
+		return s + "}"
+	}
+	pct := func(r float64) string { return strconv.FormatFloat(r*100, 'f', -1, 64) + "%" }
+	dur := func(d model.Duration) string {
+		if d == 0 {
+			return ""
+		}
+		return d.String()
+	}
+	runbook := func(alert string) string { return t.RunbookBaseURL + alert + ".md" }
+	rule := func(alert, severity, expr string, forD model.Duration, summary, description string) Rule {
+		return Rule{
+			Alert:  alert,
+			Expr:   expr,
+			For:    dur(forD),
+			Labels: map[string]string{"severity": severity},
+			Annotations: map[string]string{
+				"summary":     summary,
+				"description": description,
+				"runbook_url": runbook(alert),
+			},
+		}
+	}
+	h := t.Headroom
+	horizon := t.Saturation.Horizon
+	return []Rule{
+		rule("StorcastHeadroomLow", "warning",
+			sel("storcast_headroom_ratio")+" < "+fmt.Sprint(h.WarningRatio), h.WarningFor,
+			"Cluster {{ $labels.cluster }} has less than "+pct(h.WarningRatio)+" IOPS headroom at its current workload mix.",
+			"Storcast's conservation model puts cluster {{ $labels.cluster }} at {{ $value | humanizePercentage }} headroom: "+
+				"today's IOPS are that close to the most it can serve at today's read/write ratio and IO sizes."),
+		rule("StorcastHeadroomCritical", "critical",
+			sel("storcast_headroom_ratio")+" < "+fmt.Sprint(h.CriticalRatio), h.CriticalFor,
+			"Cluster {{ $labels.cluster }} is almost saturated: less than "+pct(h.CriticalRatio)+" IOPS headroom.",
+			"Storcast's conservation model puts cluster {{ $labels.cluster }} at {{ $value | humanizePercentage }} headroom at the current mix; "+
+				"latency will climb steeply with any more load."),
+		rule("StorcastMaxIOPSSaturationPredicted", "warning",
+			sel("storcast_saturation_eta_seconds", `limit="max_iops"`)+" < "+seconds(horizon), t.Saturation.For,
+			"Cluster {{ $labels.cluster }} is predicted to reach its max IOPS within "+horizon.String()+".",
+			"At the current demand trend, cluster {{ $labels.cluster }} reaches the max IOPS of its current workload mix in {{ $value | humanizeDuration }}."),
+		rule("StorcastLatencySLOBreachPredicted", "warning",
+			sel("storcast_saturation_eta_seconds", `limit="latency_slo"`)+" < "+seconds(horizon), t.Saturation.For,
+			"Cluster {{ $labels.cluster }} is predicted to breach its latency SLO within "+horizon.String()+".",
+			"At the current demand trend, the predicted latency of cluster {{ $labels.cluster }} crosses its SLO in {{ $value | humanizeDuration }}."),
+		rule("StorcastLatencySLOAtExtraLoad", "warning",
+			fmt.Sprint(t.Latency.LoadFactor)+" * "+sel("storcast_observed_iops")+"\n  > on (cluster)\n"+
+				sel("storcast_latency_knee_iops", `bound="mean"`), t.Latency.For,
+			"Cluster {{ $labels.cluster }} would breach its latency SLO at "+fmt.Sprint(t.Latency.LoadFactor)+" times today's load.",
+			"The predicted mean latency of cluster {{ $labels.cluster }} crosses its SLO below "+fmt.Sprint(t.Latency.LoadFactor)+
+				" times today's IOPS ({{ $value | humanize }} IOPS at that load is past the knee)."),
+		rule("StorcastModelStale", "warning",
+			sel("storcast_model_stale")+" == 1", t.Model.StaleFor,
+			"Storcast's {{ $labels.model }} model of cluster {{ $labels.cluster }} is stale.",
+			"The last fit of the {{ $labels.model }} model of cluster {{ $labels.cluster }} failed or its source is down; "+
+				"storcast keeps serving the last good forecasts, which age."),
+		rule("StorcastModelInaccurate", "warning",
+			sel("storcast_model_accuracy_ratio")+" < "+fmt.Sprint(t.Model.MinAccuracyRatio), t.Model.InaccurateFor,
+			"Storcast's {{ $labels.model }} model of cluster {{ $labels.cluster }} predicts {{ $labels.target }} poorly.",
+			"Backtest accuracy (1 - MAPE) of the {{ $labels.model }} model for {{ $labels.target }} on cluster {{ $labels.cluster }} "+
+				"is {{ $value | humanizePercentage }}, below "+pct(t.Model.MinAccuracyRatio)+"; its forecasts should not be trusted."),
+		rule("StorcastSourceDown", "critical",
+			sel("storcast_source_up")+" == 0", t.Source.DownFor,
+			"Storcast cannot read the {{ $labels.source }} source of cluster {{ $labels.cluster }}.",
+			"Queries for the {{ $labels.source }} metrics of cluster {{ $labels.cluster }} fail or return nothing; "+
+				"forecasts for the cluster are stale until it returns."),
+		rule("StorcastExporterDown", "critical",
+			`up{job="`+t.StorcastJob+`"} == 0`, t.Exporter.DownFor,
+			"Prometheus cannot scrape storcast at {{ $labels.instance }}.",
+			"No storcast forecasts are being collected from {{ $labels.instance }}; every other storcast alert is blind."),
+	}
+}
+
+// Generate returns the rule file for the thresholds t, with a header that
+// says where it comes from.
+func Generate(t Thresholds, source string) ([]byte, error) {
+	if err := t.Validate(); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "# Generated by `go run ./alerts/gen` from %s; do not edit.\n", source)
+	buf.WriteString("# Change thresholds in a copy of alerts/thresholds.yml and regenerate (see README, Operations).\n")
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(File{Groups: []Group{{Name: GroupName, Interval: t.Interval, Rules: Rules(t)}}}); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

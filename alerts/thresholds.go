@@ -1,0 +1,152 @@
+package alerts
+
+import (
+	"bytes"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/prometheus/common/model"
+	"gopkg.in/yaml.v3"
+)
+
+//go:embed thresholds.yml
+var defaultThresholdsYAML []byte
+
+// Thresholds are the numbers in the alert rules (see thresholds.yml for the
+// meaning of each).
+type Thresholds struct {
+	RunbookBaseURL string `yaml:"runbook_base_url"`
+	Selector       string `yaml:"selector"`
+	StorcastJob    string `yaml:"storcast_job"`
+	Interval       string `yaml:"interval"`
+
+	Headroom struct {
+		WarningRatio  float64        `yaml:"warning_ratio"`
+		CriticalRatio float64        `yaml:"critical_ratio"`
+		WarningFor    model.Duration `yaml:"warning_for"`
+		CriticalFor   model.Duration `yaml:"critical_for"`
+	} `yaml:"headroom"`
+	Saturation struct {
+		Horizon model.Duration `yaml:"horizon"`
+		For     model.Duration `yaml:"for"`
+	} `yaml:"saturation"`
+	Latency struct {
+		LoadFactor float64        `yaml:"load_factor"`
+		For        model.Duration `yaml:"for"`
+	} `yaml:"latency"`
+	Model struct {
+		StaleFor         model.Duration `yaml:"stale_for"`
+		MinAccuracyRatio float64        `yaml:"min_accuracy_ratio"`
+		InaccurateFor    model.Duration `yaml:"inaccurate_for"`
+	} `yaml:"model"`
+	Source struct {
+		DownFor model.Duration `yaml:"down_for"`
+	} `yaml:"source"`
+	Exporter struct {
+		DownFor model.Duration `yaml:"down_for"`
+	} `yaml:"exporter"`
+}
+
+// DefaultThresholds returns the thresholds of the shipped thresholds.yml.
+func DefaultThresholds() Thresholds {
+	var t Thresholds
+	if err := decodeStrict(defaultThresholdsYAML, &t); err != nil {
+		panic("alerts: the embedded thresholds.yml is invalid: " + err.Error())
+	}
+	return t
+}
+
+// ParseThresholds reads thresholds YAML over the defaults: keys left out keep
+// their default. Unknown keys and out-of-range values are errors naming the
+// key. source names the input in error messages.
+func ParseThresholds(data []byte, source string) (Thresholds, error) {
+	t := DefaultThresholds()
+	if err := decodeStrict(data, &t); err != nil {
+		return t, fmt.Errorf("%s: %w", source, err)
+	}
+	if err := t.Validate(); err != nil {
+		return t, fmt.Errorf("%s: %w", source, err)
+	}
+	return t, nil
+}
+
+func decodeStrict(data []byte, t *Thresholds) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(t); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return nil
+}
+
+// Validate checks that every threshold is in range.
+func (t Thresholds) Validate() error {
+	ratio := func(key string, v float64) error {
+		if math.IsNaN(v) || v <= 0 || v >= 1 {
+			return fmt.Errorf("%s: %v is not a ratio in (0, 1)", key, v)
+		}
+		return nil
+	}
+	positive := func(key string, d model.Duration) error {
+		if d <= 0 {
+			return fmt.Errorf("%s: must be a positive duration, got %s", key, d)
+		}
+		return nil
+	}
+	nonNegative := func(key string, d model.Duration) error {
+		if d < 0 {
+			return fmt.Errorf("%s: must not be negative, got %s", key, d)
+		}
+		return nil
+	}
+	for _, err := range []error{
+		ratio("headroom.warning_ratio", t.Headroom.WarningRatio),
+		ratio("headroom.critical_ratio", t.Headroom.CriticalRatio),
+		nonNegative("headroom.warning_for", t.Headroom.WarningFor),
+		nonNegative("headroom.critical_for", t.Headroom.CriticalFor),
+		positive("saturation.horizon", t.Saturation.Horizon),
+		nonNegative("saturation.for", t.Saturation.For),
+		nonNegative("latency.for", t.Latency.For),
+		nonNegative("model.stale_for", t.Model.StaleFor),
+		ratio("model.min_accuracy_ratio", t.Model.MinAccuracyRatio),
+		nonNegative("model.inaccurate_for", t.Model.InaccurateFor),
+		nonNegative("source.down_for", t.Source.DownFor),
+		nonNegative("exporter.down_for", t.Exporter.DownFor),
+	} {
+		if err != nil {
+			return err
+		}
+	}
+	if t.Headroom.CriticalRatio >= t.Headroom.WarningRatio {
+		return fmt.Errorf("headroom.critical_ratio: %v must be below headroom.warning_ratio %v", t.Headroom.CriticalRatio, t.Headroom.WarningRatio)
+	}
+	if f := t.Latency.LoadFactor; math.IsNaN(f) || f < 1 || f > 100 {
+		return fmt.Errorf("latency.load_factor: %v is not a load factor in [1, 100]", f)
+	}
+	if t.StorcastJob == "" || strings.ContainsAny(t.StorcastJob, "\"\\\n") {
+		return fmt.Errorf("storcast_job: %q must be a non-empty job name without quotes, backslashes or newlines", t.StorcastJob)
+	}
+	if strings.ContainsAny(t.Selector, "{}\n") {
+		return fmt.Errorf("selector: %q must be label matchers without braces, like job=\"storcast\"", t.Selector)
+	}
+	if t.Interval != "" {
+		d, err := model.ParseDuration(t.Interval)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("interval: %q is not a positive Prometheus duration", t.Interval)
+		}
+	}
+	if t.RunbookBaseURL == "" {
+		return errors.New("runbook_base_url: must not be empty")
+	}
+	return nil
+}
+
+// seconds writes a duration as a PromQL number of seconds.
+func seconds(d model.Duration) string {
+	return fmt.Sprintf("%g", time.Duration(d).Seconds())
+}
