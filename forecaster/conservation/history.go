@@ -35,6 +35,13 @@ type EstimateOptions struct {
 	// ratios at least this far apart (max − min), or the capacity line is
 	// not determined. Default 0.2.
 	MinReadRatioSpread float64 `json:"minReadRatioSpread"`
+	// QueueingCorrection takes a saturated window's utilization to be
+	// 1 − floor/latency (the M/M/1 relation latency = floor/(1−U)) instead
+	// of 1. It removes the low bias on open-loop traffic that queues like
+	// M/M/1, and overestimates capacity where clients are closed-loop (fixed
+	// queue depth: throughput sits at capacity while latency keeps growing).
+	// Windows picked by Busy alone keep utilization 1.
+	QueueingCorrection bool `json:"queueingCorrection"`
 }
 
 func (o EstimateOptions) withDefaults() EstimateOptions {
@@ -171,6 +178,7 @@ func fitBand(ws []Window, o EstimateOptions) (BandFit, Point) {
 		bf.LatencyFloor = lats[int(o.FloorQuantile*float64(len(lats)-1))]
 	}
 	var srr, srw, sww, sr, sw float64
+	target := make([]float64, 0, len(ws))
 	bf.ReadRatioMin, bf.ReadRatioMax = 1, 0
 	sat := make([]Window, 0, len(ws))
 	for _, w := range ws {
@@ -179,14 +187,19 @@ func fitBand(ws []Window, o EstimateOptions) (BandFit, Point) {
 			continue
 		}
 		sat = append(sat, w)
+		u := 1.0
+		if o.QueueingCorrection && byLatency {
+			u = 1 - bf.LatencyFloor/w.LatencySeconds
+		}
+		target = append(target, u)
 		rho := w.ReadIOPS / (w.ReadIOPS + w.WriteIOPS)
 		bf.ReadRatioMin = math.Min(bf.ReadRatioMin, rho)
 		bf.ReadRatioMax = math.Max(bf.ReadRatioMax, rho)
 		srr += w.ReadIOPS * w.ReadIOPS
 		srw += w.ReadIOPS * w.WriteIOPS
 		sww += w.WriteIOPS * w.WriteIOPS
-		sr += w.ReadIOPS
-		sw += w.WriteIOPS
+		sr += w.ReadIOPS * u
+		sw += w.WriteIOPS * u
 	}
 	bf.Saturated = len(sat)
 	if len(sat) == 0 {
@@ -201,7 +214,8 @@ func fitBand(ws []Window, o EstimateOptions) (BandFit, Point) {
 			bf.ReadRatioMin, bf.ReadRatioMax, o.MinReadRatioSpread)
 		return bf, Point{}
 	}
-	// Normal equations of min Σ (a r + b w − 1)².
+	// Normal equations of min Σ (a r + b w − u)², u the window's utilization
+	// (1, or 1 − floor/latency with QueueingCorrection).
 	det := srr*sww - srw*srw
 	if det <= 1e-12*srr*sww {
 		bf.Error = "saturated windows are collinear; need >= 2 distinct read ratios"
@@ -214,8 +228,8 @@ func fitBand(ws []Window, o EstimateOptions) (BandFit, Point) {
 		return bf, Point{}
 	}
 	var ss float64
-	for _, w := range sat {
-		d := a*w.ReadIOPS + b*w.WriteIOPS - 1
+	for i, w := range sat {
+		d := a*w.ReadIOPS + b*w.WriteIOPS - target[i]
 		ss += d * d
 	}
 	bf.RMSResidual = math.Sqrt(ss / float64(len(sat)))
