@@ -1,0 +1,354 @@
+package dashboards
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/storcast/storcast/alerts"
+)
+
+var (
+	promDS   = &DatasourceRef{Type: PrometheusType, UID: promVar}
+	pluginDS = &DatasourceRef{Type: PluginType, UID: pluginVar}
+)
+
+// layout places panels left to right on Grafana's 24-column grid.
+type layout struct {
+	x, y, rowH, nextID int
+	panels             []*Panel
+}
+
+func (l *layout) add(w, h int, p *Panel) *Panel {
+	if l.x+w > 24 {
+		l.x, l.y, l.rowH = 0, l.y+l.rowH, 0
+	}
+	l.nextID++
+	p.ID = l.nextID
+	p.GridPos = GridPos{H: h, W: w, X: l.x, Y: l.y}
+	l.x += w
+	l.rowH = max(l.rowH, h)
+	l.panels = append(l.panels, p)
+	return p
+}
+
+// row starts a new row with a title.
+func (l *layout) row(title string) {
+	if l.x > 0 {
+		l.x, l.y, l.rowH = 0, l.y+l.rowH, 0
+	}
+	collapsed := false
+	l.add(24, 1, &Panel{Type: "row", Title: title, Collapsed: &collapsed, Options: map[string]any{},
+		FieldConfig: FieldConfig{Defaults: map[string]any{}, Overrides: []Override{}}})
+	l.x, l.y, l.rowH = 0, l.y+1, 0
+}
+
+// prom is a Prometheus target.
+func prom(ref, expr, legend string) Target {
+	return Target{RefID: ref, Datasource: promDS, Expr: expr, LegendFormat: legend, Range: true}
+}
+
+// promInstant is an instant Prometheus target (stat panels, tables).
+func promInstant(ref, expr, legend string) Target {
+	return Target{RefID: ref, Datasource: promDS, Expr: expr, LegendFormat: legend, Instant: true}
+}
+
+func defaults(unit string, extra map[string]any) map[string]any {
+	d := map[string]any{"unit": unit}
+	for k, v := range extra {
+		d[k] = v
+	}
+	return d
+}
+
+// steps is a threshold list: base colour, then value/colour pairs.
+func steps(base string, pairs ...any) map[string]any {
+	s := []map[string]any{{"color": base, "value": nil}}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		s = append(s, map[string]any{"value": pairs[i], "color": pairs[i+1]})
+	}
+	return map[string]any{"mode": "absolute", "steps": s}
+}
+
+func stat(title, desc, unit string, thresholds map[string]any, targets ...Target) *Panel {
+	d := defaults(unit, map[string]any{"color": map[string]any{"mode": "thresholds"}})
+	if thresholds != nil {
+		d["thresholds"] = thresholds
+	} else {
+		d["thresholds"] = steps("blue")
+	}
+	return &Panel{Type: "stat", Title: title, Description: desc, Datasource: targets[0].Datasource, Targets: targets,
+		FieldConfig: FieldConfig{Defaults: d, Overrides: []Override{}},
+		Options: map[string]any{
+			"reduceOptions": map[string]any{"calcs": []string{"lastNotNull"}, "fields": "", "values": false},
+			"colorMode":     "value", "graphMode": "area", "justifyMode": "auto", "textMode": "auto",
+			"orientation": "auto",
+		}}
+}
+
+func timeseries(title, desc, unit string, custom map[string]any, targets ...Target) *Panel {
+	c := map[string]any{"drawStyle": "line", "lineWidth": 2, "fillOpacity": 0, "showPoints": "never", "spanNulls": false}
+	for k, v := range custom {
+		c[k] = v
+	}
+	return &Panel{Type: "timeseries", Title: title, Description: desc, Datasource: targets[0].Datasource, Targets: targets,
+		FieldConfig: FieldConfig{Defaults: defaults(unit, map[string]any{"custom": c, "color": map[string]any{"mode": "palette-classic"}}), Overrides: []Override{}},
+		Options: map[string]any{
+			"legend":  map[string]any{"displayMode": "list", "placement": "bottom", "showLegend": true},
+			"tooltip": map[string]any{"mode": "multi", "sort": "none"},
+		}}
+}
+
+// band makes the series named lower and upper a shaded 95% band: upper is
+// filled down to lower, both without lines.
+func band(p *Panel, lower, upper string) {
+	hide := func(name string) Override {
+		return Override{Matcher: Matcher{ID: "byName", Options: name}, Properties: []Property{
+			{ID: "custom.lineWidth", Value: 0},
+			{ID: "custom.hideFrom", Value: map[string]any{"legend": true, "tooltip": false, "viz": false}},
+		}}
+	}
+	up := hide(upper)
+	up.Properties = append(up.Properties,
+		Property{ID: "custom.fillBelowTo", Value: lower},
+		Property{ID: "custom.fillOpacity", Value: 20})
+	p.FieldConfig.Overrides = append(p.FieldConfig.Overrides, up, hide(lower))
+}
+
+// colour fixes the colour of the series name.
+func colour(p *Panel, name, c string, extra ...Property) {
+	props := append([]Property{{ID: "color", Value: map[string]any{"mode": "fixed", "fixedColor": c}}}, extra...)
+	p.FieldConfig.Overrides = append(p.FieldConfig.Overrides, Override{Matcher: Matcher{ID: "byName", Options: name}, Properties: props})
+}
+
+func dashed() Property {
+	return Property{ID: "custom.lineStyle", Value: map[string]any{"fill": "dash", "dash": []int{10, 10}}}
+}
+
+func datasourceVar(name, label, typ string) Variable {
+	return Variable{Name: name, Label: label, Type: "datasource", Query: typ, Current: map[string]any{}, Refresh: 1}
+}
+
+func clusterVar(multi bool) Variable {
+	q := "label_values(storcast_headroom_ratio, cluster)"
+	v := Variable{Name: "cluster", Label: "Cluster", Type: "query", Datasource: promDS, Definition: q,
+		Query: map[string]any{"query": q, "refId": "cluster"}, Refresh: 2, Sort: 1, Current: map[string]any{}}
+	if multi {
+		v.Multi, v.IncludeAll = true, true
+		v.Query = map[string]any{"query": "label_values(storcast_model_accuracy_ratio, cluster)", "refId": "cluster"}
+		v.Definition = "label_values(storcast_model_accuracy_ratio, cluster)"
+	}
+	return v
+}
+
+func textVar(name, label, value, desc string) Variable {
+	return Variable{Name: name, Label: label, Type: "textbox", Query: value, Description: desc,
+		Current: map[string]any{"text": value, "value": value}}
+}
+
+func base(uid, title, desc string) Dashboard {
+	return Dashboard{
+		UID: uid, Title: title, Description: desc, Tags: []string{"storcast"}, Editable: true, GraphTooltip: 1,
+		SchemaVersion: 39, Version: 1, Refresh: "1m", Timezone: "browser",
+		Annotations: map[string]any{"list": []any{}},
+		Links:       []Link{{Title: "Storcast", Type: "dashboards", Tags: []string{"storcast"}, AsDropdown: true, IncludeVars: true, KeepTime: true}},
+	}
+}
+
+// ClusterHeadroom is "Storcast / Cluster headroom".
+func ClusterHeadroom() Dashboard {
+	th := alerts.DefaultThresholds()
+	d := base("storcast-cluster-headroom", "Storcast / Cluster headroom",
+		"How many IOPS the cluster can serve at today's mix, how much is left, when demand gets there, and latency against load.")
+	d.Time = TimeRange{From: "now-7d", To: "now+2d"}
+	d.Templating.List = []Variable{
+		datasourceVar("datasource", "Prometheus", PrometheusType),
+		datasourceVar("storcast", "Storcast", PluginType),
+		clusterVar(false),
+		textVar("read_ratio", "What-if read ratio", "", "Read share of ops for the what-if table, 0..1 or 70%; empty keeps today's."),
+		textVar("extra_iops", "What-if extra IOPS", "0", "IOPS added to today's for the what-if table."),
+		textVar("hosts_added", "What-if hosts added", "0", "Hosts added to the cluster for the what-if table."),
+	}
+	c := `cluster="$cluster"`
+	headroom := steps("red", th.Headroom.CriticalRatio, "orange", th.Headroom.WarningRatio, "green")
+
+	var l layout
+	l.row("Now")
+	l.add(4, 5, stat("IOPS now", "Observed IOPS (reads + writes) of the cluster.", "iops", nil,
+		promInstant("A", "storcast_observed_iops{"+c+"}", "")))
+	l.add(4, 5, stat("Max IOPS at current mix", "The most IOPS the cluster can serve at today's read ratio and IO sizes (conservation model).", "iops", nil,
+		promInstant("A", `storcast_max_iops{`+c+`, op="total"}`, "")))
+	hp := l.add(4, 5, stat("Headroom", fmt.Sprintf("1 - IOPS now / max IOPS. Orange below %g, red below %g (the alert thresholds).",
+		th.Headroom.WarningRatio, th.Headroom.CriticalRatio), "percentunit", headroom,
+		promInstant("A", "storcast_headroom_ratio{"+c+"}", "")))
+	hp.Type = "gauge"
+	hp.FieldConfig.Defaults["min"], hp.FieldConfig.Defaults["max"] = 0, 1
+	hp.Options = map[string]any{"reduceOptions": map[string]any{"calcs": []string{"lastNotNull"}, "fields": "", "values": false},
+		"showThresholdMarkers": true, "showThresholdLabels": false, "orientation": "auto"}
+	eta := l.add(4, 5, stat("Saturation ETA", "When the demand trend meets each limit; ∞ when demand does not grow. Red within the alert horizon.", "s",
+		steps("red", time.Duration(th.Saturation.Horizon).Seconds(), "green"),
+		promInstant("A", "storcast_saturation_eta_seconds{"+c+"}", "{{limit}}")))
+	eta.Options["graphMode"] = "none"
+	l.add(4, 5, stat("Knee IOPS", "IOPS where the predicted latency (mean; lower/upper bound) crosses the SLO.", "iops", nil,
+		promInstant("A", `storcast_latency_knee_iops{`+c+`}`, "{{bound}}")))
+	mix := l.add(4, 5, stat("Current mix", "Read share of ops and op-weighted mean IO size.", "none", nil,
+		promInstant("A", "storcast_observed_read_ratio{"+c+"}", "read ratio"),
+		promInstant("B", "storcast_observed_io_size_bytes{"+c+"}", "IO size")))
+	mix.FieldConfig.Overrides = append(mix.FieldConfig.Overrides,
+		Override{Matcher: Matcher{ID: "byName", Options: "read ratio"}, Properties: []Property{{ID: "unit", Value: "percentunit"}}},
+		Override{Matcher: Matcher{ID: "byName", Options: "IO size"}, Properties: []Property{{ID: "unit", Value: "bytes"}}})
+
+	l.row("Capacity")
+	iops := l.add(12, 9, timeseries("IOPS now vs max IOPS at the current mix",
+		"Observed IOPS, max IOPS at each moment's mix (conservation), and the IOPS the hosts' low-level metrics imply (Inside-Out).", "iops", nil,
+		prom("A", "storcast_observed_iops{"+c+"}", "observed"),
+		prom("B", `storcast_max_iops{`+c+`, op="total"}`, "max at current mix"),
+		prom("C", `sum by (cluster) (storcast_predicted_iops{`+c+`})`, "Inside-Out")))
+	colour(iops, "max at current mix", "red", dashed())
+	colour(iops, "observed", "green")
+	hr := l.add(12, 9, timeseries("Headroom and utilization", "Headroom = 1 - utilization, both at the current mix.", "percentunit",
+		map[string]any{"thresholdsStyle": map[string]any{"mode": "line+area"}},
+		prom("A", "storcast_headroom_ratio{"+c+"}", "headroom"),
+		prom("B", "storcast_utilization_ratio{"+c+"}", "utilization")))
+	hr.FieldConfig.Defaults["thresholds"] = headroom
+	hr.FieldConfig.Defaults["min"], hr.FieldConfig.Defaults["max"] = 0, 1
+
+	fc := l.add(12, 9, timeseries("IOPS forecast", "Demand trend of observed IOPS into the future with its 95% band, against forecast max IOPS (storcast plugin).", "iops",
+		nil,
+		Target{RefID: "A", Datasource: pluginDS, QueryType: "forecast", Cluster: "$cluster", Series: "iops", Horizon: "2d"},
+		Target{RefID: "B", Datasource: pluginDS, QueryType: "forecast", Cluster: "$cluster", Series: "max_iops", Horizon: "2d"}))
+	fc.FieldConfig.Defaults["custom"].(map[string]any)["fillOpacity"] = 10
+	l.add(12, 9, timeseries("Saturation ETA over time", "Seconds until the demand trend meets max IOPS and the latency SLO. A falling line is growth; gaps are +Inf (no growth).", "s",
+		nil, prom("A", "storcast_saturation_eta_seconds{"+c+"} < +Inf", "{{limit}}")))
+
+	capCurve := l.add(12, 10, &Panel{Type: "trend", Title: "Capacity curve over read ratio",
+		Description: "Max IOPS as a function of the read share of ops, at today's IO size (storcast plugin).",
+		Datasource:  pluginDS,
+		Targets:     []Target{{RefID: "A", Datasource: pluginDS, QueryType: "capacityCurve", Cluster: "$cluster", Points: "21"}},
+		FieldConfig: FieldConfig{Defaults: defaults("iops", map[string]any{"custom": map[string]any{"drawStyle": "line", "lineWidth": 2, "showPoints": "auto"}}), Overrides: []Override{}},
+		Options:     map[string]any{"xField": "readRatio", "legend": map[string]any{"displayMode": "list", "placement": "bottom", "showLegend": true}, "tooltip": map[string]any{"mode": "multi", "sort": "none"}},
+	})
+	capCurve.FieldConfig.Overrides = append(capCurve.FieldConfig.Overrides,
+		Override{Matcher: Matcher{ID: "byName", Options: "readRatio"}, Properties: []Property{{ID: "unit", Value: "percentunit"}}})
+	l.add(12, 10, &Panel{Type: "table", Title: "What-if",
+		Description: "Max IOPS, utilization and latency with its band for the workload in the what-if variables (read ratio, extra IOPS, hosts added) (storcast plugin).",
+		Datasource:  pluginDS,
+		Targets: []Target{{RefID: "A", Datasource: pluginDS, QueryType: "whatIf", Cluster: "$cluster",
+			ReadRatio: "$read_ratio", ExtraIOPS: "$extra_iops", HostsAdded: "$hosts_added"}},
+		FieldConfig: FieldConfig{Defaults: map[string]any{}, Overrides: []Override{}},
+		Options:     map[string]any{"showHeader": true, "cellHeight": "sm"},
+	})
+
+	l.row("Latency")
+	// The plugin marks its band fields itself (fillBelowTo): no overrides here.
+	l.add(12, 10, &Panel{Type: "trend", Title: "Latency forecast against load",
+		Description: "Predicted latency (mean, 95% band) as a function of IOPS, with the observed windows (storcast plugin). The knee is where it crosses the SLO.",
+		Datasource:  pluginDS,
+		Targets:     []Target{{RefID: "A", Datasource: pluginDS, QueryType: "latencyCurve", Cluster: "$cluster"}},
+		FieldConfig: FieldConfig{Defaults: defaults("s", map[string]any{"custom": map[string]any{"drawStyle": "line", "lineWidth": 2, "showPoints": "never", "fillOpacity": 0}}), Overrides: []Override{}},
+		Options:     map[string]any{"xField": "iops", "legend": map[string]any{"displayMode": "list", "placement": "bottom", "showLegend": true}, "tooltip": map[string]any{"mode": "multi", "sort": "none"}},
+	})
+	knee := l.add(12, 10, timeseries("Knee against today's load",
+		"IOPS at which the predicted latency crosses the SLO (mean and band) against observed IOPS and 1.25x observed IOPS (the +25% alert).", "iops", nil,
+		prom("A", `storcast_latency_knee_iops{`+c+`, bound="mean"}`, "knee"),
+		prom("B", `storcast_latency_knee_iops{`+c+`, bound="lower"}`, "knee lower"),
+		prom("C", `storcast_latency_knee_iops{`+c+`, bound="upper"}`, "knee upper"),
+		prom("D", "storcast_observed_iops{"+c+"}", "today's load"),
+		prom("E", fmt.Sprintf("%g * storcast_observed_iops{%s}", th.Latency.LoadFactor, c), fmt.Sprintf("%gx today's load", th.Latency.LoadFactor))))
+	band(knee, "knee lower", "knee upper")
+	colour(knee, "knee", "orange")
+	colour(knee, "today's load", "green")
+	colour(knee, fmt.Sprintf("%gx today's load", th.Latency.LoadFactor), "green", dashed())
+	l.add(12, 9, timeseries("Predicted latency by load factor",
+		"Predicted mean latency at multiples of today's load (load_factor), as exported by storcast.", "s", nil,
+		prom("A", `storcast_predicted_latency_seconds{`+c+`, bound="mean"}`, "x{{load_factor}}")))
+	l.add(12, 9, timeseries("Observed mix", "Read share of ops (left) and op-weighted mean IO size (right).", "percentunit", nil,
+		prom("A", "storcast_observed_read_ratio{"+c+"}", "read ratio"),
+		prom("B", "storcast_observed_io_size_bytes{"+c+"}", "IO size"))).FieldConfig.Overrides = []Override{
+		{Matcher: Matcher{ID: "byName", Options: "IO size"}, Properties: []Property{{ID: "unit", Value: "bytes"}, {ID: "custom.axisPlacement", Value: "right"}}},
+	}
+	l.add(24, 8, timeseries("Inside-Out: IOPS and throughput implied by the hosts' metrics",
+		"End-to-end IOPS and throughput that the storage hosts' low-level metrics imply, per op.", "Bps", nil,
+		prom("A", "storcast_predicted_throughput_bytes{"+c+"}", "{{op}} throughput"),
+		prom("B", "storcast_predicted_iops{"+c+"}", "{{op}} IOPS"))).FieldConfig.Overrides = []Override{
+		{Matcher: Matcher{ID: "byRegexp", Options: ".* IOPS"}, Properties: []Property{{ID: "unit", Value: "iops"}, {ID: "custom.axisPlacement", Value: "right"}}},
+	}
+	d.Panels = l.panels
+	return d
+}
+
+// ModelQuality is "Storcast / Model quality".
+func ModelQuality() Dashboard {
+	th := alerts.DefaultThresholds()
+	d := base("storcast-model-quality", "Storcast / Model quality",
+		"Backtest accuracy of storcast's models per target, fit durations, training samples, staleness and source health.")
+	d.Time = TimeRange{From: "now-7d", To: "now"}
+	d.Templating.List = []Variable{
+		datasourceVar("datasource", "Prometheus", PrometheusType),
+		clusterVar(true),
+	}
+	c := `cluster=~"$cluster"`
+	acc := steps("red", th.Model.MinAccuracyRatio, "green")
+
+	var l layout
+	l.row("Accuracy")
+	a := l.add(16, 10, timeseries("Backtest accuracy per model and target",
+		fmt.Sprintf("max(1 - MAPE, 0) on held-out recent data. The dashed line is the StorcastModelInaccurate threshold (%g).", th.Model.MinAccuracyRatio),
+		"percentunit", map[string]any{"thresholdsStyle": map[string]any{"mode": "dashed"}},
+		prom("A", "storcast_model_accuracy_ratio{"+c+"}", "{{cluster}} {{model}} {{target}}")))
+	a.FieldConfig.Defaults["thresholds"] = acc
+	a.FieldConfig.Defaults["min"], a.FieldConfig.Defaults["max"] = 0, 1
+	l.add(8, 10, &Panel{Type: "bargauge", Title: "Accuracy now",
+		Description: "Latest backtest accuracy per cluster, model and target.",
+		Datasource:  promDS,
+		Targets:     []Target{promInstant("A", "storcast_model_accuracy_ratio{"+c+"}", "{{cluster}} {{model}} {{target}}")},
+		FieldConfig: FieldConfig{Defaults: defaults("percentunit", map[string]any{"min": 0, "max": 1, "thresholds": acc, "color": map[string]any{"mode": "thresholds"}}), Overrides: []Override{}},
+		Options: map[string]any{"reduceOptions": map[string]any{"calcs": []string{"lastNotNull"}, "fields": "", "values": false},
+			"orientation": "horizontal", "displayMode": "gradient", "showUnfilled": true},
+	})
+
+	l.row("Fitting")
+	l.add(8, 9, timeseries("Fit duration", "Wall time of the last fit of each model.", "s", map[string]any{"showPoints": "auto"},
+		prom("A", "storcast_model_fit_duration_seconds{"+c+"}", "{{cluster}} {{model}}")))
+	l.add(8, 9, timeseries("Training samples", "Samples in the last fit of each model.", "short", nil,
+		prom("A", "storcast_model_training_samples{"+c+"}", "{{cluster}} {{model}}")))
+	l.add(8, 9, timeseries("Age of the last fit", "Seconds since each model was last fitted successfully.", "s", nil,
+		prom("A", "time() - storcast_model_last_fit_timestamp_seconds{"+c+"}", "{{cluster}} {{model}}")))
+
+	l.row("Health")
+	l.add(12, 8, &Panel{Type: "state-timeline", Title: "Model staleness",
+		Description: "1 = stale: the last fit failed or the source is down, and the last good model is serving.",
+		Datasource:  promDS,
+		Targets:     []Target{prom("A", "storcast_model_stale{"+c+"}", "{{cluster}} {{model}}")},
+		FieldConfig: FieldConfig{Defaults: map[string]any{
+			"color":      map[string]any{"mode": "thresholds"},
+			"thresholds": steps("green", 1, "orange"),
+			"mappings": []any{map[string]any{"type": "value", "options": map[string]any{
+				"0": map[string]any{"text": "fresh", "color": "green"}, "1": map[string]any{"text": "stale", "color": "orange"}}}},
+		}, Overrides: []Override{}},
+		Options: map[string]any{"showValue": "never", "mergeValues": true, "rowHeight": 0.9, "alignValue": "left",
+			"legend": map[string]any{"displayMode": "list", "placement": "bottom", "showLegend": false}},
+	})
+	l.add(12, 8, &Panel{Type: "state-timeline", Title: "Source health",
+		Description: "Whether storcast's queries for each source of each cluster succeed (storcast_source_up).",
+		Datasource:  promDS,
+		Targets:     []Target{prom("A", "storcast_source_up{"+c+"}", "{{cluster}} {{source}}")},
+		FieldConfig: FieldConfig{Defaults: map[string]any{
+			"color":      map[string]any{"mode": "thresholds"},
+			"thresholds": steps("red", 1, "green"),
+			"mappings": []any{map[string]any{"type": "value", "options": map[string]any{
+				"0": map[string]any{"text": "down", "color": "red"}, "1": map[string]any{"text": "up", "color": "green"}}}},
+		}, Overrides: []Override{}},
+		Options: map[string]any{"showValue": "never", "mergeValues": true, "rowHeight": 0.9, "alignValue": "left",
+			"legend": map[string]any{"displayMode": "list", "placement": "bottom", "showLegend": false}},
+	})
+	d.Panels = l.panels
+	return d
+}
+
+// All returns every dashboard, keyed by its file name.
+func All() map[string]Dashboard {
+	return map[string]Dashboard{
+		"storcast-cluster-headroom.json": ClusterHeadroom(),
+		"storcast-model-quality.json":    ModelQuality(),
+	}
+}

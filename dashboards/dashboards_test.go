@@ -1,0 +1,398 @@
+package dashboards
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func tool(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err == nil {
+		return p
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s not found on PATH (Debian package prometheus; run scripts/install-test-deps.sh)", name)
+	}
+	t.Skipf("%s not found on PATH; install Debian's prometheus package to run this test", name)
+	return ""
+}
+
+// TestGeneratedJSONIsUpToDate is the drift check: the committed JSON is what
+// the generator writes.
+func TestGeneratedJSONIsUpToDate(t *testing.T) {
+	files, _ := filepath.Glob("json/*.json")
+	all := All()
+	if len(files) != len(all) {
+		t.Errorf("json/ holds %d files, the generator writes %d; run go generate ./dashboards", len(files), len(all))
+	}
+	for name, d := range all {
+		want, err := d.JSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join("json", name))
+		if err != nil {
+			t.Errorf("%v; run go generate ./dashboards", err)
+			continue
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("json/%s is not what the generator writes; run go generate ./dashboards and commit it", name)
+		}
+	}
+}
+
+// loadJSON reads every committed dashboard as generic JSON.
+func loadJSON(t *testing.T) map[string]map[string]any {
+	t.Helper()
+	files, _ := filepath.Glob("json/*.json")
+	if len(files) == 0 {
+		t.Fatal("no dashboards in json/")
+	}
+	out := map[string]map[string]any{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d map[string]any
+		if err := json.Unmarshal(b, &d); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		out[filepath.Base(f)] = d
+	}
+	return out
+}
+
+// promQuery is one PromQL expression found in a dashboard's JSON.
+type promQuery struct {
+	where string // dashboard, panel and refId, for messages
+	expr  string
+}
+
+// extractPromQL walks the dashboard JSON and returns every Prometheus
+// target's expr and every query variable's PromQL.
+func extractPromQL(name string, d map[string]any) []promQuery {
+	var out []promQuery
+	var walkPanels func([]any)
+	walkPanels = func(ps []any) {
+		for _, p := range ps {
+			pm, _ := p.(map[string]any)
+			title, _ := pm["title"].(string)
+			targets, _ := pm["targets"].([]any)
+			for _, tg := range targets {
+				tm, _ := tg.(map[string]any)
+				ds, _ := tm["datasource"].(map[string]any)
+				if ds["type"] != PrometheusType {
+					continue
+				}
+				expr, _ := tm["expr"].(string)
+				out = append(out, promQuery{where: fmt.Sprintf("%s: panel %q, refId %v", name, title, tm["refId"]), expr: expr})
+			}
+			sub, _ := pm["panels"].([]any)
+			walkPanels(sub)
+		}
+	}
+	panels, _ := d["panels"].([]any)
+	walkPanels(panels)
+	templating, _ := d["templating"].(map[string]any)
+	vars, _ := templating["list"].([]any)
+	labelValues := regexp.MustCompile(`^label_values\((.+),\s*(\w+)\)$`)
+	for _, v := range vars {
+		vm, _ := v.(map[string]any)
+		if vm["type"] != "query" {
+			continue
+		}
+		q, _ := vm["query"].(map[string]any)
+		qs, _ := q["query"].(string)
+		if m := labelValues.FindStringSubmatch(qs); m != nil {
+			// label_values(expr, label) returns data when expr has series with label.
+			qs = fmt.Sprintf("count by (%s) (%s)", m[2], m[1])
+		}
+		out = append(out, promQuery{where: fmt.Sprintf("%s: variable %v", name, vm["name"]), expr: qs})
+	}
+	return out
+}
+
+// substitute replaces Grafana's variables with values the fixtures have.
+func substitute(expr string) string {
+	r := strings.NewReplacer(
+		"${cluster}", fixtureCluster, "$cluster", fixtureCluster,
+		"$__rate_interval", "5m", "$__interval", "1m", "$__range", "1h",
+	)
+	return r.Replace(expr)
+}
+
+// fixtureCluster is the cluster the fixtures and the substituted $cluster name.
+const fixtureCluster = "ceph-prod"
+
+// contractSeries are storcast's series as issue 4 names them, with their
+// labels; the fixtures hold one series per label combination. A dashboard
+// expression over a series not in this list (a typo, a rename) returns no
+// data, and the test fails.
+var contractSeries = []string{
+	`storcast_predicted_iops{op="read"}`, `storcast_predicted_iops{op="write"}`,
+	`storcast_predicted_throughput_bytes{op="read"}`, `storcast_predicted_throughput_bytes{op="write"}`,
+	`storcast_max_iops{op="read"}`, `storcast_max_iops{op="write"}`, `storcast_max_iops{op="total"}`,
+	`storcast_utilization_ratio`, `storcast_headroom_ratio`, `storcast_headroom_iops`,
+	`storcast_predicted_latency_seconds{load_factor="1",bound="lower"}`,
+	`storcast_predicted_latency_seconds{load_factor="1",bound="mean"}`,
+	`storcast_predicted_latency_seconds{load_factor="1",bound="upper"}`,
+	`storcast_predicted_latency_seconds{load_factor="1.25",bound="mean"}`,
+	`storcast_latency_knee_iops{bound="lower"}`, `storcast_latency_knee_iops{bound="mean"}`, `storcast_latency_knee_iops{bound="upper"}`,
+	`storcast_saturation_eta_seconds{limit="max_iops"}`, `storcast_saturation_eta_seconds{limit="latency_slo"}`,
+	`storcast_observed_iops`, `storcast_observed_read_ratio`, `storcast_observed_io_size_bytes`,
+	`storcast_model_accuracy_ratio{model="conservation",target="max_iops"}`,
+	`storcast_model_accuracy_ratio{model="mlisp",target="latency"}`,
+	`storcast_model_last_fit_timestamp_seconds{model="conservation"}`,
+	`storcast_model_fit_duration_seconds{model="conservation"}`,
+	`storcast_model_training_samples{model="conservation"}`,
+	`storcast_model_stale{model="conservation"}`,
+	`storcast_source_up{source="ceph"}`,
+}
+
+// fixtureSeries writes the promtool input_series: every contract series for
+// the fixture cluster, constant and finite over an hour.
+func fixtureSeries() []map[string]string {
+	var out []map[string]string
+	for i, s := range contractSeries {
+		name, labels, _ := strings.Cut(s, "{")
+		labels = strings.TrimSuffix(labels, "}")
+		sel := name + `{cluster="` + fixtureCluster + `",job="storcast",instance="storcast:9595"`
+		if labels != "" {
+			sel += "," + labels
+		}
+		sel += "}"
+		out = append(out, map[string]string{"series": sel, "values": strconv.Itoa(i+1) + "x60"})
+	}
+	return out
+}
+
+// TestEveryPromQLExpressionReturnsData turns every PromQL expression of the
+// dashboards into an alert "count((expr)) > 0" and asks promtool to confirm
+// that each fires against the fixture series.
+func TestEveryPromQLExpressionReturnsData(t *testing.T) {
+	promtool := tool(t, "promtool")
+	var queries []promQuery
+	dashboards := loadJSON(t)
+	names := make([]string, 0, len(dashboards))
+	for n := range dashboards {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		queries = append(queries, extractPromQL(n, dashboards[n])...)
+	}
+	if len(queries) < 20 {
+		t.Fatalf("only %d PromQL expressions extracted; the extraction is broken", len(queries))
+	}
+	rules, tests := promtoolFiles(queries)
+	dir := t.TempDir()
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.WriteFile(filepath.Join(dir, "dashboards.rules.json"), rules, 0o644))
+	must(os.WriteFile(filepath.Join(dir, "dashboards.test.json"), tests, 0o644))
+	out, err := exec.Command(promtool, "check", "rules", filepath.Join(dir, "dashboards.rules.json")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("a dashboard expression does not parse:\n%s\n%s", out, index(queries))
+	}
+	out, err = exec.Command(promtool, "test", "rules", filepath.Join(dir, "dashboards.test.json")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("a dashboard expression returns no data over the contract's series:\n%s\n%s", out, index(queries))
+	}
+}
+
+// index lists the expressions by alert name, to read promtool's failures.
+func index(qs []promQuery) string {
+	var b strings.Builder
+	for i, q := range qs {
+		fmt.Fprintf(&b, "DashboardExpr%03d  %s  %s\n", i, q.where, substitute(q.expr))
+	}
+	return b.String()
+}
+
+// promtoolFiles writes a rule file with one alert per expression and a unit
+// test expecting each to fire. JSON is valid YAML, so promtool reads both.
+func promtoolFiles(qs []promQuery) (rules, tests []byte) {
+	var rs, cases []map[string]any
+	for i, q := range qs {
+		name := fmt.Sprintf("DashboardExpr%03d", i)
+		rs = append(rs, map[string]any{"alert": name, "expr": "count((" + substitute(q.expr) + ")) > 0"})
+		cases = append(cases, map[string]any{"eval_time": "30m", "alertname": name,
+			"exp_alerts": []map[string]any{{"exp_labels": map[string]string{}}}})
+	}
+	rules, _ = json.MarshalIndent(map[string]any{"groups": []map[string]any{{"name": "dashboards", "rules": rs}}}, "", " ")
+	tests, _ = json.MarshalIndent(map[string]any{
+		"rule_files":          []string{"dashboards.rules.json"},
+		"evaluation_interval": "1m",
+		"tests": []map[string]any{{
+			"interval":        "1m",
+			"input_series":    fixtureSeries(),
+			"alert_rule_test": cases,
+		}},
+	}, "", " ")
+	return rules, tests
+}
+
+// TestPromQLCheckCatchesARenamedSeries shows the check above can fail: a
+// dashboard expression over a misspelt series makes promtool fail.
+func TestPromQLCheckCatchesARenamedSeries(t *testing.T) {
+	promtool := tool(t, "promtool")
+	rules, tests := promtoolFiles([]promQuery{
+		{where: "good", expr: `storcast_headroom_ratio{cluster="$cluster"}`},
+		{where: "renamed", expr: `storcast_headroom_ratio_percent{cluster="$cluster"}`},
+	})
+	dir := t.TempDir()
+	_ = os.WriteFile(filepath.Join(dir, "dashboards.rules.json"), rules, 0o644)
+	_ = os.WriteFile(filepath.Join(dir, "dashboards.test.json"), tests, 0o644)
+	out, err := exec.Command(promtool, "test", "rules", filepath.Join(dir, "dashboards.test.json")).CombinedOutput()
+	if err == nil {
+		t.Fatalf("promtool passed an expression over a series that does not exist:\n%s", out)
+	}
+	if !strings.Contains(string(out), "DashboardExpr001") || strings.Contains(string(out), "DashboardExpr000") {
+		t.Errorf("promtool failed on the wrong expression:\n%s", out)
+	}
+}
+
+// pluginQueryFields reads the JSON names of grafana-plugin/pkg/models.Query
+// and the query types from the plugin's source, so the dashboards follow the
+// plugin's query model without importing its module.
+func pluginQueryFields(t *testing.T) (fields map[string]bool, queryTypes map[string]bool) {
+	t.Helper()
+	const path = "../grafana-plugin/pkg/models/query.go"
+	f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+	if err != nil {
+		t.Fatalf("reading the plugin's query model: %v", err)
+	}
+	fields, queryTypes = map[string]bool{}, map[string]bool{}
+	tagRE := regexp.MustCompile(`json:"([^",]+)`)
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.TypeSpec:
+			if st, ok := n.Type.(*ast.StructType); ok && n.Name.Name == "Query" {
+				for _, fl := range st.Fields.List {
+					if fl.Tag != nil {
+						if m := tagRE.FindStringSubmatch(fl.Tag.Value); m != nil {
+							fields[m[1]] = true
+						}
+					}
+				}
+			}
+		case *ast.ValueSpec:
+			for i, name := range n.Names {
+				if strings.HasPrefix(name.Name, "Query") && i < len(n.Values) {
+					if lit, ok := n.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						v, _ := strconv.Unquote(lit.Value)
+						queryTypes[v] = true
+					}
+				}
+			}
+		}
+		return true
+	})
+	if len(fields) == 0 || len(queryTypes) == 0 {
+		t.Fatalf("no Query fields or query types found in %s", path)
+	}
+	return fields, queryTypes
+}
+
+// TestPluginTargetsFollowThePluginQueryModel checks every plugin target's
+// keys and query type against the plugin's Query struct.
+func TestPluginTargetsFollowThePluginQueryModel(t *testing.T) {
+	if _, err := os.Stat("../grafana-plugin/pkg/models/query.go"); err != nil {
+		t.Skip("grafana-plugin/pkg/models/query.go not in this checkout")
+	}
+	fields, types := pluginQueryFields(t)
+	frame := map[string]bool{"refId": true, "datasource": true, "hide": true}
+	n := 0
+	for name, d := range All() {
+		for _, p := range d.Panels {
+			for _, tg := range p.Targets {
+				if tg.Datasource.Type != PluginType {
+					continue
+				}
+				n++
+				b, _ := json.Marshal(tg)
+				var m map[string]any
+				_ = json.Unmarshal(b, &m)
+				for k := range m {
+					if !frame[k] && !fields[k] {
+						t.Errorf("%s: panel %q: key %q is not a field of the plugin's Query", name, p.Title, k)
+					}
+				}
+				if !types[tg.QueryType] {
+					t.Errorf("%s: panel %q: query type %q is not one of the plugin's", name, p.Title, tg.QueryType)
+				}
+			}
+		}
+	}
+	if n < 4 {
+		t.Errorf("only %d plugin targets; want forecast, latency curve, capacity curve and what-if", n)
+	}
+}
+
+func TestDashboardStructure(t *testing.T) {
+	titles := map[string]bool{}
+	for name, d := range All() {
+		titles[d.Title] = true
+		if !strings.HasPrefix(d.Title, "Storcast / ") || d.UID == "" || len(d.UID) > 40 {
+			t.Errorf("%s: title %q / uid %q", name, d.Title, d.UID)
+		}
+		ids := map[int]bool{}
+		type cell struct{ x, y int }
+		used := map[cell]string{}
+		for _, p := range d.Panels {
+			if ids[p.ID] {
+				t.Errorf("%s: panel id %d twice", name, p.ID)
+			}
+			ids[p.ID] = true
+			g := p.GridPos
+			if g.X < 0 || g.W <= 0 || g.X+g.W > 24 || g.H <= 0 {
+				t.Errorf("%s: panel %q outside the 24-column grid: %+v", name, p.Title, g)
+			}
+			for x := g.X; x < g.X+g.W; x++ {
+				for y := g.Y; y < g.Y+g.H; y++ {
+					if other, ok := used[cell{x, y}]; ok {
+						t.Errorf("%s: panels %q and %q overlap at (%d,%d)", name, other, p.Title, x, y)
+					}
+					used[cell{x, y}] = p.Title
+				}
+			}
+			if p.Type == "row" {
+				continue
+			}
+			if p.Description == "" {
+				t.Errorf("%s: panel %q has no description", name, p.Title)
+			}
+			for _, tg := range p.Targets {
+				if tg.Datasource == nil || !reflect.DeepEqual(*tg.Datasource, *p.Datasource) {
+					t.Errorf("%s: panel %q: target %s's data source differs from the panel's", name, p.Title, tg.RefID)
+				}
+				if uid := tg.Datasource.UID; uid != promVar && uid != pluginVar {
+					t.Errorf("%s: panel %q: data source uid %q is not a dashboard variable", name, p.Title, uid)
+				}
+			}
+		}
+	}
+	for _, want := range []string{"Storcast / Cluster headroom", "Storcast / Model quality"} {
+		if !titles[want] {
+			t.Errorf("no dashboard %q", want)
+		}
+	}
+}

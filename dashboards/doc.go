@@ -1,0 +1,30 @@
+// Package dashboards builds storcast's Grafana dashboards as code and writes
+// them as JSON (dashboards/json/*.json, committed):
+//
+//	go generate ./dashboards     # or: make dashboards
+//
+// "Storcast / Cluster headroom" shows, for the cluster picked in $cluster,
+// today's IOPS against max IOPS at the current mix, the headroom ratio, the
+// saturation ETA per limit, the latency forecast (mean and 95% band against
+// load, the knee against today's load), the capacity curve over the read
+// ratio and a what-if table. "Storcast / Model quality" shows backtest
+// accuracy per model and target over time, fit durations, training samples,
+// the age of the last fit, staleness and source health.
+//
+// Stored series come from Prometheus (a data-source variable of type
+// prometheus, so the JSON imports anywhere); curves into the future and
+// what-if come from the storcast-forecast-datasource plugin, whose query JSON
+// is grafana-plugin/pkg/models.Query: queryType forecast | latencyCurve |
+// capacityCurve | whatIf, cluster, and series/horizon, ioSize/points,
+// readRatio/extraIops/hostsAdded.
+//
+// Thresholds drawn on panels (headroom, model accuracy) are read from
+// alerts.DefaultThresholds, so a dashboard and the alerts agree.
+//
+// The tests check that the committed JSON is what the generator writes, and
+// extract every PromQL expression from it and evaluate it with promtool
+// against fixture series named as in the exporter's series contract, so a
+// renamed series or a PromQL typo breaks the build.
+package dashboards
+
+//go:generate go run ./gen -out json
