@@ -1,0 +1,135 @@
+package main
+
+import (
+	"fmt"
+	"math"
+)
+
+// check turns the report into pass/fail checks. A check whose inputs are
+// missing fails: a missing series is broken plumbing.
+func (r *Report) check() []Check {
+	b := r.Bounds
+	var out []Check
+	add := func(name string, value, bound float64, detail string) {
+		pass := !math.IsNaN(value) && value <= bound
+		if math.IsNaN(value) {
+			detail = "missing: " + detail
+		}
+		out = append(out, Check{Name: name, Value: value, Bound: bound, Pass: pass, Detail: detail})
+	}
+	worst := func(vals []float64, names []string) (float64, string) {
+		if len(vals) == 0 {
+			return math.NaN(), "no data"
+		}
+		w, at := -1.0, ""
+		for i, v := range vals {
+			if math.IsNaN(v) {
+				return math.NaN(), names[i]
+			}
+			if v > w {
+				w, at = v, names[i]
+			}
+		}
+		return w, "worst at " + at
+	}
+
+	var v []float64
+	var n []string
+	for _, s := range r.Steps {
+		if s.Plan.Saturated() {
+			v = append(v, relErr(s.CephIOPS, s.Fio.IOPS()))
+			n = append(n, s.Name)
+		}
+	}
+	w, d := worst(v, n)
+	add("plumbing: Ceph op rate vs fio IOPS (saturated steps)", w, b.CephVsFio, d)
+
+	v, n = nil, nil
+	for _, m := range r.Mixes {
+		if m.Measured > 0 {
+			v = append(v, relErr(m.Model, m.Measured))
+		} else {
+			v = append(v, math.NaN())
+		}
+		n = append(n, fmt.Sprintf("%d%% reads", m.ReadPct))
+	}
+	w, d = worst(v, n)
+	add("conservation model (fio calibration) vs measured max IOPS", w, b.Conservation, d)
+
+	if !b.RequireStorcast {
+		return out
+	}
+	v, n = nil, nil
+	for _, m := range r.Mixes {
+		x := math.NaN()
+		if m.HaveCurve {
+			x = relErr(m.Curve, m.Model)
+		}
+		v, n = append(v, x), append(n, fmt.Sprintf("%d%% reads (%s)", m.ReadPct, r.CurveErr))
+	}
+	w, d = worst(v, n)
+	add("storcast capacity curve vs conservation model (plumbing)", w, b.CurveVsModel, d)
+
+	v, n = nil, nil
+	for _, m := range r.Mixes {
+		x := math.NaN()
+		if m.HaveLive && m.Measured > 0 {
+			x = relErr(m.Live, m.Measured)
+		}
+		v, n = append(v, x), append(n, fmt.Sprintf("%d%% reads", m.ReadPct))
+	}
+	w, d = worst(v, n)
+	add("storcast_max_iops vs measured max IOPS", w, b.LiveMaxIOPS, d)
+
+	v, n = nil, nil
+	for _, s := range r.Steps {
+		if s.Plan.Saturated() {
+			continue
+		}
+		x := math.NaN()
+		if s.HaveHeadroom && s.MeasuredMax > 0 {
+			x = math.Abs(s.LiveHeadroom - measuredHeadroom(s))
+		}
+		v, n = append(v, x), append(n, s.Name)
+	}
+	w, d = worst(v, n)
+	add("storcast_headroom_ratio vs measured headroom (abs)", w, b.HeadroomAbs, d)
+
+	io := r.InsideOutMAPE
+	if r.InsideOutN == 0 {
+		io = math.NaN()
+	}
+	add("Inside-Out storcast_predicted_iops MAPE over the load", io, b.InsideOutMAPE, fmt.Sprintf("%d windows", r.InsideOutN))
+
+	sum, cnt := 0.0, 0
+	for _, s := range r.Steps {
+		if s.HighRamp && s.HaveForecast && s.HaveCephLat {
+			sum += relErr(s.ForecastLat.Mean, s.CephLatency)
+			cnt++
+		}
+	}
+	ml := math.NaN()
+	if cnt > 0 {
+		ml = sum / float64(cnt)
+	}
+	detail := fmt.Sprintf("%d higher steps", cnt)
+	if r.MLISPErr != "" {
+		detail += ": " + r.MLISPErr
+	}
+	add("M-LISP latency forecast (lower steps) vs measured at higher steps", ml, b.MLISP, detail)
+
+	v, n = nil, nil
+	for _, m := range r.Mixes {
+		x := math.NaN()
+		if m.HavePassive && m.Measured > 0 {
+			x = relErr(m.Passive, m.Measured)
+		}
+		v, n = append(v, x), append(n, fmt.Sprintf("%d%% reads (%s)", m.ReadPct, r.PassiveErr))
+	}
+	w, d = worst(v, n)
+	add("passive calibration vs measured max IOPS", w, b.PassiveVsMeas, d)
+	return out
+}
+
+// measuredHeadroom is 1 - offered/measured max at the step's mix.
+func measuredHeadroom(s StepScore) float64 { return 1 - s.Fio.IOPS()/s.MeasuredMax }

@@ -1,0 +1,37 @@
+// Command scorer plans the load of the real-Ceph end-to-end suite and scores
+// storcast's forecasts against what the cluster did (run by e2e/ceph/run.sh).
+//
+//	scorer plan  -calibration calibration.json          > plan.txt
+//	scorer score -steps steps.jsonl -prometheus URL -storcast URL ... -out results/latest.md
+//
+// plan reads fio's calibration JSON through storcast's own importer
+// (conservation.ImportFio) and prints the load steps: a ramp at 50% reads
+// rate-limited at 20, 40 and 60% of the capacity the conservation model
+// predicts, a "mark" (where run.sh takes the M-LISP snapshot), 80% and
+// saturated; then 70% and 30% reads, each rate-limited at 50% and saturated.
+// All at 4 KiB.
+//
+// score compares, step by step (what each figure is measured against):
+//
+//   - Conservation: storcast_max_iops at the end of each saturated step, and
+//     storcast's capacity curve at the step's read ratio, against the IOPS fio
+//     measured there. error = |predicted - measured| / measured.
+//   - Headroom: storcast_headroom_ratio at the end of each rate-limited step
+//     against 1 - offered/measured_max(mix), where offered is the IOPS fio
+//     achieved in the step and measured_max the saturated IOPS of the same
+//     mix. error = |predicted - measured| in ratio points.
+//   - Inside-Out: storcast_predicted_iops against the cluster's measured IOPS
+//     (rate of ceph_osd_op_r + ceph_osd_op_w over the same 1m window storcast
+//     uses), at each step's end and as the MAPE over the whole load.
+//   - M-LISP: the latency curve of a storcast whose lookback held only the
+//     ramp's lower steps, read at the IOPS of each higher step, against the
+//     OSD op latency Ceph measured there (increase of ceph_osd_op_latency_sum
+//     over _count across the step); covered = lower <= measured <= upper.
+//   - Passive calibration: the capacity curve of a storcast without
+//     calibration file (estimated from the load history only) against the
+//     fio-calibrated curve and the measured saturated IOPS.
+//
+// Every comparison has a bound (flags -max-*); score exits 1 when any is
+// exceeded or when a series storcast must serve is missing, after writing the
+// table. Bounds are set from repeated runs (see the README).
+package main

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, "usage: scorer plan|score [flags]")
+		return 2
+	}
+	switch args[0] {
+	case "plan":
+		fs := flag.NewFlagSet("plan", flag.ContinueOnError)
+		fs.SetOutput(stderr)
+		cal := fs.String("calibration", "", "fio JSON of the calibration run")
+		if err := fs.Parse(args[1:]); err != nil {
+			return 2
+		}
+		data, err := os.ReadFile(*cal)
+		if err != nil {
+			fmt.Fprintln(stderr, "scorer plan:", err)
+			return 1
+		}
+		steps, err := PlanFromFio(data)
+		if err != nil {
+			fmt.Fprintln(stderr, "scorer plan:", err)
+			return 1
+		}
+		if err := WritePlan(stdout, steps); err != nil {
+			fmt.Fprintln(stderr, "scorer plan:", err)
+			return 1
+		}
+		return 0
+	case "score":
+		return runScore(args[1:], stdout, stderr)
+	default:
+		fmt.Fprintf(stderr, "scorer: unknown command %q (want plan or score)\n", args[0])
+		return 2
+	}
+}

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+)
+
+func pct(x float64) string {
+	if math.IsNaN(x) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.1f%%", 100*x)
+}
+
+func num(x float64, ok bool) string {
+	if !ok || math.IsNaN(x) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.0f", x)
+}
+
+func ms(x float64, ok bool) string {
+	if !ok || math.IsNaN(x) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f", 1000*x)
+}
+
+func errOr(pred, meas float64, ok bool) string {
+	if !ok || meas <= 0 {
+		return "n/a"
+	}
+	return pct(relErr(pred, meas))
+}
+
+// Markdown renders the report.
+func (r *Report) Markdown() string {
+	var b strings.Builder
+	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	w("# Storcast on a real Ceph cluster: scored run\n\n")
+	w("%s. One host: 1 mon, 1 mgr, 3 memstore OSDs, size-3 pool, 4 KiB random IO through librbd (fio, iodepth 32).\n", r.When.Format("2006-01-02 15:04 UTC"))
+	if r.Phases != "" {
+		w("Phase durations (s): %s. ", r.Phases)
+	}
+	if r.PeakOSDRSSMB > 0 {
+		w("Peak RSS of the 3 OSDs together: %.0f MB.", r.PeakOSDRSSMB)
+	}
+	w("\n\n## Calibration (fio, saturated, 100%% read / 100%% write)\n\n")
+	w("| IO size | read IOPS | write IOPS | f_rw |\n|---|---:|---:|---:|\n")
+	pts := append(r.Calibration.Points[:0:0], r.Calibration.Points...)
+	sort.Slice(pts, func(i, j int) bool { return pts[i].IOSizeBytes < pts[j].IOSizeBytes })
+	for _, p := range pts {
+		w("| %.0f KiB | %.0f | %.0f | %.2f |\n", p.IOSizeBytes/1024, p.ReadIOPS, p.WriteIOPS, p.FRW())
+	}
+
+	w("\n## Load steps\n\n")
+	w("| step | reads | rate limit (IOPS) | fio IOPS | Ceph IOPS | fio latency ms | Ceph op latency ms | CPU steal | OSD RSS MB |\n")
+	w("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, s := range r.Steps {
+		limit := "saturated"
+		if !s.Plan.Saturated() {
+			limit = fmt.Sprintf("%d (%.0f%%)", s.RateRead+s.RateWrite, 100*s.Plan.Fraction)
+		}
+		steal := pct(s.Steal)
+		if s.Steal > r.Bounds.MaxSteal {
+			steal += " (!)"
+		}
+		w("| %s | %d%% | %s | %.0f | %.0f | %.2f | %s | %s | %.0f |\n", s.Name, s.ReadPct, limit, s.Fio.IOPS(), s.CephIOPS,
+			1000*s.Fio.Latency, ms(s.CephLatency, s.HaveCephLat), steal, s.OSDRSSMB)
+	}
+
+	w("\n## Conservation: max IOPS at each mix (4 KiB)\n\n")
+	w("Measured = fio's saturated IOPS at the mix. Model = the conservation model (paper eq. 6) on the fio calibration. ")
+	w("Curve = storcast's `/api/v1/capacity_curve`. Live = `storcast_max_iops` at the end of the saturated step (mix detected from Ceph's counters).\n\n")
+	w("| reads | measured | model | error | storcast curve | error | storcast_max_iops | error |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, m := range r.Mixes {
+		w("| %d%% | %.0f | %.0f | %s | %s | %s | %s | %s |\n", m.ReadPct, m.Measured, m.Model, errOr(m.Model, m.Measured, true),
+			num(m.Curve, m.HaveCurve), errOr(m.Curve, m.Measured, m.HaveCurve), num(m.Live, m.HaveLive), errOr(m.Live, m.Measured, m.HaveLive))
+	}
+
+	w("\n## Headroom at the rate-limited steps\n\n")
+	w("Measured headroom = 1 - offered / measured max at the same mix.\n\n")
+	w("| step | offered IOPS | measured max | measured headroom | storcast_headroom_ratio | abs error |\n|---|---:|---:|---:|---:|---:|\n")
+	for _, s := range r.Steps {
+		if s.Plan.Saturated() {
+			continue
+		}
+		mh := measuredHeadroom(s)
+		pred, e := "n/a", "n/a"
+		if s.HaveHeadroom {
+			pred, e = fmt.Sprintf("%.3f", s.LiveHeadroom), fmt.Sprintf("%.3f", math.Abs(s.LiveHeadroom-mh))
+		}
+		w("| %s | %.0f | %.0f | %.3f | %s | %s |\n", s.Name, s.Fio.IOPS(), s.MeasuredMax, mh, pred, e)
+	}
+
+	w("\n## Inside-Out: IOPS implied by host metrics\n\n")
+	w("`storcast_predicted_iops` vs Ceph's IOPS (1m rate of `ceph_osd_op_r` + `ceph_osd_op_w`) at each step's end. ")
+	w("Over the whole load (every 5 s, windows above 10%% of the peak): MAPE %s over %d windows (accuracy %s).\n\n",
+		pct(r.InsideOutMAPE), r.InsideOutN, pct(math.Max(1-r.InsideOutMAPE, 0)))
+	w("| step | Ceph IOPS (1m) | storcast_predicted_iops | error |\n|---|---:|---:|---:|\n")
+	for _, s := range r.Steps {
+		w("| %s | %.0f | %s | %s |\n", s.Name, s.CephIOPS1m, num(s.PredictedIOPS, s.HavePredicted), errOr(s.PredictedIOPS, s.CephIOPS1m, s.HavePredicted))
+	}
+
+	w("\n## M-LISP: latency beyond the highest load seen\n\n")
+	if r.MLISP == nil {
+		w("No forecast: %s\n", r.MLISPErr)
+	} else {
+		w("Trained on the ramp's lower steps only (a storcast whose lookback ended before the higher steps); ")
+		w("read at the IOPS fio measured in each higher step, against the mean OSD op latency Ceph measured there. ")
+		w("SLO %.0f ms (%s latency); knee (upper band crosses the SLO) %s IOPS.\n\n", 1000*r.MLISP.SLOSeconds, r.MLISP.Latency, bandNum(r.MLISP.KneeIOPS.Upper))
+		w("| step | IOPS | measured ms | forecast ms [95%% band] | error | covered |\n|---|---:|---:|---:|---:|:---:|\n")
+		for _, s := range r.Steps {
+			if !s.HighRamp {
+				continue
+			}
+			if !s.HaveForecast {
+				w("| %s | %.0f | %s | n/a | n/a | n/a |\n", s.Name, s.Fio.IOPS(), ms(s.CephLatency, s.HaveCephLat))
+				continue
+			}
+			cov := "no"
+			if s.HaveCephLat && s.CephLatency >= s.ForecastLat.Lower && s.CephLatency <= s.ForecastLat.Upper {
+				cov = "yes"
+			}
+			beyond := ""
+			if s.ForecastBeyond {
+				beyond = " (beyond curve)"
+			}
+			w("| %s | %.0f%s | %s | %.2f [%.2f, %.2f] | %s | %s |\n", s.Name, s.Fio.IOPS(), beyond, ms(s.CephLatency, s.HaveCephLat),
+				1000*s.ForecastLat.Mean, 1000*s.ForecastLat.Lower, 1000*s.ForecastLat.Upper, errOr(s.ForecastLat.Mean, s.CephLatency, s.HaveCephLat), cov)
+		}
+	}
+
+	w("\n## Passive calibration (history only) vs fio\n\n")
+	if r.Passive == nil {
+		w("No passive curve: %s\n", r.PassiveErr)
+	} else {
+		w("| reads | measured | fio-calibrated model | passive | passive error | passive vs fio |\n|---:|---:|---:|---:|---:|---:|\n")
+		for _, m := range r.Mixes {
+			w("| %d%% | %.0f | %.0f | %s | %s | %s |\n", m.ReadPct, m.Measured, m.Model, num(m.Passive, m.HavePassive),
+				errOr(m.Passive, m.Measured, m.HavePassive), errOr(m.Passive, m.Model, m.HavePassive))
+		}
+	}
+
+	w("\n## Checks\n\n| check | value | bound | result |\n|---|---:|---:|---|\n")
+	for _, c := range r.Checks {
+		res := "pass"
+		if !c.Pass {
+			res = "**FAIL**"
+		}
+		w("| %s | %s | %s | %s (%s) |\n", c.Name, fmtCheck(c), fmtBound(c), res, c.Detail)
+	}
+	return b.String()
+}
+
+func bandNum(p *float64) string {
+	if p == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%.0f", *p)
+}
+
+func fmtCheck(c Check) string {
+	if strings.Contains(c.Name, "(abs)") {
+		if math.IsNaN(c.Value) {
+			return "n/a"
+		}
+		return fmt.Sprintf("%.3f", c.Value)
+	}
+	return pct(c.Value)
+}
+
+func fmtBound(c Check) string {
+	if strings.Contains(c.Name, "(abs)") {
+		return fmt.Sprintf("%.3f", c.Bound)
+	}
+	return pct(c.Bound)
+}
+
+// Summary is the machine-readable form of the report (results/latest.json).
+func (r *Report) Summary() map[string]any {
+	checks := []map[string]any{}
+	for _, c := range r.Checks {
+		v := any(c.Value)
+		if math.IsNaN(c.Value) {
+			v = nil
+		}
+		checks = append(checks, map[string]any{"name": c.Name, "value": v, "bound": c.Bound, "pass": c.Pass, "detail": c.Detail})
+	}
+	steps := []map[string]any{}
+	for _, s := range r.Steps {
+		steps = append(steps, map[string]any{"name": s.Name, "readPct": s.ReadPct, "fioIops": s.Fio.IOPS(), "cephIops": s.CephIOPS,
+			"cephLatencySeconds": s.CephLatency, "steal": s.Steal, "osdRssMB": s.OSDRSSMB,
+			"storcastMaxIops": nanNil(s.LiveMaxIOPS, s.HaveMax), "storcastHeadroom": nanNil(s.LiveHeadroom, s.HaveHeadroom),
+			"storcastPredictedIops": nanNil(s.PredictedIOPS, s.HavePredicted)})
+	}
+	return map[string]any{"when": r.When, "phases": r.Phases, "peakOsdRssMB": r.PeakOSDRSSMB, "calibration": r.Calibration, "steps": steps, "checks": checks}
+}
+
+func nanNil(x float64, ok bool) any {
+	if !ok || math.IsNaN(x) {
+		return nil
+	}
+	return x
+}

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"math"
+	"os"
+	"testing"
+
+	"github.com/storcast/storcast/exporter/apiv1"
+	"github.com/storcast/storcast/forecaster/conservation"
+)
+
+// testdata/calibration-fio.json is the output of calibrate.fio on this
+// suite's cluster (fio 3.33, Ceph 16.2.15).
+func loadCal(t *testing.T) []byte {
+	t.Helper()
+	data, err := os.ReadFile("testdata/calibration-fio.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func TestPlanRatesAreFractionsOfPredictedCapacity(t *testing.T) {
+	data := loadCal(t)
+	cal, err := conservation.ImportFio(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := conservation.NewModel(cal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := PlanFromFio(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) != 10 {
+		t.Fatalf("plan has %d steps, want 10", len(steps))
+	}
+	if steps[3].Kind != "mark" {
+		t.Fatalf("step 3 is %q, want the M-LISP mark after the 3 lower ramp steps", steps[3].Kind)
+	}
+	for _, s := range steps {
+		if s.Kind == "mark" {
+			continue
+		}
+		if s.Saturated() {
+			if s.RateRead != 0 || s.RateWrite != 0 {
+				t.Errorf("%s: saturated step has a rate limit", s.Name)
+			}
+			continue
+		}
+		pts, _, err := m.Curve(4096, []float64{float64(s.ReadPct) / 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := s.Fraction * pts[0].MaxIOPS
+		got := float64(s.RateRead + s.RateWrite)
+		if math.Abs(got-want) > 2 {
+			t.Errorf("%s: rate %v, want %v", s.Name, got, want)
+		}
+		if r := float64(s.RateRead) / got; math.Abs(r-float64(s.ReadPct)/100) > 0.01 {
+			t.Errorf("%s: read share of the rate %v, want %v", s.Name, r, float64(s.ReadPct)/100)
+		}
+	}
+}
+
+func TestParseFioStepSumsDirections(t *testing.T) {
+	r, err := ParseFioStep(loadCal(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The calibration file holds four stonewalled jobs; summing them is
+	// meaningless but exercises the arithmetic: IOPS add, latency is
+	// op-weighted.
+	if r.ReadIOPS <= 0 || r.WriteIOPS <= 0 {
+		t.Fatalf("got %+v", r)
+	}
+	if r.Latency < math.Min(r.ReadLatency, r.WriteLatency) || r.Latency > math.Max(r.ReadLatency, r.WriteLatency) {
+		t.Errorf("op-weighted latency %v outside [%v, %v]", r.Latency, r.ReadLatency, r.WriteLatency)
+	}
+	if _, err := ParseFioStep([]byte("fio: no JSON")); err == nil {
+		t.Error("no error for output without JSON")
+	}
+	if _, err := ParseFioStep([]byte(`{"jobs":[{"jobname":"x","error":5}]}`)); err == nil {
+		t.Error("no error for a job that failed")
+	}
+}
+
+func TestCurveAndLatencyInterpolation(t *testing.T) {
+	c := []apiv1.CapacityPoint{{ReadRatio: 1, MaxIOPS: 100}, {ReadRatio: 0, MaxIOPS: 10}}
+	if v, ok := curveAt(c, 0.5); !ok || v != 55 {
+		t.Errorf("curveAt(0.5) = %v, %v; want 55, true", v, ok)
+	}
+	l := []apiv1.LatencyPoint{{IOPS: 100, Lower: 1, Mean: 2, Upper: 3}, {IOPS: 200, Lower: 2, Mean: 4, Upper: 6}}
+	p, beyond, ok := latencyAt(l, 150)
+	if !ok || beyond || p.Mean != 3 || p.Lower != 1.5 || p.Upper != 4.5 {
+		t.Errorf("latencyAt(150) = %+v beyond=%v ok=%v", p, beyond, ok)
+	}
+	if _, beyond, _ := latencyAt(l, 250); !beyond {
+		t.Error("latencyAt(250) not flagged beyond the curve")
+	}
+}
+
+func TestMissingStorcastSeriesFail(t *testing.T) {
+	r := &Report{Bounds: Bounds{CephVsFio: 1, Conservation: 1, CurveVsModel: 1, LiveMaxIOPS: 1, HeadroomAbs: 1,
+		InsideOutMAPE: 1, MLISP: 1, PassiveVsMeas: 1, RequireStorcast: true}}
+	r.Steps = []StepScore{{StepRecord: StepRecord{Name: "r50-sat", ReadPct: 50}, Fio: FioResult{ReadIOPS: 50, WriteIOPS: 50}, CephIOPS: 100}}
+	r.Mixes = []MixScore{{ReadPct: 50, Measured: 100, Model: 110}}
+	checks := r.check()
+	pass := map[string]bool{}
+	for _, c := range checks {
+		pass[c.Name] = c.Pass
+	}
+	if !pass["plumbing: Ceph op rate vs fio IOPS (saturated steps)"] || !pass["conservation model (fio calibration) vs measured max IOPS"] {
+		t.Errorf("measured-side checks failed: %+v", checks)
+	}
+	for _, name := range []string{"storcast_max_iops vs measured max IOPS", "Inside-Out storcast_predicted_iops MAPE over the load", "passive calibration vs measured max IOPS"} {
+		if p, ok := pass[name]; !ok || p {
+			t.Errorf("check %q: present=%v pass=%v; want a failure when storcast served nothing", name, ok, p)
+		}
+	}
+}
+
+func TestBoundsAreEnforced(t *testing.T) {
+	r := &Report{Bounds: Bounds{CephVsFio: 0.1, Conservation: 0.1}}
+	r.Steps = []StepScore{{StepRecord: StepRecord{Name: "r50-sat", ReadPct: 50}, Fio: FioResult{ReadIOPS: 50, WriteIOPS: 50}, CephIOPS: 100}}
+	r.Mixes = []MixScore{{ReadPct: 50, Measured: 100, Model: 125}}
+	for _, c := range r.check() {
+		if c.Name == "conservation model (fio calibration) vs measured max IOPS" && (c.Pass || math.Abs(c.Value-0.25) > 1e-12) {
+			t.Errorf("got %+v, want a 25%% error failing a 10%% bound", c)
+		}
+	}
+}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+)
+
+// StepRecord is one line of steps.jsonl, written by run.sh after each fio step.
+type StepRecord struct {
+	Name      string  `json:"name"`
+	ReadPct   int     `json:"readPct"`
+	BS        string  `json:"bs"`
+	RateRead  int     `json:"rateRead"`
+	RateWrite int     `json:"rateWrite"`
+	Start     float64 `json:"start"` // Unix seconds
+	End       float64 `json:"end"`
+	Fio       string  `json:"fio"`      // path of the step's fio JSON
+	Steal     float64 `json:"steal"`    // share of all CPU time stolen by the hypervisor during the step
+	OSDRSSMB  float64 `json:"osdRssMB"` // RSS of the three OSDs together after the step
+}
+
+// ReadSteps reads steps.jsonl.
+func ReadSteps(path string) ([]StepRecord, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []StepRecord
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var r StepRecord
+		if err := json.Unmarshal(line, &r); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", path, n, err)
+		}
+		if r.End <= r.Start {
+			return nil, fmt.Errorf("%s:%d: step %q ends (%v) before it starts (%v)", path, n, r.Name, r.End, r.Start)
+		}
+		out = append(out, r)
+	}
+	return out, sc.Err()
+}
+
+// FioResult is what one fio step measured, client side.
+type FioResult struct {
+	ReadIOPS, WriteIOPS float64
+	// Mean completion latency in seconds, per direction and op-weighted.
+	ReadLatency, WriteLatency, Latency float64
+}
+
+// IOPS is the total.
+func (r FioResult) IOPS() float64 { return r.ReadIOPS + r.WriteIOPS }
+
+type fioStepJSON struct {
+	Jobs []struct {
+		JobName string `json:"jobname"`
+		Error   int    `json:"error"`
+		Read    fioDir `json:"read"`
+		Write   fioDir `json:"write"`
+	} `json:"jobs"`
+}
+
+type fioDir struct {
+	IOPS  float64 `json:"iops"`
+	LatNS struct {
+		Mean float64 `json:"mean"`
+	} `json:"lat_ns"`
+}
+
+// ParseFioStep sums the jobs of one fio JSON output (text before the JSON,
+// such as fio's warnings, is skipped).
+func ParseFioStep(data []byte) (FioResult, error) {
+	i := bytes.IndexByte(data, '{')
+	if i < 0 {
+		return FioResult{}, fmt.Errorf("no JSON object in fio output")
+	}
+	var f fioStepJSON
+	if err := json.NewDecoder(bytes.NewReader(data[i:])).Decode(&f); err != nil {
+		return FioResult{}, fmt.Errorf("decoding fio JSON: %v", err)
+	}
+	if len(f.Jobs) == 0 {
+		return FioResult{}, fmt.Errorf("fio JSON has no jobs")
+	}
+	var r FioResult
+	var rlat, wlat float64
+	for _, j := range f.Jobs {
+		if j.Error != 0 {
+			return FioResult{}, fmt.Errorf("fio job %q reported error %d", j.JobName, j.Error)
+		}
+		r.ReadIOPS += j.Read.IOPS
+		r.WriteIOPS += j.Write.IOPS
+		rlat += j.Read.IOPS * j.Read.LatNS.Mean / 1e9
+		wlat += j.Write.IOPS * j.Write.LatNS.Mean / 1e9
+	}
+	if r.ReadIOPS > 0 {
+		r.ReadLatency = rlat / r.ReadIOPS
+	}
+	if r.WriteIOPS > 0 {
+		r.WriteLatency = wlat / r.WriteIOPS
+	}
+	if r.IOPS() > 0 {
+		r.Latency = (rlat + wlat) / r.IOPS()
+	}
+	return r, nil
+}
