@@ -193,10 +193,57 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	}
 	v, err := ParseDuration(s)
 	if err != nil {
-		return fmt.Errorf("line %d: %w", n.Line, err)
+		return &valueError{line: n.Line, column: n.Column, err: err}
 	}
 	*d = Duration(v)
 	return nil
+}
+
+// valueError is a bad scalar; ParseScenario turns its position into the
+// field's path.
+type valueError struct {
+	line, column int
+	err          error
+}
+
+func (e *valueError) Error() string { return fmt.Sprintf("line %d: %v", e.line, e.err) }
+
+// fieldPath finds the dotted path ("capacity.points[0].size") of the value at
+// line:column in a YAML document.
+func fieldPath(n *yaml.Node, line, column int, prefix string) (string, bool) {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			if p, ok := fieldPath(c, line, column, prefix); ok {
+				return p, true
+			}
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			p := k.Value
+			if prefix != "" {
+				p = prefix + "." + k.Value
+			}
+			if v.Line == line && v.Column == column {
+				return p, true
+			}
+			if r, ok := fieldPath(v, line, column, p); ok {
+				return r, true
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			p := fmt.Sprintf("%s[%d]", prefix, i)
+			if c.Line == line && c.Column == column {
+				return p, true
+			}
+			if r, ok := fieldPath(c, line, column, p); ok {
+				return r, true
+			}
+		}
+	}
+	return "", false
 }
 
 // ParseDuration is time.ParseDuration plus a leading "Nd" for days ("7d",
@@ -234,7 +281,7 @@ func (b *ByteSize) UnmarshalYAML(n *yaml.Node) error {
 	}
 	v, err := ParseByteSize(s)
 	if err != nil {
-		return fmt.Errorf("line %d: %w", n.Line, err)
+		return &valueError{line: n.Line, column: n.Column, err: err}
 	}
 	*b = ByteSize(v)
 	return nil
@@ -298,6 +345,15 @@ func ParseScenario(data []byte, source string) (*Scenario, error) {
 	if err := dec.Decode(sc); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("scenario %s: empty document", source)
+		}
+		var ve *valueError
+		if errors.As(err, &ve) {
+			var root yaml.Node
+			if yaml.Unmarshal(data, &root) == nil {
+				if p, ok := fieldPath(&root, ve.line, ve.column, ""); ok {
+					return nil, fmt.Errorf("scenario %s: %s (line %d): %w", source, p, ve.line, ve.err)
+				}
+			}
 		}
 		return nil, fmt.Errorf("scenario %s: %w", source, err)
 	}

@@ -1,0 +1,37 @@
+package storagesim
+
+import (
+	"io"
+	"testing"
+	"time"
+)
+
+// BenchmarkHistory7d writes 7 days of the steady scenario (3 hosts, 12 OSDs)
+// at a 15 s step, the figure the README quotes.
+func BenchmarkHistory7d(b *testing.B) {
+	sc, err := LoadScenario("steady")
+	if err != nil {
+		b.Fatal(err)
+	}
+	origin := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
+	for i := 0; i < b.N; i++ {
+		c, err := New(sc, 1, origin)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cw := &countingWriter{}
+		if err := WriteHistory(cw, c, origin, origin.Add(7*24*time.Hour), 15*time.Second); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(cw.n)/float64(1<<20), "MiB/op")
+	}
+}
+
+type countingWriter struct{ n int }
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.n += len(p)
+	return len(p), nil
+}
+
+var _ io.Writer = (*countingWriter)(nil)
