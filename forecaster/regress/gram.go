@@ -140,6 +140,9 @@ func (m *Moments) Gram(cols []int) (*Gram, error) {
 		g.Q[a] = m.Xy[c] - n*g.XMean[a]*g.YMean
 	}
 	g.YY = math.Max(m.YY-n*g.YMean*g.YMean, 0)
+	if !allFinite(g.G) || !allFinite(g.Q) || math.IsInf(g.YY, 0) || math.IsNaN(g.YY) {
+		return nil, inputError("X", "cross products overflow float64; rescale X and y")
+	}
 	return g, nil
 }
 
@@ -185,6 +188,24 @@ func (m *LinearModel) NonZero() []int {
 		}
 	}
 	return idx
+}
+
+func allFinite(v []float64) bool {
+	for _, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// finite reports an error when a fitted model is not finite (overflow on
+// extreme but finite input).
+func (m *LinearModel) finite() error {
+	if !allFinite(m.Coef) || math.IsNaN(m.Intercept) || math.IsInf(m.Intercept, 0) {
+		return inputError("X, y", "the fit overflowed float64; rescale X and y")
+	}
+	return nil
 }
 
 // model builds the LinearModel of coefficients w fitted on g.

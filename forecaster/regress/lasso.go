@@ -22,7 +22,8 @@ var ErrNotConverged = errors.New("coordinate descent did not converge")
 // centred Gram matrix (the "precompute" variant of scikit-learn's
 // enet_coordinate_descent_gram), with scikit-learn's stopping rule: after a
 // sweep whose largest coefficient change is below Tol·max|w|, compute the
-// duality gap and stop when it is below Tol·||y_c||².
+// duality gap and stop when it is below Tol·||y_c||². (With L1Ratio = 0 the
+// gap is degenerate and the coefficient-change test alone stops the loop.)
 type ElasticNet struct {
 	Alpha   float64
 	L1Ratio float64
@@ -98,6 +99,9 @@ func (g *Gram) ElasticNet(e ElasticNet, warm []float64) (*LinearModel, error) {
 	s := newCDState(g, w)
 	iters, conv := s.run(e.Alpha, e.L1Ratio, e.Tol, e.MaxIter)
 	m := g.model(w)
+	if err := m.finite(); err != nil {
+		return nil, err
+	}
 	if !conv {
 		return m, fmt.Errorf("%w after %d sweeps (alpha=%g, l1_ratio=%g, duality gap %.3g > %.3g)",
 			ErrNotConverged, iters, e.Alpha, e.L1Ratio, s.gap, e.Tol*g.YY)
@@ -165,6 +169,16 @@ func (s *cdState) run(alpha, l1Ratio, tol float64, maxIter int) (int, bool) {
 			wMax = math.Max(wMax, math.Abs(nw))
 		}
 		if wMax == 0 || dwMax/wMax < tol || it == maxIter-1 {
+			if l1 == 0 {
+				// Without an L1 term the dual below is degenerate (scikit-learn
+				// warns that l1_ratio=0 is unsupported); the problem is a
+				// strongly convex ridge, so a small relative step suffices.
+				if wMax == 0 || dwMax/wMax < tol {
+					s.gap = 0
+					return it + 1, true
+				}
+				continue
+			}
 			s.gap = s.dualityGap(l1, l2)
 			if s.gap < gapTol {
 				return it + 1, true
@@ -296,7 +310,11 @@ func (g *Gram) Path(opt PathOptions) (*Path, error) {
 	s := newCDState(g, w)
 	for _, a := range alphas {
 		_, conv := s.run(a, opt.L1Ratio, e.Tol, e.MaxIter)
-		path.Models = append(path.Models, g.model(w))
+		m := g.model(w)
+		if err := m.finite(); err != nil {
+			return nil, err
+		}
+		path.Models = append(path.Models, m)
 		path.Converged = append(path.Converged, conv)
 	}
 	return path, nil

@@ -30,7 +30,14 @@ func NNLS(A mat.Matrix, b []float64) ([]float64, error) {
 	if len(b) != m {
 		return nil, inputError("b", "length %d does not match %d rows of A", len(b), m)
 	}
-	if err := CheckXY(A, b); err != nil {
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			if v := A.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, inputError("A", "element (%d,%d) is %v", i, j, v)
+			}
+		}
+	}
+	if err := CheckVector("b", b); err != nil {
 		return nil, err
 	}
 	a := mat.DenseCopyOf(A)
@@ -58,16 +65,20 @@ func NNLS(A mat.Matrix, b []float64) ([]float64, error) {
 				idx = append(idx, j)
 			}
 		}
+		z := make([]float64, n)
+		if len(idx) == 0 {
+			return z, nil
+		}
 		sub := mat.NewDense(m, len(idx), nil)
 		for c, j := range idx {
 			for i := 0; i < m; i++ {
 				sub.Set(i, c, a.At(i, j))
 			}
 		}
-		var qr mat.QR
-		qr.Factorize(sub)
+		// Dense.Solve uses QR, or LQ (minimum norm) when the passive set has
+		// more columns than A has rows, which rounding can cause.
 		var sol mat.Dense
-		if err := qr.SolveTo(&sol, false, bv); err != nil {
+		if err := sol.Solve(sub, bv); err != nil {
 			var cond mat.Condition
 			if !errors.As(err, &cond) {
 				return nil, err
@@ -75,7 +86,6 @@ func NNLS(A mat.Matrix, b []float64) ([]float64, error) {
 			// Nearly dependent passive columns: the solution is still the
 			// least-squares one to working precision; keep going.
 		}
-		z := make([]float64, n)
 		for c, j := range idx {
 			z[j] = sol.At(c, 0)
 		}
@@ -92,6 +102,9 @@ func NNLS(A mat.Matrix, b []float64) ([]float64, error) {
 			}
 		}
 		if t < 0 {
+			if !allFinite(x) {
+				return nil, fmt.Errorf("%w: A, b: the solution overflowed float64; rescale A and b", ErrInput)
+			}
 			return x, nil
 		}
 		if iter >= maxIter {
@@ -137,9 +150,8 @@ func NNLS(A mat.Matrix, b []float64) ([]float64, error) {
 			}
 		}
 		dual()
-		// Guard against cycling on a coordinate that cannot improve.
-		if floats.HasNaN(x) {
-			return nil, errors.New("regress: NNLS: numerical breakdown (NaN)")
+		if floats.HasNaN(x) || floats.HasNaN(w) {
+			return nil, fmt.Errorf("%w: A, b: numerical breakdown (NaN); values too large or too small", ErrInput)
 		}
 	}
 }

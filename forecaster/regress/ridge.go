@@ -67,5 +67,9 @@ func (g *Gram) Ridge(alpha float64) (*LinearModel, error) {
 	if err := ch.SolveVecTo(&w, mat.NewVecDense(p, append([]float64(nil), g.Q...))); err != nil {
 		return nil, fmt.Errorf("%w: X: solving the ridge system: %v", ErrInput, err)
 	}
-	return g.model(w.RawVector().Data), nil
+	m := g.model(w.RawVector().Data)
+	if err := m.finite(); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
