@@ -1,0 +1,306 @@
+package models
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/grafana/grafana-plugin-sdk-go/backend"
+	"github.com/prometheus/common/model"
+
+	"github.com/storcast/storcast/exporter/apiv1"
+)
+
+// Query types, as the frontend sets DataQuery.queryType.
+const (
+	QueryForecast      = "forecast"
+	QueryLatencyCurve  = "latencyCurve"
+	QueryCapacityCurve = "capacityCurve"
+	QueryWhatIf        = "whatIf"
+)
+
+// QueryTypes lists the query types in the order the editor shows them.
+var QueryTypes = []string{QueryForecast, QueryLatencyCurve, QueryCapacityCurve, QueryWhatIf}
+
+// ForecastSeries are the series storcast forecasts.
+var ForecastSeries = []string{"iops", "max_iops", "headroom_ratio", "utilization_ratio"}
+
+// MaxForecastPoints bounds the points one forecast query asks for, as
+// Prometheus bounds a range query; the step grows to stay under it.
+const MaxForecastPoints = 11000
+
+// Query is the JSON of one query, as the editor writes it.
+type Query struct {
+	QueryType string `json:"queryType"`
+	Cluster   string `json:"cluster"`
+
+	// forecast
+	Series  string `json:"series"`  // one of ForecastSeries; "iops" when empty
+	Horizon string `json:"horizon"` // extends the end past the dashboard's, e.g. "7d"
+	Step    string `json:"step"`    // minimum step, e.g. "5m"; Grafana's interval otherwise
+
+	// capacity curve and what-if
+	IOSize Text `json:"ioSize"` // "4KiB", 4096; what-if also "4KiB:70%,1MiB:30%"
+	// capacity curve
+	Points Text `json:"points"` // number of read ratios from 0 to 1
+	// what-if
+	ReadRatio  Text `json:"readRatio"` // 0..1 or "70%"; today's when empty
+	ExtraIOPS  Text `json:"extraIops"`
+	HostsAdded Text `json:"hostsAdded"`
+}
+
+// Text is a query field that may arrive as a JSON number or string (after
+// template variables were replaced); it keeps the text, trimmed.
+type Text string
+
+// UnmarshalJSON accepts a string, a number or null.
+func (t *Text) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case bytes.Equal(b, []byte("null")):
+		*t = ""
+	case len(b) > 0 && b[0] == '"':
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*t = Text(strings.TrimSpace(s))
+	default:
+		var n json.Number
+		if err := json.Unmarshal(b, &n); err != nil {
+			return fmt.Errorf("want a number or a string, got %s", b)
+		}
+		*t = Text(n.String())
+	}
+	return nil
+}
+
+// ParseQuery decodes q's JSON; the query type comes from q.QueryType when
+// set there, and is "forecast" when set nowhere.
+func ParseQuery(q backend.DataQuery) (Query, error) {
+	var m Query
+	if len(q.JSON) > 0 {
+		if err := json.Unmarshal(q.JSON, &m); err != nil {
+			return Query{}, fmt.Errorf("query JSON: %v", err)
+		}
+	}
+	if q.QueryType != "" {
+		m.QueryType = q.QueryType
+	}
+	if m.QueryType == "" {
+		m.QueryType = QueryForecast
+	}
+	m.Cluster = strings.TrimSpace(m.Cluster)
+	switch m.QueryType {
+	case QueryForecast, QueryLatencyCurve, QueryCapacityCurve, QueryWhatIf:
+	default:
+		return Query{}, fmt.Errorf("queryType: unknown query type %q (want %s)", m.QueryType, strings.Join(QueryTypes, ", "))
+	}
+	if m.Cluster == "" {
+		return Query{}, fmt.Errorf("cluster: missing; pick one of storcast's clusters")
+	}
+	if strings.Contains(m.Cluster, "$") {
+		return Query{}, fmt.Errorf("cluster: %q still holds a template variable that the dashboard does not define", m.Cluster)
+	}
+	return m, nil
+}
+
+// Forecast is a resolved forecast query.
+type Forecast struct {
+	Cluster, Series string
+	Start, End      time.Time
+	Step            time.Duration
+}
+
+// ForecastRequest resolves a forecast query over Grafana's time range tr
+// with Grafana's interval: the end moves past tr.To by the horizon, the step
+// is the larger of the query's step, the interval, one second, and what
+// keeps the points under MaxForecastPoints.
+func (m Query) ForecastRequest(tr backend.TimeRange, interval time.Duration) (Forecast, error) {
+	f := Forecast{Cluster: m.Cluster, Series: m.Series, Start: tr.From, End: tr.To}
+	if f.Series == "" {
+		f.Series = "iops"
+	}
+	known := false
+	for _, s := range ForecastSeries {
+		known = known || s == f.Series
+	}
+	if !known {
+		return Forecast{}, fmt.Errorf("series: unknown series %q (want %s)", f.Series, strings.Join(ForecastSeries, ", "))
+	}
+	if m.Horizon != "" {
+		h, err := model.ParseDuration(m.Horizon)
+		if err != nil {
+			return Forecast{}, fmt.Errorf("horizon: %q is not a duration like 7d or 12h: %v", m.Horizon, err)
+		}
+		f.End = f.End.Add(time.Duration(h))
+	}
+	if !f.End.After(f.Start) {
+		return Forecast{}, fmt.Errorf("time range: end %s is not after start %s", f.End.Format(time.RFC3339), f.Start.Format(time.RFC3339))
+	}
+	f.Step = max(interval, time.Second)
+	if m.Step != "" {
+		s, err := model.ParseDuration(m.Step)
+		if err != nil || s <= 0 {
+			return Forecast{}, fmt.Errorf("step: %q is not a positive duration like 5m", m.Step)
+		}
+		f.Step = max(f.Step, time.Duration(s))
+	}
+	if minStep := f.End.Sub(f.Start) / MaxForecastPoints; f.Step < minStep {
+		f.Step = minStep.Truncate(time.Second) + time.Second
+	}
+	return f, nil
+}
+
+// Capacity is a resolved capacity-curve query.
+type Capacity struct {
+	Cluster     string
+	IOSizeBytes float64 // 0: today's mean IO size
+	Points      int     // 0: storcast's default
+}
+
+// CapacityRequest resolves a capacity-curve query.
+func (m Query) CapacityRequest() (Capacity, error) {
+	c := Capacity{Cluster: m.Cluster}
+	if m.IOSize != "" {
+		b, err := ParseBytes(string(m.IOSize))
+		if err != nil {
+			return Capacity{}, fmt.Errorf("ioSize: %v", err)
+		}
+		c.IOSizeBytes = b
+	}
+	if m.Points != "" {
+		n, err := strconv.Atoi(string(m.Points))
+		if err != nil || n < 2 || n > 1001 {
+			return Capacity{}, fmt.Errorf("points: %q is not a whole number in 2..1001", m.Points)
+		}
+		c.Points = n
+	}
+	return c, nil
+}
+
+// WhatIfRequest resolves a what-if query into storcast's request.
+func (m Query) WhatIfRequest() (apiv1.WhatIfRequest, error) {
+	r := apiv1.WhatIfRequest{Cluster: m.Cluster}
+	if m.ReadRatio != "" {
+		v, err := ParseRatio(string(m.ReadRatio))
+		if err != nil {
+			return r, fmt.Errorf("readRatio: %v", err)
+		}
+		r.ReadRatio = &v
+	}
+	if m.IOSize != "" {
+		mix, err := ParseIOSizeMix(string(m.IOSize))
+		if err != nil {
+			return r, fmt.Errorf("ioSize: %v", err)
+		}
+		r.IOSizes = mix
+	}
+	if m.ExtraIOPS != "" {
+		v, err := strconv.ParseFloat(string(m.ExtraIOPS), 64)
+		if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+			return r, fmt.Errorf("extraIops: %q is not a number >= 0", m.ExtraIOPS)
+		}
+		r.ExtraIOPS = v
+	}
+	if m.HostsAdded != "" {
+		n, err := strconv.Atoi(string(m.HostsAdded))
+		if err != nil || n < 0 || n > 10000 {
+			return r, fmt.Errorf("hostsAdded: %q is not a whole number in 0..10000", m.HostsAdded)
+		}
+		r.HostsAdded = n
+	}
+	return r, nil
+}
+
+// ParseRatio reads a ratio in 0..1, written as "0.7" or "70%".
+func ParseRatio(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	pct := strings.HasSuffix(s, "%")
+	v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(s, "%")), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%q is not a ratio like 0.7 or 70%%", s)
+	}
+	if pct {
+		v /= 100
+	}
+	if v < 0 || v > 1 {
+		if !pct && v <= 100 {
+			return 0, fmt.Errorf("%q is outside 0..1 (write %g%% for a percentage)", s, v)
+		}
+		return 0, fmt.Errorf("%q is outside 0..100%%", s)
+	}
+	return v, nil
+}
+
+var byteUnits = []struct {
+	suffix string
+	factor float64
+}{
+	// Longest suffixes first. IO sizes are powers of two, so k and KB mean
+	// KiB as in every storage tool's output.
+	{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30},
+	{"KB", 1 << 10}, {"MB", 1 << 20}, {"GB", 1 << 30},
+	{"k", 1 << 10}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1},
+}
+
+// ParseBytes reads an IO size: "4096", "4k", "4KiB", "1MiB" (k, K, KB and
+// KiB all mean 1024 bytes).
+func ParseBytes(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	num, factor := s, 1.0
+	for _, u := range byteUnits {
+		if strings.HasSuffix(s, u.suffix) {
+			num, factor = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.factor
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%q is not a size like 4096, 4KiB or 1MiB", s)
+	}
+	v *= factor
+	if v < 1 || v > 1<<34 {
+		return 0, fmt.Errorf("%q is outside 1 B..16 GiB", s)
+	}
+	return v, nil
+}
+
+// ParseIOSizeMix reads one IO size ("64KiB") or a mix of sizes with their
+// shares of operations ("4KiB:70%,1MiB:30%"); the shares must add up to 1.
+func ParseIOSizeMix(s string) ([]apiv1.IOSizeShare, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) == 1 && !strings.Contains(s, ":") {
+		b, err := ParseBytes(s)
+		if err != nil {
+			return nil, err
+		}
+		return []apiv1.IOSizeShare{{Bytes: b, Share: 1}}, nil
+	}
+	var mix []apiv1.IOSizeShare
+	sum := 0.0
+	for _, p := range parts {
+		size, share, found := strings.Cut(p, ":")
+		if !found {
+			return nil, fmt.Errorf("%q: each size of a mix needs its share, like 4KiB:70%%", strings.TrimSpace(p))
+		}
+		b, err := ParseBytes(size)
+		if err != nil {
+			return nil, err
+		}
+		r, err := ParseRatio(share)
+		if err != nil {
+			return nil, fmt.Errorf("share of %s: %v", strings.TrimSpace(size), err)
+		}
+		sum += r
+		mix = append(mix, apiv1.IOSizeShare{Bytes: b, Share: r})
+	}
+	if math.Abs(sum-1) > 1e-6 {
+		return nil, fmt.Errorf("%q: shares add up to %g, not 100%%", s, math.Round(sum*1000)/10)
+	}
+	return mix, nil
+}

@@ -1,0 +1,183 @@
+package models
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/grafana/grafana-plugin-sdk-go/backend"
+
+	"github.com/storcast/storcast/exporter/apiv1"
+)
+
+func TestParseRatio(t *testing.T) {
+	good := map[string]float64{"0.7": 0.7, "70%": 0.7, " 100 % ": 1, "0": 0, "1": 1, "12.5%": 0.125}
+	for in, want := range good {
+		got, err := ParseRatio(in)
+		if err != nil || got != want {
+			t.Errorf("ParseRatio(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	bad := map[string]string{
+		"70":   `"70" is outside 0..1 (write 70% for a percentage)`,
+		"170%": `"170%" is outside 0..100%`,
+		"-0.1": `"-0.1" is outside 0..1`,
+		"abc":  `"abc" is not a ratio`,
+		"NaN":  `"NaN" is not a ratio`,
+		"":     `"" is not a ratio`,
+	}
+	for in, want := range bad {
+		_, err := ParseRatio(in)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseRatio(%q) error = %v; want it to contain %q", in, err, want)
+		}
+	}
+}
+
+func TestParseBytes(t *testing.T) {
+	good := map[string]float64{"4096": 4096, "4k": 4096, "4K": 4096, "4KiB": 4096, "4 KB": 4096,
+		"1MiB": 1 << 20, "1.5M": 1.5 * (1 << 20), "512B": 512, "1GiB": 1 << 30}
+	for in, want := range good {
+		got, err := ParseBytes(in)
+		if err != nil || got != want {
+			t.Errorf("ParseBytes(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "k", "four", "0", "-4k", "32GiB", "4kb", "Inf"} {
+		if got, err := ParseBytes(in); err == nil {
+			t.Errorf("ParseBytes(%q) = %v, want an error", in, got)
+		}
+	}
+}
+
+func TestParseIOSizeMix(t *testing.T) {
+	mix, err := ParseIOSizeMix("4KiB:70%, 1MiB:0.3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []apiv1.IOSizeShare{{Bytes: 4096, Share: 0.7}, {Bytes: 1 << 20, Share: 0.3}}
+	if len(mix) != 2 || mix[0] != want[0] || mix[1] != want[1] {
+		t.Errorf("mix = %v, want %v", mix, want)
+	}
+	one, err := ParseIOSizeMix("64k")
+	if err != nil || len(one) != 1 || one[0] != (apiv1.IOSizeShare{Bytes: 65536, Share: 1}) {
+		t.Errorf("single size = %v, %v", one, err)
+	}
+	for in, want := range map[string]string{
+		"4KiB:70%,1MiB:20%": "shares add up to 90, not 100%",
+		"4KiB:70%,1MiB":     `"1MiB": each size of a mix needs its share`,
+		"4KiB:x,1MiB:1":     "share of 4KiB",
+		"zz:50%,4k:50%":     `"zz" is not a size`,
+	} {
+		if _, err := ParseIOSizeMix(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseIOSizeMix(%q) error = %v, want it to contain %q", in, err, want)
+		}
+	}
+}
+
+func TestTextAcceptsNumbersStringsAndNull(t *testing.T) {
+	q, err := ParseQuery(backend.DataQuery{JSON: []byte(`{"queryType":"whatIf","cluster":" c ","readRatio":0.25,"extraIops":"1500","hostsAdded":null,"ioSize":4096}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.Cluster != "c" || q.ReadRatio != "0.25" || q.ExtraIOPS != "1500" || q.HostsAdded != "" || q.IOSize != "4096" {
+		t.Errorf("query = %+v", q)
+	}
+	if _, err := ParseQuery(backend.DataQuery{JSON: []byte(`{"cluster":"c","readRatio":[1]}`)}); err == nil {
+		t.Error("an array as readRatio was accepted")
+	}
+}
+
+func TestParseQuery(t *testing.T) {
+	q, err := ParseQuery(backend.DataQuery{JSON: []byte(`{"cluster":"c"}`)})
+	if err != nil || q.QueryType != QueryForecast {
+		t.Errorf("default type = %q, %v; want forecast", q.QueryType, err)
+	}
+	q, err = ParseQuery(backend.DataQuery{QueryType: QueryLatencyCurve, JSON: []byte(`{"queryType":"forecast","cluster":"c"}`)})
+	if err != nil || q.QueryType != QueryLatencyCurve {
+		t.Errorf("DataQuery.QueryType must win: %q, %v", q.QueryType, err)
+	}
+	for js, want := range map[string]string{
+		`{"queryType":"nope","cluster":"c"}`: `queryType: unknown query type "nope"`,
+		`{"queryType":"forecast"}`:           "cluster: missing",
+		`{"cluster":"$cluster"}`:             `cluster: "$cluster" still holds a template variable`,
+		`{"cluster":`:                        "query JSON:",
+	} {
+		if _, err := ParseQuery(backend.DataQuery{JSON: []byte(js)}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseQuery(%s) error = %v, want it to contain %q", js, err, want)
+		}
+	}
+}
+
+func TestForecastRequest(t *testing.T) {
+	from := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	tr := backend.TimeRange{From: from, To: from.Add(24 * time.Hour)}
+
+	f, err := Query{Cluster: "c"}.ForecastRequest(tr, time.Minute)
+	if err != nil || f.Series != "iops" || f.Step != time.Minute || !f.End.Equal(tr.To) || !f.Start.Equal(from) {
+		t.Errorf("defaults: %+v, %v", f, err)
+	}
+	f, err = Query{Cluster: "c", Series: "max_iops", Horizon: "7d", Step: "5m"}.ForecastRequest(tr, time.Minute)
+	if err != nil || !f.End.Equal(tr.To.Add(7*24*time.Hour)) || f.Step != 5*time.Minute {
+		t.Errorf("horizon and step: %+v, %v", f, err)
+	}
+	// Interval 0 and a year-long range: the step grows to keep <= MaxForecastPoints points.
+	long := backend.TimeRange{From: from, To: from.Add(365 * 24 * time.Hour)}
+	f, err = Query{Cluster: "c"}.ForecastRequest(long, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := long.To.Sub(long.From) / f.Step; n > MaxForecastPoints || f.Step%time.Second != 0 {
+		t.Errorf("step %v gives %d points", f.Step, n)
+	}
+	for q, want := range map[Query]string{
+		{Cluster: "c", Series: "latency"}: `series: unknown series "latency"`,
+		{Cluster: "c", Horizon: "soon"}:   `horizon: "soon" is not a duration`,
+		{Cluster: "c", Step: "0s"}:        `step: "0s" is not a positive duration`,
+		{Cluster: "c", Horizon: "-2d"}:    `horizon: "-2d"`,
+	} {
+		if _, err := q.ForecastRequest(tr, time.Minute); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%+v: error = %v, want it to contain %q", q, err, want)
+		}
+	}
+	if _, err := (Query{Cluster: "c"}).ForecastRequest(backend.TimeRange{From: from, To: from}, time.Minute); err == nil {
+		t.Error("an empty time range was accepted")
+	}
+}
+
+func TestCapacityAndWhatIfRequests(t *testing.T) {
+	c, err := Query{Cluster: "c", IOSize: "64KiB", Points: "11"}.CapacityRequest()
+	if err != nil || c.IOSizeBytes != 65536 || c.Points != 11 {
+		t.Errorf("capacity: %+v, %v", c, err)
+	}
+	if c, err := (Query{Cluster: "c"}).CapacityRequest(); err != nil || c.IOSizeBytes != 0 || c.Points != 0 {
+		t.Errorf("capacity defaults: %+v, %v", c, err)
+	}
+	for q, want := range map[Query]string{
+		{Cluster: "c", Points: "1"}:   `points: "1" is not a whole number in 2..1001`,
+		{Cluster: "c", Points: "ten"}: `points: "ten"`,
+		{Cluster: "c", IOSize: "big"}: `ioSize: "big" is not a size`,
+	} {
+		if _, err := q.CapacityRequest(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%+v: error = %v, want it to contain %q", q, err, want)
+		}
+	}
+
+	w, err := Query{Cluster: "c", ReadRatio: "60%", IOSize: "8k", ExtraIOPS: "2500", HostsAdded: "3"}.WhatIfRequest()
+	if err != nil || *w.ReadRatio != 0.6 || w.ExtraIOPS != 2500 || w.HostsAdded != 3 || len(w.IOSizes) != 1 || w.IOSizes[0].Bytes != 8192 {
+		t.Errorf("what-if: %+v, %v", w, err)
+	}
+	if w, err := (Query{Cluster: "c"}).WhatIfRequest(); err != nil || w.ReadRatio != nil || w.IOSizes != nil {
+		t.Errorf("what-if defaults keep today's mix: %+v, %v", w, err)
+	}
+	for q, want := range map[Query]string{
+		{Cluster: "c", ReadRatio: "70"}:   "readRatio: \"70\" is outside 0..1 (write 70% for a percentage)",
+		{Cluster: "c", ExtraIOPS: "-5"}:   `extraIops: "-5" is not a number >= 0`,
+		{Cluster: "c", HostsAdded: "1.5"}: `hostsAdded: "1.5" is not a whole number`,
+		{Cluster: "c", IOSize: "4k:50%"}:  "ioSize:",
+	} {
+		if _, err := q.WhatIfRequest(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%+v: error = %v, want it to contain %q", q, err, want)
+		}
+	}
+}

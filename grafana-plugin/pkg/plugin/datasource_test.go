@@ -1,0 +1,439 @@
+package plugin
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/grafana/grafana-plugin-sdk-go/backend"
+	"github.com/grafana/grafana-plugin-sdk-go/data"
+
+	"github.com/storcast/storcast/exporter/apiv1"
+	"github.com/storcast/storcast/grafana-plugin/pkg/storcast/storcasttest"
+)
+
+// newDS builds a data source as Grafana's instance manager would, from
+// jsonData pointing at url.
+func newDS(t *testing.T, url string, jsonExtra string, secure map[string]string) *Datasource {
+	t.Helper()
+	js := fmt.Sprintf(`{"url":%q%s}`, url, jsonExtra)
+	inst, err := NewDatasource(context.Background(), backend.DataSourceInstanceSettings{
+		Name: "storcast", UID: "storcast", JSONData: []byte(js), DecryptedSecureJSONData: secure,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := inst.(*Datasource)
+	t.Cleanup(d.Dispose)
+	return d
+}
+
+func query(t *testing.T, d *Datasource, q backend.DataQuery) backend.DataResponse {
+	t.Helper()
+	if q.RefID == "" {
+		q.RefID = "A"
+	}
+	resp, err := d.QueryData(context.Background(), &backend.QueryDataRequest{Queries: []backend.DataQuery{q}})
+	if err != nil {
+		t.Fatalf("QueryData returned an error instead of a per-query one: %v", err)
+	}
+	r, ok := resp.Responses[q.RefID]
+	if !ok {
+		t.Fatalf("no response for %s", q.RefID)
+	}
+	return r
+}
+
+func js(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+func mustOK(t *testing.T, r backend.DataResponse) {
+	t.Helper()
+	if r.Error != nil {
+		t.Fatalf("query failed: status %d: %v", r.Status, r.Error)
+	}
+}
+
+func floats(t *testing.T, f *data.Frame, name string) []float64 {
+	t.Helper()
+	field, idx := f.FieldByName(name)
+	if idx < 0 {
+		t.Fatalf("frame %q has no field %q", f.Name, name)
+	}
+	out := make([]float64, field.Len())
+	for i := range out {
+		v, ok := field.ConcreteAt(i)
+		if !ok {
+			out[i] = math.NaN()
+			continue
+		}
+		out[i] = v.(float64)
+	}
+	return out
+}
+
+func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol*math.Max(1, math.Abs(b)) }
+
+func TestForecastFollowsTheTrendIntoTheFuture(t *testing.T) {
+	sc := storcasttest.New(storcasttest.Options{})
+	defer sc.Close()
+	d := newDS(t, sc.URL, "", nil)
+	now := sc.Now()
+	r := query(t, d, backend.DataQuery{
+		QueryType: "forecast",
+		TimeRange: backend.TimeRange{From: now.Add(-6 * time.Hour), To: now},
+		Interval:  time.Hour,
+		JSON:      js(map[string]any{"cluster": "ceph-a", "series": "iops", "horizon": "1d"}),
+	})
+	mustOK(t, r)
+	if len(r.Frames) != 2 {
+		t.Fatalf("want forecast and observed frames, got %d", len(r.Frames))
+	}
+	f := r.Frames[0]
+	times := f.Fields[0]
+	if n := times.Len(); n != 6+24+1 {
+		t.Fatalf("forecast has %d points, want 31 (6h back, 24h ahead, hourly)", n)
+	}
+	last := times.At(times.Len() - 1).(time.Time)
+	if !last.Equal(now.Add(24 * time.Hour)) {
+		t.Errorf("last point at %v, want now+24h %v", last, now.Add(24*time.Hour))
+	}
+	c, _ := sc.Cluster("ceph-a")
+	val, lo, hi := floats(t, f, "value"), floats(t, f, "lower"), floats(t, f, "upper")
+	for i := range val {
+		ts := times.At(i).(time.Time)
+		if want := sc.IOPS(c, ts); !near(val[i], want, 1e-9) {
+			t.Errorf("value at %v = %v, want %v", ts, val[i], want)
+		}
+		if hw := sc.HalfWidth(c, ts); !near(hi[i]-val[i], hw, 1e-9) || !near(val[i]-lo[i], hw, 1e-9) {
+			t.Errorf("band at %v = [%v, %v], want ±%v", ts, lo[i], hi[i], hw)
+		}
+	}
+	// The band widens into the future.
+	if hi[len(hi)-1]-lo[len(lo)-1] <= hi[6]-lo[6] {
+		t.Error("the band does not widen with the horizon")
+	}
+	// The band is drawn: upper fills down to lower by display name.
+	up, _ := f.FieldByName("upper")
+	if up.Config.Custom["fillBelowTo"] != "iops lower" {
+		t.Errorf("upper's fillBelowTo = %v", up.Config.Custom)
+	}
+	lower, _ := f.FieldByName("lower")
+	if lower.Config.DisplayNameFromDS != "iops lower" || up.Config.Unit != "iops" {
+		t.Errorf("lower display name %q, unit %q", lower.Config.DisplayNameFromDS, up.Config.Unit)
+	}
+	if f.Meta == nil || f.Meta.Type != data.FrameTypeTimeSeriesWide || !strings.Contains(f.Meta.ExecutedQueryString, "series=iops") {
+		t.Errorf("meta = %+v", f.Meta)
+	}
+	// Alerting needs distinct label sets per series.
+	seen := map[string]bool{}
+	for _, fr := range r.Frames {
+		for _, fl := range fr.Fields[1:] {
+			if seen[fl.Labels.String()] {
+				t.Errorf("duplicate labels %s", fl.Labels)
+			}
+			seen[fl.Labels.String()] = true
+		}
+	}
+	// Observed points stop at now.
+	obs := r.Frames[1]
+	if n := obs.Fields[0].Len(); n != 7 {
+		t.Errorf("observed has %d points, want 7 (now-6h..now)", n)
+	}
+
+	// storcast got the range, with the end moved by the horizon and the step in seconds.
+	reqs := sc.Requests()
+	q := storcasttest.Query(reqs[len(reqs)-1])
+	if q.Get("step") != "3600" || q.Get("cluster") != "ceph-a" {
+		t.Errorf("storcast got %v", q)
+	}
+	if q.Get("end") != fmt.Sprint(now.Add(24*time.Hour).Unix()) {
+		t.Errorf("end = %s, want %d", q.Get("end"), now.Add(24*time.Hour).Unix())
+	}
+}
+
+func TestForecastRatioSeriesAndStaleNotice(t *testing.T) {
+	cls := storcasttest.DefaultClusters()
+	cls[0].Stale = true
+	sc := storcasttest.New(storcasttest.Options{Clusters: cls})
+	defer sc.Close()
+	d := newDS(t, sc.URL, "", nil)
+	now := sc.Now()
+	r := query(t, d, backend.DataQuery{
+		QueryType: "forecast",
+		TimeRange: backend.TimeRange{From: now.Add(-time.Hour), To: now.Add(time.Hour)},
+		Interval:  time.Minute,
+		JSON:      js(map[string]any{"cluster": "ceph-a", "series": "utilization_ratio"}),
+	})
+	mustOK(t, r)
+	f := r.Frames[0]
+	v, _ := f.FieldByName("value")
+	if v.Config.Unit != "percentunit" {
+		t.Errorf("ratio unit = %q, want percentunit", v.Config.Unit)
+	}
+	c, _ := sc.Cluster("ceph-a")
+	got := floats(t, f, "value")[60] // now
+	if want := c.BaseIOPS / storcasttest.MaxIOPS(c, c.ReadRatio, c.IOSizeBytes); !near(got, want, 1e-9) {
+		t.Errorf("utilization now = %v, want %v", got, want)
+	}
+	if len(f.Meta.Notices) != 1 || !strings.Contains(f.Meta.Notices[0].Text, "stale") {
+		t.Errorf("notices = %+v", f.Meta.Notices)
+	}
+}
+
+func TestLatencyCurve(t *testing.T) {
+	sc := storcasttest.New(storcasttest.Options{})
+	defer sc.Close()
+	d := newDS(t, sc.URL, "", nil)
+	r := query(t, d, backend.DataQuery{QueryType: "latencyCurve", JSON: js(map[string]any{"cluster": "swift-b"})})
+	mustOK(t, r)
+	if len(r.Frames) != 3 {
+		t.Fatalf("want latency, observed and slo frames, got %d", len(r.Frames))
+	}
+	c, _ := sc.Cluster("swift-b")
+	maxIOPS := storcasttest.MaxIOPS(c, c.ReadRatio, c.IOSizeBytes)
+	curve := r.Frames[0]
+	x, mean, lo, hi := floats(t, curve, "iops"), floats(t, curve, "mean"), floats(t, curve, "lower"), floats(t, curve, "upper")
+	if len(x) != 20 {
+		t.Fatalf("%d curve points", len(x))
+	}
+	for i := range x {
+		want := 0.001 / (1 - x[i]/maxIOPS)
+		if !near(mean[i], want, 1e-9) || !(lo[i] < mean[i] && mean[i] < hi[i]) {
+			t.Errorf("point %d: iops %v mean %v (want %v) band [%v, %v]", i, x[i], mean[i], want, lo[i], hi[i])
+		}
+	}
+	if len(floats(t, r.Frames[1], "latency")) != 5 {
+		t.Error("observed points missing")
+	}
+	slo := floats(t, r.Frames[2], "slo")
+	if slo[0] != c.SLOSeconds || slo[1] != c.SLOSeconds {
+		t.Errorf("slo line = %v", slo)
+	}
+	// The knee is reported: mean crosses 50 ms at max*(1-1/50).
+	wantKnee := fmt.Sprintf("at %.0f IOPS", maxIOPS*(1-0.001/c.SLOSeconds))
+	if n := curve.Meta.Notices; len(n) != 1 || !strings.Contains(n[0].Text, wantKnee) || !strings.Contains(n[0].Text, "50 ms SLO") {
+		t.Errorf("notices = %+v, want %q", n, wantKnee)
+	}
+}
+
+func TestCapacityCurve(t *testing.T) {
+	sc := storcasttest.New(storcasttest.Options{})
+	defer sc.Close()
+	d := newDS(t, sc.URL, "", nil)
+	r := query(t, d, backend.DataQuery{QueryType: "capacityCurve", JSON: js(map[string]any{"cluster": "ceph-a", "ioSize": "16KiB", "points": 11})})
+	mustOK(t, r)
+	curve, current := r.Frames[0], r.Frames[1]
+	rr, maxI := floats(t, curve, "readRatio"), floats(t, curve, "maxIops")
+	if len(rr) != 11 || rr[0] != 0 || rr[10] != 1 {
+		t.Fatalf("read ratios = %v", rr)
+	}
+	c, _ := sc.Cluster("ceph-a")
+	for i := range rr {
+		if want := storcasttest.MaxIOPS(c, rr[i], 16384); !near(maxI[i], want, 1e-9) {
+			t.Errorf("max IOPS at read ratio %v = %v, want %v", rr[i], maxI[i], want)
+		}
+	}
+	if maxI[10] <= maxI[0] {
+		t.Error("reads should be cheaper than writes on this cluster")
+	}
+	if got := floats(t, current, "readRatio")[0]; got != c.ReadRatio {
+		t.Errorf("current read ratio = %v, want %v", got, c.ReadRatio)
+	}
+	if q := storcasttest.Query(sc.Requests()[0]); q.Get("io_size_bytes") != "16384" || q.Get("points") != "11" {
+		t.Errorf("storcast got %v", q)
+	}
+	// An IO size outside the calibrated range is flagged.
+	r = query(t, d, backend.DataQuery{QueryType: "capacityCurve", JSON: js(map[string]any{"cluster": "ceph-a", "ioSize": "8MiB"})})
+	mustOK(t, r)
+	if n := r.Frames[0].Meta.Notices; len(n) != 1 || !strings.Contains(n[0].Text, "extrapolated") {
+		t.Errorf("notices = %+v", n)
+	}
+}
+
+func TestWhatIf(t *testing.T) {
+	sc := storcasttest.New(storcasttest.Options{})
+	defer sc.Close()
+	d := newDS(t, sc.URL, "", nil)
+	r := query(t, d, backend.DataQuery{QueryType: "whatIf", JSON: js(map[string]any{
+		"cluster": "ceph-a", "readRatio": "50%", "ioSize": "4KiB", "extraIops": 1000, "hostsAdded": "10"})})
+	mustOK(t, r)
+	f := r.Frames[0]
+	c, _ := sc.Cluster("ceph-a")
+	wantMax := storcasttest.MaxIOPS(c, 0.5, 4096) * 2 // 10 more hosts on 10
+	if got := floats(t, f, "maxIops")[0]; !near(got, wantMax, 1e-9) {
+		t.Errorf("max IOPS = %v, want %v", got, wantMax)
+	}
+	u := 2000 / wantMax
+	if got := floats(t, f, "utilization")[0]; !near(got, u, 1e-9) {
+		t.Errorf("utilization = %v, want %v", got, u)
+	}
+	if got := floats(t, f, "latencyMean")[0]; !near(got, 0.001/(1-u), 1e-9) {
+		t.Errorf("latency = %v, want %v", got, 0.001/(1-u))
+	}
+	var body apiv1.WhatIfRequest
+	if err := json.Unmarshal([]byte(strings.TrimPrefix(f.Meta.ExecutedQueryString, "POST /api/v1/whatif ")), &body); err != nil || *body.ReadRatio != 0.5 || body.HostsAdded != 10 {
+		t.Errorf("executed query %q: %v", f.Meta.ExecutedQueryString, err)
+	}
+
+	// Saturated: latency is null, with a notice.
+	r = query(t, d, backend.DataQuery{QueryType: "whatIf", JSON: js(map[string]any{"cluster": "ceph-a", "extraIops": 1e6})})
+	mustOK(t, r)
+	f = r.Frames[0]
+	if v := floats(t, f, "latencyMean")[0]; !math.IsNaN(v) {
+		t.Errorf("saturated latency = %v, want null", v)
+	}
+	if n := f.Meta.Notices; len(n) != 1 || !strings.Contains(n[0].Text, "saturated") {
+		t.Errorf("notices = %+v", n)
+	}
+}
+
+func TestBadQueriesAreNamedPerQuery(t *testing.T) {
+	sc := storcasttest.New(storcasttest.Options{})
+	defer sc.Close()
+	d := newDS(t, sc.URL, "", nil)
+	now := sc.Now()
+	tr := backend.TimeRange{From: now.Add(-time.Hour), To: now}
+	cases := []struct {
+		q      backend.DataQuery
+		status backend.Status
+		msg    string
+	}{
+		{backend.DataQuery{RefID: "A", QueryType: "forecast", TimeRange: tr, JSON: js(map[string]any{"cluster": "ceph-a", "series": "bogus"})},
+			backend.StatusBadRequest, `series: unknown series "bogus"`},
+		{backend.DataQuery{RefID: "B", QueryType: "whatIf", JSON: js(map[string]any{"cluster": "ceph-a", "readRatio": "150%"})},
+			backend.StatusBadRequest, `readRatio: "150%" is outside 0..100%`},
+		{backend.DataQuery{RefID: "C", QueryType: "capacityCurve", JSON: js(map[string]any{"cluster": "ceph-a", "ioSize": "huge"})},
+			backend.StatusBadRequest, `ioSize: "huge"`},
+		{backend.DataQuery{RefID: "D", QueryType: "latencyCurve", JSON: js(map[string]any{})},
+			backend.StatusBadRequest, "cluster: missing"},
+		{backend.DataQuery{RefID: "E", QueryType: "nope", JSON: js(map[string]any{"cluster": "ceph-a"})},
+			backend.StatusBadRequest, `unknown query type "nope"`},
+		{backend.DataQuery{RefID: "F", QueryType: "forecast", TimeRange: tr, JSON: js(map[string]any{"cluster": "ceph-z"})},
+			backend.StatusNotFound, `unknown cluster "ceph-z"; storcast serves: ceph-a, swift-b`},
+		{backend.DataQuery{RefID: "G", QueryType: "whatIf", JSON: js(map[string]any{"cluster": "nope"})},
+			backend.StatusNotFound, `unknown cluster "nope"`},
+		{backend.DataQuery{RefID: "H", QueryType: "latencyCurve", JSON: js(map[string]any{"cluster": "ceph-a"})},
+			0, ""},
+	}
+	req := &backend.QueryDataRequest{}
+	for _, c := range cases {
+		req.Queries = append(req.Queries, c.q)
+	}
+	resp, err := d.QueryData(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		r := resp.Responses[c.q.RefID]
+		if c.status == 0 {
+			if r.Error != nil {
+				t.Errorf("%s: a good query failed beside bad ones: %v", c.q.RefID, r.Error)
+			}
+			continue
+		}
+		if r.Error == nil || r.Status != c.status || !strings.Contains(r.Error.Error(), c.msg) {
+			t.Errorf("%s: status %d error %v; want %d containing %q", c.q.RefID, r.Status, r.Error, c.status, c.msg)
+		}
+	}
+}
+
+func TestStorcastDownSlowOrUnfitted(t *testing.T) {
+	// Down: a port that was just closed.
+	down := httptest.NewServer(http.NotFoundHandler())
+	downURL := down.URL
+	down.Close()
+
+	slow := storcasttest.New(storcasttest.Options{Delay: 5 * time.Second})
+	defer slow.Close()
+
+	cls := storcasttest.DefaultClusters()
+	cls[1].Fitted = false
+	unfitted := storcasttest.New(storcasttest.Options{Clusters: cls})
+	defer unfitted.Close()
+
+	notStorcast := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte("<html>Grafana</html>"))
+	}))
+	defer notStorcast.Close()
+
+	for _, c := range []struct {
+		name, url, cluster string
+		status             backend.Status
+		msg                string
+	}{
+		{"down", downURL, "ceph-a", backend.StatusBadGateway, "is unreachable"},
+		{"slow", slow.URL, "ceph-a", backend.StatusTimeout, "did not answer in time"},
+		{"unfitted", unfitted.URL, "swift-b", StatusServiceUnavailable, "no model fitted yet"},
+		{"not storcast", notStorcast.URL, "ceph-a", backend.StatusBadGateway, "not a storcast API response"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := newDS(t, c.url, `,"timeoutSeconds":0.3`, nil)
+			for _, qt := range []string{"forecast", "latencyCurve", "capacityCurve", "whatIf"} {
+				start := time.Now()
+				r := query(t, d, backend.DataQuery{QueryType: qt, TimeRange: backend.TimeRange{From: start.Add(-time.Hour), To: start},
+					JSON: js(map[string]any{"cluster": c.cluster})})
+				if r.Error == nil || r.Status != c.status || !strings.Contains(r.Error.Error(), c.msg) {
+					t.Errorf("%s: status %d error %v; want %d containing %q", qt, r.Status, r.Error, c.status, c.msg)
+				}
+				if r.ErrorSource != backend.ErrorSourceDownstream {
+					t.Errorf("%s: error source %q, want downstream", qt, r.ErrorSource)
+				}
+			}
+		})
+	}
+}
+
+func TestCanceledContextStopsTheCall(t *testing.T) {
+	slow := storcasttest.New(storcasttest.Options{Delay: 5 * time.Second})
+	defer slow.Close()
+	d := newDS(t, slow.URL, "", nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(100 * time.Millisecond); cancel() }()
+	resp, err := d.QueryData(ctx, &backend.QueryDataRequest{Queries: []backend.DataQuery{
+		{RefID: "A", QueryType: "latencyCurve", JSON: js(map[string]any{"cluster": "ceph-a"})}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := resp.Responses["A"]; r.Error == nil || r.Status != backend.StatusTimeout || !strings.Contains(r.Error.Error(), "canceled") {
+		t.Errorf("status %d error %v", r.Status, r.Error)
+	}
+}
+
+func TestTokenIsSentAsBearer(t *testing.T) {
+	sc := storcasttest.New(storcasttest.Options{Token: "s3cret"})
+	defer sc.Close()
+	d := newDS(t, sc.URL, "", map[string]string{"token": "s3cret"})
+	mustOK(t, query(t, d, backend.DataQuery{QueryType: "latencyCurve", JSON: js(map[string]any{"cluster": "ceph-a"})}))
+
+	wrong := newDS(t, sc.URL, "", map[string]string{"token": "guess"})
+	r := query(t, wrong, backend.DataQuery{QueryType: "latencyCurve", JSON: js(map[string]any{"cluster": "ceph-a"})})
+	if r.Error == nil || !strings.Contains(r.Error.Error(), "bearer token") {
+		t.Errorf("wrong token: %v", r.Error)
+	}
+}
+
+func TestBadSettingsAnswerEveryCall(t *testing.T) {
+	d := newDS(t, "storcast:9595", "", nil)
+	r := query(t, d, backend.DataQuery{QueryType: "latencyCurve", JSON: js(map[string]any{"cluster": "ceph-a"})})
+	if r.Error == nil || r.Status != backend.StatusBadRequest || !strings.Contains(r.Error.Error(), "data source settings: storcast URL") {
+		t.Errorf("query: %d %v", r.Status, r.Error)
+	}
+	h, err := d.CheckHealth(context.Background(), &backend.CheckHealthRequest{})
+	if err != nil || h.Status != backend.HealthStatusError || !strings.Contains(h.Message, "scheme must be http or https") {
+		t.Errorf("health: %+v, %v", h, err)
+	}
+	res := callResource(t, d, "clusters")
+	if res.Status != http.StatusBadRequest || !strings.Contains(string(res.Body), "data source settings") {
+		t.Errorf("resource: %d %s", res.Status, res.Body)
+	}
+}

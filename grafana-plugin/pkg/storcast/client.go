@@ -1,0 +1,252 @@
+package storcast
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/storcast/storcast/exporter/apiv1"
+)
+
+// MaxBodyBytes bounds what the client reads from one storcast response.
+const MaxBodyBytes = 32 << 20
+
+// Client calls one storcast server. It is safe for concurrent use.
+type Client struct {
+	base  *url.URL
+	token string
+	http  *http.Client
+}
+
+// New returns a client of the storcast at baseURL (scheme and host, and an
+// optional path prefix when storcast sits behind a reverse proxy). token, when
+// not empty, is sent as "Authorization: Bearer <token>". hc may be nil for
+// http.DefaultClient's transport; timeouts come from the callers' contexts.
+func New(baseURL, token string, hc *http.Client) (*Client, error) {
+	u, err := ParseURL(baseURL)
+	if err != nil {
+		return nil, err
+	}
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	return &Client{base: u, token: token, http: hc}, nil
+}
+
+// ParseURL checks that s is an absolute http or https URL without query or
+// fragment, and returns it with any trailing slash removed.
+func ParseURL(s string) (*url.URL, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, errors.New("storcast URL is empty: set it in the data source settings, e.g. http://storcast:9595")
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, fmt.Errorf("storcast URL %q: %v", s, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("storcast URL %q: scheme must be http or https", s)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("storcast URL %q: no host", s)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("storcast URL %q: must not have a query or fragment", s)
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = ""
+	return u, nil
+}
+
+// URL returns the base URL the client calls.
+func (c *Client) URL() string { return c.base.String() }
+
+// BuildInfo calls GET /api/v1/status/buildinfo.
+func (c *Client) BuildInfo(ctx context.Context) (apiv1.BuildInfo, error) {
+	var out apiv1.BuildInfo
+	err := c.do(ctx, http.MethodGet, "/api/v1/status/buildinfo", nil, nil, &out)
+	return out, err
+}
+
+// Clusters calls GET /api/v1/clusters.
+func (c *Client) Clusters(ctx context.Context) ([]apiv1.Cluster, error) {
+	var out []apiv1.Cluster
+	err := c.do(ctx, http.MethodGet, "/api/v1/clusters", nil, nil, &out)
+	return out, err
+}
+
+// ForecastParams are the parameters of GET /api/v1/forecast.
+type ForecastParams struct {
+	Cluster    string
+	Series     string // iops, max_iops, headroom_ratio, utilization_ratio
+	Start, End time.Time
+	Step       time.Duration
+}
+
+// Query returns the URL query of p, with times as Unix seconds and the step
+// in seconds, as the API documents.
+func (p ForecastParams) Query() url.Values {
+	v := url.Values{}
+	v.Set("cluster", p.Cluster)
+	v.Set("series", p.Series)
+	v.Set("start", unixSeconds(p.Start))
+	v.Set("end", unixSeconds(p.End))
+	v.Set("step", strconv.FormatFloat(p.Step.Seconds(), 'f', -1, 64))
+	return v
+}
+
+func unixSeconds(t time.Time) string {
+	return strconv.FormatFloat(float64(t.UnixMilli())/1000, 'f', -1, 64)
+}
+
+// Forecast calls GET /api/v1/forecast.
+func (c *Client) Forecast(ctx context.Context, p ForecastParams) (apiv1.Forecast, error) {
+	var out apiv1.Forecast
+	err := c.do(ctx, http.MethodGet, "/api/v1/forecast", p.Query(), nil, &out)
+	return out, err
+}
+
+// LatencyCurve calls GET /api/v1/latency_curve.
+func (c *Client) LatencyCurve(ctx context.Context, cluster string) (apiv1.LatencyCurve, error) {
+	var out apiv1.LatencyCurve
+	err := c.do(ctx, http.MethodGet, "/api/v1/latency_curve", url.Values{"cluster": {cluster}}, nil, &out)
+	return out, err
+}
+
+// CapacityCurve calls GET /api/v1/capacity_curve. ioSizeBytes <= 0 and
+// points <= 0 leave the choice to storcast (today's mean IO size, its
+// default number of points).
+func (c *Client) CapacityCurve(ctx context.Context, cluster string, ioSizeBytes float64, points int) (apiv1.CapacityCurve, error) {
+	v := url.Values{"cluster": {cluster}}
+	if ioSizeBytes > 0 {
+		v.Set("io_size_bytes", strconv.FormatFloat(ioSizeBytes, 'f', -1, 64))
+	}
+	if points > 0 {
+		v.Set("points", strconv.Itoa(points))
+	}
+	var out apiv1.CapacityCurve
+	err := c.do(ctx, http.MethodGet, "/api/v1/capacity_curve", v, nil, &out)
+	return out, err
+}
+
+// WhatIf calls POST /api/v1/whatif.
+func (c *Client) WhatIf(ctx context.Context, req apiv1.WhatIfRequest) (apiv1.WhatIfResult, error) {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return apiv1.WhatIfResult{}, &Error{Kind: Internal, Msg: "encoding the what-if request: " + err.Error()}
+	}
+	var out apiv1.WhatIfResult
+	err = c.do(ctx, http.MethodPost, "/api/v1/whatif", nil, body, &out)
+	return out, err
+}
+
+// envelope is apiv1.Envelope with the data left undecoded.
+type envelope struct {
+	Status    string          `json:"status"`
+	Data      json.RawMessage `json:"data"`
+	ErrorType string          `json:"errorType"`
+	Error     string          `json:"error"`
+}
+
+func (c *Client) do(ctx context.Context, method, path string, query url.Values, body []byte, out any) error {
+	u := *c.base
+	u.Path += path
+	if query != nil {
+		u.RawQuery = query.Encode()
+	}
+	endpoint := method + " " + u.Path
+
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), rd)
+	if err != nil {
+		return &Error{Kind: Internal, Endpoint: endpoint, Msg: err.Error()}
+	}
+	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return transportError(ctx, endpoint, c.base.Host, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, MaxBodyBytes+1))
+	if err != nil {
+		return transportError(ctx, endpoint, c.base.Host, err)
+	}
+	if len(raw) > MaxBodyBytes {
+		return &Error{Kind: BadResponse, Endpoint: endpoint, HTTPStatus: resp.StatusCode,
+			Msg: fmt.Sprintf("response larger than %d bytes", MaxBodyBytes)}
+	}
+
+	var env envelope
+	if err := json.Unmarshal(raw, &env); err != nil || (env.Status != "success" && env.Status != "error") {
+		return &Error{Kind: kindOfHTTPStatus(resp.StatusCode, BadResponse), Endpoint: endpoint, HTTPStatus: resp.StatusCode,
+			Msg: fmt.Sprintf("not a storcast API response (HTTP %d, %s): is the URL that of storcast?", resp.StatusCode, snippet(raw))}
+	}
+	if env.Status == "error" {
+		return &Error{Kind: kindOf(env.ErrorType, resp.StatusCode), Endpoint: endpoint, HTTPStatus: resp.StatusCode,
+			ErrorType: env.ErrorType, Msg: env.Error}
+	}
+	if resp.StatusCode/100 != 2 {
+		return &Error{Kind: kindOfHTTPStatus(resp.StatusCode, Internal), Endpoint: endpoint, HTTPStatus: resp.StatusCode,
+			Msg: fmt.Sprintf("HTTP %d with a success envelope", resp.StatusCode)}
+	}
+	if len(env.Data) == 0 || string(env.Data) == "null" {
+		return &Error{Kind: BadResponse, Endpoint: endpoint, HTTPStatus: resp.StatusCode, Msg: "success envelope without data"}
+	}
+	if err := json.Unmarshal(env.Data, out); err != nil {
+		return &Error{Kind: BadResponse, Endpoint: endpoint, HTTPStatus: resp.StatusCode, Msg: "decoding data: " + err.Error()}
+	}
+	return nil
+}
+
+func transportError(ctx context.Context, endpoint, host string, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		if errors.Is(ctxErr, context.DeadlineExceeded) {
+			return &Error{Kind: Timeout, Endpoint: endpoint, Msg: "storcast at " + host + " did not answer in time", cause: err}
+		}
+		return &Error{Kind: Canceled, Endpoint: endpoint, Msg: "request canceled", cause: err}
+	}
+	var ne interface{ Timeout() bool }
+	if errors.As(err, &ne) && ne.Timeout() {
+		return &Error{Kind: Timeout, Endpoint: endpoint, Msg: "storcast at " + host + " did not answer in time", cause: err}
+	}
+	return &Error{Kind: Unreachable, Endpoint: endpoint, Msg: "storcast at " + host + " is unreachable: " + rootCause(err), cause: err}
+}
+
+// rootCause strips the url.Error wrapping ("Get \"http://...\": ") that only
+// repeats what Endpoint says.
+func rootCause(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err.Error()
+	}
+	return err.Error()
+}
+
+func snippet(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if s == "" {
+		return "empty body"
+	}
+	if len(s) > 120 {
+		s = s[:120] + "..."
+	}
+	return strconv.Quote(s)
+}
