@@ -1,0 +1,504 @@
+package regress
+
+import (
+	"math"
+	"slices"
+	"sort"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// M5Options controls an M5 model tree. The zero value of a field selects
+// its default.
+type M5Options struct {
+	// MinLeaf is the smallest number of samples in a leaf; a node with fewer
+	// than 2·MinLeaf samples is not split. Default 4 (Quinlan's M5).
+	MinLeaf int `json:"minLeaf"`
+	// SDFraction: a node whose target standard deviation is below
+	// SDFraction × sd(root) is not split. Default 0.05 (Quinlan's M5).
+	SDFraction float64 `json:"sdFraction"`
+	// MaxDepth bounds the depth of any node; the root has depth 0. Default 30.
+	MaxDepth int `json:"maxDepth"`
+	// NoPrune keeps the fully grown tree (linear models are still fitted
+	// and simplified at every node).
+	NoPrune bool `json:"noPrune"`
+	// Smoothing blends each leaf's prediction with the models on the path to
+	// the root: p ← (n p + k q)/(n + k), n the samples of the child, q the
+	// parent model's prediction, k = SmoothingK.
+	Smoothing bool `json:"smoothing"`
+	// SmoothingK is k of the smoothing rule. Default 15 (Quinlan's M5).
+	SmoothingK float64 `json:"smoothingK"`
+}
+
+func (o M5Options) withDefaults() M5Options {
+	if o.MinLeaf <= 0 {
+		o.MinLeaf = 4
+	}
+	if o.SDFraction == 0 {
+		o.SDFraction = 0.05
+	}
+	if o.MaxDepth <= 0 {
+		o.MaxDepth = 30
+	}
+	if o.SmoothingK == 0 {
+		o.SmoothingK = 15
+	}
+	return o
+}
+
+func (o M5Options) validate() error {
+	switch {
+	case o.MinLeaf < 0:
+		return inputError("MinLeaf", "negative (%d)", o.MinLeaf)
+	case o.MaxDepth < 0:
+		return inputError("MaxDepth", "negative (%d)", o.MaxDepth)
+	case o.SDFraction < 0 || o.SDFraction >= 1 || math.IsNaN(o.SDFraction):
+		return inputError("SDFraction", "must be in [0, 1), got %v", o.SDFraction)
+	case o.SmoothingK < 0 || math.IsNaN(o.SmoothingK) || math.IsInf(o.SmoothingK, 0):
+		return inputError("SmoothingK", "must be a finite number >= 0, got %v", o.SmoothingK)
+	}
+	return nil
+}
+
+// M5Linear is the linear model of an M5 node, ŷ = Intercept + Σ_k
+// Coef_k x[Features_k], on the few features it kept.
+type M5Linear struct {
+	Features  []int     `json:"features"`
+	Coef      []float64 `json:"coef"`
+	Intercept float64   `json:"intercept"`
+}
+
+// Predict evaluates the model at x (which must have every feature index).
+func (m *M5Linear) Predict(x []float64) float64 {
+	s := m.Intercept
+	for k, j := range m.Features {
+		s += m.Coef[k] * x[j]
+	}
+	return s
+}
+
+// M5Node is one node of an M5Tree. Leaves have Left == Right == -1; samples
+// with x[Feature] < Threshold go Left. Every node carries a linear model
+// (internal ones are used by smoothing).
+type M5Node struct {
+	Feature   int      `json:"feature"`
+	Threshold float64  `json:"threshold"`
+	Left      int      `json:"left"`
+	Right     int      `json:"right"`
+	N         int      `json:"n"`
+	Model     M5Linear `json:"model"`
+	// Error is the estimated error c of the node: of its model for a leaf,
+	// of its subtree otherwise.
+	Error float64 `json:"error"`
+}
+
+// IsLeaf reports whether the node has no children.
+func (n *M5Node) IsLeaf() bool { return n.Left < 0 }
+
+// M5Tree is a fitted M5 model tree (Quinlan 1992, "Learning with continuous
+// classes"; Wang & Witten 1997): a binary tree whose leaves hold linear
+// models.
+//
+// Growing: a node is split at the feature and threshold (midpoint of
+// adjacent distinct values) maximizing the standard deviation reduction
+//
+//	SDR = sd(T) − Σ_i |T_i|/|T| sd(T_i)
+//
+// until it has fewer than 2·MinLeaf samples, its sd falls below SDFraction ×
+// sd(root), or MaxDepth is reached.
+//
+// Models: bottom-up, every node gets a least-squares model on the features
+// used by tests and models in its subtree (a leaf of the grown tree: a
+// constant), simplified greedily by dropping the term whose removal lowers
+// the estimated error most, while it lowers
+//
+//	c = (1/n) Σ |y_i − ŷ_i| · (n + ν)/(n − ν),   ν = number of parameters
+//
+// (n ≤ ν counts as a factor of 10).
+//
+// Pruning: bottom-up, a subtree is replaced by its node's model when the
+// model's c is no larger than the subtree's (the sample-weighted c of its
+// children). Optional smoothing as in M5Options.
+type M5Tree struct {
+	Nodes      []M5Node `json:"nodes"` // Nodes[0] is the root
+	P          int      `json:"p"`
+	Smoothing  bool     `json:"smoothing"`
+	SmoothingK float64  `json:"smoothingK"`
+}
+
+// M5Trainer fits M5 trees with fixed options; it implements Trainer.
+type M5Trainer struct{ Options M5Options }
+
+// Train fits an M5 tree to X and y.
+func (t M5Trainer) Train(X mat.Matrix, y []float64) (Model, error) {
+	return FitM5(X, y, t.Options)
+}
+
+var _ Trainer = M5Trainer{}
+
+// FitM5 grows, fits, simplifies and prunes an M5 model tree on X (n×p) and
+// y. It returns an error wrapping ErrInput for empty, mismatched or
+// non-finite input and invalid options. A constant y gives one constant leaf.
+func FitM5(X mat.Matrix, y []float64, opt M5Options) (*M5Tree, error) {
+	if err := opt.validate(); err != nil {
+		return nil, err
+	}
+	if err := CheckXY(X, y); err != nil {
+		return nil, err
+	}
+	opt = opt.withDefaults()
+	n, p := X.Dims()
+	b := &m5Builder{opt: opt, n: n, p: p, y: y, x: make([]float64, n*p)}
+	for i := 0; i < n; i++ {
+		for j := 0; j < p; j++ {
+			b.x[i*p+j] = X.At(i, j)
+		}
+	}
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	b.sdRoot = b.sd(idx)
+	b.grow(idx, 0)
+	b.fit(0)
+	t := &M5Tree{P: p, Smoothing: opt.Smoothing, SmoothingK: opt.SmoothingK}
+	t.Nodes = compactM5(b.nodes)
+	for i := range t.Nodes {
+		if err := checkM5Model(&t.Nodes[i].Model); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+func checkM5Model(m *M5Linear) error {
+	if !allFinite(m.Coef) || math.IsNaN(m.Intercept) || math.IsInf(m.Intercept, 0) {
+		return inputError("X, y", "the fit overflowed float64; rescale X and y")
+	}
+	return nil
+}
+
+type m5Builder struct {
+	opt    M5Options
+	n, p   int
+	x      []float64 // row-major n×p
+	y      []float64
+	sdRoot float64
+	nodes  []M5Node
+	rows   [][]int // training rows per node
+}
+
+func (b *m5Builder) at(i, j int) float64 { return b.x[i*b.p+j] }
+
+// sd is the population standard deviation of y over idx.
+func (b *m5Builder) sd(idx []int) float64 {
+	var s, ss float64
+	for _, i := range idx {
+		s += b.y[i]
+	}
+	mean := s / float64(len(idx))
+	for _, i := range idx {
+		d := b.y[i] - mean
+		ss += d * d
+	}
+	return math.Sqrt(ss / float64(len(idx)))
+}
+
+func (b *m5Builder) grow(idx []int, depth int) int {
+	id := len(b.nodes)
+	b.nodes = append(b.nodes, M5Node{Left: -1, Right: -1, N: len(idx)})
+	b.rows = append(b.rows, idx)
+	n := len(idx)
+	sd := b.sd(idx)
+	if n < 2*b.opt.MinLeaf || sd <= b.opt.SDFraction*b.sdRoot || sd == 0 || depth >= b.opt.MaxDepth {
+		return id
+	}
+	feat, thr, ok := b.bestSplit(idx, sd)
+	if !ok {
+		return id
+	}
+	var left, right []int
+	for _, i := range idx {
+		if b.at(i, feat) < thr {
+			left = append(left, i)
+		} else {
+			right = append(right, i)
+		}
+	}
+	l := b.grow(left, depth+1)
+	r := b.grow(right, depth+1)
+	nd := &b.nodes[id]
+	nd.Feature, nd.Threshold, nd.Left, nd.Right = feat, thr, l, r
+	return id
+}
+
+// bestSplit returns the split maximizing SDR with at least MinLeaf samples
+// on each side. Ties go to the lower feature index, then the lower threshold.
+func (b *m5Builder) bestSplit(idx []int, sd float64) (feat int, thr float64, ok bool) {
+	n := len(idx)
+	order := make([]int, n)
+	best := 0.0
+	for j := 0; j < b.p; j++ {
+		copy(order, idx)
+		sort.SliceStable(order, func(a, c int) bool { return b.at(order[a], j) < b.at(order[c], j) })
+		var sL, ssL, sT, ssT float64
+		for _, i := range order {
+			sT += b.y[i]
+			ssT += b.y[i] * b.y[i]
+		}
+		for k := 1; k < n; k++ {
+			yi := b.y[order[k-1]]
+			sL += yi
+			ssL += yi * yi
+			if k < b.opt.MinLeaf || n-k < b.opt.MinLeaf {
+				continue
+			}
+			lo, hi := b.at(order[k-1], j), b.at(order[k], j)
+			if lo == hi {
+				continue
+			}
+			nl, nr := float64(k), float64(n-k)
+			sdL := math.Sqrt(math.Max(ssL/nl-(sL/nl)*(sL/nl), 0))
+			sR, ssR := sT-sL, ssT-ssL
+			sdR := math.Sqrt(math.Max(ssR/nr-(sR/nr)*(sR/nr), 0))
+			sdr := sd - nl/float64(n)*sdL - nr/float64(n)*sdR
+			if sdr > best*(1+1e-12) && sdr > 1e-12*sd {
+				best, feat, thr, ok = sdr, j, lo+(hi-lo)/2, true
+				if thr <= lo || thr > hi { // midpoint rounding on huge values
+					thr = hi
+				}
+			}
+		}
+	}
+	return feat, thr, ok
+}
+
+// fit fits the models of the subtree at id bottom-up, prunes it and
+// returns the features its tests and models use.
+func (b *m5Builder) fit(id int) map[int]bool {
+	nd := &b.nodes[id]
+	used := map[int]bool{}
+	if !nd.IsLeaf() {
+		for j := range b.fit(nd.Left) {
+			used[j] = true
+		}
+		for j := range b.fit(nd.Right) {
+			used[j] = true
+		}
+		nd = &b.nodes[id] // b.nodes is not reallocated by fit, but be safe
+		used[nd.Feature] = true
+	}
+	feats := make([]int, 0, len(used))
+	for j := range used {
+		feats = append(feats, j)
+	}
+	slices.Sort(feats)
+	model, modelErr := b.simplify(b.rows[id], feats)
+	nd.Model = model
+	if nd.IsLeaf() {
+		nd.Error = modelErr
+		return m5Features(model)
+	}
+	l, r := &b.nodes[nd.Left], &b.nodes[nd.Right]
+	subErr := (float64(l.N)*l.Error + float64(r.N)*r.Error) / float64(nd.N)
+	// The tolerance keeps rounding noise of exact fits from deciding.
+	if !b.opt.NoPrune && modelErr <= subErr+1e-9*b.sdRoot {
+		nd.Left, nd.Right, nd.Error = -1, -1, modelErr
+		return m5Features(model)
+	}
+	nd.Error = subErr
+	for _, j := range model.Features {
+		used[j] = true
+	}
+	return used
+}
+
+func m5Features(m M5Linear) map[int]bool {
+	u := make(map[int]bool, len(m.Features))
+	for _, j := range m.Features {
+		u[j] = true
+	}
+	return u
+}
+
+// simplify fits a model on feats and drops terms greedily while the
+// estimated error decreases.
+func (b *m5Builder) simplify(rows []int, feats []int) (M5Linear, float64) {
+	// Features constant within the node cannot have a coefficient.
+	var live []int
+	for _, j := range feats {
+		v0 := b.at(rows[0], j)
+		for _, i := range rows[1:] {
+			if b.at(i, j) != v0 {
+				live = append(live, j)
+				break
+			}
+		}
+	}
+	cur, curErr := b.lsq(rows, live)
+	for len(cur.Features) > 0 {
+		bestErr, bestK := math.Inf(1), -1
+		var bestM M5Linear
+		for k := range cur.Features {
+			f := slices.Delete(slices.Clone(cur.Features), k, k+1)
+			m, e := b.lsq(rows, f)
+			if e < bestErr {
+				bestErr, bestK, bestM = e, k, m
+			}
+		}
+		if bestK < 0 || !(bestErr < curErr-1e-12*b.sdRoot) {
+			break
+		}
+		cur, curErr = bestM, bestErr
+	}
+	return cur, curErr
+}
+
+// lsq fits y on the features by least squares with an intercept (centred
+// normal equations, a 1e-10 relative ridge for near-collinear columns) and
+// returns the model and its estimated error c.
+func (b *m5Builder) lsq(rows []int, feats []int) (M5Linear, float64) {
+	n, k := len(rows), len(feats)
+	if feats == nil {
+		feats = []int{}
+	}
+	var ym float64
+	for _, i := range rows {
+		ym += b.y[i]
+	}
+	ym /= float64(n)
+	m := M5Linear{Features: feats, Coef: make([]float64, k), Intercept: ym}
+	if k > 0 {
+		xm := make([]float64, k)
+		for _, i := range rows {
+			for a, j := range feats {
+				xm[a] += b.at(i, j)
+			}
+		}
+		for a := range xm {
+			xm[a] /= float64(n)
+		}
+		A := mat.NewSymDense(k, nil)
+		rhs := mat.NewVecDense(k, nil)
+		xc := make([]float64, k)
+		for _, i := range rows {
+			for a, j := range feats {
+				xc[a] = b.at(i, j) - xm[a]
+			}
+			yc := b.y[i] - ym
+			for a := 0; a < k; a++ {
+				rhs.SetVec(a, rhs.AtVec(a)+xc[a]*yc)
+				for c := a; c < k; c++ {
+					A.SetSym(a, c, A.At(a, c)+xc[a]*xc[c])
+				}
+			}
+		}
+		var tr float64
+		for a := 0; a < k; a++ {
+			tr += A.At(a, a)
+		}
+		var w mat.VecDense
+		solved := false
+		// Plain least squares first; a ridge only when the system is
+		// (near) singular.
+		for lambda := 0.0; !solved && lambda < tr; lambda = math.Max(lambda*1000, 1e-10*tr/float64(k)) {
+			R := mat.NewSymDense(k, nil)
+			R.CopySym(A)
+			for a := 0; a < k; a++ {
+				R.SetSym(a, a, R.At(a, a)+lambda)
+			}
+			var ch mat.Cholesky
+			if ch.Factorize(R) && ch.Cond() < 1e12 {
+				if err := ch.SolveVecTo(&w, rhs); err == nil {
+					solved = true
+				}
+			}
+		}
+		if solved {
+			for a := range feats {
+				m.Coef[a] = w.AtVec(a)
+				m.Intercept -= m.Coef[a] * xm[a]
+			}
+		} else {
+			m = M5Linear{Features: []int{}, Coef: []float64{}, Intercept: ym}
+			k = 0
+		}
+	}
+	var abs float64
+	row := make([]float64, b.p)
+	for _, i := range rows {
+		copy(row, b.x[i*b.p:(i+1)*b.p])
+		abs += math.Abs(b.y[i] - m.Predict(row))
+	}
+	nu := float64(k + 1)
+	factor := 10.0
+	if float64(n) > nu {
+		factor = (float64(n) + nu) / (float64(n) - nu)
+	}
+	return m, abs / float64(n) * factor
+}
+
+// compactM5 drops the nodes cut off by pruning and renumbers the rest in
+// depth-first order.
+func compactM5(nodes []M5Node) []M5Node {
+	var out []M5Node
+	var walk func(i int) int
+	walk = func(i int) int {
+		id := len(out)
+		out = append(out, nodes[i])
+		if !nodes[i].IsLeaf() {
+			l := walk(nodes[i].Left)
+			r := walk(nodes[i].Right)
+			out[id].Left, out[id].Right = l, r
+		}
+		return id
+	}
+	walk(0)
+	return out
+}
+
+// Predict returns the model tree's prediction at x, or NaN when len(x) is
+// not the number of features the tree was fitted on (or the tree is empty).
+func (t *M5Tree) Predict(x []float64) float64 {
+	if len(x) != t.P || len(t.Nodes) == 0 {
+		return math.NaN()
+	}
+	var path [64]int
+	depth := 0
+	i := 0
+	for !t.Nodes[i].IsLeaf() {
+		if depth < len(path) {
+			path[depth] = i
+			depth++
+		}
+		nd := &t.Nodes[i]
+		if x[nd.Feature] < nd.Threshold {
+			i = nd.Left
+		} else {
+			i = nd.Right
+		}
+	}
+	pred := t.Nodes[i].Model.Predict(x)
+	if !t.Smoothing {
+		return pred
+	}
+	child := i
+	for d := depth - 1; d >= 0; d-- {
+		parent := path[d]
+		n := float64(t.Nodes[child].N)
+		pred = (n*pred + t.SmoothingK*t.Nodes[parent].Model.Predict(x)) / (n + t.SmoothingK)
+		child = parent
+	}
+	return pred
+}
+
+// NumLeaves returns the number of leaves.
+func (t *M5Tree) NumLeaves() int {
+	c := 0
+	for i := range t.Nodes {
+		if t.Nodes[i].IsLeaf() {
+			c++
+		}
+	}
+	return c
+}
