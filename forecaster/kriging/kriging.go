@@ -33,6 +33,43 @@ func (m Method) String() string {
 	return fmt.Sprintf("Method(%d)", int(m))
 }
 
+// Drift is the deterministic trend that Kriging works around.
+type Drift int
+
+const (
+	// NoDrift Kriges f itself, as the M-LISP paper does.
+	NoDrift Drift = iota
+	// LinearDrift fits f = β₀ + βᵀx by least squares and Kriges the
+	// residuals (regression Kriging): the prediction is the trend at x plus
+	// the Kriged residual, and the variance is that of the residual.
+	LinearDrift
+)
+
+func (d Drift) String() string {
+	switch d {
+	case NoDrift:
+		return "none"
+	case LinearDrift:
+		return "linear"
+	}
+	return fmt.Sprintf("Drift(%d)", int(d))
+}
+
+// Options selects the Kriging system and the drift.
+type Options struct {
+	Method Method `json:"method"`
+	Drift  Drift  `json:"drift"`
+	// DriftColumns lists the columns of x the linear drift uses; nil means
+	// every column. M-LISP drifts on IOPS only.
+	DriftColumns []int `json:"drift_columns,omitempty"`
+	// DriftRows, when > 0, fits the drift on the first DriftRows rows only;
+	// the other rows still join the Kriging of the residuals. M-LISP passes
+	// its observed leaf samples first and its synthetic samples after them,
+	// so that synthetic points (which sit beyond the data, where they would
+	// have the most leverage) cannot steer the trend they were made from.
+	DriftRows int `json:"drift_rows,omitempty"`
+}
+
 // Prediction is a Kriging estimate at one point with its 95% band
 // Mean ± 2√Variance.
 type Prediction struct {
@@ -46,33 +83,208 @@ type Prediction struct {
 // variogram and, for Ordinary, the factorized Kriging system.
 type Model struct {
 	Method    Method
+	Drift     Drift
 	Variogram Variogram
+	// Trend holds β₀ and one β per drift column (nil for NoDrift).
+	Trend []float64
 
 	x     [][]float64 // distinct training points
-	f     []float64   // their values (means over exact duplicates)
-	gamma *mat.Dense  // Γ_ij = γ(‖x_i − x_j‖)
-	lu    *mat.LU     // Ordinary: LU of [[Γ 1][1' 0]]
+	f     []float64   // their values (means over exact duplicates), minus the trend
+	flat  bool        // residuals are all zero: the trend alone is the prediction
+	trend *trendFit
+	gamma *mat.Dense // Γ_ij = γ(‖x_i − x_j‖)
+	lu    *mat.LU    // Ordinary: LU of [[Γ 1][1' 0]]
 }
 
-// Fit builds the experimental variogram of (X, f), fits the cubic model
-// variogram and prepares the Kriging system for method.
+// Fit builds the experimental variogram of (X, f) (of the residuals from the
+// drift, with LinearDrift), fits the cubic model variogram and prepares the
+// Kriging system for opt.Method.
 //
 // Rows of X that are exactly equal are merged into one point whose value is
 // the mean of theirs: a repeated point makes the ordinary Kriging system
 // singular and carries no extra spatial information. X and f must be finite,
 // of matching length, with at least two distinct rows and a non-constant f.
-func Fit(X mat.Matrix, f []float64, method Method) (*Model, error) {
-	if method != Ordinary && method != NonNegative {
-		return nil, inputError("method", "unknown Kriging method %d", int(method))
+func Fit(X mat.Matrix, f []float64, opt Options) (*Model, error) {
+	if opt.Method != Ordinary && opt.Method != NonNegative {
+		return nil, inputError("Method", "unknown Kriging method %d", int(opt.Method))
+	}
+	if opt.Drift != NoDrift && opt.Drift != LinearDrift {
+		return nil, inputError("Drift", "unknown drift %d", int(opt.Drift))
 	}
 	if err := regress.CheckXY(X, f); err != nil {
 		return nil, err
 	}
-	rows, vals := mergeDuplicates(denseRows(X), f)
+	_, p := X.Dims()
+	for _, j := range opt.DriftColumns {
+		if j < 0 || j >= p {
+			return nil, inputError("DriftColumns", "column %d outside [0,%d)", j, p)
+		}
+	}
+	lo, hi := f[0], f[0]
+	for _, v := range f {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	if lo == hi {
+		return nil, inputError("f", "constant target (%v): the experimental variogram is zero everywhere", lo)
+	}
+	n, _ := X.Dims()
+	if opt.DriftRows < 0 || opt.DriftRows > n {
+		return nil, inputError("DriftRows", "%d outside [0,%d]", opt.DriftRows, n)
+	}
+	rows, vals, first := mergeDuplicates(denseRows(X), f)
 	if len(rows) < 2 {
 		return nil, inputError("X", "fewer than 2 distinct rows; Kriging needs at least 2")
 	}
-	return fitRows(rows, vals, method)
+	var trend *trendFit
+	if opt.Drift == LinearDrift {
+		driftRows, driftVals := rows, vals
+		if opt.DriftRows > 0 {
+			driftRows, driftVals = nil, nil
+			for k, r := range rows {
+				if first[k] < opt.DriftRows {
+					driftRows = append(driftRows, r)
+					driftVals = append(driftVals, vals[k])
+				}
+			}
+		}
+		trend = fitTrend(driftRows, driftVals, opt.DriftColumns)
+		var rmax float64
+		for i, r := range rows {
+			vals[i] -= trend.at(r)
+			rmax = math.Max(rmax, math.Abs(vals[i]))
+		}
+		if rmax <= 1e-12*(hi-lo) {
+			// f is exactly linear: the trend is the whole answer.
+			return &Model{Method: opt.Method, Drift: opt.Drift, Trend: trend.beta, trend: trend, x: rows, f: vals, flat: true}, nil
+		}
+	}
+	m, err := fitRows(rows, vals, opt.Method)
+	if err != nil {
+		return nil, err
+	}
+	m.Drift = opt.Drift
+	if trend != nil {
+		m.Trend, m.trend = trend.beta, trend
+	}
+	return m, nil
+}
+
+// trendFit is a least-squares linear trend f ≈ β₀ + βᵀx with what is needed
+// for its prediction variance s²(1/n + zᵀ(ZᵀZ)⁻¹z), z = (x − mean)/scale.
+type trendFit struct {
+	cols  []int     // columns of x the trend uses
+	beta  []float64 // β₀, then one β per entry of cols, in the units of x
+	mean  []float64
+	scale []float64
+	chol  *mat.Cholesky // of ZᵀZ (+ tiny ridge); nil when degenerate
+	s2    float64       // residual variance Σr²/(n − p − 1)
+	n     int
+}
+
+// fitTrend fits f ≈ β₀ + βᵀx by least squares on centred and scaled columns,
+// with a ridge of 1e-8 (relative) so that collinear columns (common in
+// M-LISP, where counters follow the load) give a stable solution instead of
+// failing.
+func fitTrend(allRows [][]float64, f []float64, cols []int) *trendFit {
+	if cols == nil {
+		for j := range allRows[0] {
+			cols = append(cols, j)
+		}
+	}
+	n, p := len(allRows), len(cols)
+	rows := make([][]float64, n)
+	for i, r := range allRows {
+		rows[i] = make([]float64, p)
+		for k, j := range cols {
+			rows[i][k] = r[j]
+		}
+	}
+	tf := &trendFit{cols: cols, mean: make([]float64, p), scale: make([]float64, p), n: n}
+	var fm float64
+	for i, r := range rows {
+		for j, v := range r {
+			tf.mean[j] += v
+		}
+		fm += f[i]
+	}
+	fm /= float64(n)
+	for j := range tf.mean {
+		tf.mean[j] /= float64(n)
+	}
+	for _, r := range rows {
+		for j, v := range r {
+			tf.scale[j] += (v - tf.mean[j]) * (v - tf.mean[j])
+		}
+	}
+	for j := range tf.scale {
+		tf.scale[j] = math.Sqrt(tf.scale[j] / float64(n))
+		if tf.scale[j] == 0 {
+			tf.scale[j] = 1
+		}
+	}
+	A := mat.NewSymDense(p, nil)
+	b := mat.NewVecDense(p, nil)
+	z := make([]float64, p)
+	for i, r := range rows {
+		for j, v := range r {
+			z[j] = (v - tf.mean[j]) / tf.scale[j]
+		}
+		for j := 0; j < p; j++ {
+			b.SetVec(j, b.AtVec(j)+z[j]*(f[i]-fm))
+			for k := j; k < p; k++ {
+				A.SetSym(j, k, A.At(j, k)+z[j]*z[k])
+			}
+		}
+	}
+	for j := 0; j < p; j++ {
+		A.SetSym(j, j, A.At(j, j)*(1+1e-8)+1e-8*float64(n))
+	}
+	tf.beta = make([]float64, p+1)
+	tf.beta[0] = fm
+	var chol mat.Cholesky
+	var sol mat.VecDense
+	if chol.Factorize(A) && chol.SolveVecTo(&sol, b) == nil {
+		for j := 0; j < p; j++ {
+			c := sol.AtVec(j) / tf.scale[j]
+			tf.beta[j+1] = c
+			tf.beta[0] -= c * tf.mean[j]
+		}
+		tf.chol = &chol
+	}
+	var rss float64
+	for i, r := range allRows {
+		e := f[i] - tf.at(r)
+		rss += e * e
+	}
+	if dof := n - p - 1; dof > 0 {
+		tf.s2 = rss / float64(dof)
+	}
+	return tf
+}
+
+// at evaluates the trend at a full input vector x.
+func (tf *trendFit) at(x []float64) float64 {
+	v := tf.beta[0]
+	for k, j := range tf.cols {
+		v += tf.beta[k+1] * x[j]
+	}
+	return v
+}
+
+// variance is the least-squares prediction variance of the trend at x.
+func (tf *trendFit) variance(x []float64) float64 {
+	v := 1 / float64(tf.n)
+	if tf.chol != nil {
+		z := mat.NewVecDense(len(tf.cols), nil)
+		for k, j := range tf.cols {
+			z.SetVec(k, (x[j]-tf.mean[k])/tf.scale[k])
+		}
+		var u mat.VecDense
+		if tf.chol.SolveVecTo(&u, z) == nil {
+			v += mat.Dot(z, &u)
+		}
+	}
+	return tf.s2 * v
 }
 
 // fitRows fits on distinct, validated rows (no copy is made).
@@ -126,8 +338,9 @@ func fitRows(rows [][]float64, f []float64, method Method) (*Model, error) {
 	return mod, nil
 }
 
-// mergeDuplicates averages f over rows of X that are exactly equal.
-func mergeDuplicates(rows [][]float64, f []float64) ([][]float64, []float64) {
+// mergeDuplicates averages f over rows of X that are exactly equal. first[k]
+// is the index of the first input row merged into output row k.
+func mergeDuplicates(rows [][]float64, f []float64) (out [][]float64, vals []float64, first []int) {
 	type acc struct {
 		sum float64
 		n   int
@@ -149,59 +362,40 @@ func mergeDuplicates(rows [][]float64, f []float64) ([][]float64, []float64) {
 		}
 		index[string(key)] = len(outRows)
 		outRows = append(outRows, r)
+		first = append(first, i)
 		sums = append(sums, acc{f[i], 1})
 	}
-	vals := make([]float64, len(sums))
+	vals = make([]float64, len(sums))
 	for k, a := range sums {
 		vals[k] = a.sum / float64(a.n)
 	}
-	return outRows, vals
+	return outRows, vals, first
 }
 
 // Len is the number of distinct training points.
 func (m *Model) Len() int { return len(m.x) }
 
-// Estimate returns the Kriging prediction at x, Σ w_i f_i, with its variance
-// and 95% band. The variance is clamped at 0: a cubic is not guaranteed to be
-// a valid (conditionally negative definite) variogram, so w'h can come out
-// slightly negative.
+// Estimate returns the Kriging prediction at x, Σ w_i f_i (plus the trend
+// with LinearDrift), with its variance and 95% band. The Kriging variance is
+// clamped at 0: a cubic is not guaranteed to be a valid (conditionally
+// negative definite) variogram, so w'h can come out slightly negative.
 func (m *Model) Estimate(x []float64) (Prediction, error) {
-	if len(m.x) == 0 {
-		return Prediction{}, errors.New("kriging: model is not fitted")
-	}
-	if len(x) != len(m.x[0]) {
-		return Prediction{}, inputError("x", "length %d, model fitted on %d columns", len(x), len(m.x[0]))
-	}
-	if err := regress.CheckVector("x", x); err != nil {
+	if err := m.checkQuery(x); err != nil {
 		return Prediction{}, err
 	}
-	n := len(m.x)
-	h := make([]float64, n)
-	for i, xi := range m.x {
-		h[i] = m.Variogram.At(euclid(xi, x))
+	var trend, trendVar float64
+	if m.trend != nil {
+		trend = m.trend.at(x)
+		trendVar = m.trend.variance(x)
 	}
-	var w []float64
-	var variance float64
-	switch m.Method {
-	case Ordinary:
-		rhs := mat.NewVecDense(n+1, nil)
-		for i, v := range h {
-			rhs.SetVec(i, v)
-		}
-		rhs.SetVec(n, 1)
-		var sol mat.VecDense
-		if err := m.lu.SolveVecTo(&sol, false, rhs); err != nil {
-			var cond mat.Condition
-			if !errors.As(err, &cond) {
-				return Prediction{}, fmt.Errorf("kriging: solving the ordinary system: %w", err)
-			}
-		}
-		w = sol.RawVector().Data[:n]
-		variance = sol.AtVec(n) // μ
-	case NonNegative:
-		w = nnls(m.gamma, h)
+	if m.flat {
+		return Prediction{Mean: trend, Lower: trend, Upper: trend}, nil
 	}
-	var mean float64
+	w, h, mu, err := m.weights(x)
+	if err != nil {
+		return Prediction{}, err
+	}
+	mean, variance := trend, mu
 	for i, wi := range w {
 		mean += wi * m.f[i]
 		variance += wi * h[i]
@@ -209,8 +403,60 @@ func (m *Model) Estimate(x []float64) (Prediction, error) {
 	if variance < 0 || math.IsNaN(variance) {
 		variance = 0
 	}
+	variance += trendVar
 	band := 2 * math.Sqrt(variance)
 	return Prediction{Mean: mean, Variance: variance, Lower: mean - band, Upper: mean + band}, nil
+}
+
+func (m *Model) checkQuery(x []float64) error {
+	if len(m.x) == 0 {
+		return errors.New("kriging: model is not fitted")
+	}
+	if len(x) != len(m.x[0]) {
+		return inputError("x", "length %d, model fitted on %d columns", len(x), len(m.x[0]))
+	}
+	return regress.CheckVector("x", x)
+}
+
+// weights solves the Kriging system for a validated x. It returns the
+// weights, h and, for Ordinary, the Lagrange multiplier μ (0 otherwise).
+func (m *Model) weights(x []float64) (w, h []float64, mu float64, err error) {
+	n := len(m.x)
+	h = make([]float64, n)
+	for i, xi := range m.x {
+		h[i] = m.Variogram.At(euclid(xi, x))
+	}
+	if m.Method == NonNegative {
+		return nnls(m.gamma, h), h, 0, nil
+	}
+	rhs := mat.NewVecDense(n+1, nil)
+	for i, v := range h {
+		rhs.SetVec(i, v)
+	}
+	rhs.SetVec(n, 1)
+	var sol mat.VecDense
+	if err := m.lu.SolveVecTo(&sol, false, rhs); err != nil {
+		var cond mat.Condition
+		if !errors.As(err, &cond) {
+			return nil, nil, 0, fmt.Errorf("kriging: solving the ordinary system: %w", err)
+		}
+	}
+	return sol.RawVector().Data[:n:n], h, sol.AtVec(n), nil
+}
+
+// Weights returns the Kriging weights of the (distinct, duplicate-merged)
+// training points for a query x: Σw = 1 for Ordinary, w ≥ 0 for
+// NonNegative; all zero when the drift alone fits f exactly. It is meant for
+// tests and diagnostics.
+func (m *Model) Weights(x []float64) ([]float64, error) {
+	if err := m.checkQuery(x); err != nil {
+		return nil, err
+	}
+	if m.flat {
+		return make([]float64, len(m.x)), nil
+	}
+	w, _, _, err := m.weights(x)
+	return w, err
 }
 
 // Predict returns the Kriging mean at x, or NaN when x is invalid. It makes
@@ -223,13 +469,13 @@ func (m *Model) Predict(x []float64) float64 {
 	return p.Mean
 }
 
-// Trainer fits Kriging models with a fixed method; it implements
+// Trainer fits Kriging models with fixed options; it implements
 // regress.Trainer.
-type Trainer struct{ Method Method }
+type Trainer struct{ Options Options }
 
-// Train calls Fit(X, y, t.Method).
+// Train calls Fit(X, y, t.Options).
 func (t Trainer) Train(X mat.Matrix, y []float64) (regress.Model, error) {
-	return Fit(X, y, t.Method)
+	return Fit(X, y, t.Options)
 }
 
 var (

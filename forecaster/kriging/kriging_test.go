@@ -38,7 +38,7 @@ func TestOrdinaryReproducesTrainingPoints(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, p := range []int{1, 2, 5} {
 		X, y := randomData(rng, 60, p, smooth)
-		m, err := Fit(X, y, Ordinary)
+		m, err := Fit(X, y, Options{Method: Ordinary})
 		if err != nil {
 			t.Fatalf("p=%d: %v", p, err)
 		}
@@ -63,7 +63,7 @@ func TestOrdinaryReproducesTrainingPoints(t *testing.T) {
 func TestOrdinaryShiftAndScaleEquivariance(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	X, y := randomData(rng, 40, 2, smooth)
-	base, err := Fit(X, y, Ordinary)
+	base, err := Fit(X, y, Options{Method: Ordinary})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,11 +73,11 @@ func TestOrdinaryShiftAndScaleEquivariance(t *testing.T) {
 		shifted[i] = v + 100
 		scaled[i] = 3 * v
 	}
-	ms, err := Fit(X, shifted, Ordinary)
+	ms, err := Fit(X, shifted, Options{Method: Ordinary})
 	if err != nil {
 		t.Fatal(err)
 	}
-	mc, err := Fit(X, scaled, Ordinary)
+	mc, err := Fit(X, scaled, Options{Method: Ordinary})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestNonNegativeExtrapolatesRising(t *testing.T) {
 		X.Set(i, 0, x)
 		y[i] = 1 + x*x
 	}
-	m, err := Fit(X, y, NonNegative)
+	m, err := Fit(X, y, Options{Method: NonNegative})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +204,7 @@ func TestFitRejectsBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		for _, method := range []Method{Ordinary, NonNegative} {
-			_, err := Fit(c.X, c.f, method)
+			_, err := Fit(c.X, c.f, Options{Method: method})
 			if err == nil {
 				t.Errorf("%s/%v: no error", c.name, method)
 				continue
@@ -214,7 +214,7 @@ func TestFitRejectsBadInput(t *testing.T) {
 			}
 		}
 	}
-	m, err := Fit(good, []float64{1, 2, 4}, Ordinary)
+	m, err := Fit(good, []float64{1, 2, 4}, Options{Method: Ordinary})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -140,12 +140,12 @@ func (c *Curve) Knee() (Point, bool) {
 // load iops_z, for every signature counter i (in signature order, IOPS and
 // latency excluded):
 //
-//	test   = (iops_z, the other counters of sample z−1, latency of z−1)
-//	leaf   = the leaf of counter i's CART that test falls in (Algorithm 2)
+//	query  = (iops_z, the other counters of sample z−1)
+//	leaf   = the leaf of counter i's CART that query falls in (Algorithm 2)
 //	train  = that leaf's working-set samples + all synthetic samples so far
-//	C_iz   = non-negative Kriging of counter i from train, at test
+//	C_iz   = non-negative Kriging of counter i from train, at query
 //
-// then latency is Kriged the same way at (iops_z, C_·z) and the new synthetic
+// then latency is Kriged the same way at (iops_z, C_·z), and the synthetic
 // sample (iops_z, latency_z, C_·z) is stored. Kriging distances are taken on
 // columns divided by Model.Scale.
 func (m *Model) Extrapolate(toIOPS float64) (*Curve, error) {
@@ -162,19 +162,16 @@ func (m *Model) Extrapolate(toIOPS float64) (*Curve, error) {
 
 	prev := m.seed()
 	var synth [][]float64
-	test := make([]float64, s-1)
 	for z := 0; z <= steps; z++ {
 		iops := m.MaxIOPS + float64(z)*delta
 		if z == steps {
 			iops = toIOPS
 		}
-		next := make([]float64, s)
-		next[0] = iops
-		base := append([]float64(nil), prev...)
-		base[0] = iops
+		query := append([]float64(nil), prev...)
+		query[0] = iops
+		next := append([]float64(nil), query...)
 		for i := 2; i < s; i++ {
-			dropColumn(test, base, i)
-			p, fb, err := m.krige(i, test, synth)
+			p, fb, err := m.krige(i, query, synth)
 			if err != nil {
 				return nil, err
 			}
@@ -183,9 +180,7 @@ func (m *Model) Extrapolate(toIOPS float64) (*Curve, error) {
 			}
 			next[i] = p.Mean
 		}
-		next[1] = prev[1]
-		dropColumn(test, next, 1)
-		p, fb, err := m.krige(1, test, synth)
+		p, fb, err := m.krige(1, next, synth)
 		if err != nil {
 			return nil, err
 		}
@@ -201,44 +196,25 @@ func (m *Model) Extrapolate(toIOPS float64) (*Curve, error) {
 	return c, nil
 }
 
-// dropColumn writes v without element i into dst (len(v)−1).
-func dropColumn(dst, v []float64, i int) {
-	copy(dst, v[:i])
-	copy(dst[i:], v[i+1:])
-}
-
-// krige predicts signature column i at test (the other columns, unscaled) by
-// non-negative Kriging on the CART-leaf samples plus the synthetic samples.
-// fallback is true when the training values were constant and their mean
-// was used with zero variance.
-func (m *Model) krige(i int, test []float64, synth [][]float64) (kriging.Prediction, bool, error) {
-	tree := m.trees[i]
-	leaf := tree.LeafOf(test)
-	rows := tree.LeafRows(leaf)
-	s := len(m.Signature)
+// krige predicts signature column i at the full signature vector query
+// (only the columns inputs[i] are read) by non-negative Kriging on the
+// CART-leaf samples plus the synthetic samples. fallback is true when the
+// training values were constant and their mean was used with zero variance.
+func (m *Model) krige(i int, query []float64, synth [][]float64) (kriging.Prediction, bool, error) {
+	in := m.inputs[i]
+	rows := m.trees[i].LeafRows(m.trees[i].LeafOf(query))
 	scaled := func(dst, v []float64) {
-		for k := 0; k < s; k++ {
-			switch {
-			case k < i:
-				dst[k] = v[k] / m.Scale[k]
-			case k > i:
-				dst[k-1] = v[k] / m.Scale[k]
-			}
+		for k, j := range in {
+			dst[k] = v[j] / m.Scale[j]
 		}
 	}
-	q := make([]float64, s-1)
-	for k := 0; k < s-1; k++ {
-		src := k
-		if k >= i {
-			src = k + 1
-		}
-		q[k] = test[k] / m.Scale[src]
-	}
+	q := make([]float64, len(in))
+	scaled(q, query)
 	if max := m.Options.withDefaults().MaxLeafSamples; len(rows) > max {
-		rows = nearestRows(m, rows, q, i, max)
+		rows = m.nearestRows(rows, q, in, max)
 	}
 	nTrain := len(rows) + len(synth)
-	X := mat.NewDense(nTrain, s-1, nil)
+	X := mat.NewDense(nTrain, len(in), nil)
 	y := make([]float64, nTrain)
 	for k, r := range rows {
 		scaled(X.RawRowView(k), m.Samples[r])
@@ -248,7 +224,11 @@ func (m *Model) krige(i int, test []float64, synth [][]float64) (kriging.Predict
 		scaled(X.RawRowView(len(rows)+k), v)
 		y[len(rows)+k] = v[i]
 	}
-	km, err := kriging.Fit(X, y, kriging.NonNegative)
+	kopt := m.Options.kriging()
+	if kopt.Drift != kriging.NoDrift {
+		kopt.DriftRows = len(rows)
+	}
+	km, err := kriging.Fit(X, y, kopt)
 	if err != nil {
 		if !errors.Is(err, regress.ErrInput) {
 			return kriging.Prediction{}, false, fmt.Errorf("mlisp: Kriging %q: %w", m.Signature[i], err)
@@ -273,8 +253,8 @@ func (m *Model) krige(i int, test []float64, synth [][]float64) (kriging.Predict
 }
 
 // nearestRows keeps the max rows nearest to the scaled query q (Euclidean on
-// the signature columns other than i).
-func nearestRows(m *Model, rows []int, q []float64, i, max int) []int {
+// the columns in).
+func (m *Model) nearestRows(rows []int, q []float64, in []int, max int) []int {
 	type rd struct {
 		r int
 		d float64
@@ -282,14 +262,9 @@ func nearestRows(m *Model, rows []int, q []float64, i, max int) []int {
 	all := make([]rd, len(rows))
 	for k, r := range rows {
 		var d float64
-		col := 0
-		for j, v := range m.Samples[r] {
-			if j == i {
-				continue
-			}
-			e := v/m.Scale[j] - q[col]
+		for c, j := range in {
+			e := m.Samples[r][j]/m.Scale[j] - q[c]
 			d += e * e
-			col++
 		}
 		all[k] = rd{r, d}
 	}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/storcast/storcast/forecaster/kriging"
 	"github.com/storcast/storcast/forecaster/regress"
 	"gonum.org/v1/gonum/mat"
 )
@@ -62,6 +63,12 @@ type Options struct {
 	// Steps is the number of extrapolation steps; the curve has Steps+1
 	// points from X to the horizon (paper: 21 points). Default 20.
 	Steps int `json:"steps"`
+	// Kriging selects the Kriging of each extrapolation step:
+	// "regression" (default) fits a linear trend in the Kriging inputs and
+	// Kriges its residuals with ordinary Kriging; "paper" is the paper's
+	// non-negative Kriging without sum-to-one on the values themselves.
+	// See doc.go for why the default differs from the paper.
+	Kriging string `json:"kriging"`
 	// Horizon is the end of the curve Fit computes, as a multiple of X, the
 	// highest observed IOPS. Default 2.
 	Horizon float64 `json:"horizon"`
@@ -101,7 +108,24 @@ func (o Options) withDefaults() Options {
 	if o.Horizon <= 0 {
 		o.Horizon = 2
 	}
+	if o.Kriging == "" {
+		o.Kriging = KrigingRegression
+	}
 	return o
+}
+
+// Kriging variants for Options.Kriging.
+const (
+	KrigingRegression = "regression"
+	KrigingPaper      = "paper"
+)
+
+func (o Options) kriging() kriging.Options {
+	if o.Kriging == KrigingPaper {
+		return kriging.Options{Method: kriging.NonNegative, Drift: kriging.NoDrift}
+	}
+	// Column 0 of every Kriging input vector is IOPS (see inputsOf).
+	return kriging.Options{Method: kriging.Ordinary, Drift: kriging.LinearDrift, DriftColumns: []int{0}}
 }
 
 func (o Options) validate() error {
@@ -124,6 +148,8 @@ func (o Options) validate() error {
 		return inputError("Steps", "%d is too many (max 10000)", o.Steps)
 	case math.IsNaN(o.Horizon) || math.IsInf(o.Horizon, 0) || o.Horizon < 0 || (o.Horizon > 0 && o.Horizon <= 1):
 		return inputError("Horizon", "must be a multiple > 1 of the highest observed IOPS, got %v", o.Horizon)
+	case o.Kriging != "" && o.Kriging != KrigingRegression && o.Kriging != KrigingPaper:
+		return inputError("Kriging", "must be %q or %q, got %q", KrigingRegression, KrigingPaper, o.Kriging)
 	case o.MaxSignature == 1:
 		return inputError("MaxSignature", "must be ≥ 2 (IOPS and latency)")
 	}
@@ -175,9 +201,11 @@ type Model struct {
 	// Curve is the extrapolation from X to Options.Horizon·X made by Fit.
 	Curve *Curve `json:"curve"`
 
-	// trees[i] predicts signature column i from the other signature columns
-	// (trees[0], for IOPS, is nil: IOPS is the independent variable).
-	trees []*regress.Tree
+	// trees[i] predicts signature column i from the signature columns
+	// inputs[i] (see inputsOf); trees[0], for IOPS, is nil: IOPS is the
+	// independent variable. Trees take full signature vectors.
+	trees  []*regress.Tree
+	inputs [][]int
 }
 
 // Fit cleanses d, draws the working sample set, finds the workload signature,
@@ -219,6 +247,21 @@ func Fit(d Dataset, opt Options) (*Model, error) {
 	return m, nil
 }
 
+// inputsOf returns the signature columns that explain column i in
+// Algorithm 1: IOPS and the other counters for a counter (latency is not an
+// input: the paper extrapolates the counters first, then latency from them),
+// and IOPS and every counter for latency.
+func inputsOf(i, s int) []int {
+	var in []int
+	for k := 0; k < s; k++ {
+		if k == i || (i != 1 && k == 1) {
+			continue
+		}
+		in = append(in, k)
+	}
+	return in
+}
+
 // prepare computes Scale and grows the Algorithm-2 trees from Samples.
 func (m *Model) prepare() error {
 	s := len(m.Signature)
@@ -239,18 +282,22 @@ func (m *Model) prepare() error {
 		}
 		m.Scale[k] = sd
 	}
+	S := mat.NewDense(n, s, nil)
+	for i, r := range m.Samples {
+		copy(S.RawRowView(i), r)
+	}
+	cols, err := regress.NewColumns(S)
+	if err != nil {
+		return fmt.Errorf("mlisp: working set: %w", err)
+	}
 	m.trees = make([]*regress.Tree, s)
+	m.inputs = make([][]int, s)
 	opt := m.Options.treeOptions()
-	X := mat.NewDense(n, s-1, nil)
 	y := make([]float64, n)
 	for k := 1; k < s; k++ {
-		for i, r := range m.Samples {
-			dst := X.RawRowView(i)
-			copy(dst, r[:k])
-			copy(dst[k:], r[k+1:])
-			y[i] = r[k]
-		}
-		t, err := regress.FitTree(X, y, opt)
+		m.inputs[k] = inputsOf(k, s)
+		mat.Col(y, k, S)
+		t, err := cols.FitTree(y, m.inputs[k], opt)
 		if err != nil {
 			return fmt.Errorf("mlisp: CART for %q: %w", m.Signature[k], err)
 		}
