@@ -6,11 +6,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/storcast/storcast/alerts/series"
 )
 
 const (
@@ -254,7 +257,7 @@ func TestParseThresholdsErrors(t *testing.T) {
 		{"headroom:\n  critical_ratio: 0.3\n", "bad.yml: headroom.critical_ratio: 0.3 must be below headroom.warning_ratio 0.2"},
 		{"saturation:\n  horizon: 0s\n", "bad.yml: saturation.horizon: must be a positive duration, got 0s"},
 		{"saturation:\n  horizon: soon\n", `bad.yml: not a valid duration string: "soon"`},
-		{"latency:\n  load_factor: 0.5\n", "bad.yml: latency.load_factor: 0.5 is not a load factor in [1, 100]"},
+		{"latency:\n  load_factor: 1.3\n", "bad.yml: latency.load_factor: 1.3 is not one of the load factors storcast exports above 1 (1.25, 1.5, 2)"},
 		{"model:\n  min_accuracy_ratio: 0\n", "bad.yml: model.min_accuracy_ratio: 0 is not a ratio in (0, 1)"},
 		{"storcast_job: 'a\"b'\n", `bad.yml: storcast_job: "a\"b" must be a non-empty job name without quotes, backslashes or newlines`},
 		{"selector: '{job=\"x\"}'\n", `bad.yml: selector: "{job=\"x\"}" must be label matchers without braces, like job="storcast"`},
@@ -330,6 +333,44 @@ func TestAlertmanagerExampleConfig(t *testing.T) {
 			"alertname="+r.Alert, "severity="+r.Labels["severity"], "cluster=ceph-prod").CombinedOutput()
 		if err != nil {
 			t.Errorf("%s routes to %s, want %s: %v", r.Alert, strings.TrimSpace(string(out)), want, err)
+		}
+	}
+}
+
+// TestRulesUseExportedSeries checks every storcast_* series that the rules
+// and their unit tests name against what the exporter's collectors declare,
+// so that a series renamed in the exporter breaks this test, not production.
+func TestRulesUseExportedSeries(t *testing.T) {
+	descs, from, err := series.Exported("../exporter/collector")
+	if err != nil {
+		t.Fatalf("reading the exporter's series: %v", err)
+	}
+	t.Logf("series from %s: %d", from, len(descs))
+	labels := map[string]map[string]bool{}
+	for _, d := range descs {
+		labels[d.Name] = map[string]bool{}
+		for _, l := range d.Labels {
+			labels[d.Name][l] = true
+		}
+	}
+	sel := regexp.MustCompile(`(storcast_[a-z_]+)(\{([^}]*)\})?`)
+	label := regexp.MustCompile(`(\w+)\s*(=|!=|=~|!~)`)
+	for _, f := range []string{rulesFile, testFile} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range sel.FindAllStringSubmatch(string(data), -1) {
+			ls, ok := labels[m[1]]
+			if !ok {
+				t.Errorf("%s: %s is not a series the exporter declares (exporter/collector)", f, m[1])
+				continue
+			}
+			for _, lm := range label.FindAllStringSubmatch(m[3], -1) {
+				if !ls[lm[1]] && lm[1] != "job" && lm[1] != "instance" {
+					t.Errorf("%s: %s has no label %q in the exporter", f, m[1], lm[1])
+				}
+			}
 		}
 	}
 }

@@ -12,20 +12,14 @@
 //	StorcastMaxIOPSSaturationPredicted
 //	                                  storcast_saturation_eta_seconds{limit="max_iops"} < x.saturation.horizon
 //	StorcastLatencySLOBreachPredicted storcast_saturation_eta_seconds{limit="latency_slo"} < x.saturation.horizon
-//	StorcastLatencySLOAtExtraLoad     x.latency.load_factor * storcast_observed_iops
-//	                                    > storcast_latency_knee_iops{bound="mean"}
+//	StorcastLatencySLOAtExtraLoad     storcast_predicted_latency_seconds{load_factor=x.latency.load_factor, bound="mean"}
+//	                                    > storcast_latency_slo_seconds
 //	StorcastModelStale                storcast_model_stale == 1
 //	StorcastModelInaccurate           storcast_model_accuracy_ratio < x.model.min_accuracy_ratio
 //	StorcastSourceDown                storcast_source_up == 0
 //	StorcastExporterDown              up{job=x.storcast_job} == 0
 //
-// StorcastLatencySLOAtExtraLoad is "the predicted mean latency at load_factor
-// times today's load is above the SLO": the knee is the load at which the
-// predicted mean latency crosses the SLO, and the predicted latency grows
-// with load, so latency(f·load) > SLO exactly when f·load > knee. Writing it
-// with the knee keeps the rule free of the SLO's value (it is per cluster, in
-// storcast's configuration) and of the load_factor label values that
-// storcast_predicted_latency_seconds happens to export.
+// load_factor must be one that storcast exports (1.25, 1.5 or 2).
 //
 // Every rule carries a severity label and summary, description and
 // runbook_url annotations; runbooks are alerts/runbooks/<alertname>.md.

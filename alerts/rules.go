@@ -94,11 +94,11 @@ func Rules(t Thresholds) []Rule {
 			"Cluster {{ $labels.cluster }} is predicted to breach its latency SLO within "+horizon.String()+".",
 			"At the current demand trend, the predicted latency of cluster {{ $labels.cluster }} crosses its SLO in {{ $value | humanizeDuration }}."),
 		rule("StorcastLatencySLOAtExtraLoad", "warning",
-			fmt.Sprint(t.Latency.LoadFactor)+" * "+sel("storcast_observed_iops")+"\n  > on (cluster)\n"+
-				sel("storcast_latency_knee_iops", `bound="mean"`), t.Latency.For,
+			sel("storcast_predicted_latency_seconds", `load_factor="`+fmt.Sprint(t.Latency.LoadFactor)+`"`, `bound="mean"`)+
+				"\n  > on (cluster)\n"+sel("storcast_latency_slo_seconds"), t.Latency.For,
 			"Cluster {{ $labels.cluster }} would breach its latency SLO at "+fmt.Sprint(t.Latency.LoadFactor)+" times today's load.",
-			"The predicted mean latency of cluster {{ $labels.cluster }} crosses its SLO below "+fmt.Sprint(t.Latency.LoadFactor)+
-				" times today's IOPS ({{ $value | humanize }} IOPS at that load is past the knee)."),
+			"The predicted mean latency of cluster {{ $labels.cluster }} at "+fmt.Sprint(t.Latency.LoadFactor)+
+				" times today's IOPS is {{ $value | humanizeDuration }}, above its latency SLO: an ordinary peak would breach it."),
 		rule("StorcastModelStale", "warning",
 			sel("storcast_model_stale")+" == 1", t.Model.StaleFor,
 			"Storcast's {{ $labels.model }} model of cluster {{ $labels.cluster }} is stale.",
@@ -111,9 +111,9 @@ func Rules(t Thresholds) []Rule {
 				"is {{ $value | humanizePercentage }}, below "+pct(t.Model.MinAccuracyRatio)+"; its forecasts should not be trusted."),
 		rule("StorcastSourceDown", "critical",
 			sel("storcast_source_up")+" == 0", t.Source.DownFor,
-			"Storcast cannot read the {{ $labels.source }} source of cluster {{ $labels.cluster }}.",
-			"Queries for the {{ $labels.source }} metrics of cluster {{ $labels.cluster }} fail or return nothing; "+
-				"forecasts for the cluster are stale until it returns."),
+			"Storcast cannot read the metrics of cluster {{ $labels.cluster }}.",
+			"storcast's queries for the metrics of cluster {{ $labels.cluster }} fail or return nothing; "+
+				"its forecasts are stale until they return."),
 		rule("StorcastExporterDown", "critical",
 			`up{job="`+t.StorcastJob+`"} == 0`, t.Exporter.DownFor,
 			"Prometheus cannot scrape storcast at {{ $labels.instance }}.",

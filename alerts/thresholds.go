@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,6 +52,10 @@ type Thresholds struct {
 		DownFor model.Duration `yaml:"down_for"`
 	} `yaml:"exporter"`
 }
+
+// ExportedLoadFactors are the load_factor values of
+// storcast_predicted_latency_seconds (exporter/collector.LoadFactors).
+var ExportedLoadFactors = []float64{1, 1.25, 1.5, 2}
 
 // DefaultThresholds returns the thresholds of the shipped thresholds.yml.
 func DefaultThresholds() Thresholds {
@@ -125,8 +130,8 @@ func (t Thresholds) Validate() error {
 	if t.Headroom.CriticalRatio >= t.Headroom.WarningRatio {
 		return fmt.Errorf("headroom.critical_ratio: %v must be below headroom.warning_ratio %v", t.Headroom.CriticalRatio, t.Headroom.WarningRatio)
 	}
-	if f := t.Latency.LoadFactor; math.IsNaN(f) || f < 1 || f > 100 {
-		return fmt.Errorf("latency.load_factor: %v is not a load factor in [1, 100]", f)
+	if f := t.Latency.LoadFactor; !slices.Contains(ExportedLoadFactors, f) || f <= 1 {
+		return fmt.Errorf("latency.load_factor: %v is not one of the load factors storcast exports above 1 (1.25, 1.5, 2)", f)
 	}
 	if t.StorcastJob == "" || strings.ContainsAny(t.StorcastJob, "\"\\\n") {
 		return fmt.Errorf("storcast_job: %q must be a non-empty job name without quotes, backslashes or newlines", t.StorcastJob)

@@ -258,9 +258,11 @@ func ClusterHeadroom() Dashboard {
 	colour(knee, "knee", "orange")
 	colour(knee, "today's load", "green")
 	colour(knee, fmt.Sprintf("%gx today's load", th.Latency.LoadFactor), "green", dashed())
-	l.add(12, 9, timeseries("Predicted latency by load factor",
-		"Predicted mean latency at multiples of today's load (load_factor), as exported by storcast.", "s", nil,
-		prom("A", `storcast_predicted_latency_seconds{`+c+`, bound="mean"}`, "x{{load_factor}}")))
+	pl := l.add(12, 9, timeseries("Predicted latency by load factor",
+		"Predicted mean latency at multiples of today's load (load_factor), as exported by storcast, against the latency SLO.", "s", nil,
+		prom("A", `storcast_predicted_latency_seconds{`+c+`, bound="mean"}`, "x{{load_factor}}"),
+		prom("B", "storcast_latency_slo_seconds{"+c+"}", "SLO")))
+	colour(pl, "SLO", "red", dashed())
 	l.add(12, 9, timeseries("Observed mix", "Read share of ops (left) and op-weighted mean IO size (right).", "percentunit", nil,
 		prom("A", "storcast_observed_read_ratio{"+c+"}", "read ratio"),
 		prom("B", "storcast_observed_io_size_bytes{"+c+"}", "IO size"))).FieldConfig.Overrides = []Override{
@@ -331,7 +333,7 @@ func ModelQuality() Dashboard {
 	l.add(12, 8, &Panel{Type: "state-timeline", Title: "Source health",
 		Description: "Whether storcast's queries for each source of each cluster succeed (storcast_source_up).",
 		Datasource:  promDS,
-		Targets:     []Target{prom("A", "storcast_source_up{"+c+"}", "{{cluster}} {{source}}")},
+		Targets:     []Target{prom("A", "storcast_source_up{"+c+"}", "{{cluster}}")},
 		FieldConfig: FieldConfig{Defaults: map[string]any{
 			"color":      map[string]any{"mode": "thresholds"},
 			"thresholds": steps("red", 1, "green"),

@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/storcast/storcast/alerts/series"
 )
 
 func tool(t *testing.T, name string) string {
@@ -139,43 +141,20 @@ func substitute(expr string) string {
 // fixtureCluster is the cluster the fixtures and the substituted $cluster name.
 const fixtureCluster = "ceph-prod"
 
-// contractSeries are storcast's series as issue 4 names them, with their
-// labels; the fixtures hold one series per label combination. A dashboard
-// expression over a series not in this list (a typo, a rename) returns no
-// data, and the test fails.
-var contractSeries = []string{
-	`storcast_predicted_iops{op="read"}`, `storcast_predicted_iops{op="write"}`,
-	`storcast_predicted_throughput_bytes{op="read"}`, `storcast_predicted_throughput_bytes{op="write"}`,
-	`storcast_max_iops{op="read"}`, `storcast_max_iops{op="write"}`, `storcast_max_iops{op="total"}`,
-	`storcast_utilization_ratio`, `storcast_headroom_ratio`, `storcast_headroom_iops`,
-	`storcast_predicted_latency_seconds{load_factor="1",bound="lower"}`,
-	`storcast_predicted_latency_seconds{load_factor="1",bound="mean"}`,
-	`storcast_predicted_latency_seconds{load_factor="1",bound="upper"}`,
-	`storcast_predicted_latency_seconds{load_factor="1.25",bound="mean"}`,
-	`storcast_latency_knee_iops{bound="lower"}`, `storcast_latency_knee_iops{bound="mean"}`, `storcast_latency_knee_iops{bound="upper"}`,
-	`storcast_saturation_eta_seconds{limit="max_iops"}`, `storcast_saturation_eta_seconds{limit="latency_slo"}`,
-	`storcast_observed_iops`, `storcast_observed_read_ratio`, `storcast_observed_io_size_bytes`,
-	`storcast_model_accuracy_ratio{model="conservation",target="max_iops"}`,
-	`storcast_model_accuracy_ratio{model="mlisp",target="latency"}`,
-	`storcast_model_last_fit_timestamp_seconds{model="conservation"}`,
-	`storcast_model_fit_duration_seconds{model="conservation"}`,
-	`storcast_model_training_samples{model="conservation"}`,
-	`storcast_model_stale{model="conservation"}`,
-	`storcast_source_up{source="ceph"}`,
-}
-
-// fixtureSeries writes the promtool input_series: every contract series for
-// the fixture cluster, constant and finite over an hour.
-func fixtureSeries() []map[string]string {
+// fixtureSeries writes the promtool input_series: every series that the
+// exporter's collectors declare (read from exporter/collector's source), for
+// the fixture cluster and every combination of label values, constant and
+// finite over an hour. A dashboard expression over a series the exporter
+// does not export (a typo, a rename) returns no data, and the test fails.
+func fixtureSeries(t *testing.T) []map[string]string {
+	t.Helper()
+	descs, from, err := series.Exported("../exporter/collector")
+	if err != nil {
+		t.Fatalf("reading the exporter's series: %v", err)
+	}
+	t.Logf("series from %s: %d", from, len(descs))
 	var out []map[string]string
-	for i, s := range contractSeries {
-		name, labels, _ := strings.Cut(s, "{")
-		labels = strings.TrimSuffix(labels, "}")
-		sel := name + `{cluster="` + fixtureCluster + `",job="storcast",instance="storcast:9595"`
-		if labels != "" {
-			sel += "," + labels
-		}
-		sel += "}"
+	for i, sel := range series.Fixtures(descs, fixtureCluster, `job="storcast",instance="storcast:9595"`) {
 		out = append(out, map[string]string{"series": sel, "values": strconv.Itoa(i+1) + "x60"})
 	}
 	return out
@@ -199,7 +178,7 @@ func TestEveryPromQLExpressionReturnsData(t *testing.T) {
 	if len(queries) < 20 {
 		t.Fatalf("only %d PromQL expressions extracted; the extraction is broken", len(queries))
 	}
-	rules, tests := promtoolFiles(queries)
+	rules, tests := promtoolFiles(queries, fixtureSeries(t))
 	dir := t.TempDir()
 	must := func(err error) {
 		if err != nil {
@@ -229,7 +208,7 @@ func index(qs []promQuery) string {
 
 // promtoolFiles writes a rule file with one alert per expression and a unit
 // test expecting each to fire. JSON is valid YAML, so promtool reads both.
-func promtoolFiles(qs []promQuery) (rules, tests []byte) {
+func promtoolFiles(qs []promQuery, fixtures []map[string]string) (rules, tests []byte) {
 	var rs, cases []map[string]any
 	for i, q := range qs {
 		name := fmt.Sprintf("DashboardExpr%03d", i)
@@ -243,7 +222,7 @@ func promtoolFiles(qs []promQuery) (rules, tests []byte) {
 		"evaluation_interval": "1m",
 		"tests": []map[string]any{{
 			"interval":        "1m",
-			"input_series":    fixtureSeries(),
+			"input_series":    fixtures,
 			"alert_rule_test": cases,
 		}},
 	}, "", " ")
@@ -257,7 +236,7 @@ func TestPromQLCheckCatchesARenamedSeries(t *testing.T) {
 	rules, tests := promtoolFiles([]promQuery{
 		{where: "good", expr: `storcast_headroom_ratio{cluster="$cluster"}`},
 		{where: "renamed", expr: `storcast_headroom_ratio_percent{cluster="$cluster"}`},
-	})
+	}, fixtureSeries(t))
 	dir := t.TempDir()
 	_ = os.WriteFile(filepath.Join(dir, "dashboards.rules.json"), rules, 0o644)
 	_ = os.WriteFile(filepath.Join(dir, "dashboards.test.json"), tests, 0o644)
