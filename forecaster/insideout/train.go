@@ -147,9 +147,13 @@ func TrainMatrix(features []string, X mat.Matrix, targets map[Target][]float64, 
 
 // design is what every target shares: the standardized features, the folds
 // and the per-fold cross products Z_f'Z_f. Targets then only add Z'y.
+// Z is stored in fold order (fold f's held-out rows are one contiguous
+// block), so a fold is a view and no rows are copied; pos maps an original
+// row index to its row in Z.
 type design struct {
 	std     *regress.Standardizer
 	Z       *mat.Dense
+	pos     []int
 	folds   []regress.Fold
 	total   *regress.Moments   // X part only (N, SumX, XX)
 	foldMom []*regress.Moments // X part of each held-out fold
@@ -161,20 +165,31 @@ func newDesign(X mat.Matrix, opt Options) (*design, error) {
 	if err != nil {
 		return nil, err
 	}
-	Z, err := std.Transform(X)
-	if err != nil {
-		return nil, err
-	}
 	folds, err := regress.KFold(n, opt.Folds, opt.Seed)
 	if err != nil {
 		return nil, err
 	}
-	d := &design{std: std, Z: Z, folds: folds}
+	d := &design{std: std, Z: mat.NewDense(n, p, nil), pos: make([]int, n), folds: folds}
+	xd, _ := X.(*mat.Dense)
+	r := 0
 	for _, f := range folds {
-		sub := mat.NewDense(len(f.Test), p, nil)
-		for r, i := range f.Test {
-			copy(sub.RawRowView(r), Z.RawRowView(i))
+		for _, i := range f.Test {
+			d.pos[i] = r
+			dst := d.Z.RawRowView(r)
+			if xd != nil {
+				std.TransformRow(dst, xd.RawRowView(i))
+			} else {
+				for j := range dst {
+					dst[j] = (X.At(i, j) - std.Mean[j]) / std.Scale[j]
+				}
+			}
+			r++
 		}
+	}
+	start := 0
+	for _, f := range folds {
+		sub := d.Z.Slice(start, start+len(f.Test), 0, p)
+		start += len(f.Test)
 		mom, err := regress.NewMoments(sub, make([]float64, len(f.Test)))
 		if err != nil {
 			return nil, err
@@ -195,7 +210,7 @@ func (d *design) withY(xm *regress.Moments, y []float64, rows []int) *regress.Mo
 		yi := y[i]
 		m.SumY += yi
 		m.YY += yi * yi
-		for j, v := range d.Z.RawRowView(i) {
+		for j, v := range d.Z.RawRowView(d.pos[i]) {
 			m.Xy[j] += v * yi
 		}
 	}
@@ -357,7 +372,7 @@ func (d *design) pathMAPE(path *regress.Path, kept, test []int, y []float64) []f
 	if len(used) > 0 {
 		Zt := mat.NewDense(len(test), len(used), nil)
 		for r, i := range test {
-			row := d.Z.RawRowView(i)
+			row := d.Z.RawRowView(d.pos[i])
 			dst := Zt.RawRowView(r)
 			for c, k := range used {
 				dst[c] = row[kept[k]]
