@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -23,26 +25,100 @@ import (
 // written with TYPE unknown: OpenMetrics reserves "counter" for _total
 // samples, and the stored series are the same.
 func WriteHistory(w io.Writer, c *Cluster, start, end time.Time, step time.Duration) error {
+	g, err := newHistoryGen(c, start, end, step)
+	if err != nil {
+		return err
+	}
+	return g.write(w, 0, len(g.instants))
+}
+
+// WriteHistoryBlocks writes the same samples as WriteHistory, split into one
+// file per block of the given length aligned to the Unix epoch (use 2h, the
+// block length of promtool 2.x's backfill). promtool parses its whole input
+// once per block it creates, so one file per block keeps a long backfill
+// linear:
+//
+//	for f in dir/*.om; do promtool tsdb create-blocks-from openmetrics "$f" data; done
+//
+// Files are named history-<unix seconds of the block start>.om and their
+// paths are returned in time order.
+func WriteHistoryBlocks(dir string, c *Cluster, start, end time.Time, step, block time.Duration) ([]string, error) {
+	if block <= 0 || block%time.Second != 0 {
+		return nil, fmt.Errorf("history: block %s must be a positive whole number of seconds", block)
+	}
+	g, err := newHistoryGen(c, start, end, step)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	var files []string
+	for i := 0; i < len(g.instants); {
+		b := g.instants[i].unix - mod(g.instants[i].unix, int64(block/time.Second))
+		j := i
+		for j < len(g.instants) && g.instants[j].unix < b+int64(block/time.Second) {
+			j++
+		}
+		name := filepath.Join(dir, fmt.Sprintf("history-%d.om", b))
+		f, err := os.Create(name)
+		if err != nil {
+			return files, fmt.Errorf("history: %w", err)
+		}
+		werr := g.write(f, i, j)
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			return files, fmt.Errorf("history: %s: %w", name, werr)
+		}
+		files = append(files, name)
+		i = j
+	}
+	return files, nil
+}
+
+func mod(a, b int64) int64 {
+	m := a % b
+	if m < 0 {
+		m += b
+	}
+	return m
+}
+
+type instant struct {
+	k    int64
+	f    float64
+	unix int64 // whole seconds, for block alignment
+	ts   []byte
+}
+
+// historyGen writes consecutive ranges of a history; accumulators carry over
+// from one range to the next so each tick is integrated once per series.
+type historyGen struct {
+	c            *Cluster
+	instants     []instant
+	states       []state
+	gap          [][]bool // per target, per instant index
+	targetLabels []string
+	acc          []float64
+	accTick      []int64
+}
+
+func newHistoryGen(c *Cluster, start, end time.Time, step time.Duration) (*historyGen, error) {
 	if c == nil {
-		return errors.New("history: nil cluster")
+		return nil, errors.New("history: nil cluster")
 	}
 	if step <= 0 {
-		return fmt.Errorf("history: step %s must be positive", step)
+		return nil, fmt.Errorf("history: step %s must be positive", step)
 	}
 	if end.Before(start) {
-		return fmt.Errorf("history: end %s is before start %s", end.UTC().Format(time.RFC3339), start.UTC().Format(time.RFC3339))
+		return nil, fmt.Errorf("history: end %s is before start %s", end.UTC().Format(time.RFC3339), start.UTC().Format(time.RFC3339))
 	}
 	if start.Before(c.origin) {
-		return fmt.Errorf("history: start %s is before the cluster's origin %s", start.UTC().Format(time.RFC3339), c.origin.UTC().Format(time.RFC3339))
+		return nil, fmt.Errorf("history: start %s is before the cluster's origin %s", start.UTC().Format(time.RFC3339), c.origin.UTC().Format(time.RFC3339))
 	}
-
-	// Output instants and their ticks.
-	type instant struct {
-		k  int64
-		f  float64
-		ts []byte
-	}
-	var instants []instant
+	g := &historyGen{c: c}
 	for t := start; !t.After(end); t = t.Add(step) {
 		k, f := c.tickAt(t)
 		var ts []byte
@@ -51,31 +127,41 @@ func WriteHistory(w io.Writer, c *Cluster, start, end time.Time, step time.Durat
 		} else {
 			ts = strconv.AppendFloat(nil, float64(t.UnixNano())/1e9, 'f', 3, 64)
 		}
-		instants = append(instants, instant{k: k, f: f, ts: ts})
+		g.instants = append(g.instants, instant{k: k, f: f, unix: t.Unix(), ts: ts})
 	}
-	if len(instants) == 0 {
-		_, err := io.WriteString(w, "# EOF\n")
-		return err
+	lastTick := int64(0)
+	if n := len(g.instants); n > 0 {
+		lastTick = g.instants[n-1].k
 	}
-	lastTick := instants[len(instants)-1].k
-	states := make([]state, lastTick+1)
-	for k := range states {
-		states[k] = c.tickState(int64(k))
+	g.states = make([]state, lastTick+1)
+	for k := range g.states {
+		g.states[k] = c.tickState(int64(k))
 	}
-	gap := make([][]bool, len(c.targets))
+	g.gap = make([][]bool, len(c.targets))
 	for ti := range c.targets {
-		gap[ti] = make([]bool, len(instants))
-		for j := range instants {
-			sec := float64(instants[j].k)*tickSeconds + instants[j].f*tickSeconds
-			gap[ti][j] = c.inGap(ti, sec)
+		g.gap[ti] = make([]bool, len(g.instants))
+		for j := range g.instants {
+			sec := (float64(g.instants[j].k) + g.instants[j].f) * tickSeconds
+			g.gap[ti][j] = c.inGap(ti, sec)
 		}
 	}
 	// The job/instance labels go first in each sample's label set.
-	targetLabels := make([]string, len(c.targets))
+	g.targetLabels = make([]string, len(c.targets))
 	for ti, tg := range c.targets {
-		targetLabels[ti] = `instance="` + escapeLabel(tg.Instance) + `",job="` + escapeLabel(tg.Job) + `"`
+		g.targetLabels[ti] = `instance="` + escapeLabel(tg.Instance) + `",job="` + escapeLabel(tg.Job) + `"`
 	}
+	g.acc = make([]float64, len(c.series))
+	g.accTick = make([]int64, len(c.series))
+	for i := range c.series {
+		g.acc[i] = c.series[i].base
+	}
+	return g, nil
+}
 
+// write writes instants [from, to), which must follow those written before.
+func (g *historyGen) write(w io.Writer, from, to int) error {
+	c := g.c
+	ins := g.instants[from:to]
 	bw := bufio.NewWriterSize(w, 1<<20)
 	buf := make([]byte, 0, 256)
 	for fi := range c.families {
@@ -110,18 +196,17 @@ func WriteHistory(w io.Writer, c *Cluster, start, end time.Time, step time.Durat
 		}
 		for _, si := range f.series {
 			s := &c.series[si]
-			prefix := withTargetLabels(s.prefix, targetLabels[s.target])
-			acc := s.base
-			k := int64(0)
-			for j := range instants {
-				in := &instants[j]
+			prefix := withTargetLabels(s.prefix, g.targetLabels[s.target])
+			acc, k := g.acc[si], g.accTick[si]
+			for j := range ins {
+				in := &ins[j]
 				if s.accum {
 					for ; k < in.k; k++ {
-						c.stepSeries(s, &acc, &states[k], k)
+						c.stepSeries(s, &acc, &g.states[k], k)
 					}
 				}
-				st := &states[in.k]
-				if gap[s.target][j] || (s.host >= 0 && st.hostMask&(1<<s.host) == 0) {
+				st := &g.states[in.k]
+				if g.gap[s.target][from+j] || (s.host >= 0 && st.hostMask&(1<<s.host) == 0) {
 					continue
 				}
 				v := c.valueAt(si, st, in.k, in.f, acc)
@@ -134,6 +219,7 @@ func WriteHistory(w io.Writer, c *Cluster, start, end time.Time, step time.Durat
 					return err
 				}
 			}
+			g.acc[si], g.accTick[si] = acc, k
 		}
 	}
 	if _, err := bw.WriteString("# EOF\n"); err != nil {

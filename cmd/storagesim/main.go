@@ -148,6 +148,8 @@ func history(args []string, stdout, stderr io.Writer) int {
 	startStr := fs.String("start", "", "scenario origin and first instant (default: end - duration)")
 	stepStr := fs.String("step", "15s", "interval between samples (the scrape interval)")
 	out := fs.String("out", "-", "output file (- for stdout)")
+	outDir := fs.String("out-dir", "", "write one file per --block window into this directory instead of --out (fast promtool backfill)")
+	blockStr := fs.String("block", "2h", "window of each --out-dir file, aligned to the epoch (promtool 2.x backfills in 2h blocks)")
 	if !parse(fs, args, stderr) {
 		return 2
 	}
@@ -188,6 +190,24 @@ func history(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "storagesim:", err)
 		return 2
+	}
+	if *outDir != "" {
+		block, err := storagesim.ParseDuration(*blockStr)
+		if err != nil {
+			fmt.Fprintf(stderr, "storagesim history: --block: %q is not a duration\n", *blockStr)
+			return 2
+		}
+		t0 := time.Now()
+		files, err := storagesim.WriteHistoryBlocks(*outDir, cl, cl.Origin(), end, step, block)
+		if err != nil {
+			fmt.Fprintln(stderr, "storagesim history:", err)
+			return 1
+		}
+		log.Info("history written", "scenario", sc.Name, "seed", c.seed, "files", len(files), "dir", *outDir,
+			"start", cl.Origin().UTC().Format(time.RFC3339), "end", end.UTC().Format(time.RFC3339), "step", step,
+			"took", time.Since(t0).Round(time.Millisecond),
+			"continue_with", fmt.Sprintf("storagesim serve --scenario %s --seed %d --start %s", c.scenario, c.seed, cl.Origin().UTC().Format(time.RFC3339)))
+		return 0
 	}
 	w := stdout
 	var f *os.File
