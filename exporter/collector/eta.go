@@ -1,0 +1,25 @@
+package collector
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/storcast/storcast/exporter/engine"
+)
+
+func init() { registerCollector("eta", func() Collector { return etaCollector{} }) }
+
+var etaDesc = prometheus.NewDesc("storcast_saturation_eta_seconds",
+	"Seconds until the demand trend reaches the limit: max_iops (capacity at the current mix) or latency_slo (the upper-band SLO crossing); +Inf when demand does not grow.",
+	[]string{"cluster", "limit"}, nil)
+
+// etaCollector exports when the demand trend meets each limit.
+type etaCollector struct{}
+
+func (etaCollector) Update(ch chan<- prometheus.Metric, snaps []*engine.Snapshot) error {
+	for _, s := range snaps {
+		for limit, v := range engine.ETAs(s) {
+			gauge(ch, etaDesc, v, s.Cluster, limit)
+		}
+	}
+	return nil
+}

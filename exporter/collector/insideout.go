@@ -1,0 +1,38 @@
+package collector
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/storcast/storcast/exporter/engine"
+	"github.com/storcast/storcast/forecaster/insideout"
+)
+
+func init() { registerCollector("insideout", func() Collector { return insideoutCollector{} }) }
+
+var (
+	predictedIOPSDesc = prometheus.NewDesc("storcast_predicted_iops",
+		"Operations per second implied by the hosts' low-level metrics (Inside-Out model).", []string{"cluster", "op"}, nil)
+	predictedThroughputDesc = prometheus.NewDesc("storcast_predicted_throughput_bytes",
+		"Bytes per second implied by the hosts' low-level metrics (Inside-Out model).", []string{"cluster", "op"}, nil)
+)
+
+// insideoutCollector exports Inside-Out's predictions at the last refresh.
+type insideoutCollector struct{}
+
+func (insideoutCollector) Update(ch chan<- prometheus.Metric, snaps []*engine.Snapshot) error {
+	for _, s := range snaps {
+		for t, v := range s.PredictedIO {
+			switch t {
+			case insideout.ReadIOPS:
+				gauge(ch, predictedIOPSDesc, v, s.Cluster, "read")
+			case insideout.WriteIOPS:
+				gauge(ch, predictedIOPSDesc, v, s.Cluster, "write")
+			case insideout.ReadBytes:
+				gauge(ch, predictedThroughputDesc, v, s.Cluster, "read")
+			case insideout.WriteBytes:
+				gauge(ch, predictedThroughputDesc, v, s.Cluster, "write")
+			}
+		}
+	}
+	return nil
+}

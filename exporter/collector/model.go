@@ -1,0 +1,55 @@
+package collector
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/storcast/storcast/exporter/engine"
+)
+
+func init() { registerCollector("model", func() Collector { return modelCollector{} }) }
+
+var (
+	accuracyDesc = prometheus.NewDesc("storcast_model_accuracy_ratio",
+		"Backtest accuracy max(1 - MAPE, 0) of a model per target, from its last fit.", []string{"cluster", "model", "target"}, nil)
+	lastFitDesc = prometheus.NewDesc("storcast_model_last_fit_timestamp_seconds",
+		"Unix time of a model's last successful fit.", []string{"cluster", "model"}, nil)
+	fitDurationDesc = prometheus.NewDesc("storcast_model_fit_duration_seconds",
+		"Duration of a model's last fit attempt.", []string{"cluster", "model"}, nil)
+	trainingSamplesDesc = prometheus.NewDesc("storcast_model_training_samples",
+		"Samples a model was fitted on in its last successful fit.", []string{"cluster", "model"}, nil)
+	staleDesc = prometheus.NewDesc("storcast_model_stale",
+		"1 when a model's forecasts are stale: the source is failing or its last fit is older than fit.stale_after.", []string{"cluster", "model"}, nil)
+	fitErrorDesc = prometheus.NewDesc("storcast_model_fit_error",
+		"1 when a model's last fit attempt failed (the previous model keeps serving).", []string{"cluster", "model"}, nil)
+)
+
+// modelCollector exports the health of every model.
+type modelCollector struct{}
+
+func (modelCollector) Update(ch chan<- prometheus.Metric, snaps []*engine.Snapshot) error {
+	for _, s := range snaps {
+		for _, name := range engine.ModelNames {
+			st, ok := s.Models[name]
+			if !ok {
+				continue
+			}
+			if d, ok := s.FitSeconds[name]; ok {
+				gauge(ch, fitDurationDesc, d, s.Cluster, name)
+			}
+			if !st.Fitted {
+				if st.Error != "" {
+					gauge(ch, fitErrorDesc, 1, s.Cluster, name)
+				}
+				continue
+			}
+			gauge(ch, fitErrorDesc, b2f(st.Error != ""), s.Cluster, name)
+			gauge(ch, lastFitDesc, st.LastFitUnix, s.Cluster, name)
+			gauge(ch, trainingSamplesDesc, float64(st.TrainingSamples), s.Cluster, name)
+			gauge(ch, staleDesc, b2f(st.Stale), s.Cluster, name)
+			for target, a := range s.Accuracy[name] {
+				gauge(ch, accuracyDesc, a, s.Cluster, name, target)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,47 @@
+package collector
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/storcast/storcast/exporter/engine"
+)
+
+func init() { registerCollector("observed", func() Collector { return observedCollector{} }) }
+
+var (
+	observedIOPSDesc = prometheus.NewDesc("storcast_observed_iops",
+		"Observed total operations per second (reads + writes) at the last refresh.", []string{"cluster"}, nil)
+	observedReadRatioDesc = prometheus.NewDesc("storcast_observed_read_ratio",
+		"Observed share of reads among operations, 0..1.", []string{"cluster"}, nil)
+	observedIOSizeDesc = prometheus.NewDesc("storcast_observed_io_size_bytes",
+		"Observed operation-weighted mean IO size in bytes.", []string{"cluster"}, nil)
+	observedLatencyDesc = prometheus.NewDesc("storcast_observed_latency_seconds",
+		"Observed mean latency of the SLO's kind (read, write or op) in seconds.", []string{"cluster"}, nil)
+	sourceUpDesc = prometheus.NewDesc("storcast_source_up",
+		"Whether the last query of the cluster's data succeeded (1) or not (0).", []string{"cluster"}, nil)
+	lastRefreshDesc = prometheus.NewDesc("storcast_last_refresh_timestamp_seconds",
+		"Unix time of the last successful refresh of the observed inputs.", []string{"cluster"}, nil)
+)
+
+// observedCollector exports the current inputs and the source's health.
+type observedCollector struct{}
+
+func (observedCollector) Update(ch chan<- prometheus.Metric, snaps []*engine.Snapshot) error {
+	for _, s := range snaps {
+		gauge(ch, sourceUpDesc, b2f(s.SourceUp), s.Cluster)
+		if !s.LastRefresh.IsZero() {
+			gauge(ch, lastRefreshDesc, float64(s.LastRefresh.UnixMilli())/1e3, s.Cluster)
+		}
+		if !s.HasObserved {
+			continue
+		}
+		o := s.Observed
+		gauge(ch, observedIOPSDesc, o.IOPS, s.Cluster)
+		gauge(ch, observedReadRatioDesc, o.ReadRatio, s.Cluster)
+		gauge(ch, observedIOSizeDesc, o.IOSizeBytes, s.Cluster)
+		if o.LatencySeconds > 0 {
+			gauge(ch, observedLatencyDesc, o.LatencySeconds, s.Cluster)
+		}
+	}
+	return nil
+}

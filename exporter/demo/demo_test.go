@@ -1,0 +1,86 @@
+package demo
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/storcast/storcast/exporter/config"
+	"github.com/storcast/storcast/exporter/source"
+)
+
+func demoCluster(t testing.TB) *config.Cluster {
+	t.Helper()
+	c := &config.Config{Demo: true, Clusters: []config.Cluster{config.DemoCluster()}}
+	d := config.Default()
+	c.Prometheus, c.Fit, c.StateDir, c.Web = d.Prometheus, d.Fit, d.StateDir, d.Web
+	c.Clusters[0].LatencySLO.Threshold = 20 * time.Millisecond
+	c.Clusters[0].LatencySLO.Latency = "op"
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return &c.Clusters[0]
+}
+
+// TestFetchMatchesTruth: the rates the demo source computes agree with the
+// simulator's noise-free truth within the noise of the scenario.
+func TestFetchMatchesTruth(t *testing.T) {
+	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	s, err := New("steady", 1, now, 24*time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := demoCluster(t)
+	r := source.Range{Start: now.Add(-6 * time.Hour), End: now, Step: time.Minute}
+	f, err := s.Fetch(context.Background(), cl, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sumRel float64
+	var n int
+	for i, ts := range f.Times() {
+		r, w := f.Signals[source.ReadOps][i], f.Signals[source.WriteOps][i]
+		if math.IsNaN(r) || math.IsNaN(w) {
+			continue
+		}
+		tr := s.Cluster.Truth(time.UnixMilli(int64(ts*1000)), 0)
+		sumRel += math.Abs(r+w-tr.ServedIOPS.Total) / tr.ServedIOPS.Total
+		n++
+	}
+	if n < r.N()*9/10 {
+		t.Fatalf("only %d of %d points usable", n, r.N())
+	}
+	if mean := sumRel / float64(n); mean > 0.05 {
+		t.Errorf("mean relative error of total IOPS vs truth %.3f > 0.05", mean)
+	}
+	if len(f.Hosts["osd"]) == 0 || len(f.Hosts["osd"]["disk_reads"]) != 3 {
+		t.Errorf("host metrics: %d metrics, disk_reads of %d hosts", len(f.Hosts["osd"]), len(f.Hosts["osd"]["disk_reads"]))
+	}
+}
+
+func BenchmarkFetchDay(b *testing.B) {
+	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	s, _ := New("steady", 1, now, 7*24*time.Hour)
+	cl := demoCluster(b)
+	r := source.Range{Start: now.Add(-24 * time.Hour), End: now, Step: time.Minute}
+	for b.Loop() {
+		if _, err := s.Fetch(context.Background(), cl, r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestFetchLatency(t *testing.T) {
+	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	s, _ := New("steady", 1, now, 24*time.Hour)
+	f, err := s.Fetch(context.Background(), demoCluster(t), source.Range{Start: now.Add(-time.Hour), End: now, Step: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := s.Cluster.Truth(now, 0)
+	got, ok := f.Last(source.Latency, 3)
+	if !ok || math.Abs(got-tr.Latency.Now)/tr.Latency.Now > 0.15 {
+		t.Errorf("latency %v (ok %v), truth %v", got, ok, tr.Latency.Now)
+	}
+}

@@ -1,0 +1,271 @@
+package features
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/storcast/storcast/exporter/source"
+	"github.com/storcast/storcast/forecaster/conservation"
+	"github.com/storcast/storcast/forecaster/insideout"
+)
+
+// ErrNoData is returned when a frame has no usable point.
+var ErrNoData = errors.New("no data")
+
+// Observed is the cluster's workload at one instant.
+type Observed struct {
+	Time           float64 `json:"time"` // Unix seconds of the grid point used
+	ReadIOPS       float64 `json:"readIops"`
+	WriteIOPS      float64 `json:"writeIops"`
+	IOPS           float64 `json:"iops"`
+	ReadRatio      float64 `json:"readRatio"` // by operations
+	ReadSizeBytes  float64 `json:"readSizeBytes"`
+	WriteSizeBytes float64 `json:"writeSizeBytes"`
+	IOSizeBytes    float64 `json:"ioSizeBytes"`    // op-weighted mean
+	LatencySeconds float64 `json:"latencySeconds"` // NaN when unknown
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// point computes the observation at grid index i; ok is false when the
+// ops or bytes are missing or there is no load.
+func point(f *source.Frame, i int) (Observed, bool) {
+	s := f.Signals
+	at := func(name string) float64 {
+		v := s[name]
+		if i < len(v) {
+			return v[i]
+		}
+		return math.NaN()
+	}
+	r, w, rb, wb := at(source.ReadOps), at(source.WriteOps), at(source.ReadBytes), at(source.WriteBytes)
+	if !finite(r) || !finite(w) || !finite(rb) || !finite(wb) || r < 0 || w < 0 || r+w <= 0 {
+		return Observed{}, false
+	}
+	o := Observed{ReadIOPS: r, WriteIOPS: w, IOPS: r + w, ReadRatio: r / (r + w), IOSizeBytes: (rb + wb) / (r + w), LatencySeconds: at(source.Latency)}
+	if r > 0 {
+		o.ReadSizeBytes = rb / r
+	}
+	if w > 0 {
+		o.WriteSizeBytes = wb / w
+	}
+	if o.IOSizeBytes <= 0 {
+		return Observed{}, false
+	}
+	return o, true
+}
+
+// Current returns the last usable observation within the last maxAge grid
+// points; older is reported as ErrNoData (a stale series).
+func Current(f *source.Frame, maxAge int) (Observed, error) {
+	times := f.Times()
+	for i := len(times) - 1; i >= 0 && i >= len(times)-maxAge; i-- {
+		if o, ok := point(f, i); ok {
+			o.Time = times[i]
+			return o, nil
+		}
+	}
+	return Observed{}, fmt.Errorf("%w: no ops/bytes sample in the last %d steps", ErrNoData, maxAge)
+}
+
+// OpClasses returns the read and write classes of o for conservation.
+// A direction without size (no ops of it) takes the other's size: its rate is
+// zero, so the size only matters for what-ifs that add that direction.
+func OpClasses(o Observed) []conservation.OpClass {
+	rs, ws := o.ReadSizeBytes, o.WriteSizeBytes
+	if rs <= 0 {
+		rs = o.IOSizeBytes
+	}
+	if ws <= 0 {
+		ws = o.IOSizeBytes
+	}
+	return []conservation.OpClass{
+		{Op: conservation.Read, IOSizeBytes: rs, Rate: o.ReadIOPS},
+		{Op: conservation.Write, IOSizeBytes: ws, Rate: o.WriteIOPS},
+	}
+}
+
+// CapacityWindows returns one conservation.Window per usable grid point.
+func CapacityWindows(f *source.Frame) []conservation.Window {
+	n := f.Range.N()
+	out := make([]conservation.Window, 0, n)
+	for i := 0; i < n; i++ {
+		o, ok := point(f, i)
+		if !ok {
+			continue
+		}
+		lat := o.LatencySeconds
+		if !finite(lat) || lat < 0 {
+			lat = 0
+		}
+		out = append(out, conservation.Window{IOSizeBytes: o.IOSizeBytes, ReadIOPS: o.ReadIOPS, WriteIOPS: o.WriteIOPS, LatencySeconds: lat})
+	}
+	return out
+}
+
+// Column names of LatencyColumns.
+const (
+	ColIOPS    = "iops"
+	ColLatency = "latency_seconds"
+)
+
+// LatencyColumns returns M-LISP's counter table: names and columns over the
+// frame's grid (NaN = missing), the first two being ColIOPS and ColLatency.
+func LatencyColumns(f *source.Frame) (names []string, cols [][]float64) {
+	n := f.Range.N()
+	iops := make([]float64, n)
+	lat := make([]float64, n)
+	for i := 0; i < n; i++ {
+		iops[i], lat[i] = math.NaN(), math.NaN()
+		if o, ok := point(f, i); ok {
+			iops[i] = o.IOPS
+			if finite(o.LatencySeconds) && o.LatencySeconds > 0 {
+				lat[i] = o.LatencySeconds
+			}
+		}
+	}
+	names = []string{ColIOPS, ColLatency}
+	cols = [][]float64{iops, lat}
+	for _, s := range []string{source.ReadOps, source.WriteOps, source.ReadBytes, source.WriteBytes} {
+		if v, ok := f.Signals[s]; ok {
+			names = append(names, s)
+			cols = append(cols, v)
+		}
+	}
+	for _, role := range sortedKeys(f.Hosts) {
+		metrics := f.Hosts[role]
+		for _, m := range sortedKeys(metrics) {
+			col := make([]float64, n)
+			for i := range col {
+				var sum float64
+				var k int
+				for _, v := range metrics[m] {
+					if i < len(v) && finite(v[i]) {
+						sum += v[i]
+						k++
+					}
+				}
+				col[i] = math.NaN()
+				if k > 0 {
+					col[i] = sum / float64(k)
+				}
+			}
+			names = append(names, role+"/"+m+"/mean")
+			cols = append(cols, col)
+		}
+	}
+	return names, cols
+}
+
+// HostWindows returns the Inside-Out windows of the frame (host metrics
+// smoothed over smoothSeconds by insideout.MovingAverage) and the measured
+// targets at the same grid points. Points where a target is missing or no
+// host reports are dropped. At most maxWindows points are returned, evenly
+// spaced over the frame and always including the last (0: no limit); a week
+// at one-minute steps for 100 hosts would otherwise be 13 million values in
+// maps.
+func HostWindows(f *source.Frame, smoothSeconds float64, maxWindows int) ([]insideout.Window, map[insideout.Target][]float64, error) {
+	if len(f.Hosts) == 0 {
+		return nil, nil, fmt.Errorf("%w: no host metrics (configure hosts)", ErrNoData)
+	}
+	n := f.Range.N()
+	times := f.Times()
+	smoothed := map[string]map[string]map[string][]float64{} // role, metric, host
+	for role, metrics := range f.Hosts {
+		smoothed[role] = map[string]map[string][]float64{}
+		for m, hosts := range metrics {
+			smoothed[role][m] = map[string][]float64{}
+			for h, v := range hosts {
+				sv, err := insideout.MovingAverage(times, v, smoothSeconds)
+				if err != nil {
+					return nil, nil, fmt.Errorf("%s/%s/%s: %w", role, m, h, err)
+				}
+				smoothed[role][m][h] = sv
+			}
+		}
+	}
+	var windows []insideout.Window
+	targets := map[insideout.Target][]float64{}
+	stride := 1.0
+	if maxWindows > 0 && n > maxWindows {
+		stride = float64(n) / float64(maxWindows)
+	}
+	for k := 0; ; k++ {
+		i := n - 1 - int(float64(k)*stride)
+		if i < 0 {
+			break
+		}
+		o, ok := point(f, i)
+		if !ok {
+			continue
+		}
+		w := insideout.Window{}
+		for role, metrics := range smoothed {
+			hosts := map[string]map[string]float64{}
+			for m, byHost := range metrics {
+				for h, v := range byHost {
+					if !finite(v[i]) {
+						continue
+					}
+					if hosts[h] == nil {
+						hosts[h] = map[string]float64{}
+					}
+					hosts[h][m] = v[i]
+				}
+			}
+			// A host must report every metric of its role in the window.
+			for h, ms := range hosts {
+				if len(ms) != len(metrics) {
+					delete(hosts, h)
+				}
+			}
+			if len(hosts) > 0 {
+				w[role] = hosts
+			}
+		}
+		if len(w) != len(smoothed) {
+			continue
+		}
+		rb := f.Signals[source.ReadBytes][i]
+		wb := f.Signals[source.WriteBytes][i]
+		windows = append(windows, w)
+		targets[insideout.ReadIOPS] = append(targets[insideout.ReadIOPS], o.ReadIOPS)
+		targets[insideout.WriteIOPS] = append(targets[insideout.WriteIOPS], o.WriteIOPS)
+		targets[insideout.ReadBytes] = append(targets[insideout.ReadBytes], rb)
+		targets[insideout.WriteBytes] = append(targets[insideout.WriteBytes], wb)
+	}
+	// Collected newest first; the models want time order.
+	for a, b := 0, len(windows)-1; a < b; a, b = a+1, b-1 {
+		windows[a], windows[b] = windows[b], windows[a]
+		for _, t := range targets {
+			t[a], t[b] = t[b], t[a]
+		}
+	}
+	if len(windows) == 0 {
+		return nil, nil, fmt.Errorf("%w: no grid point with both host metrics and cluster signals", ErrNoData)
+	}
+	return windows, targets, nil
+}
+
+// Demand returns (time, total IOPS) at the usable grid points.
+func Demand(f *source.Frame) (t, iops []float64) {
+	times := f.Times()
+	for i := range times {
+		if o, ok := point(f, i); ok {
+			t = append(t, times[i])
+			iops = append(iops, o.IOPS)
+		}
+	}
+	return t, iops
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

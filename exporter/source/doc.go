@@ -1,0 +1,35 @@
+// Package source fetches a cluster's signals from a metrics backend and
+// returns them as a Frame: every series aligned on one time grid
+// (start, start+step, ...), NaN where no value exists.
+//
+// Two implementations satisfy Source: Prometheus (any Prometheus-compatible
+// HTTP API: Prometheus, Thanos, Mimir, VictoriaMetrics) and the demo source
+// in exporter/demo (an in-process storagesim cluster). Everything after the
+// Source interface (features, fitting, series, API) is the same code for both.
+//
+// # Queries
+//
+// Aggregation happens in PromQL, so one cluster-level signal costs one range
+// query returning one series: e.g. for Ceph read ops
+//
+//	sum(rate(ceph_osd_op_r{cluster="a"}[2m]))
+//
+// and for host metrics one series per host and metric
+// (sum by (instance) (rate(node_disk_reads_completed_total{...}[2m]))).
+// rate() absorbs counter resets. Latency is rate(sum)/rate(count) of the
+// latency counters, summed over daemons before dividing. The rate window is
+// max(2×step, 4×scrape interval guess = 1m) so that a single missed scrape
+// makes no gap.
+//
+// Label matchers come from the configuration, parsed and re-rendered with
+// strconv.Quote (config.Matcher.String); nothing from an HTTP request ever
+// reaches a query.
+//
+// # Faults
+//
+// Each query has a timeout; failures that may pass (network errors, 5xx,
+// timeouts) are retried with exponential backoff; 4xx (bad_data) are not.
+// A query returning more than MaxSeriesPerQuery series fails instead of
+// loading them. NaN and ±Inf samples (0/0 latency in an idle window) become
+// gaps; so do missing steps and series that went stale.
+package source

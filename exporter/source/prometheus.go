@@ -1,0 +1,317 @@
+package source
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net"
+	"net/http"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/api"
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/client_golang/prometheus"
+	commoncfg "github.com/prometheus/common/config"
+	"github.com/prometheus/common/model"
+
+	"github.com/storcast/storcast/exporter/config"
+)
+
+// ErrTooManySeries is wrapped when a query returns more series than allowed.
+var ErrTooManySeries = errors.New("too many series")
+
+// Prometheus is a Source reading a Prometheus-compatible query API.
+type Prometheus struct {
+	api         v1.API
+	cfg         config.Prometheus
+	log         *slog.Logger
+	parallel    int
+	queries     *prometheus.CounterVec
+	errs        *prometheus.CounterVec
+	retries     *prometheus.CounterVec
+	respBytes   *prometheus.CounterVec
+	fetchHosts  bool
+	sleepBefore func(ctx context.Context, d time.Duration) error
+}
+
+// Metrics of the Prometheus source, registered by NewPrometheus.
+const (
+	MetricQueries     = "storcast_source_queries_total"
+	MetricQueryErrors = "storcast_source_query_errors_total"
+	MetricRetries     = "storcast_source_query_retries_total"
+	MetricRespBytes   = "storcast_source_response_bytes_total"
+)
+
+// Metrics are the source's own counters, created once and shared by the
+// sources of successive configurations.
+type Metrics struct {
+	Queries, Errors, Retries, RespBytes *prometheus.CounterVec
+}
+
+// NewMetrics creates the counters and registers them on reg (nil: not
+// registered).
+func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
+	m := &Metrics{
+		Queries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: MetricQueries, Help: "Range queries sent to the query backend, retries included.",
+		}, []string{"cluster"}),
+		Errors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: MetricQueryErrors, Help: "Failed range query attempts by reason (timeout, unavailable, bad_data, too_many_series, other).",
+		}, []string{"cluster", "reason"}),
+		Retries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: MetricRetries, Help: "Range queries retried after a failure that may pass.",
+		}, []string{"cluster"}),
+		RespBytes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: MetricRespBytes, Help: "Bytes of query responses received from the query backend.",
+		}, []string{"cluster"}),
+	}
+	if reg != nil {
+		for _, c := range []prometheus.Collector{m.Queries, m.Errors, m.Retries, m.RespBytes} {
+			if err := reg.Register(c); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return m, nil
+}
+
+// NewPrometheus returns a source for cfg counting into m (nil: counters
+// that are not registered).
+func NewPrometheus(cfg config.Prometheus, m *Metrics, log *slog.Logger) (*Prometheus, error) {
+	rt, err := commoncfg.NewRoundTripperFromConfig(cfg.HTTPConfig, "storcast")
+	if err != nil {
+		return nil, fmt.Errorf("prometheus.http_config: %w", err)
+	}
+	client, err := api.NewClient(api.Config{Address: cfg.URL, RoundTripper: countingRT{rt}})
+	if err != nil {
+		return nil, fmt.Errorf("prometheus.url: %w", err)
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if m == nil {
+		m, _ = NewMetrics(nil)
+	}
+	return &Prometheus{
+		api: v1.NewAPI(client), cfg: cfg, log: log, parallel: 4, fetchHosts: true,
+		queries: m.Queries, errs: m.Errors, retries: m.Retries, respBytes: m.RespBytes,
+		sleepBefore: sleepCtx,
+	}, nil
+}
+
+// WithoutHosts makes Fetch skip host metrics (for refreshes of observed
+// inputs, which need only the cluster signals).
+func (p *Prometheus) WithoutHosts() Source { q := *p; q.fetchHosts = false; return &q }
+
+type job struct {
+	role, signal, query string
+}
+
+// Fetch implements Source.
+func (p *Prometheus) Fetch(ctx context.Context, cl *config.Cluster, r Range) (*Frame, error) {
+	n := r.N()
+	if n == 0 {
+		return nil, fmt.Errorf("empty range %v..%v step %v", r.Start, r.End, r.Step)
+	}
+	window := RateWindow(r.Step)
+	var jobs []job
+	for s, q := range ClusterQueries(cl, window) {
+		jobs = append(jobs, job{signal: s, query: q})
+	}
+	if p.fetchHosts && (len(cl.Hosts.Roles) > 0 || len(cl.Hosts.Matchers) > 0) {
+		for role, qs := range HostQueries(cl, window) {
+			for m, q := range qs {
+				jobs = append(jobs, job{role: role, signal: m, query: q})
+			}
+		}
+	}
+	sort.Slice(jobs, func(i, j int) bool { return jobs[i].role+jobs[i].signal < jobs[j].role+jobs[j].signal })
+
+	f := &Frame{Range: r, Signals: map[string][]float64{}, Hosts: map[string]map[string]map[string][]float64{}}
+	var (
+		mu       sync.Mutex
+		firstErr error
+		wg       sync.WaitGroup
+		sem      = make(chan struct{}, p.parallel)
+		nbytes   atomic.Int64
+	)
+	ctx = context.WithValue(ctx, bytesKey{}, &nbytes)
+	for _, j := range jobs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(j job) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			m, st, err := p.query(ctx, cl.Name, j.query, r)
+			mu.Lock()
+			defer mu.Unlock()
+			f.Stats.Add(st)
+			if err != nil {
+				if firstErr == nil {
+					firstErr = fmt.Errorf("%s %s: %w", j.role, j.signal, err)
+					if j.role == "" {
+						firstErr = fmt.Errorf("%s: %w", j.signal, err)
+					}
+				}
+				return
+			}
+			if j.role == "" {
+				v := nanSlice(n)
+				if len(m) > 0 {
+					align(v, m[0].Values, r)
+				}
+				f.Signals[j.signal] = v
+				return
+			}
+			hosts := f.Hosts[j.role]
+			if hosts == nil {
+				hosts = map[string]map[string][]float64{}
+				f.Hosts[j.role] = hosts
+			}
+			byHost := map[string][]float64{}
+			for _, ss := range m {
+				v := nanSlice(n)
+				align(v, ss.Values, r)
+				byHost[string(ss.Metric["instance"])] = v
+			}
+			hosts[j.signal] = byHost
+		}(j)
+	}
+	wg.Wait()
+	f.Stats.ResponseBytes = nbytes.Load()
+	p.respBytes.WithLabelValues(cl.Name).Add(float64(f.Stats.ResponseBytes))
+	if firstErr != nil {
+		return f, firstErr
+	}
+	return f, nil
+}
+
+// align writes the finite samples of vals onto the grid of r in v.
+func align(v []float64, vals []model.SamplePair, r Range) {
+	start := r.Start.UnixMilli()
+	step := r.Step.Milliseconds()
+	for _, s := range vals {
+		x := float64(s.Value)
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			continue
+		}
+		off := int64(s.Timestamp) - start
+		i := (off + step/2) / step
+		if off < -step/2 || i >= int64(len(v)) {
+			continue
+		}
+		v[i] = x
+	}
+}
+
+// query runs one range query with timeout and retries.
+func (p *Prometheus) query(ctx context.Context, cluster, q string, r Range) (model.Matrix, QueryStats, error) {
+	var st QueryStats
+	backoff := p.cfg.RetryBackoff
+	for attempt := 0; ; attempt++ {
+		st.Queries++
+		p.queries.WithLabelValues(cluster).Inc()
+		qctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
+		val, _, _, err := p.api.QueryRange(qctx, q, v1.Range{Start: r.Start, End: r.End, Step: r.Step})
+		cancel()
+		if err == nil {
+			m, ok := val.(model.Matrix)
+			if !ok {
+				err = fmt.Errorf("query returned %s, want matrix", val.Type())
+			} else if len(m) > p.cfg.MaxSeriesPerQuery {
+				err = fmt.Errorf("%w: %d series, limit %d (prometheus.max_series_per_query)", ErrTooManySeries, len(m), p.cfg.MaxSeriesPerQuery)
+			} else {
+				st.Series += len(m)
+				for _, s := range m {
+					st.Samples += len(s.Values)
+				}
+				return m, st, nil
+			}
+		}
+		reason, retry := classify(ctx, err)
+		p.errs.WithLabelValues(cluster, reason).Inc()
+		if !retry || attempt >= p.cfg.Retries || ctx.Err() != nil {
+			p.log.Debug("query failed", "cluster", cluster, "query", q, "attempts", attempt+1, "err", err)
+			return nil, st, err
+		}
+		st.Retries++
+		p.retries.WithLabelValues(cluster).Inc()
+		if err := p.sleepBefore(ctx, backoff); err != nil {
+			return nil, st, err
+		}
+		backoff *= 2
+	}
+}
+
+// classify names the failure and says whether retrying may help.
+func classify(ctx context.Context, err error) (reason string, retry bool) {
+	var apiErr *v1.Error
+	var netErr net.Error
+	switch {
+	case errors.Is(err, ErrTooManySeries):
+		return "too_many_series", false
+	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+		return "timeout", true
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return "timeout", true
+	case errors.As(err, &apiErr):
+		switch apiErr.Type {
+		case v1.ErrBadData:
+			return "bad_data", false
+		case v1.ErrTimeout, v1.ErrCanceled:
+			return "timeout", true
+		case v1.ErrExec:
+			return "other", false
+		default: // server errors, bad responses
+			return "unavailable", true
+		}
+	case errors.As(err, &netErr):
+		return "unavailable", true
+	}
+	return "other", true
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+type bytesKey struct{}
+
+// countingRT adds the body bytes of each response to the counter in the
+// request's context (the cost of a fetch, reported in QueryStats).
+type countingRT struct{ next http.RoundTripper }
+
+func (c countingRT) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := c.next.RoundTrip(req)
+	if err != nil {
+		return resp, err
+	}
+	if n, ok := req.Context().Value(bytesKey{}).(*atomic.Int64); ok {
+		resp.Body = &countingBody{ReadCloser: resp.Body, n: n}
+	}
+	return resp, nil
+}
+
+type countingBody struct {
+	io.ReadCloser
+	n *atomic.Int64
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	k, err := b.ReadCloser.Read(p)
+	b.n.Add(int64(k))
+	return k, err
+}

@@ -1,0 +1,99 @@
+package source
+
+import (
+	"context"
+	"math"
+	"time"
+
+	"github.com/storcast/storcast/exporter/config"
+)
+
+// Signal names of a cluster frame.
+const (
+	ReadOps      = "read_ops"      // read operations per second
+	WriteOps     = "write_ops"     // write operations per second
+	ReadBytes    = "read_bytes"    // bytes read per second
+	WriteBytes   = "write_bytes"   // bytes written per second
+	Latency      = "latency"       // mean latency of the SLO's kind (read, write or op), seconds
+	ReadLatency  = "read_latency"  // mean read latency, seconds (when the kind has it)
+	WriteLatency = "write_latency" // mean write latency, seconds (when the kind has it)
+)
+
+// Range is a query range; End is inclusive.
+type Range struct {
+	Start, End time.Time
+	Step       time.Duration
+}
+
+// N is the number of grid points of r.
+func (r Range) N() int {
+	if r.Step <= 0 || r.End.Before(r.Start) {
+		return 0
+	}
+	return int(r.End.Sub(r.Start)/r.Step) + 1
+}
+
+// Frame is the data of one cluster on the grid of Range.
+type Frame struct {
+	Range   Range
+	Signals map[string][]float64 // signal -> values, len Range.N(), NaN = gap
+	// Hosts holds per-host metrics by role: Hosts[role][metric][host] = values.
+	Hosts map[string]map[string]map[string][]float64
+	Stats QueryStats
+}
+
+// Times returns the Unix-second timestamps of the grid.
+func (f *Frame) Times() []float64 {
+	n := f.Range.N()
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = float64(f.Range.Start.Add(time.Duration(i)*f.Range.Step).UnixMilli()) / 1e3
+	}
+	return out
+}
+
+// Last returns the last finite value of a signal within the final maxAge
+// grid points, and false when there is none (the series is stale or absent).
+func (f *Frame) Last(signal string, maxAge int) (float64, bool) {
+	v := f.Signals[signal]
+	for i := len(v) - 1; i >= 0 && i >= len(v)-maxAge; i-- {
+		if !math.IsNaN(v[i]) {
+			return v[i], true
+		}
+	}
+	return 0, false
+}
+
+// QueryStats counts what fetching a frame cost.
+type QueryStats struct {
+	Queries       int   // range queries sent (retries included)
+	Retries       int   // retries among them
+	Series        int   // series received
+	Samples       int   // samples received
+	ResponseBytes int64 // body bytes received (0 when unknown)
+}
+
+// Add accumulates o into s.
+func (s *QueryStats) Add(o QueryStats) {
+	s.Queries += o.Queries
+	s.Retries += o.Retries
+	s.Series += o.Series
+	s.Samples += o.Samples
+	s.ResponseBytes += o.ResponseBytes
+}
+
+// Source fetches frames.
+type Source interface {
+	// Fetch returns the frame of cluster cl over r. A partial failure (one
+	// signal missing) is an error: the caller keeps its last good models.
+	Fetch(ctx context.Context, cl *config.Cluster, r Range) (*Frame, error)
+}
+
+// nanSlice returns n NaNs.
+func nanSlice(n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = math.NaN()
+	}
+	return v
+}

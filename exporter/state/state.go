@@ -1,0 +1,107 @@
+// Package state persists what the exporter learned, one JSON file per
+// cluster in the state directory, so a restart serves the last models at once.
+//
+// Save is atomic and durable: it writes <cluster>.json.tmp, fsyncs it,
+// renames it over <cluster>.json and fsyncs the directory. A crash (kill -9,
+// power loss) at any point leaves either the old file or the new one, never a
+// mix; a leftover .tmp is ignored and overwritten by the next save.
+package state
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/storcast/storcast/exporter/apiv1"
+	"github.com/storcast/storcast/exporter/features"
+	"github.com/storcast/storcast/forecaster/conservation"
+)
+
+// Version is the file format version; a file with another version is
+// ignored at load (the models are refitted).
+const Version = 1
+
+// Cluster is the persisted state of one cluster.
+type Cluster struct {
+	Version           int                           `json:"version"`
+	Cluster           string                        `json:"cluster"`
+	SavedUnix         float64                       `json:"savedUnix"`
+	Calibration       *conservation.Calibration     `json:"calibration,omitempty"`
+	CalibrationSource string                        `json:"calibrationSource,omitempty"` // file, history
+	InsideOut         json.RawMessage               `json:"insideout,omitempty"`
+	Latency           json.RawMessage               `json:"latency,omitempty"`
+	Trend             json.RawMessage               `json:"trend,omitempty"`
+	Models            map[string]apiv1.ModelStatus  `json:"models"`
+	FitSeconds        map[string]float64            `json:"fitSeconds,omitempty"`
+	Accuracy          map[string]map[string]float64 `json:"accuracy,omitempty"`
+	Observed          *features.Observed            `json:"observed,omitempty"`
+	Hosts             int                           `json:"hosts,omitempty"`
+}
+
+// Path is the file of cluster in dir.
+func Path(dir, cluster string) string { return filepath.Join(dir, cluster+".json") }
+
+// Save writes c atomically and durably.
+func Save(dir string, c *Cluster) error {
+	c.Version = Version
+	data, err := json.Marshal(c)
+	if err != nil {
+		return fmt.Errorf("encoding state of %s: %w", c.Cluster, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	final := Path(dir, c.Cluster)
+	tmp := final + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		return err
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// ErrNotFound is returned by Load when no state exists.
+var ErrNotFound = errors.New("no saved state")
+
+// Load reads the state of cluster, ErrNotFound when there is none.
+func Load(dir, cluster string) (*Cluster, error) {
+	data, err := os.ReadFile(Path(dir, cluster))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	var c Cluster
+	if err := json.Unmarshal(data, &c); err != nil {
+		return nil, fmt.Errorf("%s: %w", Path(dir, cluster), err)
+	}
+	if c.Version != Version {
+		return nil, fmt.Errorf("%s: version %d, want %d", Path(dir, cluster), c.Version, Version)
+	}
+	if c.Cluster != cluster {
+		return nil, fmt.Errorf("%s: holds cluster %q", Path(dir, cluster), c.Cluster)
+	}
+	return &c, nil
+}
