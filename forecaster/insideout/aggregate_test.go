@@ -193,3 +193,35 @@ func TestTrainErrors(t *testing.T) {
 		t.Error("nil model validated")
 	}
 }
+
+func TestTrainDropsGappyWindows(t *testing.T) {
+	s := synthSchema(6, 2)
+	ws, ys := synthWindows(8, 120, 3, 5, s)
+	// Window 5: every OSD lost cpu_busy; window 9: read IOPS missing.
+	for _, m := range ws[5]["osd"] {
+		delete(m, "cpu_busy")
+	}
+	ys[ReadIOPS][9] = math.NaN()
+	m, err := Train(s, ws, ys, Options{Folds: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.DroppedWindows != 2 || m.Samples != 118 || !strings.Contains(m.DropReason, "window 5") {
+		t.Errorf("dropped %d (%q), samples %d; want 2 dropped, 118 samples", m.DroppedWindows, m.DropReason, m.Samples)
+	}
+	// Score skips the same gaps instead of failing.
+	acc, err := m.Score(ws, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acc[ReadIOPS] < 0.95 {
+		t.Errorf("accuracy %v", acc)
+	}
+	// All windows unusable: an error that says why.
+	if _, err := Train(s, ws[5:6], map[Target][]float64{ReadIOPS: {1}}, Options{}); err == nil || !strings.Contains(err.Error(), "cpu_busy") {
+		t.Errorf("only a gappy window: %v", err)
+	}
+	if _, err := Train(s, ws, map[Target][]float64{ReadIOPS: {1}}, Options{}); err == nil {
+		t.Error("mismatched target length accepted")
+	}
+}

@@ -72,6 +72,10 @@ type Model struct {
 	// Skipped holds, for each target that could not be fitted, why (for
 	// example a constant write rate on a read-only cluster).
 	Skipped map[Target]string `json:"skipped,omitempty"`
+	// DroppedWindows counts the windows Train left out (gaps), and
+	// DropReason says why the first one was dropped.
+	DroppedWindows int    `json:"droppedWindows,omitempty"`
+	DropReason     string `json:"dropReason,omitempty"`
 }
 
 // Validate checks a (typically decoded) model for consistency.
@@ -155,20 +159,45 @@ func (m *Model) PredictFeatures(x []float64) (map[Target]float64, error) {
 }
 
 // Score returns, per fitted target present in measured, the accuracy
-// max(1 − MAPE, 0) of the model on recent windows. Samples whose measured
-// value is zero are left out of the MAPE (it is undefined there).
+// max(1 − MAPE, 0) of the model on recent windows. Windows that cannot be
+// aggregated and measured values that are zero (MAPE is undefined there),
+// NaN or ±Inf are left out; a target with nothing left is an error.
 func (m *Model) Score(windows []Window, measured map[Target][]float64) (map[Target]float64, error) {
 	if len(m.Schema.Roles) == 0 {
 		return nil, errors.New("insideout: model was trained on a feature matrix; use ScoreFeatures")
 	}
-	X, err := m.Schema.AggregateAll(windows)
-	if err != nil {
-		return nil, err
+	for t, y := range measured {
+		if len(y) != len(windows) {
+			return nil, fmt.Errorf("insideout: measured %q: length %d does not match %d windows", t, len(y), len(windows))
+		}
 	}
-	return m.ScoreFeatures(X, measured)
+	p := m.Schema.NumFeatures()
+	var data []float64
+	var keep []int
+	for i, w := range windows {
+		row, err := m.Schema.aggregateInto(data[len(data):len(data)], w, nil)
+		if err != nil {
+			continue
+		}
+		data = append(data, row...)
+		keep = append(keep, i)
+	}
+	if len(keep) == 0 {
+		return nil, errors.New("insideout: Score: no window could be aggregated")
+	}
+	sub := make(map[Target][]float64, len(measured))
+	for t, y := range measured {
+		ky := make([]float64, len(keep))
+		for r, i := range keep {
+			ky[r] = y[i]
+		}
+		sub[t] = ky
+	}
+	return m.ScoreFeatures(mat.NewDense(len(keep), p, data), sub)
 }
 
-// ScoreFeatures is Score on an already aggregated n×p feature matrix.
+// ScoreFeatures is Score on an already aggregated n×p feature matrix
+// (zero, NaN and ±Inf measured values are left out).
 func (m *Model) ScoreFeatures(X mat.Matrix, measured map[Target][]float64) (map[Target]float64, error) {
 	n, p := X.Dims()
 	if p != len(m.Features) {
@@ -187,10 +216,7 @@ func (m *Model) ScoreFeatures(X mat.Matrix, measured map[Target][]float64) (map[
 		var s float64
 		var cnt int
 		for i, yi := range y {
-			if math.IsNaN(yi) || math.IsInf(yi, 0) {
-				return nil, fmt.Errorf("insideout: measured %q: element %d is %v", t, i, yi)
-			}
-			if yi == 0 {
+			if yi == 0 || math.IsNaN(yi) || math.IsInf(yi, 0) {
 				continue
 			}
 			mat.Row(row, i, X)
@@ -198,7 +224,7 @@ func (m *Model) ScoreFeatures(X mat.Matrix, measured map[Target][]float64) (map[
 			cnt++
 		}
 		if cnt == 0 {
-			return nil, fmt.Errorf("insideout: measured %q: every value is zero; accuracy is undefined", t)
+			return nil, fmt.Errorf("insideout: measured %q: no non-zero finite value; accuracy is undefined", t)
 		}
 		out[t] = math.Max(1-s/float64(cnt), 0)
 	}

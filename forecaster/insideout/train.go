@@ -69,18 +69,75 @@ func (o Options) withDefaults() (Options, error) {
 // targets[t][i] is the measured value of target t over window i (averaged
 // over the same one-minute window as the host metrics).
 //
-// A target that cannot be fitted (constant, say) is listed in Model.Skipped;
-// Train fails only when no target could be fitted.
+// Live data has gaps, so a window that cannot be aggregated (a role with no
+// finite value of a metric) or whose measured value of some target is NaN
+// or ±Inf is dropped and counted in Model.DroppedWindows; the error of the
+// first dropped window is kept in Model.DropReason. A target that cannot be
+// fitted (constant, say) is listed in Model.Skipped. Train fails when the
+// schema is invalid, the lengths disagree, fewer windows than folds remain,
+// or no target could be fitted.
 func Train(schema Schema, windows []Window, targets map[Target][]float64, opt Options) (*Model, error) {
-	X, err := schema.AggregateAll(windows)
-	if err != nil {
+	if err := schema.Validate(); err != nil {
 		return nil, err
 	}
-	m, err := TrainMatrix(schema.FeatureNames(), X, targets, opt)
+	if len(windows) == 0 {
+		return nil, errors.New("insideout: windows: empty")
+	}
+	for t, y := range targets {
+		if len(y) != len(windows) {
+			return nil, fmt.Errorf("insideout: target %q: length %d does not match %d windows", t, len(y), len(windows))
+		}
+	}
+	p := schema.NumFeatures()
+	data := make([]float64, 0, len(windows)*p)
+	keep := make([]int, 0, len(windows))
+	var dropReason string
+	var buf []float64
+	for i, w := range windows {
+		var err error
+		for t, y := range targets {
+			if math.IsNaN(y[i]) || math.IsInf(y[i], 0) {
+				err = fmt.Errorf("insideout: target %q is %v", t, y[i])
+				break
+			}
+		}
+		if err == nil {
+			var row []float64
+			row, err = schema.aggregateInto(data[len(data):len(data)], w, buf)
+			if err == nil {
+				data = data[:len(data)+len(row)]
+			}
+		}
+		if err != nil {
+			if dropReason == "" {
+				dropReason = fmt.Sprintf("window %d: %v", i, err)
+			}
+			continue
+		}
+		keep = append(keep, i)
+	}
+	if len(keep) == 0 {
+		return nil, fmt.Errorf("insideout: every window was dropped; first: %s", dropReason)
+	}
+	X := mat.NewDense(len(keep), p, data)
+	kept := make(map[Target][]float64, len(targets))
+	for t, y := range targets {
+		ky := make([]float64, len(keep))
+		for r, i := range keep {
+			ky[r] = y[i]
+		}
+		kept[t] = ky
+	}
+	m, err := TrainMatrix(schema.FeatureNames(), X, kept, opt)
 	if err != nil {
+		if dropReason != "" {
+			return nil, fmt.Errorf("%w (%d of %d windows dropped; first: %s)", err, len(windows)-len(keep), len(windows), dropReason)
+		}
 		return nil, err
 	}
 	m.Schema = schema
+	m.DroppedWindows = len(windows) - len(keep)
+	m.DropReason = dropReason
 	return m, nil
 }
 
