@@ -457,6 +457,18 @@ func TestImportFioClientServerAndErrors(t *testing.T) {
 	if len(c.Points) != 1 || c.Points[0] != (Point{IOSizeBytes: 16384, ReadIOPS: 250, WriteIOPS: 75, Source: c.Points[0].Source}) {
 		t.Errorf("client/server: %+v", c.Points)
 	}
+	dec := `{"global options":{"kb_base":"1000"},"jobs":[
+ {"jobname":"r","job options":{"rw":"randread","bs":"4k"},"read":{"iops":100}},
+ {"jobname":"w","job options":{"rw":"randwrite","bs":"4KiB"},"write":{"iops":50}},
+ {"jobname":"w2","job options":{"rw":"randwrite","bs":"4k"},"write":{"iops":40}},
+ {"jobname":"r2","job options":{"rw":"randread","bs":"4KiB"},"read":{"iops":90}}]}`
+	c, err = ImportFio([]byte(dec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Points) != 2 || c.Points[0].IOSizeBytes != 4000 || c.Points[0].WriteIOPS != 40 || c.Points[1].IOSizeBytes != 4096 || c.Points[1].ReadIOPS != 90 {
+		t.Errorf("kb_base=1000: %+v", c.Points)
+	}
 	for in, msg := range map[string]string{
 		``:                                     "fio: no JSON object found",
 		`{"jobs": [`:                           "fio: decoding JSON",

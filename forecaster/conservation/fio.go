@@ -209,7 +209,9 @@ func fioKind(opt func(string) string) (fioJobKind, error) {
 }
 
 // fioBlockSizes reads bs (or blocksize); "4k,64k" gives separate read and
-// write sizes as in fio. Block size ranges cannot be calibration points.
+// write sizes as in fio. Suffixes k/m/g are powers of 1024 (fio's default
+// kb_base=1024) or of 1000 under kb_base=1000; Ki/Mi/Gi are always 1024.
+// Block size ranges cannot be calibration points.
 func fioBlockSizes(opt func(string) string) (readSize, writeSize float64, err error) {
 	bs := opt("bs")
 	if bs == "" {
@@ -221,14 +223,34 @@ func fioBlockSizes(opt func(string) string) (readSize, writeSize float64, err er
 		}
 		return 4096, 4096, nil // fio's default
 	}
+	// kb_base=1000 makes fio's k/m/g (not Ki/Mi/Gi) powers of 1000.
+	decimal := opt("kb_base") == "1000"
+	parse := func(s string) (float64, error) {
+		v, err := ParseSize(s)
+		if err != nil || !decimal {
+			return v, err
+		}
+		t := strings.TrimSpace(s)
+		switch t[len(t)-1] {
+		case 'k', 'K':
+			return v / 1024 * 1000, nil
+		case 'm', 'M':
+			return v / (1 << 20) * 1e6, nil
+		case 'g', 'G':
+			return v / (1 << 30) * 1e9, nil
+		case 't', 'T':
+			return v / (1 << 40) * 1e12, nil
+		}
+		return v, nil
+	}
 	parts := strings.Split(bs, ",")
-	readSize, err = ParseSize(parts[0])
+	readSize, err = parse(parts[0])
 	if err != nil {
 		return 0, 0, err
 	}
 	writeSize = readSize
 	if len(parts) > 1 && strings.TrimSpace(parts[1]) != "" {
-		if writeSize, err = ParseSize(parts[1]); err != nil {
+		if writeSize, err = parse(parts[1]); err != nil {
 			return 0, 0, err
 		}
 	}

@@ -306,3 +306,32 @@ func TestMedianAgainstSort(t *testing.T) {
 		}
 	}
 }
+
+func TestBacktest(t *testing.T) {
+	slope := 1000 / day
+	ts, ys := series(14*288, 500, 11, func(t float64) float64 { return 20000 + slope*(t-t0) })
+	res, err := Backtest(ts, ys, 0.25, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Noise 500 on ~32,000: MAPE ≈ 0.8·500/32000 ≈ 1.2%.
+	if res.Accuracy < 0.98 || res.Accuracy > 0.995 || res.Coverage < 0.9 {
+		t.Errorf("backtest %+v", res)
+	}
+	if res.Train+res.Scored != len(ts) {
+		t.Errorf("train %d + scored %d != %d", res.Train, res.Scored, len(ts))
+	}
+	// A trend break in the held-out part shows as lower accuracy.
+	for i := range ys {
+		if ts[i] > t0+11*day {
+			ys[i] *= 0.7
+		}
+	}
+	bad, _ := Backtest(ts, ys, 0.25, Options{})
+	if bad.Accuracy > 0.8 {
+		t.Errorf("accuracy %v after a 30%% drop in the held-out part", bad.Accuracy)
+	}
+	if _, err := Backtest(ts, ys, 1, Options{}); err == nil || !strings.Contains(err.Error(), "holdout: must be in (0, 1), got 1") {
+		t.Errorf("holdout 1: %v", err)
+	}
+}
