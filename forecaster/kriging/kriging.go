@@ -153,18 +153,24 @@ func Fit(X mat.Matrix, f []float64, opt Options) (*Model, error) {
 			vals[i] -= trend.at(r)
 			rmax = math.Max(rmax, math.Abs(vals[i]))
 		}
-		if rmax <= 1e-12*(hi-lo) {
-			// f is exactly linear: the trend is the whole answer.
-			return &Model{Method: opt.Method, Drift: opt.Drift, Trend: trend.beta, trend: trend, x: rows, f: vals, flat: true}, nil
+		flat := &Model{Method: opt.Method, Drift: opt.Drift, Trend: trend.beta, trend: trend, x: rows, f: vals, flat: true}
+		if rmax <= 1e-9*(hi-lo) {
+			// f is linear up to rounding: the trend is the whole answer.
+			return flat, nil
 		}
+		m, err := fitRows(rows, vals, opt.Method)
+		if err != nil {
+			// The residuals carry no usable spatial structure (a zero or
+			// degenerate variogram): predict with the trend alone, whose
+			// variance already includes the residual variance s².
+			return flat, nil
+		}
+		m.Drift, m.Trend, m.trend = opt.Drift, trend.beta, trend
+		return m, nil
 	}
 	m, err := fitRows(rows, vals, opt.Method)
 	if err != nil {
 		return nil, err
-	}
-	m.Drift = opt.Drift
-	if trend != nil {
-		m.Trend, m.trend = trend.beta, trend
 	}
 	return m, nil
 }
@@ -181,10 +187,9 @@ type trendFit struct {
 	n     int
 }
 
-// fitTrend fits f ≈ β₀ + βᵀx by least squares on centred and scaled columns,
-// with a ridge of 1e-8 (relative) so that collinear columns (common in
-// M-LISP, where counters follow the load) give a stable solution instead of
-// failing.
+// fitTrend fits f ≈ β₀ + βᵀx by least squares on centred and scaled columns;
+// when they are collinear (common in M-LISP, where counters follow the load)
+// a ridge of 1e-8 (relative) gives a stable solution instead of failing.
 func fitTrend(allRows [][]float64, f []float64, cols []int) *trendFit {
 	if cols == nil {
 		for j := range allRows[0] {
@@ -236,14 +241,18 @@ func fitTrend(allRows [][]float64, f []float64, cols []int) *trendFit {
 			}
 		}
 	}
-	for j := 0; j < p; j++ {
-		A.SetSym(j, j, A.At(j, j)*(1+1e-8)+1e-8*float64(n))
-	}
 	tf.beta = make([]float64, p+1)
 	tf.beta[0] = fm
 	var chol mat.Cholesky
 	var sol mat.VecDense
-	if chol.Factorize(A) && chol.SolveVecTo(&sol, b) == nil {
+	ok := chol.Factorize(A) && chol.Cond() < 1e12
+	if !ok {
+		for j := 0; j < p; j++ {
+			A.SetSym(j, j, A.At(j, j)*(1+1e-8)+1e-8*float64(n))
+		}
+		ok = chol.Factorize(A)
+	}
+	if ok && chol.SolveVecTo(&sol, b) == nil {
 		for j := 0; j < p; j++ {
 			c := sol.AtVec(j) / tf.scale[j]
 			tf.beta[j+1] = c
@@ -389,7 +398,8 @@ func (m *Model) Estimate(x []float64) (Prediction, error) {
 		trendVar = m.trend.variance(x)
 	}
 	if m.flat {
-		return Prediction{Mean: trend, Lower: trend, Upper: trend}, nil
+		band := 2 * math.Sqrt(trendVar)
+		return Prediction{Mean: trend, Variance: trendVar, Lower: trend - band, Upper: trend + band}, nil
 	}
 	w, h, mu, err := m.weights(x)
 	if err != nil {

@@ -101,53 +101,198 @@ func TestOrdinaryShiftAndScaleEquivariance(t *testing.T) {
 	}
 }
 
-// A linear experimental variogram g = d is recovered exactly.
+// A cubic experimental variogram with a nugget is recovered exactly.
 func TestFitVariogramRecoversCubic(t *testing.T) {
+	cubic := func(x float64) float64 { return 0.1 + 0.5*x + 0.2*x*x + 0.03*x*x*x }
 	var d, g []float64
 	for k := 1; k <= 50; k++ {
 		x := float64(k) / 10
 		d = append(d, x)
-		g = append(g, 0.5*x+0.2*x*x+0.03*x*x*x)
+		g = append(g, cubic(x))
 	}
 	v, err := FitVariogram(d, g)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, x := range []float64{0.3, 1, 2.5, 5} {
-		want := 0.5*x + 0.2*x*x + 0.03*x*x*x
-		if got := v.At(x); math.Abs(got-want) > 1e-9*want {
+		if got, want := v.At(x), cubic(x); math.Abs(got-want) > 1e-9*want {
 			t.Errorf("γ(%v) = %v, want %v", x, got, want)
 		}
 	}
 	if v.At(0) != 0 {
-		t.Errorf("γ(0) = %v, want 0", v.At(0))
+		t.Errorf("γ(0) = %v, want 0 (the nugget applies for d > 0 only)", v.At(0))
+	}
+	if got, want := v.At(50), cubic(5); math.Abs(got-want) > 1e-9*want {
+		t.Errorf("γ beyond the fitted range = %v, want the sill γ(max d) = %v", got, want)
 	}
 }
 
-// A hump-shaped experimental variogram makes the unconstrained cubic turn
-// down; the fit must fall back to a non-decreasing one.
+// An experimental variogram that rises then falls makes the unconstrained
+// cubic turn down; the fit must fall back to a non-decreasing one.
 func TestFitVariogramMonotoneGuard(t *testing.T) {
 	var d, g []float64
 	for k := 1; k <= 100; k++ {
 		x := float64(k) / 100
 		d = append(d, x)
-		g = append(g, math.Sin(math.Pi*x)) // rises then falls back to 0
+		g = append(g, x-0.8*x*x*x) // γ' < 0 for x > 0.645
 	}
 	v, err := FitVariogram(d, g)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if v.C0 < 0 || v.C1 < 0 || v.C2 < 0 || v.C3 < 0 {
+		t.Errorf("fallback fit has a negative coefficient: %+v", v)
+	}
 	prev := 0.0
-	for k := 1; k <= 400; k++ {
-		x := float64(k) / 100 // up to 4× the largest distance
+	for k := 1; k <= 300; k++ {
+		x := float64(k) / 100
 		got := v.At(x)
 		if got < prev-1e-12 {
 			t.Fatalf("γ decreases at d=%v: %v < %v (%+v)", x, got, prev, v)
 		}
 		prev = got
 	}
-	if v.C1 < 0 || v.C2 < 0 || v.C3 < 0 {
-		t.Errorf("fallback fit has a negative coefficient: %+v", v)
+}
+
+// NNLS against brute force: the solution of min ‖Aw − b‖, w ≥ 0 is the
+// unconstrained least-squares solution on some support set, so trying every
+// support and keeping the best feasible one gives the exact answer.
+func TestNNLSAgainstBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := 0; trial < 200; trial++ {
+		m, n := 3+rng.IntN(5), 1+rng.IntN(5)
+		A := mat.NewDense(m, n, nil)
+		b := make([]float64, m)
+		for i := 0; i < m; i++ {
+			for j := 0; j < n; j++ {
+				A.Set(i, j, rng.NormFloat64())
+			}
+			b[i] = rng.NormFloat64()
+		}
+		w := nnls(A, b)
+		got := residual(A, w, b)
+		best := residual(A, make([]float64, n), b)
+		for mask := 1; mask < 1<<n; mask++ {
+			var cols []int
+			for j := 0; j < n; j++ {
+				if mask&(1<<j) != 0 {
+					cols = append(cols, j)
+				}
+			}
+			sub := mat.NewDense(m, len(cols), nil)
+			for i := 0; i < m; i++ {
+				for c, j := range cols {
+					sub.Set(i, c, A.At(i, j))
+				}
+			}
+			var z mat.VecDense
+			if err := z.SolveVec(sub, mat.NewVecDense(m, append([]float64(nil), b...))); err != nil {
+				continue
+			}
+			cand := make([]float64, n)
+			feasible := true
+			for c, j := range cols {
+				if z.AtVec(c) < 0 {
+					feasible = false
+				}
+				cand[j] = z.AtVec(c)
+			}
+			if feasible {
+				best = math.Min(best, residual(A, cand, b))
+			}
+		}
+		for j, v := range w {
+			if v < 0 {
+				t.Fatalf("trial %d: w[%d] = %v < 0", trial, j, v)
+			}
+		}
+		if got > best+1e-9*math.Max(1, best) {
+			t.Errorf("trial %d (%d×%d): NNLS residual %v, brute force %v", trial, m, n, got, best)
+		}
+	}
+}
+
+func residual(A *mat.Dense, w, b []float64) float64 {
+	m, _ := A.Dims()
+	var s float64
+	for i := 0; i < m; i++ {
+		r := -b[i]
+		for j, wj := range w {
+			r += A.At(i, j) * wj
+		}
+		s += r * r
+	}
+	return math.Sqrt(s)
+}
+
+// Known truth: with a linear drift, a target that is exactly linear in x is
+// reproduced everywhere, also far outside the data (extrapolation).
+func TestLinearDriftExtrapolatesLinearExactly(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	lin := func(x []float64) float64 { return 3 + 2*x[0] - 0.5*x[1] }
+	X, y := randomData(rng, 40, 2, lin)
+	for _, method := range []Method{Ordinary, NonNegative} {
+		m, err := Fit(X, y, Options{Method: method, Drift: LinearDrift})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range [][]float64{{5, 5}, {20, -3}, {-10, 40}} {
+			p, err := m.Estimate(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := lin(x); math.Abs(p.Mean-want) > 1e-6*math.Max(1, math.Abs(want)) {
+				t.Errorf("%v at %v: %v, want %v", method, x, p.Mean, want)
+			}
+		}
+	}
+}
+
+// Property: ordinary weights sum to one; non-negative weights are ≥ 0; and
+// the drift fitted on DriftRows rows ignores the others.
+func TestWeightsAndDriftRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 11))
+	X, y := randomData(rng, 30, 2, smooth)
+	for _, method := range []Method{Ordinary, NonNegative} {
+		m, err := Fit(X, y, Options{Method: method})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := 0; k < 10; k++ {
+			w, err := m.Weights([]float64{rng.Float64() * 14, rng.Float64() * 14})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sum float64
+			for _, v := range w {
+				sum += v
+				if method == NonNegative && v < 0 {
+					t.Fatalf("negative weight %v", v)
+				}
+			}
+			if method == Ordinary && math.Abs(sum-1) > 1e-9 {
+				t.Errorf("ordinary weights sum to %v", sum)
+			}
+		}
+	}
+	// Rows 0..19 lie on f = x0; rows 20.. are far off it. A drift fitted on
+	// the first 20 rows only must have slope 1 on x0.
+	n := 30
+	X2 := mat.NewDense(n, 1, nil)
+	f := make([]float64, n)
+	for i := 0; i < n; i++ {
+		X2.Set(i, 0, float64(i))
+		f[i] = float64(i)
+		if i >= 20 {
+			f[i] = 100 - float64(i)
+		}
+	}
+	m, err := Fit(X2, f, Options{Method: Ordinary, Drift: LinearDrift, DriftRows: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(m.Trend[1]-1) > 1e-6 || math.Abs(m.Trend[0]) > 1e-5 {
+		t.Errorf("trend %v, want [0 1]", m.Trend)
 	}
 }
 
@@ -201,6 +346,7 @@ func TestFitRejectsBadInput(t *testing.T) {
 		{"Inf X", mat.NewDense(2, 1, []float64{0, math.Inf(1)}), []float64{1, 2}, "X: element (1,0)"},
 		{"constant", good, []float64{4, 4, 4}, "constant target"},
 		{"one point", mat.NewDense(2, 1, []float64{1, 1}), []float64{1, 2}, "fewer than 2 distinct rows"},
+		{"empty", mat.NewDense(1, 1, nil), nil, "y: length 0"},
 	}
 	for _, c := range cases {
 		for _, method := range []Method{Ordinary, NonNegative} {
@@ -213,6 +359,21 @@ func TestFitRejectsBadInput(t *testing.T) {
 				t.Errorf("%s/%v: error %q, want ErrInput mentioning %q", c.name, method, err, c.want)
 			}
 		}
+	}
+	if _, err := Fit(good, []float64{1, 2, 4}, Options{Method: Method(7)}); err == nil || !strings.Contains(err.Error(), "Method") {
+		t.Errorf("unknown method: %v", err)
+	}
+	if _, err := Fit(good, []float64{1, 2, 4}, Options{Drift: LinearDrift, DriftColumns: []int{3}}); err == nil || !strings.Contains(err.Error(), "DriftColumns") {
+		t.Errorf("bad drift column: %v", err)
+	}
+	if _, err := Fit(good, []float64{1, 2, 4}, Options{Drift: LinearDrift, DriftRows: 9}); err == nil || !strings.Contains(err.Error(), "DriftRows") {
+		t.Errorf("bad drift rows: %v", err)
+	}
+	if _, err := FitVariogram([]float64{1, 2}, []float64{1}); err == nil || !strings.Contains(err.Error(), "gamma: length") {
+		t.Errorf("mismatched variogram: %v", err)
+	}
+	if _, err := FitVariogram([]float64{0, 0}, []float64{1, 2}); err == nil || !strings.Contains(err.Error(), "dist") {
+		t.Errorf("zero distances: %v", err)
 	}
 	m, err := Fit(good, []float64{1, 2, 4}, Options{Method: Ordinary})
 	if err != nil {

@@ -444,9 +444,12 @@ func cleanse(d Dataset, opt Options) (*mat.Dense, []string, int, int, Cleansing,
 		if j == latCol {
 			newLat = k
 		}
-		col := d.Columns[j]
-		for i, t := range wss {
-			Z.Set(i, k, col[t])
+	}
+	raw := Z.RawMatrix()
+	for i, t := range wss {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+len(keep)]
+		for k, j := range keep {
+			row[k] = d.Columns[j][t]
 		}
 	}
 	// The working set must still vary in IOPS and latency.
@@ -503,22 +506,6 @@ func subsample(windows []int, opt Options) []int {
 	return out
 }
 
-// withoutColumn is a read-only view of a matrix with one column removed: the
-// design matrix of the CART that explains that column by all the others.
-type withoutColumn struct {
-	m    *mat.Dense
-	skip int
-}
-
-func (w withoutColumn) Dims() (int, int) { r, c := w.m.Dims(); return r, c - 1 }
-func (w withoutColumn) At(i, j int) float64 {
-	if j >= w.skip {
-		j++
-	}
-	return w.m.At(i, j)
-}
-func (w withoutColumn) T() mat.Matrix { return mat.Transpose{Matrix: w} }
-
 // findSignature computes the workload signature as the transitive closure of
 // CART split variables, starting from {IOPS, latency}: the CART of latency on
 // every other counter, then, for each newly added counter, the CART of that
@@ -532,7 +519,12 @@ func findSignature(Z *mat.Dense, iopsCol, latCol int, opt Options) ([]int, bool,
 	frontier := []int{latCol}
 	truncated := false
 	topt := opt.treeOptions()
-	n, _ := Z.Dims()
+	n, p := Z.Dims()
+	// Presort every column once; each closure CART reuses the orders.
+	cols, err := regress.NewColumns(Z)
+	if err != nil {
+		return nil, false, fmt.Errorf("mlisp: working set: %w", err)
+	}
 	for len(frontier) > 0 {
 		splits := make([][]int, len(frontier))
 		errs := make([]error, len(frontier))
@@ -546,17 +538,18 @@ func findSignature(Z *mat.Dense, iopsCol, latCol int, opt Options) ([]int, bool,
 				defer func() { <-sem }()
 				y := make([]float64, n)
 				mat.Col(y, target, Z)
-				t, err := regress.FitTree(withoutColumn{Z, target}, y, topt)
+				features := make([]int, 0, p-1)
+				for j := 0; j < p; j++ {
+					if j != target {
+						features = append(features, j)
+					}
+				}
+				t, err := cols.FitTree(y, features, topt)
 				if err != nil {
 					errs[k] = err
 					return
 				}
-				for _, f := range t.SplitFeatures() {
-					if f >= target {
-						f++
-					}
-					splits[k] = append(splits[k], f)
-				}
+				splits[k] = t.SplitFeatures()
 			}(k, target)
 		}
 		wg.Wait()

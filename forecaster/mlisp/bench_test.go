@@ -1,0 +1,31 @@
+package mlisp
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// BenchmarkFit is the speed target: M-LISP on 1000 samples × 5000
+// counters with 21 extrapolation points (the paper: 185–2465 s in Matlab).
+// One op = cleansing + working set + signature closure + per-counter CARTs +
+// the 21-point extrapolation.
+func BenchmarkFit(b *testing.B) {
+	for _, size := range []struct{ windows, counters int }{{1000, 100}, {1000, 1000}, {1000, 5000}} {
+		b.Run(fmt.Sprintf("samples=%d/counters=%d", size.windows, size.counters), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			d := synthCluster(rng, mm1{S: 2, Mu: 2000}, size.windows, 0.5, 0.05, size.counters-13, 5)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				m, err := Fit(d, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(m.Curve.Points) != 21 {
+					b.Fatalf("%d points", len(m.Curve.Points))
+				}
+			}
+		})
+	}
+}
