@@ -1,0 +1,227 @@
+package source
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/storcast/storcast/exporter/config"
+	"github.com/storcast/storcast/exporter/internal/promfake"
+)
+
+func testCluster(t *testing.T, matchers ...string) *config.Cluster {
+	t.Helper()
+	c := config.Default()
+	c.Prometheus.URL = "http://127.0.0.1:1"
+	c.Clusters = []config.Cluster{{Name: "a", Kind: config.KindCeph, Matchers: matchers,
+		Hosts: config.Hosts{Matchers: []string{`job="node"`}, Roles: []config.Role{{Name: "osd"}}},
+		LatencySLO: config.LatencySLO{Threshold: 20 * time.Millisecond, Latency: "op"}}}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return &c.Clusters[0]
+}
+
+func testSource(t *testing.T, url string, mut func(*config.Prometheus)) (*Prometheus, *Metrics) {
+	t.Helper()
+	cfg := config.Default().Prometheus
+	cfg.URL = url
+	cfg.Timeout = 2 * time.Second
+	cfg.RetryBackoff = time.Millisecond
+	if mut != nil {
+		mut(&cfg)
+	}
+	m, err := NewMetrics(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPrometheus(cfg, m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, m
+}
+
+var testNow = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+
+func testWorkload() promfake.Workload {
+	return promfake.Workload{IOPS: promfake.Diurnal(2000, 0.3), ReadRatio: 0.7, ReadSize: 4096, WriteSize: 16384, Capacity: 8000, L0: 0.001, Hosts: 4}
+}
+
+func TestFetchAlignsAndAggregates(t *testing.T) {
+	fake := promfake.New(testWorkload().Answer)
+	defer fake.Close()
+	p, _ := testSource(t, fake.URL, nil)
+	r := Range{Start: testNow.Add(-time.Hour), End: testNow, Step: time.Minute}
+	f, err := p.Fetch(context.Background(), testCluster(t), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(f.Signals[ReadOps]); got != 61 {
+		t.Fatalf("%d read points, want 61", got)
+	}
+	want := testWorkload().IOPS(testNow) * 0.7
+	if got := f.Signals[ReadOps][60]; math.Abs(got-want) > 1e-6 {
+		t.Errorf("read ops at end %v, want %v", got, want)
+	}
+	if n := len(f.Hosts["osd"]["disk_reads"]); n != 4 {
+		t.Errorf("disk_reads of %d hosts, want 4", n)
+	}
+	// One query per cluster signal (7) and per host metric (13), no more.
+	if want := 7 + len(HostMetrics); f.Stats.Queries != want {
+		t.Errorf("%d queries, want %d", f.Stats.Queries, want)
+	}
+	if f.Stats.ResponseBytes <= 0 || f.Stats.Series != 7+4*len(HostMetrics) {
+		t.Errorf("stats %+v", f.Stats)
+	}
+}
+
+// TestLabelValuesEscaped: a hostile label value from the configuration is
+// quoted in every query, never pasted raw.
+func TestLabelValuesEscaped(t *testing.T) {
+	fake := promfake.New(testWorkload().Answer)
+	defer fake.Close()
+	p, _ := testSource(t, fake.URL, nil)
+	hostile := `cluster='x"} or vector(1) or {a="'`
+	cl := testCluster(t, hostile)
+	if _, err := p.Fetch(context.Background(), cl, Range{Start: testNow.Add(-time.Hour), End: testNow, Step: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	qs := fake.Queries()
+	if len(qs) == 0 {
+		t.Fatal("no queries")
+	}
+	for _, q := range qs {
+		if strings.Contains(q, ` or vector(1) or {a="}`) || strings.Contains(q, `"x"}`) {
+			t.Errorf("unescaped value in %s", q)
+		}
+		if !strings.Contains(q, `cluster="x\"} or vector(1) or {a=\""`) && !strings.Contains(q, "by (instance)") {
+			t.Errorf("escaped matcher missing in %s", q)
+		}
+	}
+}
+
+func TestRetriesThenSucceeds(t *testing.T) {
+	fake := promfake.New(testWorkload().Answer)
+	defer fake.Close()
+	p, m := testSource(t, fake.URL, func(c *config.Prometheus) { c.Retries = 3 })
+	fails := 0
+	p.sleepBefore = func(ctx context.Context, d time.Duration) error {
+		fails++
+		if fails == 2 {
+			fake.SetMode(promfake.Healthy)
+		}
+		return nil
+	}
+	fake.SetMode(promfake.Down)
+	cl := testCluster(t)
+	cl.Hosts = config.Hosts{}
+	f, err := p.Fetch(context.Background(), cl, Range{Start: testNow.Add(-10 * time.Minute), End: testNow, Step: time.Minute})
+	if err != nil {
+		t.Fatalf("fetch after transient 503s: %v", err)
+	}
+	if f.Stats.Retries == 0 {
+		t.Error("no retry counted")
+	}
+	if got := testutil.ToFloat64(m.Errors.WithLabelValues("a", "unavailable")); got == 0 {
+		t.Error("unavailable errors not counted")
+	}
+}
+
+func TestFaultsFail(t *testing.T) {
+	for _, tc := range []struct {
+		mode     promfake.Mode
+		reason   string
+		attempts int // per query, with Retries = 2
+	}{
+		{promfake.Down, "unavailable", 3},
+		{promfake.Refused, "unavailable", 3},
+		{promfake.Slow, "timeout", 3},
+		{promfake.BadData, "bad_data", 1},
+		{promfake.Error, "other", 1},
+	} {
+		t.Run(string(tc.mode), func(t *testing.T) {
+			fake := promfake.New(testWorkload().Answer)
+			defer fake.Close()
+			fake.Delay = 2 * time.Second
+			p, m := testSource(t, fake.URL, func(c *config.Prometheus) { c.Retries = 2; c.Timeout = 100 * time.Millisecond })
+			fake.SetMode(tc.mode)
+			cl := testCluster(t)
+			cl.Hosts = config.Hosts{}
+			_, err := p.Fetch(context.Background(), cl, Range{Start: testNow.Add(-10 * time.Minute), End: testNow, Step: time.Minute})
+			if err == nil {
+				t.Fatal("fetch succeeded")
+			}
+			if got := testutil.ToFloat64(m.Errors.WithLabelValues("a", tc.reason)); got == 0 {
+				t.Errorf("no %s error counted (err %v)", tc.reason, err)
+			}
+			if got, want := testutil.ToFloat64(m.Queries.WithLabelValues("a")), float64(7*tc.attempts); got != want {
+				t.Errorf("%v attempts, want %v", got, want)
+			}
+		})
+	}
+}
+
+func TestNaNEmptyAndGapsAreGaps(t *testing.T) {
+	w := testWorkload()
+	fake := promfake.New(func(q string) []promfake.Series {
+		s := w.Answer(q)
+		for i := range s {
+			f := s[i].Value
+			s[i].Value = func(t time.Time) float64 {
+				if t.Minute()%10 == 3 { // a scrape gap
+					return math.NaN()
+				}
+				if t.Minute()%10 == 5 {
+					return math.Inf(1)
+				}
+				return f(t)
+			}
+		}
+		return s
+	})
+	defer fake.Close()
+	p, _ := testSource(t, fake.URL, nil)
+	cl := testCluster(t)
+	cl.Hosts = config.Hosts{}
+	r := Range{Start: testNow.Add(-30 * time.Minute), End: testNow, Step: time.Minute}
+	f, err := p.Fetch(context.Background(), cl, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, ts := range f.Times() {
+		min := time.Unix(int64(ts), 0).UTC().Minute()
+		v := f.Signals[ReadOps][i]
+		if (min%10 == 3 || min%10 == 5) != math.IsNaN(v) {
+			t.Errorf("minute %d: %v", min, v)
+		}
+	}
+	fake.SetMode(promfake.Empty)
+	f, err = p.Fetch(context.Background(), cl, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := f.Last(ReadOps, 100); ok {
+		t.Error("empty result gave a value")
+	}
+}
+
+func TestTooManySeries(t *testing.T) {
+	w := testWorkload()
+	w.Hosts = 50
+	fake := promfake.New(w.Answer)
+	defer fake.Close()
+	p, m := testSource(t, fake.URL, func(c *config.Prometheus) { c.MaxSeriesPerQuery = 20 })
+	_, err := p.Fetch(context.Background(), testCluster(t), Range{Start: testNow.Add(-10 * time.Minute), End: testNow, Step: time.Minute})
+	if !errors.Is(err, ErrTooManySeries) {
+		t.Fatalf("err %v, want ErrTooManySeries", err)
+	}
+	if testutil.ToFloat64(m.Errors.WithLabelValues("a", "too_many_series")) == 0 {
+		t.Error("not counted")
+	}
+}
