@@ -19,7 +19,7 @@ func testCluster(t *testing.T, matchers ...string) *config.Cluster {
 	c := config.Default()
 	c.Prometheus.URL = "http://127.0.0.1:1"
 	c.Clusters = []config.Cluster{{Name: "a", Kind: config.KindCeph, Matchers: matchers,
-		Hosts: config.Hosts{Matchers: []string{`job="node"`}, Roles: []config.Role{{Name: "osd"}}},
+		Hosts:      config.Hosts{Matchers: []string{`job="node"`}, Roles: []config.Role{{Name: "osd"}}},
 		LatencySLO: config.LatencySLO{Threshold: 20 * time.Millisecond, Latency: "op"}}}
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
