@@ -16,3 +16,9 @@ test-alerts:
 	promtool check rules alerts/storcast.rules.yml
 	promtool test rules alerts/tests/*.test.yml
 	amtool check-config alerts/alertmanager.example.yml
+
+# End to end with real processes (storagesim, Prometheus, storcast,
+# Alertmanager): a few minutes. Not in TEST_TARGETS yet: it needs cmd/storcast.
+.PHONY: e2e-alerts
+e2e-alerts:
+	$(GO) test -tags e2e -count=1 -timeout 15m -v ./e2e/alerts/

@@ -1,0 +1,96 @@
+//go:build e2e
+
+package alerts
+
+import (
+	"fmt"
+	"math"
+	"testing"
+	"time"
+)
+
+// TestSaturationAlertFiresBeforeSaturation: the growth scenario.
+func TestSaturationAlertFiresBeforeSaturation(t *testing.T) {
+	t.Parallel()
+	s := startStack(t, stackOptions{scenario: "testdata/growth-e2e.yml", history: 48 * time.Hour, sloMs: 10})
+	const alert = "StorcastMaxIOPSSaturationPredicted"
+	var fired amAlert
+	waitFor(t, alert+" in Alertmanager", 4*time.Minute, func() (bool, string) {
+		as, err := amAlerts(s.alertmanager)
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, a := range as {
+			if a.Labels["alertname"] == alert && a.Labels["cluster"] == s.cluster && a.Status.State == "active" {
+				fired = a
+				return true, ""
+			}
+		}
+		_, eta, _ := promQuery(s.prometheus, `storcast_saturation_eta_seconds{limit="max_iops"}`)
+		return false, fmt.Sprintf("alertmanager has [%s]; storcast_saturation_eta_seconds{limit=\"max_iops\"} = %v", names(as), eta)
+	})
+	tr := getTruth(t, s)
+	if tr.SaturationTime == nil {
+		t.Fatalf("storagesim's truth has no saturation time for the growth scenario")
+	}
+	t.Logf("%s started at %s; truth: saturation at %s (%.1f h later), utilization now %.3f",
+		alert, fired.StartsAt.UTC().Format(time.RFC3339), tr.SaturationTime.UTC().Format(time.RFC3339),
+		tr.SaturationTime.Sub(fired.StartsAt).Hours(), tr.Utilization)
+	if !fired.StartsAt.Before(*tr.SaturationTime) {
+		t.Errorf("the alert started at %s, not before the truth's saturation at %s", fired.StartsAt, *tr.SaturationTime)
+	}
+	if tr.Utilization >= 1 {
+		t.Errorf("the cluster is already saturated (utilization %.3f): the alert was not a prediction", tr.Utilization)
+	}
+	if fired.Labels["severity"] != "warning" || fired.Annotations["runbook_url"] == "" || fired.Annotations["summary"] == "" {
+		t.Errorf("alert without severity or annotations: %+v", fired)
+	}
+	// storcast's ETA against the truth's time to saturation.
+	_, etas, err := promQuery(s.prometheus, `storcast_saturation_eta_seconds{limit="max_iops",cluster="`+s.cluster+`"}`)
+	if err != nil || len(etas) != 1 {
+		t.Fatalf("storcast_saturation_eta_seconds: %v %v", etas, err)
+	}
+	want := time.Until(*tr.SaturationTime).Seconds()
+	if math.Abs(etas[0]-want) > 0.5*want {
+		t.Errorf("storcast's ETA %.1f h, truth %.1f h: off by more than 50%%", etas[0]/3600, want/3600)
+	}
+	t.Logf("storcast ETA %.2f h, truth %.2f h", etas[0]/3600, want/3600)
+}
+
+// TestSteadyScenarioRaisesNoAlert: the steady scenario.
+func TestSteadyScenarioRaisesNoAlert(t *testing.T) {
+	t.Parallel()
+	s := startStack(t, stackOptions{scenario: "steady", history: 48 * time.Hour, sloMs: 20})
+	// Wait until storcast's forecasts are in Prometheus, then let the rules
+	// evaluate on them for a while.
+	waitFor(t, "storcast's forecasts in Prometheus", 4*time.Minute, func() (bool, string) {
+		ls, _, err := promQuery(s.prometheus, `storcast_headroom_ratio and on (cluster) storcast_saturation_eta_seconds{limit="max_iops"} and on (cluster) storcast_latency_knee_iops{bound="mean"}`)
+		if err != nil {
+			return false, err.Error()
+		}
+		return len(ls) == 1, fmt.Sprintf("%d series", len(ls))
+	})
+	// Several fits and many rule evaluations (fit interval 15 s, evaluation 2 s).
+	soak := 3*fitInterval + 5*evalInterval
+	t.Logf("forecasts present; soaking %s", soak)
+	deadline := time.Now().Add(soak)
+	for time.Now().Before(deadline) {
+		if pa, err := promAlerts(s.prometheus); err != nil {
+			t.Fatal(err)
+		} else if len(pa) > 0 {
+			t.Fatalf("Prometheus has alerts in the steady scenario: %v", pa)
+		}
+		time.Sleep(time.Second)
+	}
+	as, err := amAlerts(s.alertmanager)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(as) > 0 {
+		t.Errorf("Alertmanager received alerts in the steady scenario: %s", names(as))
+	}
+	_, h, _ := promQuery(s.prometheus, "storcast_headroom_ratio")
+	_, eta, _ := promQuery(s.prometheus, "storcast_saturation_eta_seconds")
+	tr := getTruth(t, s)
+	t.Logf("steady: headroom %v, ETAs %v s; truth utilization %.3f", h, eta, tr.Utilization)
+}

@@ -1,0 +1,35 @@
+//go:build e2e
+
+package alerts
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/storcast/storcast/alerts"
+)
+
+// testRules generates the rules from the shipped thresholds with every for:
+// duration set to 0, so that an alert fires at the first evaluation its
+// expression holds; the thresholds themselves are unchanged.
+func testRules(t *testing.T) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(repoRoot, "alerts", "thresholds.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	th, err := alerts.ParseThresholds(data, "alerts/thresholds.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	th.Headroom.WarningFor, th.Headroom.CriticalFor = 0, 0
+	th.Saturation.For, th.Latency.For = 0, 0
+	th.Model.StaleFor, th.Model.InaccurateFor = 0, 0
+	th.Source.DownFor, th.Exporter.DownFor = 0, 0
+	rules, err := alerts.Generate(th, "alerts/thresholds.yml with every for: 0s (e2e test copy)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rules
+}
