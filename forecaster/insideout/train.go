@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -378,17 +380,41 @@ func (d *design) scoreThreshold(kept []int, total *regress.Moments, trainMom []*
 	alphas := regress.AlphaGrid(amax, opt.Eps, opt.NAlphas)
 	sum := make([]float64, len(alphas))
 	cnt := make([]int, len(alphas))
-	for f, fold := range d.folds {
-		g, err := trainMom[f].Gram(kept)
-		if err != nil {
-			return ThresholdScore{}, err
+	// Folds are independent: run them on all cores, then add their scores
+	// in fold order so the result does not depend on scheduling.
+	foldMAPE := make([][]float64, len(d.folds))
+	foldErr := make([]error, len(d.folds))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), len(d.folds)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for f := range next {
+				g, err := trainMom[f].Gram(kept)
+				if err == nil {
+					var path *regress.Path
+					path, err = g.Path(regress.PathOptions{L1Ratio: 1, Alphas: alphas, Tol: opt.Tol, MaxIter: opt.MaxIter})
+					if err == nil {
+						foldMAPE[f] = d.pathMAPE(path, kept, d.folds[f].Test, y)
+					}
+				}
+				if err != nil {
+					foldErr[f] = fmt.Errorf("fold %d: %w", f+1, err)
+				}
+			}
+		}()
+	}
+	for f := range d.folds {
+		next <- f
+	}
+	close(next)
+	wg.Wait()
+	for f := range d.folds {
+		if foldErr[f] != nil {
+			return ThresholdScore{}, foldErr[f]
 		}
-		path, err := g.Path(regress.PathOptions{L1Ratio: 1, Alphas: alphas, Tol: opt.Tol, MaxIter: opt.MaxIter})
-		if err != nil {
-			return ThresholdScore{}, fmt.Errorf("fold %d: %w", f+1, err)
-		}
-		mapes := d.pathMAPE(path, kept, fold.Test, y)
-		for i, v := range mapes {
+		for i, v := range foldMAPE[f] {
 			if !math.IsNaN(v) {
 				sum[i] += v
 				cnt[i]++
