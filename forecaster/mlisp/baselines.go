@@ -76,11 +76,15 @@ func FitLinearOIO(iops, latency []float64) (*LinearOIO, error) {
 		sxx += d * d
 		sxy += d * (latency[i] - ml)
 	}
-	if sxx <= 1e-300 {
+	if sxx <= 1e-300 || math.IsNaN(sxx) {
 		return nil, inputError("iops", "outstanding IO (IOPS·latency) is constant; cannot fit latency against it")
 	}
 	a := sxy / sxx
-	return &LinearOIO{A: a, B: ml - a*mo}, nil
+	m := &LinearOIO{A: a, B: ml - a*mo}
+	if math.IsNaN(m.A) || math.IsInf(m.A, 0) || math.IsNaN(m.B) || math.IsInf(m.B, 0) {
+		return nil, inputError("latency", "the line fit is not finite (IOPS·latency overflows)")
+	}
+	return m, nil
 }
 
 // Latency returns L(λ) = B / (1 − A·λ), or +Inf when A·λ ≥ 1.
@@ -121,12 +125,12 @@ func FitQueueing(iops, latency []float64) (*Queueing, error) {
 	if lmax <= 0 {
 		return nil, inputError("iops", "all zero; the service rate cannot be estimated")
 	}
-	// sse(ρ) with L0 profiled out.
+	// sse(ρ) with L0 profiled out; loads are taken relative to lmax so that
+	// no intermediate overflows whatever the units.
 	sse := func(rho float64) (float64, float64) {
-		u := rho / lmax
 		var sgy, sgg, syy float64
 		for i, lam := range iops {
-			g := 1 / (1 - u*lam)
+			g := 1 / (1 - rho*(lam/lmax))
 			sgy += g * latency[i]
 			sgg += g * g
 			syy += latency[i] * latency[i]
@@ -173,7 +177,11 @@ func FitQueueing(iops, latency []float64) (*Queueing, error) {
 	}
 	rho = math.Max(rho, 1e-12)
 	_, l0 := sse(rho)
-	return &Queueing{L0: l0, Mu: lmax / rho}, nil
+	q := &Queueing{L0: l0, Mu: lmax / rho}
+	if math.IsNaN(l0) || math.IsInf(l0, 0) || math.IsInf(q.Mu, 0) || !(q.Mu > lmax) {
+		return nil, inputError("latency", "the queueing fit is not finite (IOPS or latency values too close to 0 or too large)")
+	}
+	return q, nil
 }
 
 // Latency returns L0/(1 − λ/Mu), or +Inf when λ ≥ Mu.

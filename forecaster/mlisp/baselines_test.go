@@ -1,0 +1,111 @@
+package mlisp
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/storcast/storcast/forecaster/regress"
+)
+
+// Known truth: on exact M/M/1 data both baselines are exact. The queueing
+// fit recovers L0 = S and Mu; BASIL's line holds because the M/M/1 response
+// time is L = S·(1 + N) with N = ρ/(1 − ρ) the mean number in system, so
+// L is exactly linear in the outstanding IO and its closed form is the
+// same curve. (With IOPS·L in IOPS·ms, L = S + (1/Mu)·IOPS·L, so A = 1/Mu.)
+func TestBaselinesRecoverMM1(t *testing.T) {
+	q := mm1{S: 2, Mu: 2000}
+	var iops, lat []float64
+	for x := 50.0; x <= 1000; x += 25 {
+		iops = append(iops, x)
+		lat = append(lat, q.latency(x))
+	}
+	qf, err := FitQueueing(iops, lat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(qf.L0-2) > 1e-6 || math.Abs(qf.Mu-2000) > 1e-3 {
+		t.Errorf("queueing fit L0=%v Mu=%v, want 2 and 2000", qf.L0, qf.Mu)
+	}
+	b, err := FitLinearOIO(iops, lat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(b.A-1.0/2000) > 1e-12 || math.Abs(b.B-2) > 1e-9 {
+		t.Errorf("BASIL fit A=%v B=%v, want 1/2000 and 2", b.A, b.B)
+	}
+	for _, x := range []float64{1250, 1500, 1900} {
+		want := q.latency(x)
+		if got := qf.Latency(x); math.Abs(got-want) > 1e-5*want {
+			t.Errorf("queueing at %v: %v, want %v", x, got, want)
+		}
+		if got := b.Latency(x); math.Abs(got-want) > 1e-9*want {
+			t.Errorf("BASIL at %v: %v, want %v", x, got, want)
+		}
+	}
+	if !math.IsInf(qf.Latency(qf.Mu), 1) || !math.IsInf(b.Latency(2001), 1) {
+		t.Error("latency at or beyond saturation must be +Inf")
+	}
+}
+
+// Mu always exceeds the largest observed IOPS, even for data that rise
+// steeply at the end, and flat data give a very large Mu.
+func TestQueueingMuAboveObserved(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	var iops, lat []float64
+	for k := 0; k < 200; k++ {
+		x := 1000 * rng.Float64()
+		iops = append(iops, x)
+		lat = append(lat, 1+math.Pow(x/1000, 8)*50+0.1*rng.Float64())
+	}
+	q, err := FitQueueing(iops, lat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(q.Mu > 1000) {
+		t.Errorf("Mu = %v must exceed the largest observed IOPS", q.Mu)
+	}
+	flat := []float64{2, 2.01, 1.99, 2, 2.02, 1.98}
+	q2, err := FitQueueing([]float64{1, 2, 3, 4, 5, 6}, flat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q2.Mu < 60 {
+		t.Errorf("flat data: Mu = %v, want far above the observed 6 IOPS", q2.Mu)
+	}
+}
+
+func TestBaselinesRejectBadInput(t *testing.T) {
+	cases := []struct {
+		name       string
+		iops, lat  []float64
+		wantSubstr string
+	}{
+		{"empty", nil, nil, "iops: empty"},
+		{"mismatch", []float64{1, 2, 3}, []float64{1, 2}, "latency: length 2"},
+		{"nan", []float64{1, math.NaN(), 3}, []float64{1, 2, 3}, "iops: element 1 is NaN"},
+		{"inf", []float64{1, 2, 3}, []float64{1, math.Inf(1), 3}, "latency: element 1 is +Inf"},
+		{"few", []float64{1, 2}, []float64{1, 2}, "need at least 3"},
+		{"negative iops", []float64{1, -2, 3}, []float64{1, 2, 3}, "iops: element 1 is negative"},
+		{"zero latency", []float64{1, 2, 3}, []float64{1, 0, 3}, "latency must be positive"},
+		{"constant", []float64{1, 2, 3}, []float64{4, 4, 4}, "latency: constant"},
+	}
+	for _, c := range cases {
+		_, err1 := FitQueueing(c.iops, c.lat)
+		_, err2 := FitLinearOIO(c.iops, c.lat)
+		for _, err := range []error{err1, err2} {
+			if err == nil || !errors.Is(err, regress.ErrInput) || !strings.Contains(err.Error(), c.wantSubstr) {
+				t.Errorf("%s: %v, want ErrInput mentioning %q", c.name, err, c.wantSubstr)
+			}
+		}
+	}
+	if _, err := FitQueueing([]float64{0, 0, 0}, []float64{1, 2, 3}); err == nil {
+		t.Error("all-zero IOPS: no error")
+	}
+	// OIO constant: latency ∝ 1/IOPS.
+	if _, err := FitLinearOIO([]float64{1, 2, 4}, []float64{4, 2, 1}); err == nil || !strings.Contains(err.Error(), "constant") {
+		t.Errorf("constant OIO: %v", err)
+	}
+}

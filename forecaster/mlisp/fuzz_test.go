@@ -1,0 +1,91 @@
+package mlisp
+
+import (
+	"encoding/binary"
+	"math"
+	"testing"
+)
+
+func floatsFrom(b []byte) []float64 {
+	out := make([]float64, len(b)/8)
+	for i := range out {
+		out[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+	}
+	return out
+}
+
+func bytesOf(v ...float64) []byte {
+	b := make([]byte, 8*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(x))
+	}
+	return b
+}
+
+// FuzzBaselines: the two baseline fits either fail with an error or give a
+// model whose latency is positive (or +Inf beyond saturation) and whose
+// queueing Mu exceeds every observed IOPS.
+func FuzzBaselines(f *testing.F) {
+	f.Add(bytesOf(1, 2, 3, 4, 1, 1.5, 2.5, 5))
+	f.Add(bytesOf(0, 0, 1, 1, 2, 2, 3, 3))
+	f.Add(bytesOf(5, 1, math.NaN(), 2, 3, 4))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v := floatsFrom(data)
+		n := len(v) / 2
+		iops, lat := v[:n], v[n:2*n]
+		if q, err := FitQueueing(iops, lat); err == nil {
+			for _, x := range iops {
+				if !(q.Mu > x) {
+					t.Fatalf("Mu %v not above observed %v", q.Mu, x)
+				}
+			}
+			if l := q.Latency(0); math.IsNaN(l) {
+				t.Fatalf("queueing latency NaN: %+v", q)
+			}
+		}
+		if b, err := FitLinearOIO(iops, lat); err == nil {
+			if math.IsNaN(b.A) || math.IsNaN(b.B) {
+				t.Fatalf("BASIL NaN: %+v", b)
+			}
+		}
+	})
+}
+
+// FuzzFit: M-LISP on arbitrary small data sets either fails with an error or
+// returns a 21-point curve of finite values.
+func FuzzFit(f *testing.F) {
+	seed := make([]float64, 0, 3*40)
+	for t := 0; t < 40; t++ {
+		x := float64(10 + 20*t)
+		seed = append(seed, x, 1+x/500+0.01*float64(t%3), x/1000)
+	}
+	f.Add(bytesOf(seed...), uint8(3))
+	f.Add(bytesOf(1, 2, 3), uint8(1))
+	f.Fuzz(func(t *testing.T, data []byte, p uint8) {
+		v := floatsFrom(data)
+		cols := int(p%4) + 2
+		T := len(v) / cols
+		if T == 0 || T > 200 {
+			return
+		}
+		d := Dataset{IOPS: "c0", Latency: "c1"}
+		for j := 0; j < cols; j++ {
+			d.Names = append(d.Names, "c"+string(rune('0'+j)))
+			d.Columns = append(d.Columns, v[j*T:(j+1)*T])
+		}
+		m, err := Fit(d, Options{MinSamples: 5})
+		if err != nil {
+			return
+		}
+		if len(m.Curve.Points) != 21 {
+			t.Fatalf("%d points", len(m.Curve.Points))
+		}
+		for _, pt := range m.Curve.Points {
+			for _, x := range []float64{pt.IOPS, pt.Lower, pt.Mean, pt.Upper} {
+				if math.IsNaN(x) || math.IsInf(x, 0) {
+					t.Fatalf("non-finite curve point %+v", pt)
+				}
+			}
+		}
+	})
+}
