@@ -432,3 +432,10 @@ func TestPromtoolCheckMetrics(t *testing.T) {
 		}
 	}
 }
+
+func TestExamplePrometheusConfig(t *testing.T) {
+	promtool := lookPath(t, "promtool")
+	if out, err := exec.Command(promtool, "check", "config", "examples/prometheus.yml").CombinedOutput(); err != nil {
+		t.Fatalf("promtool check config examples/prometheus.yml: %v\n%s", err, out)
+	}
+}
