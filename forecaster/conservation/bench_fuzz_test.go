@@ -1,6 +1,7 @@
 package conservation
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -117,8 +118,16 @@ func FuzzAtMix(f *testing.F) {
 			if res.Utilization <= 0 || math.IsNaN(res.MaxTotalIOPS) || res.MaxTotalIOPS < 0 {
 				t.Fatalf("AtMix(%v,%v,%v,%v) = %+v", s1, r1, s2, r2, res)
 			}
+			// Results are persisted as JSON: they must encode.
+			if _, err := json.Marshal(res); err != nil {
+				t.Fatalf("AtMix(%v,%v,%v,%v) = %+v does not encode: %v", s1, r1, s2, r2, res, err)
+			}
 		}
-		_, _, _ = m.Curve(s1, []float64{rho})
+		if curve, _, err := m.Curve(s1, []float64{rho}); err == nil {
+			if _, err := json.Marshal(curve); err != nil {
+				t.Fatalf("Curve(%v, %v) = %+v does not encode: %v", s1, rho, curve, err)
+			}
+		}
 		_, _, _ = m.MaxForOpShares([]SizeShare{{IOSizeBytes: s1, ReadRatio: rho, Share: share}, {IOSizeBytes: s2, ReadRatio: rho, Share: 1 - share}})
 		_, _, _ = m.MaxForCapacityShares([]SizeShare{{IOSizeBytes: s2, ReadRatio: rho, Share: share}})
 		_, _, _, _ = ReadWriteAtReadPercent(cR, cW, 100*rho)

@@ -489,3 +489,17 @@ func TestImportFioClientServerAndErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestFarExtrapolationIsAnError(t *testing.T) {
+	// A steep power law (C falls 2^20-fold per doubling) underflows far out.
+	m, _ := NewModel(Calibration{Points: []Point{{IOSizeBytes: 4096, ReadIOPS: 1e6, WriteIOPS: 1e5}, {IOSizeBytes: 8192, ReadIOPS: 1, WriteIOPS: 0.1}}})
+	if _, err := m.At(1e300); err == nil || !strings.Contains(err.Error(), "too far outside the calibrated range") {
+		t.Errorf("At(1e300): %v", err)
+	}
+	if _, err := m.AtMix([]OpClass{{Op: Write, IOSizeBytes: 1e300, Rate: 1}}); err == nil || !strings.Contains(err.Error(), "classes[0].ioSizeBytes: 1e+300 is too far outside") {
+		t.Errorf("AtMix at 1e300 bytes: %v", err)
+	}
+	if _, err := m.AtMix([]OpClass{{Op: Read, IOSizeBytes: 4096, Rate: 5e-324}}); err == nil || !strings.Contains(err.Error(), "rates out of range") {
+		t.Errorf("AtMix with a denormal rate: %v", err)
+	}
+}

@@ -223,7 +223,7 @@ func fitBand(ws []Window, o EstimateOptions) (BandFit, Point) {
 	}
 	a := (sr*sww - sw*srw) / det
 	b := (sw*srr - sr*srw) / det
-	if a <= 0 || b <= 0 {
+	if a <= 0 || b <= 0 || !finite(1/a) || !finite(1/b) {
 		bf.Error = fmt.Sprintf("fitted capacity line is not physical (1/T_read100=%g, 1/T_write100=%g); the saturated windows do not follow conservation", a, b)
 		return bf, Point{}
 	}

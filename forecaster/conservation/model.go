@@ -135,6 +135,9 @@ func (m *Model) At(ioSizeBytes float64) (SizeCapacity, error) {
 		return SizeCapacity{}, err
 	}
 	r, w, ext := m.at(math.Log(ioSizeBytes))
+	if !(r > 0 && w > 0) || !finite(r) || !finite(w) {
+		return SizeCapacity{}, inputError("io_size_bytes", "%v is too far outside the calibrated range to extrapolate", ioSizeBytes)
+	}
 	return SizeCapacity{IOSizeBytes: ioSizeBytes, ReadIOPS: r, WriteIOPS: w, FRW: r / w, Extrapolated: ext}, nil
 }
 
@@ -223,6 +226,9 @@ func (m *Model) AtMix(classes []OpClass) (Result, error) {
 			continue
 		}
 		r, w, ext := m.at(math.Log(c.IOSizeBytes))
+		if !(r > 0 && w > 0) || !finite(r) || !finite(w) {
+			return Result{}, inputError("classes["+itoa(i)+"].ioSizeBytes", "%v is too far outside the calibrated range to extrapolate", c.IOSizeBytes)
+		}
 		res.Extrapolated = res.Extrapolated || ext
 		if c.Op == Read {
 			res.Utilization += c.Rate / r
@@ -235,6 +241,9 @@ func (m *Model) AtMix(classes []OpClass) (Result, error) {
 	res.CurrentIOPS = readTotal + writeTotal
 	if res.CurrentIOPS == 0 {
 		return Result{}, ErrNoLoad
+	}
+	if !(res.Utilization > 0) || !finite(res.Utilization) || !finite(res.CurrentIOPS) {
+		return Result{}, inputError("classes", "rates out of range: utilization %v from %v ops/s", res.Utilization, res.CurrentIOPS)
 	}
 	res.MaxTotalIOPS = res.CurrentIOPS / res.Utilization
 	res.MaxReadIOPS = readTotal / res.Utilization
