@@ -56,7 +56,8 @@ type Options struct {
 	// multiple: windows with |Load − m·X| ≤ BinHalfWidth·X. Default 0.05
 	// (the paper averaged 950–1050 IOPS for 1000).
 	BinHalfWidth float64
-	// MinTrain is the smallest number of training windows. Default 10.
+	// MinTrain is the smallest number of training windows. Default 3 (the
+	// models enforce their own minimums).
 	MinTrain int
 }
 
@@ -68,7 +69,7 @@ func (o Options) withDefaults() Options {
 		o.BinHalfWidth = 0.05
 	}
 	if o.MinTrain <= 0 {
-		o.MinTrain = 10
+		o.MinTrain = 3
 	}
 	return o
 }
