@@ -154,12 +154,9 @@ func FitM5(X mat.Matrix, y []float64, opt M5Options) (*M5Tree, error) {
 			b.x[i*p+j] = X.At(i, j)
 		}
 	}
-	idx := make([]int, n)
-	for i := range idx {
-		idx[i] = i
-	}
-	b.sdRoot = b.sd(idx)
-	b.grow(idx, 0)
+	b.presort()
+	b.sdRoot = b.sd(b.order[0])
+	b.grow(0, n, 0)
 	b.fit(0)
 	t := &M5Tree{P: p, Smoothing: opt.Smoothing, SmoothingK: opt.SmoothingK}
 	t.Nodes = compactM5(b.nodes)
@@ -186,6 +183,9 @@ type m5Builder struct {
 	sdRoot float64
 	nodes  []M5Node
 	rows   [][]int // training rows per node
+	order  [][]int // per feature, rows sorted by it; a node owns a range
+	left   []bool  // scratch: row goes left at the current split
+	tmp    []int   // scratch for partitioning
 }
 
 func (b *m5Builder) at(i, j int) float64 { return b.x[i*b.p+j] }
@@ -204,7 +204,25 @@ func (b *m5Builder) sd(idx []int) float64 {
 	return math.Sqrt(ss / float64(len(idx)))
 }
 
-func (b *m5Builder) grow(idx []int, depth int) int {
+// presort fills b.order: for each feature, the row indices sorted by that
+// feature (ties by row index), so that splits need no sorting per node.
+func (b *m5Builder) presort() {
+	b.order = make([][]int, b.p)
+	for j := range b.order {
+		o := make([]int, b.n)
+		for i := range o {
+			o[i] = i
+		}
+		sort.SliceStable(o, func(a, c int) bool { return b.at(o[a], j) < b.at(o[c], j) })
+		b.order[j] = o
+	}
+	b.left = make([]bool, b.n)
+	b.tmp = make([]int, b.n)
+}
+
+// grow grows the subtree of the rows order[·][lo:hi].
+func (b *m5Builder) grow(lo, hi, depth int) int {
+	idx := slices.Clone(b.order[0][lo:hi])
 	id := len(b.nodes)
 	b.nodes = append(b.nodes, M5Node{Left: -1, Right: -1, N: len(idx)})
 	b.rows = append(b.rows, idx)
@@ -213,34 +231,47 @@ func (b *m5Builder) grow(idx []int, depth int) int {
 	if n < 2*b.opt.MinLeaf || sd <= b.opt.SDFraction*b.sdRoot || sd == 0 || depth >= b.opt.MaxDepth {
 		return id
 	}
-	feat, thr, ok := b.bestSplit(idx, sd)
+	feat, thr, ok := b.bestSplit(lo, hi, sd)
 	if !ok {
 		return id
 	}
-	var left, right []int
+	nl := 0
 	for _, i := range idx {
-		if b.at(i, feat) < thr {
-			left = append(left, i)
-		} else {
-			right = append(right, i)
+		b.left[i] = b.at(i, feat) < thr
+		if b.left[i] {
+			nl++
 		}
 	}
-	l := b.grow(left, depth+1)
-	r := b.grow(right, depth+1)
+	// Stable partition of every feature's order keeps each side sorted.
+	for j := range b.order {
+		o := b.order[j][lo:hi]
+		l, r := 0, nl
+		for _, i := range o {
+			if b.left[i] {
+				b.tmp[l] = i
+				l++
+			} else {
+				b.tmp[r] = i
+				r++
+			}
+		}
+		copy(o, b.tmp[:len(o)])
+	}
+	l := b.grow(lo, lo+nl, depth+1)
+	r := b.grow(lo+nl, hi, depth+1)
 	nd := &b.nodes[id]
 	nd.Feature, nd.Threshold, nd.Left, nd.Right = feat, thr, l, r
 	return id
 }
 
-// bestSplit returns the split maximizing SDR with at least MinLeaf samples
-// on each side. Ties go to the lower feature index, then the lower threshold.
-func (b *m5Builder) bestSplit(idx []int, sd float64) (feat int, thr float64, ok bool) {
-	n := len(idx)
-	order := make([]int, n)
+// bestSplit returns the split of the rows order[·][lo:hi] maximizing SDR
+// with at least MinLeaf samples on each side. Ties go to the lower feature
+// index, then the lower threshold.
+func (b *m5Builder) bestSplit(lo, hi int, sd float64) (feat int, thr float64, ok bool) {
+	n := hi - lo
 	best := 0.0
 	for j := 0; j < b.p; j++ {
-		copy(order, idx)
-		sort.SliceStable(order, func(a, c int) bool { return b.at(order[a], j) < b.at(order[c], j) })
+		order := b.order[j][lo:hi]
 		var sL, ssL, sT, ssT float64
 		for _, i := range order {
 			sT += b.y[i]
@@ -253,8 +284,8 @@ func (b *m5Builder) bestSplit(idx []int, sd float64) (feat int, thr float64, ok 
 			if k < b.opt.MinLeaf || n-k < b.opt.MinLeaf {
 				continue
 			}
-			lo, hi := b.at(order[k-1], j), b.at(order[k], j)
-			if lo == hi {
+			vlo, vhi := b.at(order[k-1], j), b.at(order[k], j)
+			if vlo == vhi {
 				continue
 			}
 			nl, nr := float64(k), float64(n-k)
@@ -263,9 +294,9 @@ func (b *m5Builder) bestSplit(idx []int, sd float64) (feat int, thr float64, ok 
 			sdR := math.Sqrt(math.Max(ssR/nr-(sR/nr)*(sR/nr), 0))
 			sdr := sd - nl/float64(n)*sdL - nr/float64(n)*sdR
 			if sdr > best*(1+1e-12) && sdr > 1e-12*sd {
-				best, feat, thr, ok = sdr, j, lo+(hi-lo)/2, true
-				if thr <= lo || thr > hi { // midpoint rounding on huge values
-					thr = hi
+				best, feat, thr, ok = sdr, j, vlo+(vhi-vlo)/2, true
+				if thr <= vlo || thr > vhi { // midpoint rounding on huge values
+					thr = vhi
 				}
 			}
 		}
