@@ -42,8 +42,10 @@
 // capacity line a·T_read + b·T_write = 1 (a = 1/T_read100, b = 1/T_write100)
 // by least squares over windows that show saturation, per octave size band;
 // it needs saturated windows at two or more distinct read ratios. Estimates
-// from history are biased low (saturated-looking windows are near, not at,
-// capacity): prefer a benchmark.
+// from history are biased low on open-loop traffic (saturated-looking
+// windows are near, not at, capacity); EstimateOptions.QueueingCorrection
+// removes that bias for M/M/1-like queues but overestimates for closed-loop
+// clients. The README has the error table. Prefer a benchmark.
 //
 // All result types are plain structs that encode to JSON. A Model is
 // immutable and safe for concurrent use; AtMix allocates nothing.

@@ -41,6 +41,9 @@
 // reached at now. With a seasonal profile the crossing is the first time the
 // peak bins reach the limit. +Inf encodes as null in JSON.
 //
+// Backtest fits on the early part of a series and scores the mean forecast
+// on the held-out rest: accuracy = max(1 − MAPE, 0), and band coverage.
+//
 // Times are Unix seconds; a Trend is a plain struct that encodes to JSON and
 // back, so the exporter can persist it.
 package trend
