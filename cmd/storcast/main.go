@@ -112,7 +112,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		log.Error("source", "err", err)
 		return 1
 	}
-	eng := engine.New(engine.Options{Source: src, Latency: models.MLISP{}, Log: log})
+	eng := engine.New(engine.Options{Source: src, Latency: models.MLISP{}, Trend: models.DemandTrend{}, Log: log})
 	reg.MustRegister(collector.New(eng, log))
 
 	ctx, cancel := context.WithCancel(context.Background())

@@ -9,15 +9,15 @@ import (
 func init() { registerCollector("capacity", func() Collector { return capacityCollector{} }) }
 
 var (
-	maxIOPSDesc = prometheus.NewDesc("storcast_max_iops",
+	maxIOPSDesc = newDesc("storcast_max_iops",
 		"Maximum operations per second at the current read/write and IO-size mix (conservation model).", []string{"cluster", "op"}, nil)
-	utilizationDesc = prometheus.NewDesc("storcast_utilization_ratio",
+	utilizationDesc = newDesc("storcast_utilization_ratio",
 		"Share of the processing capability in use at the current mix, sum of rate/max over op classes (above 1 past capacity).", []string{"cluster"}, nil)
-	headroomRatioDesc = prometheus.NewDesc("storcast_headroom_ratio",
+	headroomRatioDesc = newDesc("storcast_headroom_ratio",
 		"1 - storcast_utilization_ratio: the share of capability left.", []string{"cluster"}, nil)
-	headroomIOPSDesc = prometheus.NewDesc("storcast_headroom_iops",
+	headroomIOPSDesc = newDesc("storcast_headroom_iops",
 		"Operations per second left at the current mix: max - observed.", []string{"cluster"}, nil)
-	extrapolatedDesc = prometheus.NewDesc("storcast_capacity_extrapolated",
+	extrapolatedDesc = newDesc("storcast_capacity_extrapolated",
 		"1 when the current IO sizes lie outside the calibrated range (the capacity figures are extrapolated).", []string{"cluster"}, nil)
 )
 

@@ -46,10 +46,20 @@ func Names() []string {
 	return out
 }
 
+// allDescs holds every descriptor the collectors use, for Describe.
+var allDescs []*prometheus.Desc
+
+// newDesc is prometheus.NewDesc that also records the descriptor.
+func newDesc(name, help string, labels []string, constLabels prometheus.Labels) *prometheus.Desc {
+	d := prometheus.NewDesc(name, help, labels, constLabels)
+	allDescs = append(allDescs, d)
+	return d
+}
+
 var (
-	scrapeDurationDesc = prometheus.NewDesc("storcast_scrape_collector_duration_seconds",
+	scrapeDurationDesc = newDesc("storcast_scrape_collector_duration_seconds",
 		"Duration of a collector's scrape.", []string{"collector"}, nil)
-	scrapeSuccessDesc = prometheus.NewDesc("storcast_scrape_collector_success",
+	scrapeSuccessDesc = newDesc("storcast_scrape_collector_success",
 		"Whether a collector succeeded (1) or failed (0).", []string{"collector"}, nil)
 )
 
@@ -74,12 +84,12 @@ func New(src Snapshotter, log *slog.Logger) *Exporter {
 	return e
 }
 
-// Describe implements prometheus.Collector. Series depend on the clusters
-// configured, so like node_exporter this is an unchecked collector apart
-// from the scrape meta-series.
+// Describe implements prometheus.Collector: every descriptor of every
+// collector, so the registry checks what is collected against them.
 func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
-	ch <- scrapeDurationDesc
-	ch <- scrapeSuccessDesc
+	for _, d := range allDescs {
+		ch <- d
+	}
 }
 
 // Collect implements prometheus.Collector.

@@ -8,7 +8,7 @@ import (
 
 func init() { registerCollector("eta", func() Collector { return etaCollector{} }) }
 
-var etaDesc = prometheus.NewDesc("storcast_saturation_eta_seconds",
+var etaDesc = newDesc("storcast_saturation_eta_seconds",
 	"Seconds until the demand trend reaches the limit: max_iops (capacity at the current mix) or latency_slo (the upper-band SLO crossing); +Inf when demand does not grow.",
 	[]string{"cluster", "limit"}, nil)
 

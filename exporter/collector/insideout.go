@@ -10,9 +10,9 @@ import (
 func init() { registerCollector("insideout", func() Collector { return insideoutCollector{} }) }
 
 var (
-	predictedIOPSDesc = prometheus.NewDesc("storcast_predicted_iops",
+	predictedIOPSDesc = newDesc("storcast_predicted_iops",
 		"Operations per second implied by the hosts' low-level metrics (Inside-Out model).", []string{"cluster", "op"}, nil)
-	predictedThroughputDesc = prometheus.NewDesc("storcast_predicted_throughput_bytes",
+	predictedThroughputDesc = newDesc("storcast_predicted_throughput_bytes",
 		"Bytes per second implied by the hosts' low-level metrics (Inside-Out model).", []string{"cluster", "op"}, nil)
 )
 

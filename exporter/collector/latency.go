@@ -15,11 +15,11 @@ func init() { registerCollector("latency", func() Collector { return latencyColl
 var LoadFactors = []float64{1, 1.25, 1.5, 2}
 
 var (
-	predictedLatencyDesc = prometheus.NewDesc("storcast_predicted_latency_seconds",
+	predictedLatencyDesc = newDesc("storcast_predicted_latency_seconds",
 		"Predicted latency at load_factor times the current IOPS, with its 95% band (M-LISP).", []string{"cluster", "load_factor", "bound"}, nil)
-	kneeDesc = prometheus.NewDesc("storcast_latency_knee_iops",
+	kneeDesc = newDesc("storcast_latency_knee_iops",
 		"IOPS at which each bound of the predicted latency crosses the latency SLO (absent when it does not within the curve).", []string{"cluster", "bound"}, nil)
-	sloDesc = prometheus.NewDesc("storcast_latency_slo_seconds",
+	sloDesc = newDesc("storcast_latency_slo_seconds",
 		"The configured latency SLO threshold.", []string{"cluster"}, nil)
 )
 

@@ -9,17 +9,17 @@ import (
 func init() { registerCollector("model", func() Collector { return modelCollector{} }) }
 
 var (
-	accuracyDesc = prometheus.NewDesc("storcast_model_accuracy_ratio",
+	accuracyDesc = newDesc("storcast_model_accuracy_ratio",
 		"Backtest accuracy max(1 - MAPE, 0) of a model per target, from its last fit.", []string{"cluster", "model", "target"}, nil)
-	lastFitDesc = prometheus.NewDesc("storcast_model_last_fit_timestamp_seconds",
+	lastFitDesc = newDesc("storcast_model_last_fit_timestamp_seconds",
 		"Unix time of a model's last successful fit.", []string{"cluster", "model"}, nil)
-	fitDurationDesc = prometheus.NewDesc("storcast_model_fit_duration_seconds",
+	fitDurationDesc = newDesc("storcast_model_fit_duration_seconds",
 		"Duration of a model's last fit attempt.", []string{"cluster", "model"}, nil)
-	trainingSamplesDesc = prometheus.NewDesc("storcast_model_training_samples",
+	trainingSamplesDesc = newDesc("storcast_model_training_samples",
 		"Samples a model was fitted on in its last successful fit.", []string{"cluster", "model"}, nil)
-	staleDesc = prometheus.NewDesc("storcast_model_stale",
+	staleDesc = newDesc("storcast_model_stale",
 		"1 when a model's forecasts are stale: the source is failing or its last fit is older than fit.stale_after.", []string{"cluster", "model"}, nil)
-	fitErrorDesc = prometheus.NewDesc("storcast_model_fit_error",
+	fitErrorDesc = newDesc("storcast_model_fit_error",
 		"1 when a model's last fit attempt failed (the previous model keeps serving).", []string{"cluster", "model"}, nil)
 )
 

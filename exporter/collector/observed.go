@@ -9,17 +9,17 @@ import (
 func init() { registerCollector("observed", func() Collector { return observedCollector{} }) }
 
 var (
-	observedIOPSDesc = prometheus.NewDesc("storcast_observed_iops",
+	observedIOPSDesc = newDesc("storcast_observed_iops",
 		"Observed total operations per second (reads + writes) at the last refresh.", []string{"cluster"}, nil)
-	observedReadRatioDesc = prometheus.NewDesc("storcast_observed_read_ratio",
+	observedReadRatioDesc = newDesc("storcast_observed_read_ratio",
 		"Observed share of reads among operations, 0..1.", []string{"cluster"}, nil)
-	observedIOSizeDesc = prometheus.NewDesc("storcast_observed_io_size_bytes",
+	observedIOSizeDesc = newDesc("storcast_observed_io_size_bytes",
 		"Observed operation-weighted mean IO size in bytes.", []string{"cluster"}, nil)
-	observedLatencyDesc = prometheus.NewDesc("storcast_observed_latency_seconds",
+	observedLatencyDesc = newDesc("storcast_observed_latency_seconds",
 		"Observed mean latency of the SLO's kind (read, write or op) in seconds.", []string{"cluster"}, nil)
-	sourceUpDesc = prometheus.NewDesc("storcast_source_up",
+	sourceUpDesc = newDesc("storcast_source_up",
 		"Whether the last query of the cluster's data succeeded (1) or not (0).", []string{"cluster"}, nil)
-	lastRefreshDesc = prometheus.NewDesc("storcast_last_refresh_timestamp_seconds",
+	lastRefreshDesc = newDesc("storcast_last_refresh_timestamp_seconds",
 		"Unix time of the last successful refresh of the observed inputs.", []string{"cluster"}, nil)
 )
 

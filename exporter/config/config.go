@@ -401,9 +401,12 @@ func (cl *Cluster) validate(key string) error {
 		if len(cl.Queries) > 0 {
 			return fmt.Errorf("%s.queries: only for kind generic; use metrics to rename a %s series", key, cl.Kind)
 		}
-		for k := range cl.Metrics {
+		for k, v := range cl.Metrics {
 			if !isSignal(k) {
 				return fmt.Errorf("%s.metrics.%s: unknown signal (want one of %s)", key, k, strings.Join(Signals, ", "))
+			}
+			if _, err := ParseMetricRef(v); err != nil {
+				return fmt.Errorf("%s.metrics.%s: %v", key, k, err)
 			}
 		}
 	case KindGeneric:
@@ -478,6 +481,22 @@ type Matcher struct {
 	Name  string
 	Op    string // =, !=, =~, !~
 	Value string
+	re    *regexp.Regexp // anchored, for =~ and !~
+}
+
+// Matches reports whether a label value satisfies m (a missing label is "").
+func (m Matcher) Matches(v string) bool {
+	switch m.Op {
+	case "=":
+		return v == m.Value
+	case "!=":
+		return v != m.Value
+	}
+	re := m.re
+	if re == nil {
+		re = regexp.MustCompile("^(?:" + m.Value + ")$")
+	}
+	return re.MatchString(v) == (m.Op == "=~")
 }
 
 // String renders m in PromQL with the value quoted and escaped.
@@ -506,12 +525,15 @@ func ParseMatcher(s string) (Matcher, error) {
 	case strings.ContainsAny(val, "\"'`{},"):
 		return Matcher{}, fmt.Errorf("%q: quote a value holding quotes, braces or commas", s)
 	}
+	out := Matcher{Name: m[1], Op: m[2], Value: val}
 	if m[2] == "=~" || m[2] == "!~" {
-		if _, err := regexp.Compile("^(?:" + val + ")$"); err != nil {
+		re, err := regexp.Compile("^(?:" + val + ")$")
+		if err != nil {
 			return Matcher{}, fmt.Errorf("%q: invalid regular expression: %v", s, err)
 		}
+		out.re = re
 	}
-	return Matcher{Name: m[1], Op: m[2], Value: val}, nil
+	return out, nil
 }
 
 func parseMatchers(key string, ss []string) ([]Matcher, error) {
@@ -535,4 +557,69 @@ func Selector(ms ...[]Matcher) string {
 		}
 	}
 	return strings.Join(parts, ",")
+}
+
+// MetricRef is a metric name with optional fixed matchers, written
+// `name` or `name{label="value",...}`, as the metrics mapping of a cluster
+// kind takes them.
+type MetricRef struct {
+	Name     string
+	Matchers []Matcher
+}
+
+var metricNameRE = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*$`)
+
+// ParseMetricRef parses `name` or `name{matchers}`.
+func ParseMetricRef(s string) (MetricRef, error) {
+	s = strings.TrimSpace(s)
+	name, rest, braces := strings.Cut(s, "{")
+	if !metricNameRE.MatchString(name) {
+		return MetricRef{}, fmt.Errorf("%q: %q is not a metric name", s, name)
+	}
+	r := MetricRef{Name: name}
+	if !braces {
+		return r, nil
+	}
+	if !strings.HasSuffix(rest, "}") {
+		return MetricRef{}, fmt.Errorf("%q: missing closing brace", s)
+	}
+	for _, part := range splitMatchers(strings.TrimSuffix(rest, "}")) {
+		m, err := ParseMatcher(part)
+		if err != nil {
+			return MetricRef{}, fmt.Errorf("%q: %v", s, err)
+		}
+		r.Matchers = append(r.Matchers, m)
+	}
+	return r, nil
+}
+
+// splitMatchers splits at commas outside quotes.
+func splitMatchers(s string) []string {
+	var out []string
+	var quote byte
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0 && c == '\\':
+			i++
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote == 0 && (c == '"' || c == '\''):
+			quote = c
+		case quote == 0 && c == ',':
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	if strings.TrimSpace(s[start:]) != "" {
+		out = append(out, s[start:])
+	}
+	return out
+}
+
+// Selector renders the reference with a name suffix ("_sum", "") and extra
+// matchers (the cluster's) as a PromQL selector.
+func (r MetricRef) Selector(suffix string, extra ...[]Matcher) string {
+	return r.Name + suffix + "{" + Selector(append([][]Matcher{r.Matchers}, extra...)...) + "}"
 }

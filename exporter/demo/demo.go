@@ -17,7 +17,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"regexp"
 	"strings"
 	"time"
 
@@ -128,30 +127,36 @@ func (s *Source) Fetch(ctx context.Context, cl *config.Cluster, r source.Range) 
 		k = 1
 	}
 	winSec := (time.Duration(k) * r.Step).Seconds()
-	m := mapping(cl)
+	refs := source.RefsFor(cl)
+	// parts are the counters to rate: signal -> (part -> ref, name suffix).
+	type part struct {
+		ref    config.MetricRef
+		suffix string
+	}
+	parts := map[string]part{}
+	for sig, ref := range refs {
+		if source.IsLatency(sig) {
+			parts[sig+"_sum"] = part{ref, "_sum"}
+			parts[sig+"_count"] = part{ref, "_count"}
+		} else {
+			parts[sig] = part{ref, ""}
+		}
+	}
 
 	// Sample everything once per grid point from k steps before start.
 	type point struct {
-		cluster map[string]float64            // series key -> value (cluster counters)
+		cluster map[string]map[string]float64 // part -> series key -> value
 		hosts   map[string]map[string]float64 // instance -> series key -> value
 		host    map[string]string             // instance -> role
 	}
 	pts := make([]point, n+k)
-	wanted := map[string]bool{}
-	for sig, name := range m {
-		if strings.HasSuffix(sig, "latency") {
-			wanted[name+"_sum"], wanted[name+"_count"] = true, true
-		} else {
-			wanted[name] = true
-		}
-	}
 	for i := range pts {
 		if i%256 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		t := r.Start.Add(time.Duration(i-k) * r.Step)
 		smp := s.Cluster.Sample(t)
-		p := point{cluster: map[string]float64{}, hosts: map[string]map[string]float64{}, host: map[string]string{}}
+		p := point{cluster: map[string]map[string]float64{}, hosts: map[string]map[string]float64{}, host: map[string]string{}}
 		for _, tg := range smp.Targets {
 			if !tg.Up {
 				continue
@@ -174,8 +179,14 @@ func (s *Source) Fetch(ctx context.Context, cl *config.Cluster, r source.Range) 
 				continue
 			}
 			for _, se := range tg.Series {
-				if wanted[se.Name] {
-					p.cluster[seriesKey(tg.Instance, se)] = se.Value
+				for pn, pt := range parts {
+					if se.Name != pt.ref.Name+pt.suffix || !matchAll(pt.ref.Matchers, se.Labels) {
+						continue
+					}
+					if p.cluster[pn] == nil {
+						p.cluster[pn] = map[string]float64{}
+					}
+					p.cluster[pn][seriesKey(tg.Instance, se)] = se.Value
 				}
 			}
 		}
@@ -188,45 +199,33 @@ func (s *Source) Fetch(ctx context.Context, cl *config.Cluster, r source.Range) 
 		}
 		return (cur - prev) / winSec
 	}
-	// sumRate is sum(rate(name)) at grid index i; NaN when a series is
+	// sumRate is sum(rate(part)) at grid index i; NaN when a series is
 	// missing at either end of the window.
-	sumRate := func(i int, name string) float64 {
-		cur, prev := pts[i+k].cluster, pts[i].cluster
+	sumRate := func(i int, pn string) float64 {
+		cur, prev := pts[i+k].cluster[pn], pts[i].cluster[pn]
+		if len(cur) == 0 {
+			return math.NaN()
+		}
 		var sum float64
-		found := false
 		for key, v := range cur {
-			if !strings.HasPrefix(key[strings.IndexByte(key, '|')+1:], name+"|") && key[strings.IndexByte(key, '|')+1:] != name {
-				continue
-			}
 			pv, ok := prev[key]
 			if !ok {
 				return math.NaN()
 			}
 			sum += rate(v, pv)
-			found = true
-		}
-		if !found {
-			return math.NaN()
 		}
 		return sum
 	}
 
 	f := &source.Frame{Range: r, Signals: map[string][]float64{}, Hosts: map[string]map[string]map[string][]float64{}}
-	for sig, name := range m {
-		if strings.HasSuffix(sig, "latency") {
-			continue
-		}
+	for sig := range refs {
 		v := make([]float64, n)
 		for i := range v {
-			v[i] = sumRate(i, name)
-		}
-		f.Signals[sig] = v
-	}
-	for _, sig := range []string{source.ReadLatency, source.WriteLatency, source.Latency} {
-		base := m[sig]
-		v := make([]float64, n)
-		for i := range v {
-			v[i] = sumRate(i, base+"_sum") / sumRate(i, base+"_count")
+			if source.IsLatency(sig) {
+				v[i] = sumRate(i, sig+"_sum") / sumRate(i, sig+"_count")
+			} else {
+				v[i] = sumRate(i, sig)
+			}
 		}
 		f.Signals[sig] = v
 	}
@@ -310,34 +309,6 @@ func nanSlice(n int) []float64 {
 	return v
 }
 
-// mapping returns signal -> metric name (latency signals: the _sum/_count
-// base) as source.ClusterQueries uses them for the cluster's kind.
-func mapping(cl *config.Cluster) map[string]string {
-	m := source.CephMapping
-	if cl.Kind == config.KindSwift {
-		m = source.SwiftMapping
-	}
-	out := map[string]string{
-		source.ReadOps: m.ReadOps, source.WriteOps: m.WriteOps,
-		source.ReadBytes: m.ReadBytes, source.WriteBytes: m.WriteBytes,
-		source.ReadLatency: m.ReadLatency, source.WriteLatency: m.WriteLatency, source.Latency: m.OpLatency,
-	}
-	for k, v := range cl.Metrics {
-		if k == "latency" {
-			out[source.Latency] = v
-		} else {
-			out[k] = v
-		}
-	}
-	switch cl.LatencySLO.Latency {
-	case "read":
-		out[source.Latency] = out[source.ReadLatency]
-	case "write":
-		out[source.Latency] = out[source.WriteLatency]
-	}
-	return out
-}
-
 // roleOf returns the role of a node target: the first role whose matchers
 // (with the host matchers) match its job and instance labels; "" for none.
 func roleOf(cl *config.Cluster, t storagesim.Target) string {
@@ -356,20 +327,10 @@ func roleOf(cl *config.Cluster, t storagesim.Target) string {
 	return ""
 }
 
+// matchAll reports whether labels satisfy every matcher.
 func matchAll(ms []config.Matcher, labels map[string]string) bool {
 	for _, m := range ms {
-		v := labels[m.Name]
-		var ok bool
-		switch m.Op {
-		case "=":
-			ok = v == m.Value
-		case "!=":
-			ok = v != m.Value
-		case "=~", "!~":
-			re := regexp.MustCompile("^(?:" + m.Value + ")$")
-			ok = re.MatchString(v) == (m.Op == "=~")
-		}
-		if !ok {
+		if !m.Matches(labels[m.Name]) {
 			return false
 		}
 	}

@@ -32,7 +32,7 @@ func TestFetchMatchesTruth(t *testing.T) {
 		t.Fatal(err)
 	}
 	cl := demoCluster(t)
-	r := source.Range{Start: now.Add(-6 * time.Hour), End: now, Step: time.Minute}
+	r := source.Range{Start: now.Add(-3 * time.Hour), End: now, Step: time.Minute}
 	f, err := s.Fetch(context.Background(), cl, r)
 	if err != nil {
 		t.Fatal(err)
@@ -82,5 +82,29 @@ func TestFetchLatency(t *testing.T) {
 	got, ok := f.Last(source.Latency, 3)
 	if !ok || math.Abs(got-tr.Latency.Now)/tr.Latency.Now > 0.15 {
 		t.Errorf("latency %v (ok %v), truth %v", got, ok, tr.Latency.Now)
+	}
+}
+
+// TestFetchSwift: the Swift personality through the Swift mapping.
+func TestFetchSwift(t *testing.T) {
+	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	s, err := New("swift", 1, now, 2*time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := demoCluster(t)
+	cl.Kind = config.KindSwift
+	f, err := s.Fetch(context.Background(), cl, source.Range{Start: now.Add(-30 * time.Minute), End: now, Step: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := s.Cluster.Truth(now, 0)
+	r, okR := f.Last(source.ReadOps, 3)
+	w, okW := f.Last(source.WriteOps, 3)
+	if !okR || !okW || math.Abs(r+w-tr.ServedIOPS.Total)/tr.ServedIOPS.Total > 0.1 {
+		t.Errorf("swift ops %v+%v, truth %v", r, w, tr.ServedIOPS.Total)
+	}
+	if lat, ok := f.Last(source.Latency, 3); !ok || !(lat > 0) {
+		t.Errorf("swift latency %v (ok %v)", lat, ok)
 	}
 }

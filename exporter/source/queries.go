@@ -9,13 +9,12 @@ import (
 	"github.com/storcast/storcast/exporter/config"
 )
 
-// Mapping gives, per kind, the metric of each signal. Counters are rated;
-// latency names are the base of a _sum/_count pair (seconds).
+// Mapping gives, per kind, the metric of each signal, as config.MetricRef
+// strings (`name` or `name{fixed="matchers"}`). Counters are rated; latency
+// entries are the base of a _sum/_count pair in seconds.
 type Mapping struct {
 	ReadOps, WriteOps, ReadBytes, WriteBytes string
 	ReadLatency, WriteLatency, OpLatency     string
-	// LatencyScale converts the latency counter's unit to seconds.
-	LatencyScale float64
 }
 
 // CephMapping is the Ceph mgr prometheus module's naming, which ceph-exporter
@@ -26,17 +25,20 @@ var CephMapping = Mapping{
 	ReadOps: "ceph_osd_op_r", WriteOps: "ceph_osd_op_w",
 	ReadBytes: "ceph_osd_op_r_out_bytes", WriteBytes: "ceph_osd_op_w_in_bytes",
 	ReadLatency: "ceph_osd_op_r_latency", WriteLatency: "ceph_osd_op_w_latency", OpLatency: "ceph_osd_op_latency",
-	LatencyScale: 1,
 }
 
-// SwiftMapping is statsd_exporter's default translation of Swift's
-// proxy-server StatsD metrics (proxy-server.object.GET.timing -> a summary
-// swift_proxy_server_object_get_timing in seconds; .xfer -> bytes counters).
+// SwiftMapping is statsd_exporter's translation of Swift's proxy-server
+// StatsD metrics with the shipped mapping (deploy/swift): object GETs are
+// reads, PUTs writes; policy="all" carries the totals (Swift emits every
+// object metric per policy and once without, so only one may be summed).
 var SwiftMapping = Mapping{
-	ReadOps: "swift_proxy_server_object_get_timing_count", WriteOps: "swift_proxy_server_object_put_timing_count",
-	ReadBytes: "swift_proxy_server_object_get_xfer_total", WriteBytes: "swift_proxy_server_object_put_xfer_total",
-	ReadLatency: "swift_proxy_server_object_get_timing", WriteLatency: "swift_proxy_server_object_put_timing", OpLatency: "swift_proxy_server_object_timing",
-	LatencyScale: 1,
+	ReadOps:      `swift_proxy_count{type="object",method="GET",policy="all"}`,
+	WriteOps:     `swift_proxy_count{type="object",method="PUT",policy="all"}`,
+	ReadBytes:    `swift_proxy_transfer{type="object",method="GET",policy="all"}`,
+	WriteBytes:   `swift_proxy_transfer{type="object",method="PUT",policy="all"}`,
+	ReadLatency:  `swift_proxy{type="object",method="GET",policy="all"}`,
+	WriteLatency: `swift_proxy{type="object",method="PUT",policy="all"}`,
+	OpLatency:    `swift_proxy{type="object",method=~"GET|PUT",policy="all"}`,
 }
 
 // HostMetrics are the node_exporter series Inside-Out learns from, as
@@ -77,63 +79,62 @@ func RateWindow(step time.Duration) string {
 	return model.Duration(w).String()
 }
 
-// mappingFor returns the kind's mapping with the cluster's overrides.
-func mappingFor(cl *config.Cluster) Mapping {
+// Signal references of a cluster: what each signal is computed from.
+type SignalRefs map[string]config.MetricRef
+
+// RefsFor returns the metric of each signal of a ceph or swift cluster:
+// the kind's mapping with the cluster's overrides, latency chosen by the
+// SLO's kind. Latency refs name the base of the _sum/_count pair.
+func RefsFor(cl *config.Cluster) SignalRefs {
 	m := CephMapping
 	if cl.Kind == config.KindSwift {
 		m = SwiftMapping
 	}
-	for k, v := range cl.Metrics {
-		switch k {
-		case config.Signals[0]:
-			m.ReadOps = v
-		case config.Signals[1]:
-			m.WriteOps = v
-		case config.Signals[2]:
-			m.ReadBytes = v
-		case config.Signals[3]:
-			m.WriteBytes = v
-		case config.Signals[4]:
-			m.OpLatency = v
-		}
+	raw := map[string]string{
+		ReadOps: m.ReadOps, WriteOps: m.WriteOps, ReadBytes: m.ReadBytes, WriteBytes: m.WriteBytes,
+		ReadLatency: m.ReadLatency, WriteLatency: m.WriteLatency, Latency: m.OpLatency,
 	}
-	return m
+	for k, v := range cl.Metrics { // validated by config
+		raw[k] = v
+	}
+	switch cl.LatencySLO.Latency {
+	case "read":
+		raw[Latency] = raw[ReadLatency]
+	case "write":
+		raw[Latency] = raw[WriteLatency]
+	}
+	refs := SignalRefs{}
+	for k, v := range raw {
+		r, err := config.ParseMetricRef(v)
+		if err != nil {
+			panic(fmt.Sprintf("source: built-in mapping %s=%q: %v", k, v, err))
+		}
+		refs[k] = r
+	}
+	return refs
+}
+
+// IsLatency reports whether a signal is a latency (a _sum/_count ratio).
+func IsLatency(signal string) bool {
+	return signal == Latency || signal == ReadLatency || signal == WriteLatency
 }
 
 // ClusterQueries returns the PromQL of each signal of cl for a rate window.
 func ClusterQueries(cl *config.Cluster, window string) map[string]string {
+	q := map[string]string{}
 	if cl.Kind == config.KindGeneric {
-		q := map[string]string{}
 		for _, s := range config.Signals {
 			q[s] = cl.Queries[s]
 		}
 		return q
 	}
-	m := mappingFor(cl)
-	sel := config.Selector(cl.ParsedMatchers)
-	rate := func(metric string) string { return fmt.Sprintf("sum(rate(%s{%s}[%s]))", metric, sel, window) }
-	lat := func(base string) string {
-		q := fmt.Sprintf("sum(rate(%s_sum{%s}[%s])) / sum(rate(%s_count{%s}[%s]))", base, sel, window, base, sel, window)
-		if m.LatencyScale != 1 && m.LatencyScale != 0 {
-			q = fmt.Sprintf("(%s) * %g", q, m.LatencyScale)
+	for sig, ref := range RefsFor(cl) {
+		if IsLatency(sig) {
+			q[sig] = fmt.Sprintf("sum(rate(%s[%s])) / sum(rate(%s[%s]))",
+				ref.Selector("_sum", cl.ParsedMatchers), window, ref.Selector("_count", cl.ParsedMatchers), window)
+		} else {
+			q[sig] = fmt.Sprintf("sum(rate(%s[%s]))", ref.Selector("", cl.ParsedMatchers), window)
 		}
-		return q
-	}
-	q := map[string]string{
-		ReadOps:      rate(m.ReadOps),
-		WriteOps:     rate(m.WriteOps),
-		ReadBytes:    rate(m.ReadBytes),
-		WriteBytes:   rate(m.WriteBytes),
-		ReadLatency:  lat(m.ReadLatency),
-		WriteLatency: lat(m.WriteLatency),
-	}
-	switch cl.LatencySLO.Latency {
-	case "read":
-		q[Latency] = q[ReadLatency]
-	case "write":
-		q[Latency] = q[WriteLatency]
-	default:
-		q[Latency] = lat(m.OpLatency)
 	}
 	return q
 }

@@ -1,0 +1,210 @@
+package collector
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"math"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/expfmt"
+
+	"github.com/storcast/storcast/exporter/apiv1"
+	"github.com/storcast/storcast/exporter/engine"
+	"github.com/storcast/storcast/exporter/features"
+	"github.com/storcast/storcast/exporter/internal/testtool"
+	"github.com/storcast/storcast/exporter/models"
+	"github.com/storcast/storcast/forecaster/conservation"
+	"github.com/storcast/storcast/forecaster/insideout"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/metrics.golden")
+
+// fakeLatency is a latency curve L = 1ms / (1 − iops/10000), band ±10%.
+type fakeLatency struct{}
+
+func (fakeLatency) at(iops float64) models.Band {
+	m := 0.001 / (1 - iops/10000)
+	return models.Band{Lower: 0.9 * m, Mean: m, Upper: 1.1 * m}
+}
+func (f fakeLatency) Curve() []models.LatencyPoint {
+	var out []models.LatencyPoint
+	for i := 1; i <= 9; i++ {
+		out = append(out, models.LatencyPoint{IOPS: float64(i) * 1000, Band: f.at(float64(i) * 1000)})
+	}
+	return out
+}
+func (f fakeLatency) At(iops float64) (models.Band, bool) {
+	if iops < 1000 || iops > 9000 {
+		return models.Band{}, false
+	}
+	return f.at(iops), true
+}
+func (fakeLatency) Crossing(slo float64) models.Band {
+	// Solve 0.001·k/(1 − x/10000) = slo for each band factor k.
+	x := func(k float64) float64 { return 10000 * (1 - 0.001*k/slo) }
+	return models.Band{Lower: x(0.9), Mean: x(1), Upper: x(1.1)}
+}
+func (fakeLatency) Accuracy() float64            { return 0.9 }
+func (fakeLatency) Samples() int                 { return 1000 }
+func (fakeLatency) MarshalJSON() ([]byte, error) { return json.Marshal("fake") }
+
+// fakeTrend grows 1 IOPS per hour from 2000 at t = 0... flat when flat.
+type fakeTrend struct{ flat bool }
+
+func (f fakeTrend) At(t float64) models.Band {
+	return models.Band{Lower: 1900, Mean: 2000, Upper: 2100}
+}
+func (f fakeTrend) ETA(now, limit float64) float64 {
+	if f.flat {
+		return math.Inf(1)
+	}
+	return (limit - 2000) * 3600
+}
+func (fakeTrend) Accuracy() float64            { return 0.95 }
+func (fakeTrend) Samples() int                 { return 1440 }
+func (fakeTrend) MarshalJSON() ([]byte, error) { return json.Marshal("fake") }
+
+type fixed []*engine.Snapshot
+
+func (f fixed) Snapshots() []*engine.Snapshot { return f }
+
+func snapshots(t testing.TB) fixed {
+	m, err := conservation.NewModel(conservation.Calibration{Points: []conservation.Point{{IOSizeBytes: 4096, ReadIOPS: 12000, WriteIOPS: 4000}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := features.Observed{Time: 1.7e9, ReadIOPS: 1400, WriteIOPS: 600, IOPS: 2000, ReadRatio: 0.7, ReadSizeBytes: 4096, WriteSizeBytes: 4096, IOSizeBytes: 4096, LatencySeconds: 0.00125}
+	res, err := m.AtMix(features.OpClasses(obs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := &engine.Snapshot{
+		Cluster: "ceph-a", Kind: "ceph", SLOSeconds: 0.02, LatencyKind: "op", Ready: true, SourceUp: true,
+		Observed: obs, HasObserved: true, Capacity: m, CapacitySource: "file", CapacityAtMix: res, HasCapacityAtMix: true,
+		PredictedIO: map[insideout.Target]float64{insideout.ReadIOPS: 1390, insideout.WriteIOPS: 610, insideout.ReadBytes: 5.7e6, insideout.WriteBytes: 2.5e6},
+		Latency:     fakeLatency{}, Trend: fakeTrend{},
+		Models: map[string]apiv1.ModelStatus{
+			engine.Conservation: {Fitted: true, LastFitUnix: 1.7e9, TrainingSamples: 1},
+			engine.InsideOut:    {Fitted: true, LastFitUnix: 1.7e9, TrainingSamples: 1440, AccuracyRatio: 0.93},
+			engine.MLISP:        {Fitted: true, LastFitUnix: 1.7e9, TrainingSamples: 1000, AccuracyRatio: 0.9},
+			engine.Trend:        {Fitted: true, LastFitUnix: 1.7e9, TrainingSamples: 1440, AccuracyRatio: 0.95},
+		},
+		FitSeconds: map[string]float64{engine.Conservation: 0.001, engine.InsideOut: 2.5, engine.MLISP: 4, engine.Trend: 0.01},
+		Accuracy: map[string]map[string]float64{
+			engine.InsideOut: {"read_iops": 0.94, "write_iops": 0.92},
+			engine.MLISP:     {"latency": 0.9},
+			engine.Trend:     {"iops": 0.95},
+		},
+	}
+	// A cluster whose source is down: last forecasts, stale, flat demand.
+	down := *full
+	down.Cluster, down.SourceUp, down.Trend = "swift-b", false, fakeTrend{flat: true}
+	down.Models = map[string]apiv1.ModelStatus{}
+	for k, v := range full.Models {
+		v.Stale = true
+		down.Models[k] = v
+	}
+	// A cluster that never fitted: only source health and the SLO.
+	empty := &engine.Snapshot{Cluster: "new", Kind: "generic", SLOSeconds: 0.05, SourceUp: false,
+		Models: map[string]apiv1.ModelStatus{engine.Conservation: {Error: "no usable window in the lookback"}}}
+	return fixed{full, &down, empty}
+}
+
+func scrape(t testing.TB, src Snapshotter) []byte {
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(New(src, nil))
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	for _, mf := range mfs {
+		if _, err := expfmt.MetricFamilyToText(&buf, mf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return buf.Bytes()
+}
+
+// TestGoldenMetrics compares /metrics with testdata/metrics.golden (scrape
+// durations, which vary, are left out). Run with -update to rewrite.
+func TestGoldenMetrics(t *testing.T) {
+	var out []string
+	for _, l := range strings.Split(string(scrape(t, snapshots(t))), "\n") {
+		if strings.HasPrefix(l, "storcast_scrape_collector_duration_seconds{") {
+			continue
+		}
+		out = append(out, l)
+	}
+	got := strings.Join(out, "\n")
+	if *update {
+		if err := os.WriteFile("testdata/metrics.golden", []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile("testdata/metrics.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("metrics differ from testdata/metrics.golden (rerun with -update and review the diff):\n%s", got)
+	}
+}
+
+// TestPromtoolCheckMetrics runs Debian's promtool on the exposition.
+func TestPromtoolCheckMetrics(t *testing.T) {
+	promtool := testtool.Need(t, "promtool")
+	cmd := exec.Command(promtool, "check", "metrics")
+	cmd.Stdin = bytes.NewReader(scrape(t, snapshots(t)))
+	out, err := cmd.CombinedOutput()
+	if err != nil || len(bytes.TrimSpace(out)) > 0 {
+		t.Errorf("promtool check metrics: %v\n%s", err, out)
+	}
+}
+
+// TestEverySeriesDocumented: every storcast_ series the collectors emit is
+// in the README's series reference (a table row starting with it).
+func TestEverySeriesDocumented(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(scrape(t, snapshots(t))), "\n") {
+		if !strings.HasPrefix(l, "# HELP ") {
+			continue
+		}
+		name := strings.Fields(l)[2]
+		if !bytes.Contains(readme, []byte("| `"+name+"`")) && !bytes.Contains(readme, []byte("| `"+name+"{")) {
+			t.Errorf("%s is not documented in README.md", name)
+		}
+	}
+}
+
+func BenchmarkScrape100Clusters(b *testing.B) {
+	base := snapshots(b)[0]
+	var snaps fixed
+	for i := 0; i < 100; i++ {
+		s := *base
+		s.Cluster = "cluster-" + strings.Repeat("x", i%3) + string(rune('a'+i%26)) + string(rune('0'+i/26))
+		snaps = append(snaps, &s)
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(New(snaps, nil))
+	b.ReportAllocs()
+	for b.Loop() {
+		mfs, err := reg.Gather()
+		if err != nil {
+			b.Fatal(err)
+		}
+		var buf bytes.Buffer
+		for _, mf := range mfs {
+			expfmt.MetricFamilyToText(&buf, mf)
+		}
+		b.SetBytes(int64(buf.Len()))
+	}
+}

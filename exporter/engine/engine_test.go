@@ -1,0 +1,152 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/storcast/storcast/exporter/config"
+	"github.com/storcast/storcast/exporter/internal/promfake"
+	"github.com/storcast/storcast/exporter/source"
+	"github.com/storcast/storcast/exporter/state"
+)
+
+// clock is a settable fake clock.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+
+var testNow = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+
+func testConfig(t *testing.T, url string) *config.Config {
+	t.Helper()
+	c := config.Default()
+	c.Prometheus.URL = url
+	c.Prometheus.Timeout = 200 * time.Millisecond
+	c.Prometheus.Retries = 1
+	c.Prometheus.RetryBackoff = time.Millisecond
+	c.Fit = config.Fit{Interval: time.Hour, Lookback: 6 * time.Hour, Step: time.Minute, RefreshInterval: 20 * time.Millisecond, AccuracyThreshold: 0.5, StaleAfter: time.Hour}
+	c.StateDir = t.TempDir()
+	c.Clusters = []config.Cluster{{Name: "a", Kind: config.KindCeph, Matchers: []string{`cluster="a"`},
+		Calibration: config.Calibration{File: "testdata/calibration.yml"},
+		LatencySLO:  config.LatencySLO{Threshold: 20 * time.Millisecond, Latency: "op"}}}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return &c
+}
+
+func testWorkload() promfake.Workload {
+	return promfake.Workload{IOPS: promfake.Diurnal(2000, 0.3), ReadRatio: 0.7, ReadSize: 4096, WriteSize: 4096, Capacity: 8000, L0: 0.001, Hosts: 4}
+}
+
+// waitFor polls cond until it holds or 10 s pass.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func startEngine(t *testing.T, fake *promfake.Server, cfg *config.Config) *Engine {
+	t.Helper()
+	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := &clock{t: testNow}
+	e := New(Options{Source: src, Now: clk.Now})
+	e.Start(context.Background(), cfg)
+	t.Cleanup(e.Stop)
+	return e
+}
+
+// TestMaxIOPSAgainstConservation: with a benchmark calibration, max IOPS
+// at the current mix is the harmonic conservation form of the two classes.
+func TestMaxIOPSAgainstConservation(t *testing.T) {
+	fake := promfake.New(testWorkload().Answer)
+	defer fake.Close()
+	e := startEngine(t, fake, testConfig(t, fake.URL))
+	waitFor(t, "capacity", func() bool { return e.Snapshot("a").HasCapacityAtMix })
+	s := e.Snapshot("a")
+	// 4 KiB reads and writes at 70/30: 1 / (0.7/12000 + 0.3/4000).
+	want := 1 / (0.7/12000 + 0.3/4000)
+	if got := s.CapacityAtMix.MaxTotalIOPS; math.Abs(got-want)/want > 1e-9 {
+		t.Errorf("max IOPS %v, want %v", got, want)
+	}
+	iops := testWorkload().IOPS(testNow)
+	if math.Abs(s.Observed.IOPS-iops)/iops > 1e-9 {
+		t.Errorf("observed %v, want %v", s.Observed.IOPS, iops)
+	}
+	if s.Models[Conservation].Stale || !s.Models[Conservation].Fitted {
+		t.Errorf("conservation status %+v", s.Models[Conservation])
+	}
+}
+
+// TestFaultsKeepServingStaleAndRecover: whatever the source does wrong, the
+// last forecasts keep serving, marked stale, and recover when it is back.
+func TestFaultsKeepServingStaleAndRecover(t *testing.T) {
+	for _, mode := range []promfake.Mode{promfake.Down, promfake.Refused, promfake.Slow, promfake.Error, promfake.BadData, promfake.NaN, promfake.Empty, promfake.Negative} {
+		t.Run(string(mode), func(t *testing.T) {
+			fake := promfake.New(testWorkload().Answer)
+			defer fake.Close()
+			fake.Delay = time.Second
+			e := startEngine(t, fake, testConfig(t, fake.URL))
+			waitFor(t, "first fit", func() bool { return e.Snapshot("a").HasCapacityAtMix })
+			good := e.Snapshot("a").CapacityAtMix.MaxTotalIOPS
+
+			fake.SetMode(mode)
+			waitFor(t, "source down", func() bool { return !e.Snapshot("a").SourceUp })
+			s := e.Snapshot("a")
+			if !s.HasCapacityAtMix || s.CapacityAtMix.MaxTotalIOPS != good {
+				t.Errorf("last forecast not kept: %v (had %v)", s.CapacityAtMix.MaxTotalIOPS, good)
+			}
+			if !s.Models[Conservation].Stale {
+				t.Error("model not marked stale")
+			}
+			if s.SourceError == "" {
+				t.Error("no source error recorded")
+			}
+
+			fake.SetMode(promfake.Healthy)
+			waitFor(t, "recovery", func() bool { s := e.Snapshot("a"); return s.SourceUp && !s.Models[Conservation].Stale })
+		})
+	}
+}
+
+// TestStateRestoredAtStart: a second engine on the same state directory
+// serves the saved model at once (stale until its source answers).
+func TestStateRestoredAtStart(t *testing.T) {
+	fake := promfake.New(testWorkload().Answer)
+	defer fake.Close()
+	cfg := testConfig(t, fake.URL)
+	e := startEngine(t, fake, cfg)
+	waitFor(t, "saved state", func() bool { _, err := state.Load(cfg.StateDir, "a"); return err == nil })
+	want := e.Snapshot("a").CapacityAtMix.MaxTotalIOPS
+	e.Stop()
+
+	fake.SetMode(promfake.Down)
+	e2 := startEngine(t, fake, cfg)
+	s := e2.Snapshot("a")
+	if s.Capacity == nil || !s.HasCapacityAtMix {
+		t.Fatal("saved model not loaded")
+	}
+	if math.Abs(s.CapacityAtMix.MaxTotalIOPS-want) > 1e-9 {
+		t.Errorf("restored max IOPS %v, want %v", s.CapacityAtMix.MaxTotalIOPS, want)
+	}
+	if !s.Models[Conservation].Stale {
+		t.Error("restored model not stale before the source answered")
+	}
+	if !e2.Ready() {
+		t.Error("not ready with a restored state")
+	}
+}

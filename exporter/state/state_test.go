@@ -1,0 +1,118 @@
+package state
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/storcast/storcast/exporter/apiv1"
+)
+
+// bigState returns a state of about 1 MB whose every part carries k, so a
+// mix of two saves would show.
+func bigState(k int) *Cluster {
+	payload := strings.Repeat(strconv.Itoa(k)+",", 200000)
+	return &Cluster{
+		Cluster: "a", SavedUnix: float64(k), Hosts: k,
+		InsideOut: json.RawMessage(`{"payload":"` + payload + `"}`),
+		Models:    map[string]apiv1.ModelStatus{"conservation": {Fitted: true, TrainingSamples: k}},
+	}
+}
+
+func consistent(c *Cluster) error {
+	k := c.Hosts
+	if c.SavedUnix != float64(k) || c.Models["conservation"].TrainingSamples != k {
+		return fmt.Errorf("parts disagree: saved %v hosts %d samples %d", c.SavedUnix, k, c.Models["conservation"].TrainingSamples)
+	}
+	var p struct{ Payload string }
+	if err := json.Unmarshal(c.InsideOut, &p); err != nil {
+		return err
+	}
+	if p.Payload != strings.Repeat(strconv.Itoa(k)+",", 200000) {
+		return fmt.Errorf("payload of save %d is mixed", k)
+	}
+	return nil
+}
+
+func TestSaveLoadRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Load(dir, "a"); err != ErrNotFound {
+		t.Fatalf("empty dir: %v, want ErrNotFound", err)
+	}
+	if err := Save(dir, bigState(7)); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(dir, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := consistent(c); err != nil || c.Hosts != 7 {
+		t.Fatalf("%v (hosts %d)", err, c.Hosts)
+	}
+	if err := os.WriteFile(Path(dir, "a"), []byte(`{"version":1,"cluster":"a"`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(dir, "a"); err == nil {
+		t.Error("truncated file loaded")
+	}
+}
+
+// TestSaveLoop is the child of TestKill9DuringSave: it saves forever.
+func TestSaveLoop(t *testing.T) {
+	dir := os.Getenv("STORCAST_TEST_SAVE_LOOP")
+	if dir == "" {
+		return // only runs as the child process of TestKill9DuringSave
+	}
+	for k := 1; ; k++ {
+		if err := Save(dir, bigState(k)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(3)
+		}
+	}
+}
+
+// TestKill9DuringSave kills a process that saves in a loop with SIGKILL at
+// random instants; the file left must always load and be one whole save.
+func TestKill9DuringSave(t *testing.T) {
+	for round := 0; round < 8; round++ {
+		dir := t.TempDir()
+		cmd := exec.Command(os.Args[0], "-test.run=^TestSaveLoop$")
+		cmd.Env = append(os.Environ(), "STORCAST_TEST_SAVE_LOOP="+dir)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Wait for the first complete save, then kill at a random moment.
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			if _, err := os.Stat(Path(dir, "a")); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				t.Fatal("child never saved")
+			}
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(time.Duration(rand.IntN(50000)) * time.Microsecond)
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		cmd.Wait()
+		c, err := Load(dir, "a")
+		if err != nil {
+			t.Fatalf("round %d: state unreadable after kill -9: %v", round, err)
+		}
+		if err := consistent(c); err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		t.Logf("round %d: killed after save %d", round, c.Hosts)
+	}
+}
