@@ -137,6 +137,11 @@ func (s Schema) aggregateInto(out []float64, w Window, buf []float64) ([]float64
 				return nil, fmt.Errorf("insideout: window: role %q: metric %q has no finite value on any of %d hosts", r.Role, m, len(hosts))
 			}
 			mean, std, sum, p95 := aggregate(buf)
+			for _, v := range [...]float64{mean, std, sum, p95} {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return nil, fmt.Errorf("insideout: window: role %q: metric %q: aggregates overflow float64", r.Role, m)
+				}
+			}
 			out = append(out, mean, std, sum, p95)
 		}
 	}

@@ -225,3 +225,11 @@ func TestTrainDropsGappyWindows(t *testing.T) {
 		t.Error("mismatched target length accepted")
 	}
 }
+
+func TestAggregateOverflowIsAnError(t *testing.T) {
+	s := Schema{Roles: []RoleMetrics{{Role: "osd", Metrics: []string{"x"}}}}
+	w := Window{"osd": {"a": {"x": math.MaxFloat64}, "b": {"x": math.MaxFloat64}}}
+	if _, err := s.Aggregate(w); err == nil || !strings.Contains(err.Error(), "overflow") {
+		t.Errorf("sum of two MaxFloat64: %v", err)
+	}
+}
