@@ -1,0 +1,187 @@
+package api
+
+import (
+	"encoding/json"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/storcast/storcast/exporter/apiv1"
+	"github.com/storcast/storcast/exporter/engine"
+	"github.com/storcast/storcast/exporter/features"
+	"github.com/storcast/storcast/exporter/models"
+	"github.com/storcast/storcast/forecaster/conservation"
+)
+
+type fakeEngine []*engine.Snapshot
+
+func (f fakeEngine) Snapshots() []*engine.Snapshot { return f }
+func (f fakeEngine) Snapshot(n string) *engine.Snapshot {
+	for _, s := range f {
+		if s.Cluster == n {
+			return s
+		}
+	}
+	return nil
+}
+
+// lineLatency: L = 1 ms + iops·1 µs, band ±10%, curve over 0..10000.
+type lineLatency struct{}
+
+func (lineLatency) at(x float64) models.Band {
+	m := 0.001 + x*1e-6
+	return models.Band{Lower: 0.9 * m, Mean: m, Upper: 1.1 * m}
+}
+func (l lineLatency) Curve() []models.LatencyPoint {
+	return []models.LatencyPoint{{IOPS: 0, Band: l.at(0)}, {IOPS: 10000, Band: l.at(10000)}}
+}
+func (l lineLatency) At(x float64) (models.Band, bool) { return l.at(x), x >= 0 && x <= 10000 }
+func (lineLatency) Crossing(slo float64) models.Band {
+	x := func(k float64) float64 {
+		v := (slo/k - 0.001) / 1e-6
+		if v > 10000 {
+			return math.NaN()
+		}
+		return v
+	}
+	return models.Band{Lower: x(0.9), Mean: x(1), Upper: x(1.1)}
+}
+func (lineLatency) Accuracy() float64            { return 0.9 }
+func (lineLatency) Samples() int                 { return 100 }
+func (lineLatency) MarshalJSON() ([]byte, error) { return []byte(`"line"`), nil }
+
+func testServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	m, err := conservation.NewModel(conservation.Calibration{Points: []conservation.Point{{IOSizeBytes: 4096, ReadIOPS: 12000, WriteIOPS: 4000}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := features.Observed{ReadIOPS: 1400, WriteIOPS: 600, IOPS: 2000, ReadRatio: 0.7, ReadSizeBytes: 4096, WriteSizeBytes: 4096, IOSizeBytes: 4096}
+	res, _ := m.AtMix(features.OpClasses(obs))
+	snap := &engine.Snapshot{Cluster: "a", Kind: "ceph", SLOSeconds: 0.005, LatencyKind: "op", SourceUp: true,
+		Observed: obs, HasObserved: true, Capacity: m, CapacityAtMix: res, HasCapacityAtMix: true, Hosts: 4,
+		Latency: lineLatency{}, Models: map[string]apiv1.ModelStatus{engine.Conservation: {Fitted: true}}}
+	empty := &engine.Snapshot{Cluster: "b", Kind: "swift", Models: map[string]apiv1.ModelStatus{}}
+	srv := httptest.NewServer(NewService(fakeEngine{snap, empty}).Handler(nil))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func call(t *testing.T, srv *httptest.Server, method, path, body string) (int, apiv1.Envelope, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var env apiv1.Envelope
+	if err := json.Unmarshal(b, &env); err != nil {
+		t.Fatalf("%s %s: not an envelope: %s", method, path, b)
+	}
+	return resp.StatusCode, env, b
+}
+
+// TestBadInputNamesTheParameter: every invalid input is a bad_data error
+// whose message starts with the parameter's name.
+func TestBadInputNamesTheParameter(t *testing.T) {
+	srv := testServer(t)
+	for _, tc := range []struct {
+		method, path, body, param string
+		code                      int
+	}{
+		{"GET", "/api/v1/capacity_curve?cluster=a&points=1", "", "points", 400},
+		{"GET", "/api/v1/capacity_curve?cluster=a&io_size_bytes=NaN", "", "io_size_bytes", 400},
+		{"GET", "/api/v1/capacity_curve?cluster=a&io_size_bytes=-4", "", "io_size_bytes", 400},
+		{"GET", "/api/v1/capacity_curve?io_size_bytes=4096", "", "cluster", 400},
+		{"GET", "/api/v1/capacity_curve?cluster=nope", "", "cluster", 404},
+		{"GET", "/api/v1/latency_curve?cluster=" + url.QueryEscape(`a"}) or vector(1)`), "", "cluster", 404},
+		{"GET", "/api/v1/forecast?cluster=a&series=bogus", "", "series", 400},
+		{"GET", "/api/v1/forecast?cluster=a&series=iops&start=yesterday", "", "start", 400},
+		{"GET", "/api/v1/forecast?cluster=a&series=iops&start=100&end=50", "", "end", 400},
+		{"GET", "/api/v1/forecast?cluster=a&series=iops&start=0&end=1e9&step=1", "", "step", 400},
+		{"GET", "/api/v1/forecast?cluster=a&series=iops&step=-5m", "", "step", 400},
+		{"POST", "/api/v1/whatif", `{"cluster":"a","readRatio":1.5}`, "readRatio", 400},
+		{"POST", "/api/v1/whatif", `{"cluster":"a","hostsAdded":-1}`, "hostsAdded", 400},
+		{"POST", "/api/v1/whatif", `{"cluster":"a","ioSizes":[{"bytes":4096,"share":0.5}]}`, "ioSizes", 400},
+		{"POST", "/api/v1/whatif", `{"cluster":"a","ioSizes":[{"bytes":0,"share":1}]}`, "ioSizes[0].bytes", 400},
+		{"POST", "/api/v1/whatif", `{"cluster":"a","extraIops":-5000}`, "extraIops", 400},
+		{"POST", "/api/v1/whatif", `{"cluster":"a","bogus":1}`, "body", 400},
+		{"POST", "/api/v1/whatif", `not json`, "body", 400},
+	} {
+		code, env, raw := call(t, srv, tc.method, tc.path, tc.body)
+		if code != tc.code || env.Status != "error" || !strings.HasPrefix(env.Error, tc.param+": ") {
+			t.Errorf("%s %s %s: %d %s, want %d and an error naming %q", tc.method, tc.path, tc.body, code, raw, tc.code, tc.param)
+		}
+	}
+}
+
+func TestUnavailableBeforeFit(t *testing.T) {
+	srv := testServer(t)
+	for _, p := range []string{"/api/v1/latency_curve?cluster=b", "/api/v1/capacity_curve?cluster=b", "/api/v1/forecast?cluster=b&series=iops"} {
+		code, env, raw := call(t, srv, "GET", p, "")
+		if code != 503 || env.ErrorType != apiv1.ErrUnavailable {
+			t.Errorf("%s: %d %s, want 503 unavailable", p, code, raw)
+		}
+	}
+}
+
+func TestWhatIf(t *testing.T) {
+	srv := testServer(t)
+	// Today: 2000 IOPS at 70% reads of 4 KiB; max = 1/(0.7/12000 + 0.3/4000).
+	maxNow := 1 / (0.7/12000 + 0.3/4000)
+	var r apiv1.WhatIfResult
+	decode := func(body string) {
+		code, env, raw := call(t, srv, "POST", "/api/v1/whatif", body)
+		if code != 200 {
+			t.Fatalf("%s: %d %s", body, code, raw)
+		}
+		b, _ := json.Marshal(env.Data)
+		r = apiv1.WhatIfResult{}
+		json.Unmarshal(b, &r)
+	}
+	decode(`{"cluster":"a","extraIops":1000}`)
+	if r.IOPS != 3000 || math.Abs(r.MaxIOPS-maxNow) > 1e-6 || math.Abs(r.UtilizationRatio-3000/maxNow) > 1e-9 {
+		t.Errorf("extra IOPS: %+v, want max %v", r, maxNow)
+	}
+	if r.LatencySeconds.Mean == nil || math.Abs(*r.LatencySeconds.Mean-0.004) > 1e-12 {
+		t.Errorf("latency at 3000 IOPS %v, want 4 ms", r.LatencySeconds.Mean)
+	}
+	decode(`{"cluster":"a","readRatio":1}`)
+	if math.Abs(r.MaxIOPS-12000) > 1e-6 {
+		t.Errorf("all reads: max %v, want 12000", r.MaxIOPS)
+	}
+	decode(`{"cluster":"a","hostsAdded":4}`)
+	if math.Abs(r.MaxIOPS-2*maxNow) > 1e-6 {
+		t.Errorf("doubling hosts: max %v, want %v", r.MaxIOPS, 2*maxNow)
+	}
+}
+
+func TestCurves(t *testing.T) {
+	srv := testServer(t)
+	code, env, raw := call(t, srv, "GET", "/api/v1/capacity_curve?cluster=a&points=11", "")
+	if code != 200 {
+		t.Fatalf("%d %s", code, raw)
+	}
+	var cc apiv1.CapacityCurve
+	b, _ := json.Marshal(env.Data)
+	json.Unmarshal(b, &cc)
+	if len(cc.Points) != 11 || cc.Points[0].MaxIOPS != 4000 || cc.Points[10].MaxIOPS != 12000 || cc.IOSizeBytes != 4096 {
+		t.Errorf("capacity curve %+v", cc)
+	}
+	code, env, raw = call(t, srv, "GET", "/api/v1/latency_curve?cluster=a", "")
+	if code != 200 {
+		t.Fatalf("%d %s", code, raw)
+	}
+	var lc apiv1.LatencyCurve
+	b, _ = json.Marshal(env.Data)
+	json.Unmarshal(b, &lc)
+	if lc.KneeIOPS.Mean == nil || math.Abs(*lc.KneeIOPS.Mean-4000) > 1e-6 || len(lc.Points) != 2 {
+		t.Errorf("latency curve %s", b)
+	}
+}

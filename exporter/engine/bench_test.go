@@ -1,0 +1,90 @@
+package engine
+
+import (
+	"context"
+	"log/slog"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/storcast/storcast/exporter/config"
+	"github.com/storcast/storcast/exporter/internal/promfake"
+	"github.com/storcast/storcast/exporter/models"
+	"github.com/storcast/storcast/exporter/source"
+)
+
+// peakHeap samples the live heap every 5 ms until stop is called and
+// returns the largest value seen.
+func peakHeap() (stop func() uint64) {
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapAlloc > peak.Load() {
+				peak.Store(ms.HeapAlloc)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}()
+	return func() uint64 { close(done); <-finished; return peak.Load() }
+}
+
+// BenchmarkFitCycle is one fit of every model for a cluster of 1,000 OSDs
+// on 100 hosts over a 7-day lookback at a 5-minute step (2,017 points),
+// read over HTTP from a Prometheus API fake: the cluster signals are
+// aggregated server-side (one series each, whatever the OSD count), the host
+// metrics come as one series per host. Reported: wall time, queries and
+// response bytes per cycle, peak live heap.
+func BenchmarkFitCycle(b *testing.B) {
+	w := promfake.Workload{IOPS: promfake.Diurnal(60000, 0.4), ReadRatio: 0.7, ReadSize: 8192, WriteSize: 16384, Capacity: 150000, L0: 0.001, Hosts: 100}
+	fake := promfake.New(w.Answer)
+	defer fake.Close()
+	c := config.Default()
+	c.Prometheus.URL = fake.URL
+	c.Fit.Lookback, c.Fit.Step = 7*24*time.Hour, 5*time.Minute
+	c.StateDir = b.TempDir()
+	c.Clusters = []config.Cluster{{Name: "big", Kind: config.KindCeph, Matchers: []string{`cluster="big"`},
+		Hosts:       config.Hosts{Matchers: []string{`job="node"`}, Roles: []config.Role{{Name: "osd"}}},
+		Calibration: config.Calibration{File: "testdata/calibration.yml"},
+		LatencySLO:  config.LatencySLO{Threshold: 5 * time.Millisecond, Latency: "op"}}}
+	if err := c.Validate(); err != nil {
+		b.Fatal(err)
+	}
+	src, err := source.NewPrometheus(c.Prometheus, nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	clk := &clock{t: testNow}
+	e := New(Options{Source: src, Latency: models.MLISP{}, Trend: models.DemandTrend{}, Now: clk.Now})
+	cl := &cluster{name: "big", cfg: c.Clusters[0], src: src, fitNow: make(chan struct{}, 1)}
+	cl.snap.Store(&Snapshot{Cluster: "big", Models: emptyStatuses()})
+	log := slog.New(slog.DiscardHandler)
+	var peak uint64
+	for b.Loop() {
+		fake.Queries()
+		before := fake.Bytes()
+		stop := peakHeap()
+		e.fit(context.Background(), &c, cl, log, "bench")
+		if p := stop(); p > peak {
+			peak = p
+		}
+		b.ReportMetric(float64(len(fake.Queries())), "queries/op")
+		b.ReportMetric(float64(fake.Bytes()-before), "resp-bytes/op")
+	}
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+	s := cl.snap.Load()
+	for _, m := range ModelNames {
+		if st := s.Models[m]; !st.Fitted {
+			b.Errorf("%s not fitted: %s", m, st.Error)
+		}
+	}
+}
