@@ -93,6 +93,7 @@ type Model struct {
 	flat  bool        // residuals are all zero: the trend alone is the prediction
 	trend *trendFit
 	gamma *mat.Dense // Γ_ij = γ(‖x_i − x_j‖)
+	gtg   *mat.Dense // NonNegative: ΓᵀΓ, shared by every query
 	lu    *mat.LU    // Ordinary: LU of [[Γ 1][1' 0]]
 }
 
@@ -344,6 +345,10 @@ func fitRows(rows [][]float64, f []float64, method Method) (*Model, error) {
 		G = G.Slice(0, n, 0, n).(*mat.Dense)
 	}
 	mod.gamma = G
+	if method == NonNegative {
+		mod.gtg = new(mat.Dense)
+		mod.gtg.Mul(G.T(), G)
+	}
 	return mod, nil
 }
 
@@ -437,7 +442,9 @@ func (m *Model) weights(x []float64) (w, h []float64, mu float64, err error) {
 		h[i] = m.Variogram.At(euclid(xi, x))
 	}
 	if m.Method == NonNegative {
-		return nnls(m.gamma, h), h, 0, nil
+		c := make([]float64, n)
+		mat.NewVecDense(n, c).MulVec(m.gamma.T(), mat.NewVecDense(n, h))
+		return nnlsGram(m.gtg, c), h, 0, nil
 	}
 	rhs := mat.NewVecDense(n+1, nil)
 	for i, v := range h {

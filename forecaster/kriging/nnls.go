@@ -6,49 +6,57 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// nnls solves min ‖A w − b‖₂ subject to w ≥ 0 by the Lawson–Hanson active-set
-// method (Lawson & Hanson, Solving Least Squares Problems, 1974, ch. 23).
-// A is m×n. The passive-set subproblems are solved by QR least squares on the
-// passive columns only, so one iteration costs O(m·k²) for k passive columns;
-// Kriging weights are sparse (a few nearby samples), so k stays small.
+// nnls solves min ‖A w − b‖₂ subject to w ≥ 0 (see nnlsGram).
 func nnls(A *mat.Dense, b []float64) []float64 {
-	m, n := A.Dims()
+	_, n := A.Dims()
+	var G mat.Dense
+	G.Mul(A.T(), A)
+	c := make([]float64, n)
+	mat.NewVecDense(n, c).MulVec(A.T(), mat.NewVecDense(len(b), b))
+	return nnlsGram(&G, c)
+}
+
+// nnlsGram solves the non-negative least-squares problem
+//
+//	min ‖A w − b‖₂  subject to  w ≥ 0
+//
+// given its normal equations G = AᵀA (n×n) and c = Aᵀb, by the Lawson–Hanson
+// active-set method (Solving Least Squares Problems, 1974, ch. 23): add the
+// variable with the largest positive gradient c − Gw to the passive set,
+// solve the normal equations on the passive set, and step back towards
+// feasibility whenever that solution has a non-positive entry.
+//
+// Working on G instead of A makes one iteration cost a k×k Cholesky
+// factorization plus O(n·k) for k passive variables, and lets Kriging reuse
+// G = ΓᵀΓ for every query of a fitted model. (regress.NNLS works on A; this
+// private version exists for that reuse, which the M-LISP benchmark needs.)
+func nnlsGram(G *mat.Dense, c []float64) []float64 {
+	n := len(c)
 	w := make([]float64, n)
 	passive := make([]bool, n)
-	resid := make([]float64, m)
 	grad := make([]float64, n)
-	copy(resid, b)
-	var bnorm float64
-	for _, v := range b {
-		bnorm = math.Max(bnorm, math.Abs(v))
+	var gmax, cmax float64
+	for i := 0; i < n; i++ {
+		gmax = math.Max(gmax, math.Abs(G.At(i, i)))
+		cmax = math.Max(cmax, math.Abs(c[i]))
 	}
-	var anorm float64
-	for i := 0; i < m; i++ {
-		for _, v := range A.RawRowView(i) {
-			anorm = math.Max(anorm, math.Abs(v))
-		}
-	}
-	tol := 10 * float64(max(m, n)*m) * 2.2e-16 * anorm * bnorm
-	maxIter := 3 * n
-	for iter := 0; iter < maxIter; iter++ {
-		// grad = Aᵀ(b − Aw)
-		for j := range grad {
-			grad[j] = 0
-		}
-		for i := 0; i < m; i++ {
-			r := resid[i]
-			if r == 0 {
-				continue
-			}
-			row := A.RawRowView(i)
-			for j, a := range row {
-				grad[j] += a * r
-			}
-		}
-		t, gmax := -1, tol
+	tol := 1e-12 * math.Max(cmax, gmax*1e-300)
+	for iter := 0; iter < 3*n; iter++ {
+		// grad = c − Gw
 		for j := 0; j < n; j++ {
-			if !passive[j] && grad[j] > gmax {
-				t, gmax = j, grad[j]
+			s := c[j]
+			row := G.RawRowView(j)
+			for k, wk := range w {
+				if wk != 0 {
+					s -= row[k] * wk
+				}
+			}
+			grad[j] = s
+		}
+		t, best := -1, tol
+		for j := 0; j < n; j++ {
+			if !passive[j] && grad[j] > best {
+				t, best = j, grad[j]
 			}
 		}
 		if t < 0 {
@@ -56,23 +64,21 @@ func nnls(A *mat.Dense, b []float64) []float64 {
 		}
 		passive[t] = true
 		for inner := 0; inner <= n; inner++ {
-			z, idx, ok := passiveLS(A, b, passive)
+			z, idx, ok := passiveSolve(G, c, passive)
 			if !ok {
-				// The new column is dependent on the passive ones: give up on it.
+				// Column t is (numerically) dependent on the passive set.
 				passive[t] = false
-				break
+				return w
 			}
-			feasible := true
 			alpha := math.Inf(1)
 			for k, j := range idx {
 				if z[k] <= 0 {
-					feasible = false
 					if d := w[j] - z[k]; d > 0 {
 						alpha = math.Min(alpha, w[j]/d)
 					}
 				}
 			}
-			if feasible {
+			if math.IsInf(alpha, 1) { // feasible
 				for j := range w {
 					w[j] = 0
 				}
@@ -81,37 +87,24 @@ func nnls(A *mat.Dense, b []float64) []float64 {
 				}
 				break
 			}
-			if math.IsInf(alpha, 1) {
-				alpha = 0
-			}
 			for k, j := range idx {
 				w[j] += alpha * (z[k] - w[j])
-				if w[j] <= 1e-15*math.Max(1, math.Abs(z[k])) {
+				if w[j] <= 1e-14*math.Max(1, math.Abs(z[k])) {
 					w[j] = 0
 					passive[j] = false
 				}
 			}
 		}
-		// resid = b − Aw
-		copy(resid, b)
-		for i := 0; i < m; i++ {
-			row := A.RawRowView(i)
-			var s float64
-			for j, wj := range w {
-				if wj != 0 {
-					s += row[j] * wj
-				}
-			}
-			resid[i] -= s
-		}
 	}
 	return w
 }
 
-// passiveLS solves the unconstrained least-squares problem on the passive
-// columns. ok is false when those columns are rank deficient.
-func passiveLS(A *mat.Dense, b []float64, passive []bool) (z []float64, idx []int, ok bool) {
-	m, _ := A.Dims()
+// passiveSolve solves G_PP z = c_P on the passive set P by a plain
+// Cholesky factorization (gonum's mat.Cholesky also estimates the condition
+// number, which doubled the cost of M-LISP's extrapolation). ok is false when
+// G_PP is not numerically positive definite: a pivot below 1e-14 of the
+// largest diagonal means the newest column depends on the others.
+func passiveSolve(G *mat.Dense, c []float64, passive []bool) (z []float64, idx []int, ok bool) {
 	for j, p := range passive {
 		if p {
 			idx = append(idx, j)
@@ -121,29 +114,43 @@ func passiveLS(A *mat.Dense, b []float64, passive []bool) (z []float64, idx []in
 	if k == 0 {
 		return nil, nil, true
 	}
-	if k > m {
-		return nil, nil, false
+	L := make([]float64, k*k) // lower triangle, row-major
+	var dmax float64
+	for _, i := range idx {
+		dmax = math.Max(dmax, G.At(i, i))
 	}
-	sub := mat.NewDense(m, k, nil)
-	for i := 0; i < m; i++ {
-		row := A.RawRowView(i)
-		dst := sub.RawRowView(i)
-		for c, j := range idx {
-			dst[c] = row[j]
+	for a := 0; a < k; a++ {
+		ra := G.RawRowView(idx[a])
+		for b := 0; b <= a; b++ {
+			sum := ra[idx[b]]
+			for q := 0; q < b; q++ {
+				sum -= L[a*k+q] * L[b*k+q]
+			}
+			if a == b {
+				if sum <= 1e-14*dmax {
+					return nil, nil, false
+				}
+				L[a*k+a] = math.Sqrt(sum)
+			} else {
+				L[a*k+b] = sum / L[b*k+b]
+			}
 		}
 	}
-	var qr mat.QR
-	qr.Factorize(sub)
-	if c := qr.Cond(); math.IsInf(c, 1) || c > 1e13 {
-		return nil, nil, false
-	}
-	var x mat.Dense
-	if err := qr.SolveTo(&x, false, mat.NewDense(m, 1, append([]float64(nil), b...))); err != nil {
-		return nil, nil, false
-	}
+	// Forward then back substitution.
 	z = make([]float64, k)
-	for c := range z {
-		z[c] = x.At(c, 0)
+	for a := 0; a < k; a++ {
+		sum := c[idx[a]]
+		for q := 0; q < a; q++ {
+			sum -= L[a*k+q] * z[q]
+		}
+		z[a] = sum / L[a*k+a]
+	}
+	for a := k - 1; a >= 0; a-- {
+		sum := z[a]
+		for q := a + 1; q < k; q++ {
+			sum -= L[q*k+a] * z[q]
+		}
+		z[a] = sum / L[a*k+a]
 	}
 	return z, idx, true
 }

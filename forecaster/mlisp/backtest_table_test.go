@@ -2,6 +2,7 @@ package mlisp
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -9,29 +10,92 @@ import (
 	"github.com/storcast/storcast/forecaster/backtest"
 )
 
+// paperWL1 is the paper's Table 4, workload WL1 trained on 0–800 IOPS:
+// percentage errors at 1000, 1200, 1400 and 1600 IOPS = 1.25, 1.5, 1.75 and
+// 2 times the training range.
+var paperWL1 = []float64{6.08, 2.92, 11.65, 25.49}
+
+// TestBacktestTable is the README's M-LISP accuracy table: the extrapolation
+// backtest (package backtest) of M-LISP, its paper-exact Kriging variant and
+// the two baselines on a simulated cluster with a known latency curve,
+// L = 2 ms / (1 − IOPS/2000) with 5% log-normal noise, and counters that
+// follow the load (queue depth by Little's law, cpu, disk utilization,
+// network bytes) next to irrelevant, constant, inactive and often-missing
+// ones. Errors are means over 5 independently drawn data sets.
+//
+//	go test -run TestBacktestTable -v ./forecaster/mlisp
 func TestBacktestTable(t *testing.T) {
 	q := mm1{S: 2, Mu: 2000}
-	rng := rand.New(rand.NewPCG(7, 11))
-	d := synthCluster(rng, q, 3000, 0.9, 0.05, 20, 5)
-	ws, names := windows(d)
-	models := []backtest.Forecaster{
-		Forecaster{Names: names},
-		BASILForecaster{},
-		QueueingForecaster{},
+	const seeds = 5
+	type row struct {
+		name  string
+		model func(names []string) backtest.Forecaster
 	}
+	rows := []row{
+		{"M-LISP (regression Kriging, default)", func(n []string) backtest.Forecaster { return Forecaster{Names: n} }},
+		{"M-LISP (paper's non-negative Kriging)", func(n []string) backtest.Forecaster {
+			return Forecaster{Names: n, Options: Options{Kriging: KrigingPaper}}
+		}},
+		{"BASIL-style, latency linear in OIO", func([]string) backtest.Forecaster { return BASILForecaster{} }},
+		{"queueing fit L0/(1 − IOPS/mu)", func([]string) backtest.Forecaster { return QueueingForecaster{} }},
+	}
+	multiples := []float64{1.25, 1.5, 1.75, 2}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-9s %-6s %-9s %8s %8s %8s %8s %9s %9s\n", "model", "split", "rho", "1.25x", "1.5x", "1.75x", "2x", "MAPE", "coverage")
+	fmt.Fprintf(&b, "| model | trained below | 1.25x | 1.5x | 1.75x | 2x | MAPE above X | band coverage |\n")
+	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| paper, Table 4 (WL1, real NetApp filer) | 800 IOPS | %.1f%% | %.1f%% | %.1f%% | %.1f%% | | |\n", paperWL1[0], paperWL1[1], paperWL1[2], paperWL1[3])
 	for _, split := range []float64{600, 800} {
-		for _, m := range models {
-			r, err := backtest.Run(m, ws, split, backtest.Options{})
-			if err != nil {
-				t.Fatalf("%s split %v: %v", m.Name(), split, err)
+		for ri, r := range rows {
+			errs := make([]float64, len(multiples))
+			var mape, cover float64
+			for s := 0; s < seeds; s++ {
+				rng := rand.New(rand.NewPCG(uint64(s+1), 11))
+				ws, names := windows(synthCluster(rng, q, 3000, 0.9, 0.05, 20, 5))
+				rep, err := backtest.Run(r.model(names), ws, split, backtest.Options{Multiples: multiples})
+				if err != nil {
+					t.Fatalf("%s, split %v, seed %d: %v", r.name, split, s, err)
+				}
+				for k, a := range rep.AtMultiples {
+					if a.N == 0 {
+						t.Fatalf("%s: no observed windows around %v IOPS", r.name, a.Load)
+					}
+					errs[k] += a.Error / seeds
+				}
+				mape += rep.MAPE / seeds
+				cover += rep.Coverage / seeds
+				// Real outcomes, per data set.
+				switch ri {
+				case 0:
+					// Near the data M-LISP must be usable, and nowhere may it
+					// run away (the paper-exact variant does: see the table).
+					if e := rep.AtMultiples[0].Error; !(e < 0.25) {
+						t.Errorf("M-LISP split %v seed %d: error %.1f%% at 1.25x, want < 25%%", split, s, 100*e)
+					}
+					for _, a := range rep.AtMultiples {
+						if !(a.Error < 1) {
+							t.Errorf("M-LISP split %v seed %d: error %.1f%% at %vx, want < 100%%", split, s, 100*a.Error, a.Multiple)
+						}
+					}
+				case 2:
+					for _, a := range rep.AtMultiples {
+						if !(a.Error < 0.15) {
+							t.Errorf("BASIL split %v seed %d: error %.1f%% at %vx; M/M/1 latency is linear in OIO, want < 15%%", split, s, 100*a.Error, a.Multiple)
+						}
+					}
+				case 3:
+					for _, a := range rep.AtMultiples {
+						if !(a.Error < 0.05) {
+							t.Errorf("queueing split %v seed %d: error %.1f%% at %vx; the model is the truth's form, want < 5%%", split, s, 100*a.Error, a.Multiple)
+						}
+					}
+				}
 			}
-			fmt.Fprintf(&b, "%-9s %-6.0f %-9.2f", r.Model, split, split/q.Mu)
-			for _, a := range r.AtMultiples {
-				fmt.Fprintf(&b, " %7.1f%%", 100*a.Error)
+			cov := "–"
+			if !math.IsNaN(cover) {
+				cov = fmt.Sprintf("%.0f%%", 100*cover)
 			}
-			fmt.Fprintf(&b, " %8.1f%% %9.2f\n", 100*r.MAPE, r.Coverage)
+			fmt.Fprintf(&b, "| %s | %.0f IOPS (ρ = %.1f) | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %s |\n",
+				r.name, split, split/q.Mu, 100*errs[0], 100*errs[1], 100*errs[2], 100*errs[3], 100*mape, cov)
 		}
 	}
 	t.Log("\n" + b.String())

@@ -58,7 +58,7 @@ type Options struct {
 	// Default 16; Model.SignatureTruncated records when the cap was hit.
 	MaxSignature int `json:"max_signature"`
 	// MaxLeafSamples caps the CART-leaf samples a Kriging step trains on;
-	// a larger leaf contributes its samples nearest to the query. Default 300.
+	// a larger leaf contributes its samples nearest to the query. Default 100.
 	MaxLeafSamples int `json:"max_leaf_samples"`
 	// Steps is the number of extrapolation steps; the curve has Steps+1
 	// points from X to the horizon (paper: 21 points). Default 20.
@@ -100,7 +100,7 @@ func (o Options) withDefaults() Options {
 		o.MaxSignature = 16
 	}
 	if o.MaxLeafSamples <= 0 {
-		o.MaxLeafSamples = 300
+		o.MaxLeafSamples = 100
 	}
 	if o.Steps <= 0 {
 		o.Steps = 20
@@ -125,7 +125,7 @@ func (o Options) kriging() kriging.Options {
 		return kriging.Options{Method: kriging.NonNegative, Drift: kriging.NoDrift}
 	}
 	// Column 0 of every Kriging input vector is IOPS (see inputsOf).
-	return kriging.Options{Method: kriging.Ordinary, Drift: kriging.LinearDrift, DriftColumns: []int{0}}
+	return kriging.Options{Method: kriging.NonNegative, Drift: kriging.LinearDrift, DriftColumns: []int{0}}
 }
 
 func (o Options) validate() error {
