@@ -64,10 +64,11 @@ type Options struct {
 	// points from X to the horizon (paper: 21 points). Default 20.
 	Steps int `json:"steps"`
 	// Kriging selects the Kriging of each extrapolation step:
-	// "regression" (default) fits a linear trend in the Kriging inputs and
-	// Kriges its residuals with ordinary Kriging; "paper" is the paper's
-	// non-negative Kriging without sum-to-one on the values themselves.
-	// See doc.go for why the default differs from the paper.
+	// "regression" (default) fits a linear trend in IOPS to the CART-leaf
+	// samples and Kriges the residuals of the leaf and synthetic samples
+	// with the paper's non-negative Kriging; "paper" applies non-negative
+	// Kriging to the values themselves, exactly as published. See doc.go
+	// for why the default differs from the paper.
 	Kriging string `json:"kriging"`
 	// Horizon is the end of the curve Fit computes, as a multiple of X, the
 	// highest observed IOPS. Default 2.
