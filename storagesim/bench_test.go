@@ -2,6 +2,7 @@ package storagesim
 
 import (
 	"io"
+	"net/http/httptest"
 	"testing"
 	"time"
 )
@@ -35,3 +36,28 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 }
 
 var _ io.Writer = (*countingWriter)(nil)
+
+// BenchmarkScrape is one /metrics scrape of the steady cluster's ceph-mgr
+// target, a minute after the previous one.
+func BenchmarkScrape(b *testing.B) {
+	c := mustCluster(b, "steady", 1)
+	at := testOrigin.Add(24 * time.Hour)
+	c.Sample(at)
+	for i := 0; i < b.N; i++ {
+		at = at.Add(time.Minute)
+		rec := httptest.NewRecorder()
+		c.HandlerWithClock(func() time.Time { return at }).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+		if rec.Code != 200 && rec.Code != 503 {
+			b.Fatal(rec.Code)
+		}
+	}
+}
+
+// BenchmarkStartWeek is the first Sample of a cluster whose origin is a week
+// back: integrating every counter over 120960 ticks.
+func BenchmarkStartWeek(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		c := mustCluster(b, "steady", 1)
+		c.Sample(testOrigin.Add(7 * 24 * time.Hour))
+	}
+}

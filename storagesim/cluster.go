@@ -129,6 +129,13 @@ func New(sc *Scenario, seed int64, origin time.Time) (*Cluster, error) {
 	if sc == nil {
 		return nil, errors.New("storagesim: nil scenario")
 	}
+	// Work on a copy: the caller may change or share its Scenario.
+	cp := *sc
+	cp.sizes, cp.events, cp.mix0 = nil, nil, nil
+	cp.Capacity.Points = append([]CapacityPoint(nil), sc.Capacity.Points...)
+	cp.Cluster.Pools = append([]Pool(nil), sc.Cluster.Pools...)
+	cp.Events = append([]Event(nil), sc.Events...)
+	sc = &cp
 	if err := sc.validate(); err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", sc.source, err)
 	}
@@ -198,7 +205,7 @@ func (c *Cluster) resetAccumulators() {
 	c.checks = append(c.checks[:0], checkpoint{tick: 0, acc: append([]float64(nil), c.acc...)})
 }
 
-// Scenario returns the cluster's scenario.
+// Scenario returns (a copy of) the cluster's scenario.
 func (c *Cluster) Scenario() *Scenario { return c.sc }
 
 // Origin returns the cluster's time zero.

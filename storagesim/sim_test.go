@@ -439,3 +439,29 @@ func TestExamplePrometheusConfig(t *testing.T) {
 		t.Fatalf("promtool check config examples/prometheus.yml: %v\n%s", err, out)
 	}
 }
+
+// Scrapes, samples and truths may run concurrently (go test -race).
+func TestConcurrentUse(t *testing.T) {
+	c := mustCluster(t, "scale-out", 2)
+	want := c.Sample(testOrigin.Add(2 * time.Hour))
+	done := make(chan bool)
+	for g := 0; g < 4; g++ {
+		go func(g int) {
+			ok := true
+			for i := 0; i < 5; i++ {
+				at := testOrigin.Add(time.Duration(g*7+i) * 13 * time.Minute)
+				_ = c.Truth(at, 0)
+				rec := httptest.NewRecorder()
+				c.HandlerWithClock(func() time.Time { return at }).ServeHTTP(rec, httptest.NewRequest("GET", "/hosts/ceph-node-1/metrics", nil))
+				ok = ok && (rec.Code == 200 || rec.Code == 503)
+				ok = ok && sameSample(c.Sample(testOrigin.Add(2*time.Hour)), want)
+			}
+			done <- ok
+		}(g)
+	}
+	for g := 0; g < 4; g++ {
+		if !<-done {
+			t.Error("concurrent use gave a different sample or a bad scrape")
+		}
+	}
+}
