@@ -298,7 +298,12 @@ func durationHook(from, to reflect.Type, data any) (any, error) {
 		neg := strings.HasPrefix(s, "-")
 		d, err := model.ParseDuration(strings.TrimPrefix(s, "-"))
 		if err != nil {
-			return nil, fmt.Errorf("invalid duration %q", s)
+			// Go's syntax also takes fractions ("0.5s", "1.5h").
+			gd, gerr := time.ParseDuration(strings.TrimPrefix(s, "-"))
+			if gerr != nil {
+				return nil, fmt.Errorf("invalid duration %q", s)
+			}
+			d = model.Duration(gd)
 		}
 		if neg {
 			d = -d

@@ -82,6 +82,7 @@ func BenchmarkFitCycle(b *testing.B) {
 	}
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 	s := cl.snap.Load()
+	b.Logf("fit seconds per model: %v", s.FitSeconds)
 	for _, m := range ModelNames {
 		if st := s.Models[m]; !st.Fitted {
 			b.Errorf("%s not fitted: %s", m, st.Error)

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/storcast/storcast/exporter/testtool"
+)
+
+// syncBuffer is a bytes.Buffer safe for the concurrent writes of run.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
+func (s *syncBuffer) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+func TestConfigCheck(t *testing.T) {
+	var out, errb syncBuffer
+	if code := run([]string{"--config.check", "--config.file=../../exporter/config/testdata/valid-full.yml"}, &out, &errb, nil); code != 0 {
+		t.Errorf("valid config: exit %d, stderr %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "configuration OK: 3 cluster(s)") {
+		t.Errorf("stdout %q", out.String())
+	}
+	errb = syncBuffer{}
+	if code := run([]string{"--config.check", "--config.file=../../exporter/config/testdata/invalid-unknown-kind.yml"}, io.Discard, &errb, nil); code != 1 {
+		t.Errorf("invalid config: exit %d", code)
+	}
+	if want := `clusters[0].kind: unknown kind "lustre" (want ceph, swift or generic)`; !strings.Contains(errb.String(), want) {
+		t.Errorf("stderr %q lacks %q", errb.String(), want)
+	}
+	if code := run([]string{"--no-such-flag"}, io.Discard, io.Discard, nil); code != 2 {
+		t.Errorf("unknown flag: exit %d, want 2", code)
+	}
+}
+
+func get(t *testing.T, u string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestServeReloadShutdown runs storcast against an unreachable Prometheus:
+// it serves /metrics and the probes, reloads a valid configuration, keeps the
+// old one on an invalid reload, and exits 0 on stop.
+func TestServeReloadShutdown(t *testing.T) {
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "storcast.yml")
+	write := func(s string) {
+		if err := os.WriteFile(cfgPath, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`prometheus: {url: "http://127.0.0.1:1", timeout: 1s, retries: 0}
+fit: {refresh_interval: 1s}
+state_dir: ` + filepath.Join(dir, "state") + `
+clusters: [{name: a, kind: ceph}]
+`)
+	addr := "127.0.0.1:" + testtool.FreePort(t)
+	stop := make(chan struct{})
+	var out, errb syncBuffer
+	done := make(chan int)
+	go func() { done <- run([]string{"--config.file=" + cfgPath, "--web.listen-address=" + addr}, &out, &errb, stop) }()
+	base := "http://" + addr
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if code, _ := get(t, base+"/-/healthy"); code == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not healthy; stderr %s", errb.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(out.String(), "storcast listening on http://"+addr+"/") {
+		t.Errorf("URL not printed: %q", out.String())
+	}
+	// The source is down: the exporter still serves, says so, and becomes
+	// ready once it has tried.
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		_, body := get(t, base+"/metrics")
+		if strings.Contains(body, `storcast_source_up{cluster="a"} 0`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no storcast_source_up 0 in /metrics:\n%s", body)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if code, _ := get(t, base+"/-/ready"); code != 200 {
+		t.Errorf("/-/ready %d after a refresh attempt", code)
+	}
+
+	// Valid reload adds a cluster.
+	write(`prometheus: {url: "http://127.0.0.1:1", timeout: 1s, retries: 0}
+fit: {refresh_interval: 1s}
+state_dir: ` + filepath.Join(dir, "state") + `
+clusters: [{name: a, kind: ceph}, {name: b, kind: swift}]
+`)
+	resp, err := http.Post(base+"/-/reload", "", nil)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("reload: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	_, body := get(t, base+"/api/v1/clusters")
+	if !strings.Contains(body, `"name":"b"`) {
+		t.Errorf("cluster b missing after reload: %s", body)
+	}
+	// Invalid reload: 500, old configuration kept.
+	write("clusters: [{name: a, kind: lustre}]\n")
+	resp, err = http.Post(base+"/-/reload", "", nil)
+	if err != nil || resp.StatusCode != 500 {
+		t.Fatalf("invalid reload: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	if _, body := get(t, base+"/api/v1/clusters"); !strings.Contains(body, `"name":"b"`) {
+		t.Errorf("configuration lost after an invalid reload: %s", body)
+	}
+	if code, _ := get(t, base+"/-/reload"); code != 405 {
+		t.Errorf("GET /-/reload: %d, want 405", code)
+	}
+
+	close(stop)
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit %d; stderr %s", code, errb.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("did not stop")
+	}
+}
