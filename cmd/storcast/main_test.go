@@ -20,8 +20,12 @@ type syncBuffer struct {
 	b  bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
-func (s *syncBuffer) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 func TestConfigCheck(t *testing.T) {
 	var out, errb syncBuffer
@@ -74,7 +78,9 @@ clusters: [{name: a, kind: ceph}]
 	stop := make(chan struct{})
 	var out, errb syncBuffer
 	done := make(chan int)
-	go func() { done <- run([]string{"--config.file=" + cfgPath, "--web.listen-address=" + addr}, &out, &errb, stop) }()
+	go func() {
+		done <- run([]string{"--config.file=" + cfgPath, "--web.listen-address=" + addr}, &out, &errb, stop)
+	}()
 	base := "http://" + addr
 	deadline := time.Now().Add(10 * time.Second)
 	for {

@@ -16,8 +16,8 @@ import (
 	"github.com/storcast/storcast/exporter/apiv1"
 	"github.com/storcast/storcast/exporter/engine"
 	"github.com/storcast/storcast/exporter/features"
-	"github.com/storcast/storcast/exporter/testtool"
 	"github.com/storcast/storcast/exporter/models"
+	"github.com/storcast/storcast/exporter/testtool"
 	"github.com/storcast/storcast/forecaster/conservation"
 	"github.com/storcast/storcast/forecaster/insideout"
 )
