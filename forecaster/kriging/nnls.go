@@ -35,12 +35,12 @@ func nnlsGram(G *mat.Dense, c []float64) []float64 {
 	w := make([]float64, n)
 	passive := make([]bool, n)
 	grad := make([]float64, n)
-	var gmax, cmax float64
+	var cmax float64
 	for i := 0; i < n; i++ {
-		gmax = math.Max(gmax, math.Abs(G.At(i, i)))
 		cmax = math.Max(cmax, math.Abs(c[i]))
 	}
-	tol := 1e-12 * math.Max(cmax, gmax*1e-300)
+	tol := 1e-12 * cmax
+	st := newCholState(G)
 	for iter := 0; iter < 3*n; iter++ {
 		// grad = c − Gw
 		for j := 0; j < n; j++ {
@@ -59,19 +59,16 @@ func nnlsGram(G *mat.Dense, c []float64) []float64 {
 				t, best = j, grad[j]
 			}
 		}
-		if t < 0 {
+		if t < 0 || !st.add(t) {
+			// Optimal, or column t is (numerically) dependent on the
+			// passive set and cannot lower the residual further.
 			break
 		}
 		passive[t] = true
 		for inner := 0; inner <= n; inner++ {
-			z, idx, ok := passiveSolve(G, c, passive)
-			if !ok {
-				// Column t is (numerically) dependent on the passive set.
-				passive[t] = false
-				return w
-			}
+			z := st.solve(c)
 			alpha := math.Inf(1)
-			for k, j := range idx {
+			for k, j := range st.idx {
 				if z[k] <= 0 {
 					if d := w[j] - z[k]; d > 0 {
 						alpha = math.Min(alpha, w[j]/d)
@@ -82,75 +79,103 @@ func nnlsGram(G *mat.Dense, c []float64) []float64 {
 				for j := range w {
 					w[j] = 0
 				}
-				for k, j := range idx {
+				for k, j := range st.idx {
 					w[j] = z[k]
 				}
 				break
 			}
-			for k, j := range idx {
+			keep := st.idx[:0:0]
+			for k, j := range st.idx {
 				w[j] += alpha * (z[k] - w[j])
 				if w[j] <= 1e-14*math.Max(1, math.Abs(z[k])) {
 					w[j] = 0
 					passive[j] = false
+				} else {
+					keep = append(keep, j)
 				}
+			}
+			if !st.rebuild(keep) {
+				return w
 			}
 		}
 	}
 	return w
 }
 
-// passiveSolve solves G_PP z = c_P on the passive set P by a plain
-// Cholesky factorization (gonum's mat.Cholesky also estimates the condition
-// number, which doubled the cost of M-LISP's extrapolation). ok is false when
-// G_PP is not numerically positive definite: a pivot below 1e-14 of the
-// largest diagonal means the newest column depends on the others.
-func passiveSolve(G *mat.Dense, c []float64, passive []bool) (z []float64, idx []int, ok bool) {
-	for j, p := range passive {
-		if p {
-			idx = append(idx, j)
-		}
-	}
-	k := len(idx)
-	if k == 0 {
-		return nil, nil, true
-	}
-	L := make([]float64, k*k) // lower triangle, row-major
-	var dmax float64
-	for _, i := range idx {
-		dmax = math.Max(dmax, G.At(i, i))
-	}
+// cholState is the Cholesky factor L (L Lᵀ = G_PP) of the passive block,
+// grown one column at a time in O(k²) and rebuilt when columns leave.
+type cholState struct {
+	G    *mat.Dense
+	n    int
+	idx  []int     // passive columns, in factor order
+	L    []float64 // lower triangle, row-major with stride n
+	dmax float64   // largest diagonal of G seen, for the pivot test
+}
+
+func newCholState(G *mat.Dense) *cholState {
+	n, _ := G.Dims()
+	return &cholState{G: G, n: n, L: make([]float64, n*n)}
+}
+
+// add appends column j; it returns false (and leaves the factor unchanged)
+// when j's pivot is below 1e-14 of the largest diagonal: j depends on the
+// passive columns.
+func (s *cholState) add(j int) bool {
+	k := len(s.idx)
+	row := s.L[k*s.n : k*s.n+k+1]
+	gj := s.G.RawRowView(j)
 	for a := 0; a < k; a++ {
-		ra := G.RawRowView(idx[a])
-		for b := 0; b <= a; b++ {
-			sum := ra[idx[b]]
-			for q := 0; q < b; q++ {
-				sum -= L[a*k+q] * L[b*k+q]
-			}
-			if a == b {
-				if sum <= 1e-14*dmax {
-					return nil, nil, false
-				}
-				L[a*k+a] = math.Sqrt(sum)
-			} else {
-				L[a*k+b] = sum / L[b*k+b]
-			}
-		}
-	}
-	// Forward then back substitution.
-	z = make([]float64, k)
-	for a := 0; a < k; a++ {
-		sum := c[idx[a]]
+		sum := gj[s.idx[a]]
+		la := s.L[a*s.n:]
 		for q := 0; q < a; q++ {
-			sum -= L[a*k+q] * z[q]
+			sum -= la[q] * row[q]
 		}
-		z[a] = sum / L[a*k+a]
+		row[a] = sum / la[a]
+	}
+	d := gj[j]
+	for q := 0; q < k; q++ {
+		d -= row[q] * row[q]
+	}
+	dmax := math.Max(s.dmax, gj[j])
+	if d <= 1e-14*dmax {
+		return false
+	}
+	s.dmax = dmax
+	row[k] = math.Sqrt(d)
+	s.idx = append(s.idx, j)
+	return true
+}
+
+// rebuild refactors the block of the given columns from scratch.
+func (s *cholState) rebuild(cols []int) bool {
+	s.idx = s.idx[:0]
+	s.dmax = 0
+	for _, j := range cols {
+		if !s.add(j) {
+			return false
+		}
+	}
+	return true
+}
+
+// solve returns z with G_PP z = c_P, by forward and back substitution.
+func (s *cholState) solve(c []float64) []float64 {
+	k := len(s.idx)
+	z := make([]float64, k)
+	for a := 0; a < k; a++ {
+		sum := c[s.idx[a]]
+		la := s.L[a*s.n:]
+		for q := 0; q < a; q++ {
+			sum -= la[q] * z[q]
+		}
+		z[a] = sum / la[a]
 	}
 	for a := k - 1; a >= 0; a-- {
 		sum := z[a]
 		for q := a + 1; q < k; q++ {
-			sum -= L[q*k+a] * z[q]
+			sum -= s.L[q*s.n+a] * z[q]
 		}
-		z[a] = sum / L[a*k+a]
+		z[a] = sum / s.L[a*s.n+a]
 	}
-	return z, idx, true
+	return z
 }
