@@ -83,14 +83,18 @@ func TestHistoryEqualsSample(t *testing.T) {
 			t.Fatal(err)
 		}
 		sc.Faults.ScrapeGapsPerDay = 24 // make sure gaps are exercised
+		sc.Faults.ScrapeGapDuration = Duration(10 * time.Minute)
 		sc.Faults.RestartsPerOSDPerDay = 48
+		if len(sc.Events) > 0 {
+			sc.Events[0].At = Duration(time.Hour) // scale-out's host joins early
+		}
 		c, err := New(sc, 3, testOrigin)
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Around the host added at day 3.
-		start := testOrigin.Add(3*24*time.Hour - 10*time.Minute)
-		end := start.Add(20 * time.Minute)
+		// Around the host added at 1h.
+		start := testOrigin.Add(time.Hour - 20*time.Minute)
+		end := start.Add(40 * time.Minute)
 		var buf bytes.Buffer
 		if err := WriteHistory(&buf, c, start, end, 15*time.Second); err != nil {
 			t.Fatal(err)
@@ -124,6 +128,9 @@ func TestHistoryEqualsSample(t *testing.T) {
 			if len(m) > 0 {
 				t.Fatalf("%s: history has %d samples of %s that Sample does not", scenario, len(m), k)
 			}
+		}
+		if n := len(c.Targets(end)); scenario == "scale-out" && n != 5 {
+			t.Fatalf("scale-out: %d targets after the host joined, want 5", n)
 		}
 		if compared < 10000 || down == 0 {
 			t.Fatalf("%s: compared %d samples, %d target scrapes down", scenario, compared, down)
