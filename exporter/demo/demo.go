@@ -94,8 +94,12 @@ var hostMetrics = []hostMetric{
 	{name: "memory_used_bytes", factor: -1, match: eq("node_memory_MemAvailable_bytes")},
 }
 
-// counterSet holds, per grid sample, the value of each series of interest.
-type sampleSet []map[string]float64
+// hostKey identifies a host series: the index of its hostMetrics entry and
+// the series' identity.
+type hostKey struct {
+	metric int
+	series string
+}
 
 func seriesKey(instance string, s storagesim.Series) string {
 	var b strings.Builder
@@ -145,9 +149,9 @@ func (s *Source) Fetch(ctx context.Context, cl *config.Cluster, r source.Range) 
 
 	// Sample everything once per grid point from k steps before start.
 	type point struct {
-		cluster map[string]map[string]float64 // part -> series key -> value
-		hosts   map[string]map[string]float64 // instance -> series key -> value
-		host    map[string]string             // instance -> role
+		cluster map[string]map[string]float64  // part -> series key -> value
+		hosts   map[string]map[hostKey]float64 // instance -> (host metric, series) -> value
+		host    map[string]string              // instance -> role
 	}
 	pts := make([]point, n+k)
 	for i := range pts {
@@ -156,7 +160,7 @@ func (s *Source) Fetch(ctx context.Context, cl *config.Cluster, r source.Range) 
 		}
 		t := r.Start.Add(time.Duration(i-k) * r.Step)
 		smp := s.Cluster.Sample(t)
-		p := point{cluster: map[string]map[string]float64{}, hosts: map[string]map[string]float64{}, host: map[string]string{}}
+		p := point{cluster: map[string]map[string]float64{}, hosts: map[string]map[hostKey]float64{}, host: map[string]string{}}
 		for _, tg := range smp.Targets {
 			if !tg.Up {
 				continue
@@ -167,11 +171,11 @@ func (s *Source) Fetch(ctx context.Context, cl *config.Cluster, r source.Range) 
 					continue
 				}
 				p.host[tg.Instance] = role
-				hv := map[string]float64{}
+				hv := map[hostKey]float64{}
 				for _, se := range tg.Series {
-					for _, hm := range hostMetrics {
+					for hi, hm := range hostMetrics {
 						if hm.match(se) {
-							hv[hm.name+"#"+seriesKey("", se)] = se.Value
+							hv[hostKey{hi, seriesKey("", se)}] = se.Value
 						}
 					}
 				}
@@ -240,8 +244,8 @@ func (s *Source) Fetch(ctx context.Context, cl *config.Cluster, r source.Range) 
 				}
 				vals := map[string]float64{}
 				for key, v := range cur.hosts[inst] {
-					name := key[:strings.IndexByte(key, '#')]
-					hm := lookupHostMetric(key, v)
+					hm := hostMetrics[key.metric]
+					name := hm.name
 					if hm.rate {
 						p, ok := pv[key]
 						if !ok {
@@ -280,25 +284,6 @@ func (h hostMetric) factorOr1() float64 {
 		return 1
 	}
 	return h.factor
-}
-
-// lookupHostMetric finds the definition a stored key came from.
-func lookupHostMetric(key string, _ float64) hostMetric {
-	name := key[:strings.IndexByte(key, '#')]
-	series := key[strings.IndexByte(key, '#')+2:] // skip "#|"
-	for _, hm := range hostMetrics {
-		if hm.name != name {
-			continue
-		}
-		if hm.name == "memory_used_bytes" {
-			if strings.HasPrefix(series, "node_memory_MemAvailable_bytes") {
-				return hostMetrics[len(hostMetrics)-1]
-			}
-			return hostMetrics[len(hostMetrics)-2]
-		}
-		return hm
-	}
-	return hostMetric{name: name}
 }
 
 func nanSlice(n int) []float64 {
