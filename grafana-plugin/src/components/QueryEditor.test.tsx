@@ -1,0 +1,96 @@
+import React from 'react';
+import { render, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { vi } from 'vitest';
+
+import { QueryEditor } from './QueryEditor';
+import type { DataSource } from '../datasource';
+import type { StorcastCluster, StorcastQuery } from '../types';
+
+vi.mock('@grafana/runtime', () => ({
+  getTemplateSrv: () => ({
+    getVariables: () => [{ name: 'cluster' }],
+    replace: (s: string) => s,
+  }),
+}));
+
+const clusters: StorcastCluster[] = [
+  { name: 'ceph-a', kind: 'ceph', models: {} },
+  { name: 'swift-b', kind: 'swift', models: {} },
+];
+
+function fakeDatasource(getClusters: () => Promise<StorcastCluster[]>): DataSource {
+  return { getClusters } as unknown as DataSource;
+}
+
+function setup(query: Partial<StorcastQuery>, getClusters = () => Promise.resolve(clusters)) {
+  const onChange = vi.fn();
+  const onRunQuery = vi.fn();
+  const ds = fakeDatasource(vi.fn(getClusters));
+  render(
+    <QueryEditor
+      datasource={ds}
+      query={{ refId: 'A', ...query }}
+      onChange={onChange}
+      onRunQuery={onRunQuery}
+    />
+  );
+  return { onChange, onRunQuery, ds };
+}
+
+describe('QueryEditor', () => {
+  it('fills the cluster picker from the clusters resource, with template variables', async () => {
+    const { onChange, onRunQuery, ds } = setup({ queryType: 'forecast' });
+    expect(ds.getClusters).toHaveBeenCalledTimes(1);
+    const user = userEvent.setup();
+    await user.click(screen.getByLabelText('Cluster'));
+    expect(await screen.findByText('ceph-a')).toBeInTheDocument();
+    expect(screen.getByText('swift-b')).toBeInTheDocument();
+    expect(screen.getByText('$cluster')).toBeInTheDocument();
+    await user.click(screen.getByText('swift-b'));
+    expect(onChange).toHaveBeenCalledWith(expect.objectContaining({ refId: 'A', cluster: 'swift-b' }));
+    expect(onRunQuery).toHaveBeenCalled();
+  });
+
+  it('says why the clusters cannot be listed', async () => {
+    setup({}, () => Promise.reject({ status: 502, data: { error: 'storcast at x:1 is unreachable' } }));
+    expect(await screen.findByText(/Cannot list storcast's clusters: storcast at x:1 is unreachable/)).toBeInTheDocument();
+  });
+
+  it('switches the query type and shows that type\'s fields', async () => {
+    const { onChange } = setup({ queryType: 'forecast', cluster: 'ceph-a' });
+    expect(screen.getByLabelText('Horizon')).toBeInTheDocument();
+    expect(screen.queryByLabelText('Read ratio')).not.toBeInTheDocument();
+    const user = userEvent.setup();
+    await user.click(screen.getByText('What-if'));
+    expect(onChange).toHaveBeenCalledWith(expect.objectContaining({ queryType: 'whatIf', cluster: 'ceph-a' }));
+  });
+
+  it('edits what-if fields as text, so they can hold template variables', async () => {
+    const { onChange, onRunQuery } = setup({ queryType: 'whatIf', cluster: 'ceph-a' });
+    await waitFor(() => expect(screen.getByLabelText('Read ratio')).toBeInTheDocument());
+    const user = userEvent.setup();
+    await user.type(screen.getByLabelText('Read ratio'), '$ratio');
+    expect(onChange).not.toHaveBeenCalled(); // not on every key
+    await user.tab();
+    expect(onChange).toHaveBeenLastCalledWith(expect.objectContaining({ readRatio: '$ratio' }));
+    await user.type(screen.getByLabelText('Hosts added'), '3');
+    await user.tab();
+    expect(onChange).toHaveBeenLastCalledWith(expect.objectContaining({ hostsAdded: '3' }));
+    expect(screen.getByLabelText('Extra IOPS')).toBeInTheDocument();
+    expect(screen.getByLabelText('IO size')).toBeInTheDocument();
+    expect(onRunQuery).toHaveBeenCalledTimes(2);
+  });
+
+  it('shows the capacity curve fields', () => {
+    setup({ queryType: 'capacityCurve', cluster: 'ceph-a', ioSize: '4KiB' });
+    expect(screen.getByLabelText('IO size')).toHaveValue('4KiB');
+    expect(screen.getByLabelText('Points')).toBeInTheDocument();
+    expect(screen.queryByLabelText('Horizon')).not.toBeInTheDocument();
+  });
+
+  it('keeps a cluster that storcast does not list, so the query stays visible', async () => {
+    setup({ queryType: 'latencyCurve', cluster: 'old-cluster' });
+    await waitFor(() => expect(screen.getByText('old-cluster')).toBeInTheDocument());
+  });
+});

@@ -1,0 +1,43 @@
+import { CoreApp, DataQueryRequest, DataSourceInstanceSettings, MetricFindValue, ScopedVars } from '@grafana/data';
+import { DataSourceWithBackend, getTemplateSrv } from '@grafana/runtime';
+
+import { defaultQuery, StorcastCluster, StorcastOptions, StorcastQuery, templatedFields } from './types';
+
+export class DataSource extends DataSourceWithBackend<StorcastQuery, StorcastOptions> {
+  constructor(instanceSettings: DataSourceInstanceSettings<StorcastOptions>) {
+    super(instanceSettings);
+  }
+
+  getDefaultQuery(_: CoreApp): Partial<StorcastQuery> {
+    return defaultQuery;
+  }
+
+  /** Replaces template variables in every field of the query. */
+  applyTemplateVariables(query: StorcastQuery, scopedVars: ScopedVars): StorcastQuery {
+    const srv = getTemplateSrv();
+    const out: StorcastQuery = { ...query };
+    for (const key of templatedFields) {
+      const v = query[key];
+      if (typeof v === 'string' && v !== '') {
+        out[key] = srv.replace(v, scopedVars);
+      }
+    }
+    return out;
+  }
+
+  /** A query without a cluster cannot run; don't send it. */
+  filterQuery(query: StorcastQuery): boolean {
+    return !query.hide && !!query.cluster;
+  }
+
+  /** storcast's clusters, through the backend's "clusters" resource. */
+  async getClusters(): Promise<StorcastCluster[]> {
+    return this.getResource<StorcastCluster[]>('clusters');
+  }
+
+  /** Template variable query: any text lists the clusters storcast serves. */
+  async metricFindQuery(_query: unknown, _options?: Partial<DataQueryRequest<StorcastQuery>>): Promise<MetricFindValue[]> {
+    const clusters = await this.getClusters();
+    return clusters.map((c) => ({ text: c.name, value: c.name }));
+  }
+}
