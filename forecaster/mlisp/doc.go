@@ -43,7 +43,7 @@
 //     scales the weights up whenever the query lies outside the leaf's
 //     samples, so the extrapolated value grows with the level of the data
 //     rather than its slope, and the synthetic samples compound it. On our
-//     simulated cluster it over-predicts latency 3–15× at 1.25–2× the
+//     simulated cluster it over-predicts latency 4–16× at 1.25–2× the
 //     training load (README table). The default ("regression") fits a linear
 //     trend in IOPS to the leaf's observed samples (not the synthetic ones,
 //     which would steer the trend they came from) and applies the paper's
