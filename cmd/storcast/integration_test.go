@@ -103,7 +103,11 @@ func waitHTTP(t *testing.T, u string, within time.Duration) {
 // newIntegration starts storagesim live (origin a week ago) and writes its
 // week of history at backfillStep to dir/history.om.
 func newIntegration(t *testing.T) *integration {
-	it := &integration{t: t, dir: t.TempDir(), scenario: "steady"}
+	// growth: demand rises linearly to the cluster's capacity over the
+	// week, so the history reaches the latency knee that M-LISP must find.
+	// (On "steady", at 40% of capacity, M-LISP's curve stays below the SLO
+	// up to 1.2 x capacity and storcast exports no knee.)
+	it := &integration{t: t, dir: t.TempDir(), scenario: "growth"}
 	sc, err := storagesim.LoadScenario(it.scenario)
 	if err != nil {
 		t.Fatal(err)
@@ -144,7 +148,6 @@ scrape_configs:
   - job_name: storagesim
     http_sd_configs:
       - url: http://%s/sd
-        refresh_interval: 5s
   - job_name: storcast
     static_configs:
       - targets: ['%s']
@@ -367,7 +370,7 @@ func TestIntegrationVictoriaMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	startProcess(t, it.dir, "victoria-metrics", vm, "-httpListenAddr="+vmAddr, "-storageDataPath="+filepath.Join(it.dir, "vm"),
-		"-retentionPeriod=30d", "-promscrape.config="+cfgPath, "-search.latencyOffset=5s", "-search.disableCache", "-loggerLevel=WARN")
+		"-retentionPeriod=30d", "-promscrape.config="+cfgPath, "-promscrape.httpSDCheckInterval=5s", "-search.latencyOffset=5s", "-search.disableCache", "-loggerLevel=WARN")
 	base := "http://" + vmAddr
 	waitHTTP(t, base+"/health", 60*time.Second)
 	t0 := time.Now()
