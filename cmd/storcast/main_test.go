@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/crypto/bcrypt"
+
 	"github.com/storcast/storcast/exporter/testtool"
 )
 
@@ -149,5 +151,55 @@ clusters: [{name: a, kind: ceph}, {name: b, kind: swift}]
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("did not stop")
+	}
+}
+
+// TestWebConfigBasicAuth: --web.config.file (exporter-toolkit) protects our
+// endpoints with basic auth.
+func TestWebConfigBasicAuth(t *testing.T) {
+	dir := t.TempDir()
+	hash, err := bcrypt.GenerateFromPassword([]byte("s3cret"), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	webCfg := filepath.Join(dir, "web.yml")
+	if err := os.WriteFile(webCfg, []byte("basic_auth_users:\n  admin: "+string(hash)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfgPath := filepath.Join(dir, "storcast.yml")
+	if err := os.WriteFile(cfgPath, []byte(`prometheus: {url: "http://127.0.0.1:1", retries: 0}
+state_dir: `+filepath.Join(dir, "state")+`
+clusters: [{name: a, kind: ceph}]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := "127.0.0.1:" + testtool.FreePort(t)
+	stop := make(chan struct{})
+	done := make(chan int)
+	go func() {
+		done <- run([]string{"--config.file=" + cfgPath, "--web.listen-address=" + addr, "--web.config.file=" + webCfg}, io.Discard, io.Discard, stop)
+	}()
+	defer func() { close(stop); <-done }()
+	u := "http://" + addr + "/metrics"
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		code, _ := get(t, u)
+		if code == 401 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("GET /metrics without credentials: %d, want 401", code)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	req, _ := http.NewRequest("GET", u, nil)
+	req.SetBasicAuth("admin", "s3cret")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("with credentials: %d, want 200", resp.StatusCode)
 	}
 }
