@@ -188,6 +188,11 @@ func (m *Model) Extrapolate(toIOPS float64) (*Curve, error) {
 			c.Fallbacks++
 		}
 		next[1] = p.Mean
+		for _, v := range append([]float64{p.Lower, p.Upper}, next...) {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, inputError("Samples", "the extrapolation at %v IOPS is not finite; counter values too large to Krige", iops)
+			}
+		}
 		synth = append(synth, next)
 		c.Points = append(c.Points, Point{IOPS: iops, Lower: math.Max(p.Lower, 0), Mean: p.Mean, Upper: p.Upper})
 		c.Synthetic = append(c.Synthetic, next)
@@ -237,9 +242,8 @@ func (m *Model) krige(i int, query []float64, synth [][]float64) (kriging.Predic
 		// mean is the prediction, with no spread.
 		var mean float64
 		for _, v := range y {
-			mean += v
+			mean += v / float64(len(y))
 		}
-		mean /= float64(len(y))
 		return kriging.Prediction{Mean: mean, Lower: mean, Upper: mean}, true, nil
 	}
 	p, err := km.Estimate(q)

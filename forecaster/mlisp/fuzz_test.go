@@ -2,6 +2,7 @@ package mlisp
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"math"
 	"testing"
 )
@@ -85,6 +86,30 @@ func FuzzFit(f *testing.F) {
 				if math.IsNaN(x) || math.IsInf(x, 0) {
 					t.Fatalf("non-finite curve point %+v", pt)
 				}
+			}
+		}
+	})
+}
+
+// FuzzModelJSON: a persisted model read back from disk may be corrupt;
+// decoding must fail with an error or yield a model that extrapolates
+// without panicking.
+func FuzzModelJSON(f *testing.F) {
+	f.Add([]byte(`{"signature":["iops","lat"],"samples":[[1,2],[2,3],[3,5]],"max_iops":3,"options":{}}`))
+	f.Add([]byte(`{"signature":["iops","lat","q"],"samples":[[1,2,0],[2,3,1],[3,5,2],[4,9,3]],"max_iops":4,"options":{"steps":3}}`))
+	f.Add([]byte(`{"signature":["a"]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var m Model
+		if err := json.Unmarshal(data, &m); err != nil {
+			return
+		}
+		c, err := m.Extrapolate(2 * m.MaxIOPS)
+		if err != nil {
+			return
+		}
+		for _, p := range c.Points {
+			if math.IsNaN(p.Mean) {
+				t.Fatalf("NaN curve point %+v", p)
 			}
 		}
 	})
