@@ -79,6 +79,10 @@ memstore device bytes = $MEMSTORE_BYTES
 memstore page set = true
 osd op num shards = 2
 osd op num threads per shard = 2
+# Short PG logs: memstore keeps them in RAM with the data.
+osd min pg log entries = 500
+osd max pg log entries = 500
+osd pg log dups tracked = 500
 
 [client]
 keyring = $E2E_DIR/admin.keyring

@@ -89,8 +89,21 @@ rss_mb() {
 	ps -o rss= -p "$pid" 2>/dev/null | awk '{printf "%d", $1/1024} END {if (NR==0) print 0}'
 }
 
-# cpu_steal_ticks prints the cumulative steal ticks (USER_HZ) of all CPUs, from /proc/stat.
-cpu_ticks() { awk '/^cpu /{print $9, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat; }
+# cpu_ticks prints cumulative "steal total busy" ticks (USER_HZ) of all CPUs, from /proc/stat
+# (busy excludes idle, iowait and steal).
+cpu_ticks() { awk '/^cpu /{print $9, $2+$3+$4+$5+$6+$7+$8+$9, $2+$3+$4+$7+$8}' /proc/stat; }
+
+# daemon_ticks prints the CPU ticks (user+system) used so far by every recorded daemon.
+daemon_ticks() {
+	local f pid t=0 v
+	for f in "$E2E_DIR"/pids/*.pid; do
+		[ -e "$f" ] || continue
+		pid=$(cat "$f")
+		v=$(awk '{print $14+$15}' "/proc/$pid/stat" 2>/dev/null) || continue
+		t=$((t + v))
+	done
+	echo $t
+}
 
 # dump_state prints the cluster's state and the tail of every daemon log: called on failure.
 dump_state() {

@@ -14,7 +14,7 @@
 #             results/latest.md; it exits non-zero when an error exceeds its bound
 # Exits non-zero on any failure, printing the cluster's state and daemon logs; leaves nothing running.
 #
-# Knobs: E2E_DIR, STEP_SECONDS (75), GAP_SECONDS (10), CAL_RUNTIME (15), KEEP=1 (leave the
+# Knobs: E2E_DIR, STEP_SECONDS (65), GAP_SECONDS (5), CAL_RUNTIME (15), KEEP=1 (leave the
 # cluster up after the run, for debugging; "make e2e-ceph-down" removes it).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -22,8 +22,8 @@ ROOT=$(cd "$HERE/../.." && pwd)
 # shellcheck source=lib.sh
 . "$HERE/lib.sh"
 
-STEP_SECONDS=${STEP_SECONDS:-75}
-GAP_SECONDS=${GAP_SECONDS:-10}
+STEP_SECONDS=${STEP_SECONDS:-65}
+GAP_SECONDS=${GAP_SECONDS:-5}
 CAL_RUNTIME=${CAL_RUNTIME:-15}
 RESULTS=${RESULTS:-$HERE/results}
 BIN=${BIN:-$ROOT/bin/e2e-ceph}
@@ -59,6 +59,7 @@ finish() {
 trap finish EXIT
 trap 'exit 130' INT TERM
 
+main() {
 phase build
 mkdir -p "$BIN" "$RESULTS"
 (cd "$ROOT" && $GO build -o "$BIN/scorer" ./e2e/ceph/scorer)
@@ -84,8 +85,15 @@ phase fill
 fio --name=fill --ioengine=rbd --clientname=admin --pool="$POOL" --rbdname="$IMAGE" --rw=write --bs=4M \
 	--iodepth=8 --direct=1 --output-format=json >"$E2E_DIR/fill.json"
 
-# cpu_snapshot prints "steal total" ticks; steal_frac A B prints the steal share of all CPU time.
+# steal_frac A B prints the steal share of all CPU time between two cpu_ticks snapshots.
 steal_frac() { awk -v a="$1" -v b="$2" 'BEGIN{split(a,x," "); split(b,y," "); d=y[2]-x[2]; printf "%.3f", (d>0 ? (y[1]-x[1])/d : 0)}'; }
+# busy_cores A B SECONDS prints the cores kept busy (all processes) between two cpu_ticks snapshots.
+busy_cores() { awk -v a="$1" -v b="$2" -v s="$3" -v hz="$(getconf CLK_TCK)" 'BEGIN{split(a,x," "); split(b,y," "); printf "%.2f", (y[3]-x[3])/hz/s}'; }
+# child_ticks prints the CPU ticks used by this shell's finished children (fio), via bash's times.
+child_ticks() {
+	times >"$E2E_DIR/times.txt"
+	awk -v hz="$(getconf CLK_TCK)" 'NR==2{ t=0; for(i=1;i<=2;i++){ split($i,a,"m"); sub("s","",a[2]); t+=a[1]*60+a[2] } printf "%d", t*hz }' "$E2E_DIR/times.txt"
+}
 osd_rss_mb() { local s=0 n; for n in osd.0 osd.1 osd.2; do s=$((s + $(rss_mb $n))); done; echo $s; }
 PEAK_RSS=0
 note_rss() {
@@ -110,7 +118,8 @@ start_storcast() {
 	{
 		cat <<YAML
 prometheus: {url: "$PROM", timeout: 20s}
-fit: {interval: 30s, lookback: $lookback, step: 5s, refresh_interval: 5s, stale_after: 30m}
+# No early refits (accuracy_threshold ~0): each fit costs seconds of CPU that the cluster needs.
+fit: {interval: 60s, lookback: $lookback, step: 5s, refresh_interval: 5s, accuracy_threshold: 0.01, stale_after: 30m}
 state_dir: "$dir/state"
 web: {listen_address: "127.0.0.1:$port"}
 clusters:
@@ -120,7 +129,7 @@ clusters:
     hosts: {matchers: ['job="node"']}
     latency_slo: {threshold: 50ms, latency: op}
 YAML
-		[ -n "$cal" ] && printf '    calibration: {file: "%s", format: fio}\n' "$cal"
+		if [ -n "$cal" ]; then printf '    calibration: {file: "%s", format: fio}\n' "$cal"; fi
 	} >"$dir/storcast.yml"
 	start_daemon "storcast-$name" "$BIN/storcast" --config.file="$dir/storcast.yml"
 	wait_http "http://127.0.0.1:$port/api/v1/clusters" 60 || die "storcast $name did not start (log/storcast-$name.out)"
@@ -137,7 +146,7 @@ wait_api() {
 }
 
 phase load
-[ $WITH_STORCAST = 1 ] && start_storcast main "$STORCAST_PORT" 30m "$E2E_DIR/calibration.json"
+if [ $WITH_STORCAST = 1 ]; then start_storcast main "$STORCAST_PORT" 30m "$E2E_DIR/calibration.json"; fi
 : >"$E2E_DIR/steps.jsonl"
 LOAD_START=$(date +%s)
 while read -r -u 3 kind name readpct bs rate_r rate_w; do
@@ -165,15 +174,23 @@ while read -r -u 3 kind name readpct bs rate_r rate_w; do
 	rate=()
 	if [ "$rate_r" != 0 ] || [ "$rate_w" != 0 ]; then rate=(--rate_iops="$rate_r,$rate_w"); fi
 	c0=$(cpu_ticks)
+	d0=$(daemon_ticks)
+	f0=$(child_ticks)
 	t0=$(date +%s.%N)
 	fio --name="$name" --ioengine=rbd --clientname=admin --pool="$POOL" --rbdname="$IMAGE" --direct=1 \
 		--iodepth=32 --rw=randrw --rwmixread="$readpct" --bs="$bs" --time_based --runtime="$STEP_SECONDS" \
 		--randrepeat=0 "${rate[@]}" --output-format=json >"$E2E_DIR/step-$name.json" </dev/null
 	t1=$(date +%s.%N)
-	st=$(steal_frac "$c0" "$(cpu_ticks)")
+	c1=$(cpu_ticks)
+	st=$(steal_frac "$c0" "$c1")
+	secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')
+	busy=$(busy_cores "$c0" "$c1" "$secs")
+	# CPU of the system under test (Ceph daemons, Prometheus, storcast, fio) vs everything else
+	# on the machine: the other work is the noisy neighbour.
+	ours=$(awk -v d=$(($(daemon_ticks) - d0 + $(child_ticks) - f0)) -v s="$secs" -v hz="$(getconf CLK_TCK)" 'BEGIN{printf "%.2f", d/hz/s}')
 	rss=$(note_rss)
-	printf '{"name":"%s","readPct":%s,"bs":"%s","rateRead":%s,"rateWrite":%s,"start":%s,"end":%s,"fio":"%s","steal":%s,"osdRssMB":%s}\n' \
-		"$name" "$readpct" "$bs" "$rate_r" "$rate_w" "$t0" "$t1" "$E2E_DIR/step-$name.json" "$st" "$rss" >>"$E2E_DIR/steps.jsonl"
+	printf '{"name":"%s","readPct":%s,"bs":"%s","rateRead":%s,"rateWrite":%s,"start":%s,"end":%s,"fio":"%s","steal":%s,"busyCores":%s,"oursCores":%s,"osdRssMB":%s}\n' \
+		"$name" "$readpct" "$bs" "$rate_r" "$rate_w" "$t0" "$t1" "$E2E_DIR/step-$name.json" "$st" "$busy" "$ours" "$rss" >>"$E2E_DIR/steps.jsonl"
 	log "step $name: $(tail -n1 "$E2E_DIR/steps.jsonl")"
 	sleep "$GAP_SECONDS"
 done 3<"$E2E_DIR/plan.txt"
@@ -186,8 +203,13 @@ if [ $WITH_STORCAST = 1 ]; then
 # Capacity estimated from the load history alone: the lookback starts after the fio calibration.
 C_PORT=$(free_port)
 start_storcast passive "$C_PORT" "$(($(date +%s) - LOAD_START + 5))s"
-wait_api "http://127.0.0.1:$C_PORT/api/v1/capacity_curve?cluster=e2e&io_size_bytes=4096&points=21" 120 ||
-	log "passive storcast: no capacity curve within 120 s"
+# The first fit, successful or not, sets the conservation model's lastFit or error.
+for _ in $(seq 1 90); do
+	curl -fsS --max-time 10 "http://127.0.0.1:$C_PORT/api/v1/clusters" >"$E2E_DIR/passive_clusters.json" 2>/dev/null &&
+		python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["data"][0]["models"]["conservation"]; sys.exit(0 if m.get("lastFit") or m.get("error") else 1)' \
+			"$E2E_DIR/passive_clusters.json" 2>/dev/null && break
+	sleep 1
+done
 curl -sS "http://127.0.0.1:$C_PORT/api/v1/capacity_curve?cluster=e2e&io_size_bytes=4096&points=21" >"$E2E_DIR/passive_curve.json" || true
 stop_one storcast-passive
 fi
@@ -196,6 +218,9 @@ phase score
 PHASES_SO_FAR="$PHASES"
 "$BIN/scorer" score -steps "$E2E_DIR/steps.jsonl" -calibration "$E2E_DIR/calibration.json" \
 	-prometheus "$PROM" -storcast "$([ $WITH_STORCAST = 1 ] && echo "http://127.0.0.1:$STORCAST_PORT")" \
-	-mlisp "$E2E_DIR/mlisp_lower.json" -passive "$E2E_DIR/passive_curve.json" \
+	-mlisp "$E2E_DIR/mlisp_lower.json" -passive "$E2E_DIR/passive_curve.json" -passive-status "$E2E_DIR/passive_clusters.json" \
 	-load-start "$LOAD_START" -load-end "$LOAD_END" -peak-osd-rss-mb "$PEAK_RSS" \
 	-phases "$PHASES_SO_FAR" -out "$RESULTS/latest.md"
+}
+
+main "$@"

@@ -56,8 +56,10 @@ func (r *Report) Markdown() string {
 	}
 
 	w("\n## Load steps\n\n")
-	w("| step | reads | rate limit (IOPS) | fio IOPS | Ceph IOPS | fio latency ms | Ceph op latency ms | CPU steal | OSD RSS MB |\n")
-	w("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	w("CPU: cores busy on the whole machine, of which the system under test (Ceph daemons, Prometheus, storcast, fio); ")
+	w("\"other\" is the rest of the machine (the noisy neighbour), flagged (!) above %.1f cores; steal flagged above %s.\n\n", r.Bounds.MaxOtherCores, pct(r.Bounds.MaxSteal))
+	w("| step | reads | rate limit (IOPS) | fio IOPS | Ceph IOPS | fio latency ms | Ceph op latency ms | CPU busy / ours / other | steal | OSD RSS MB |\n")
+	w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, s := range r.Steps {
 		limit := "saturated"
 		if !s.Plan.Saturated() {
@@ -67,8 +69,12 @@ func (r *Report) Markdown() string {
 		if s.Steal > r.Bounds.MaxSteal {
 			steal += " (!)"
 		}
-		w("| %s | %d%% | %s | %.0f | %.0f | %.2f | %s | %s | %.0f |\n", s.Name, s.ReadPct, limit, s.Fio.IOPS(), s.CephIOPS,
-			1000*s.Fio.Latency, ms(s.CephLatency, s.HaveCephLat), steal, s.OSDRSSMB)
+		other := fmt.Sprintf("%.2f", s.OtherCores())
+		if s.OtherCores() > r.Bounds.MaxOtherCores {
+			other += " (!)"
+		}
+		w("| %s | %d%% | %s | %.0f | %.0f | %.2f | %s | %.2f / %.2f / %s | %s | %.0f |\n", s.Name, s.ReadPct, limit, s.Fio.IOPS(), s.CephIOPS,
+			1000*s.Fio.Latency, ms(s.CephLatency, s.HaveCephLat), s.BusyCores, s.OursCores, other, steal, s.OSDRSSMB)
 	}
 
 	w("\n## Conservation: max IOPS at each mix (4 KiB)\n\n")
@@ -136,6 +142,9 @@ func (r *Report) Markdown() string {
 	w("\n## Passive calibration (history only) vs fio\n\n")
 	if r.Passive == nil {
 		w("No passive curve: %s\n", r.PassiveErr)
+		if r.PassiveFitErr != "" {
+			w("\nThe passive storcast's conservation fit reported: %s\n", r.PassiveFitErr)
+		}
 	} else {
 		w("| reads | measured | fio-calibrated model | passive | passive error | passive vs fio |\n|---:|---:|---:|---:|---:|---:|\n")
 		for _, m := range r.Mixes {
@@ -192,7 +201,7 @@ func (r *Report) Summary() map[string]any {
 	steps := []map[string]any{}
 	for _, s := range r.Steps {
 		steps = append(steps, map[string]any{"name": s.Name, "readPct": s.ReadPct, "fioIops": s.Fio.IOPS(), "cephIops": s.CephIOPS,
-			"cephLatencySeconds": s.CephLatency, "steal": s.Steal, "osdRssMB": s.OSDRSSMB,
+			"cephLatencySeconds": s.CephLatency, "steal": s.Steal, "busyCores": s.BusyCores, "oursCores": s.OursCores, "osdRssMB": s.OSDRSSMB,
 			"storcastMaxIops": nanNil(s.LiveMaxIOPS, s.HaveMax), "storcastHeadroom": nanNil(s.LiveHeadroom, s.HaveHeadroom),
 			"storcastPredictedIops": nanNil(s.PredictedIOPS, s.HavePredicted)})
 	}

@@ -28,6 +28,7 @@ type Bounds struct {
 	MLISP           float64 // M-LISP mean forecast vs measured latency at the higher steps (mean error)
 	PassiveVsMeas   float64 // passive calibration's curve vs measured saturated IOPS, per mix
 	MaxSteal        float64 // steps with more steal than this are flagged (not failed)
+	MaxOtherCores   float64 // steps where other processes used more cores than this are flagged
 	RequireStorcast bool
 }
 
@@ -39,7 +40,7 @@ type Queries struct {
 }
 
 var defaultQueries = Queries{
-	MaxIOPS:       `max(avg_over_time(storcast_max_iops{cluster="e2e"}[15s]))`,
+	MaxIOPS:       `max(avg_over_time(storcast_max_iops{cluster="e2e",op="total"}[15s]))`,
 	Headroom:      `max(avg_over_time(storcast_headroom_ratio{cluster="e2e"}[15s]))`,
 	PredictedIOPS: `sum(avg_over_time(storcast_predicted_iops{cluster="e2e"}[15s]))`,
 	CephIOPS1m:    `sum(rate(ceph_osd_op_r{cluster="e2e"}[1m])) + sum(rate(ceph_osd_op_w{cluster="e2e"}[1m]))`,
@@ -92,6 +93,7 @@ type Report struct {
 	MLISPErr      string
 	Passive       *apiv1.CapacityCurve
 	PassiveErr    string
+	PassiveFitErr string // the passive storcast's conservation fit error, if any
 	Curve         *apiv1.CapacityCurve
 	CurveErr      string
 	Checks        []Check
@@ -169,29 +171,31 @@ func runScore(args []string, stdout, stderr io.Writer) int {
 	storcastURL := fs.String("storcast", "", "main storcast's URL (empty: storcast not run, its checks are skipped)")
 	mlispPath := fs.String("mlisp", "", "latency_curve response of the storcast trained on the lower ramp steps")
 	passivePath := fs.String("passive", "", "capacity_curve response of the storcast without calibration file")
+	passiveStatus := fs.String("passive-status", "", "/api/v1/clusters response of the storcast without calibration file")
 	loadStart := fs.Float64("load-start", 0, "Unix time the load began")
 	loadEnd := fs.Float64("load-end", 0, "Unix time the load ended")
 	peakRSS := fs.Float64("peak-osd-rss-mb", 0, "peak RSS of the three OSDs together, MB")
 	phases := fs.String("phases", "", "phase durations, as run.sh prints them")
 	out := fs.String("out", "", "markdown file to write (also printed)")
-	lag := fs.Duration("lag", 12*time.Second, "how late Ceph's counters reach Prometheus")
+	lag := fs.Duration("lag", 5*time.Second, "how late Ceph's counters reach Prometheus (mgr refresh 5 s, scrape 5 s)")
 	var b Bounds
 	fs.Float64Var(&b.CurveVsModel, "max-curve-vs-model", 0.02, "bound: storcast curve vs conservation model of the same fio file")
-	fs.Float64Var(&b.CephVsFio, "max-ceph-vs-fio", 0.25, "bound: Ceph op rate vs fio IOPS at saturated steps")
-	fs.Float64Var(&b.Conservation, "max-conservation", 0.35, "bound: conservation model vs measured saturated IOPS")
-	fs.Float64Var(&b.LiveMaxIOPS, "max-live-max-iops", 0.40, "bound: storcast_max_iops vs measured saturated IOPS")
+	fs.Float64Var(&b.CephVsFio, "max-ceph-vs-fio", 0.15, "bound: Ceph op rate vs fio IOPS at saturated steps")
+	fs.Float64Var(&b.Conservation, "max-conservation", 0.50, "bound: conservation model vs measured saturated IOPS")
+	fs.Float64Var(&b.LiveMaxIOPS, "max-live-max-iops", 0.50, "bound: storcast_max_iops vs measured saturated IOPS")
 	fs.Float64Var(&b.HeadroomAbs, "max-headroom-abs", 0.25, "bound: |storcast_headroom_ratio - measured headroom|")
-	fs.Float64Var(&b.InsideOutMAPE, "max-insideout-mape", 0.50, "bound: Inside-Out MAPE over the load")
+	fs.Float64Var(&b.InsideOutMAPE, "max-insideout-mape", 2.0, "bound: Inside-Out MAPE over the load")
 	fs.Float64Var(&b.MLISP, "max-mlisp", 1.0, "bound: M-LISP mean relative error at the higher ramp steps")
 	fs.Float64Var(&b.PassiveVsMeas, "max-passive", 0.60, "bound: passive calibration vs measured saturated IOPS")
 	fs.Float64Var(&b.MaxSteal, "flag-steal", 0.05, "flag steps whose steal share exceeds this")
+	fs.Float64Var(&b.MaxOtherCores, "flag-other-cores", 0.3, "flag steps where other processes used more cores than this")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	b.RequireStorcast = *storcastURL != ""
 	rep, err := score(scoreInput{
 		stepsPath: *stepsPath, calPath: *calPath, promURL: *promURL, storcastURL: *storcastURL,
-		mlispPath: *mlispPath, passivePath: *passivePath, lag: *lag,
+		mlispPath: *mlispPath, passivePath: *passivePath, passiveStatus: *passiveStatus, lag: *lag,
 		loadStart: *loadStart, loadEnd: *loadEnd, bounds: b, q: defaultQueries,
 	})
 	if err != nil {
@@ -237,11 +241,11 @@ func writeFileAtomic(path string, data []byte) error {
 }
 
 type scoreInput struct {
-	stepsPath, calPath, promURL, storcastURL, mlispPath, passivePath string
-	lag                                                              time.Duration
-	loadStart, loadEnd                                               float64
-	bounds                                                           Bounds
-	q                                                                Queries
+	stepsPath, calPath, promURL, storcastURL, mlispPath, passivePath, passiveStatus string
+	lag                                                                             time.Duration
+	loadStart, loadEnd                                                              float64
+	bounds                                                                          Bounds
+	q                                                                               Queries
 }
 
 func unix(f float64) time.Time { return time.Unix(0, int64(f*1e9)) }
@@ -301,9 +305,9 @@ func score(in scoreInput) (*Report, error) {
 		}
 		s := StepScore{StepRecord: r, Plan: p, Fio: fr, HighRamp: afterMark[r.Name]}
 		// Counters across the step, shifted by the lag, trimmed at the start
-		// (fio's ramp, the previous step's tail in the mgr's view).
+		// (fio's connect and ramp, the mgr's 5 s refresh).
 		stepLen := time.Duration((r.End - r.Start) * float64(time.Second))
-		win := stepLen - 20*time.Second
+		win := (stepLen - 12*time.Second).Truncate(time.Second)
 		at := unix(r.End).Add(in.lag)
 		ops, okOps, err := prom.Instant(fmt.Sprintf(in.q.CephOps, promDuration(win)), at)
 		if err != nil {
@@ -365,6 +369,7 @@ func score(in scoreInput) (*Report, error) {
 		}
 		rep.MLISP, rep.MLISPErr = readLatencyCurve(in.mlispPath)
 		rep.Passive, rep.PassiveErr = readCapacityCurve(in.passivePath)
+		rep.PassiveFitErr = readFitError(in.passiveStatus, "conservation")
 	}
 	for i := range rep.Steps {
 		s := &rep.Steps[i]
@@ -409,6 +414,28 @@ func readLatencyCurve(path string) (*apiv1.LatencyCurve, string) {
 		return nil, err.Error()
 	}
 	return &c, ""
+}
+
+// readFitError returns the fit error of one model from a /api/v1/clusters
+// response ("" when there is none or the file is unreadable).
+func readFitError(path, model string) string {
+	if path == "" {
+		return ""
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	var cs []apiv1.Cluster
+	if err := decodeEnvelope(data, &cs); err != nil {
+		return ""
+	}
+	for _, c := range cs {
+		if c.Name == clusterName {
+			return c.Models[model].Error
+		}
+	}
+	return ""
 }
 
 func readCapacityCurve(path string) (*apiv1.CapacityCurve, string) {

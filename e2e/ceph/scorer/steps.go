@@ -17,10 +17,15 @@ type StepRecord struct {
 	RateWrite int     `json:"rateWrite"`
 	Start     float64 `json:"start"` // Unix seconds
 	End       float64 `json:"end"`
-	Fio       string  `json:"fio"`      // path of the step's fio JSON
-	Steal     float64 `json:"steal"`    // share of all CPU time stolen by the hypervisor during the step
-	OSDRSSMB  float64 `json:"osdRssMB"` // RSS of the three OSDs together after the step
+	Fio       string  `json:"fio"`       // path of the step's fio JSON
+	Steal     float64 `json:"steal"`     // share of all CPU time stolen by the hypervisor during the step
+	BusyCores float64 `json:"busyCores"` // cores kept busy by every process on the machine
+	OursCores float64 `json:"oursCores"` // of which the system under test (Ceph, Prometheus, storcast, fio)
+	OSDRSSMB  float64 `json:"osdRssMB"`  // RSS of the three OSDs together after the step
 }
+
+// OtherCores is the CPU the rest of the machine (the noisy neighbour) used during the step.
+func (r StepRecord) OtherCores() float64 { return max(r.BusyCores-r.OursCores, 0) }
 
 // ReadSteps reads steps.jsonl.
 func ReadSteps(path string) ([]StepRecord, error) {
