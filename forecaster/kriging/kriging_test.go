@@ -386,3 +386,52 @@ func TestFitRejectsBadInput(t *testing.T) {
 		t.Error("Estimate with NaN: no error")
 	}
 }
+
+// Hand-computed experimental variogram of three points on a line.
+func TestExperimentalVariogram(t *testing.T) {
+	X := mat.NewDense(3, 2, []float64{0, 0, 3, 4, 6, 8})
+	d, g, err := ExperimentalVariogram(X, []float64{1, 3, 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantD := []float64{5, 10, 5} // (0,1), (0,2), (1,2)
+	wantG := []float64{2, 18, 8} // ½(1−3)², ½(1−7)², ½(3−7)²
+	for k := range wantD {
+		if math.Abs(d[k]-wantD[k]) > 1e-12 || math.Abs(g[k]-wantG[k]) > 1e-12 {
+			t.Errorf("pair %d: (%v, %v), want (%v, %v)", k, d[k], g[k], wantD[k], wantG[k])
+		}
+	}
+	if _, _, err := ExperimentalVariogram(mat.NewDense(1, 1, []float64{1}), []float64{1}); err == nil {
+		t.Error("one row: no error")
+	}
+}
+
+// Property: the reported variance is exactly w'h (+ μ for Ordinary), with
+// the weights Weights returns, and 2√var is the band half-width.
+func TestVarianceIsWeightsTimesH(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 13))
+	X, y := randomData(rng, 25, 2, smooth)
+	m, err := Fit(X, y, Options{Method: NonNegative})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; k < 10; k++ {
+		x := []float64{rng.Float64() * 12, rng.Float64() * 12}
+		w, err := m.Weights(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wh, mean float64
+		for i, xi := range m.x {
+			wh += w[i] * m.Variogram.At(euclid(xi, x))
+			mean += w[i] * m.f[i]
+		}
+		p, _ := m.Estimate(x)
+		if math.Abs(p.Variance-math.Max(wh, 0)) > 1e-9*math.Max(1, wh) || math.Abs(p.Mean-mean) > 1e-9*math.Max(1, math.Abs(mean)) {
+			t.Errorf("variance %v vs w'h %v, mean %v vs Σwf %v", p.Variance, wh, p.Mean, mean)
+		}
+		if math.Abs((p.Upper-p.Mean)-2*math.Sqrt(p.Variance)) > 1e-9 {
+			t.Errorf("band half-width %v, want 2√var = %v", p.Upper-p.Mean, 2*math.Sqrt(p.Variance))
+		}
+	}
+}
