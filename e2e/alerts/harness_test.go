@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/storcast/storcast/storagesim"
 )
 
 // repoRoot is the repository root, from this package's directory.
@@ -222,7 +224,7 @@ type stackOptions struct {
 
 const (
 	evalInterval = 2 * time.Second
-	fitInterval  = 15 * time.Second
+	fitInterval  = 30 * time.Second
 )
 
 // startStack backfills the scenario's history into a fresh Prometheus TSDB
@@ -270,6 +272,8 @@ func startStack(t *testing.T, o stackOptions) stack {
 	s.prometheus = "http://" + promAddr
 	scAddr := freeAddr(t)
 	s.storcast = "http://" + scAddr
+	cal := filepath.Join(dir, "calibration.yml")
+	writeFile(t, cal, calibration(t, o.scenario))
 	scCfg := filepath.Join(dir, "storcast.yml")
 	writeFile(t, scCfg, fmt.Sprintf(`prometheus:
   url: %s
@@ -277,7 +281,7 @@ func startStack(t *testing.T, o stackOptions) stack {
 fit:
   interval: %s
   lookback: %s
-  step: 1m
+  step: 5m
   refresh_interval: 5s
 state_dir: %s
 web:
@@ -291,7 +295,9 @@ clusters:
     latency_slo:
       threshold: %dms
       latency: op
-`, s.prometheus, fitInterval, o.history, filepath.Join(dir, "state"), scAddr, s.cluster, o.sloMs))
+    calibration:
+      file: %q
+`, s.prometheus, fitInterval, o.history, filepath.Join(dir, "state"), scAddr, s.cluster, o.sloMs, cal))
 
 	rules := filepath.Join(dir, "storcast.rules.yml")
 	writeFile(t, rules, string(testRules(t)))
@@ -318,6 +324,24 @@ scrape_configs:
 	t.Logf("stack up: prometheus %s, alertmanager %s, storcast %s, storagesim %s (origin %s, %d CPUs)",
 		s.prometheus, s.alertmanager, s.storcast, s.storagesim, s.origin.Format(time.RFC3339), runtime.NumCPU())
 	return s
+}
+
+// calibration writes the scenario's capacity points as a calibration file:
+// what an operator measures with fio before going live (storcast --demo does
+// the same).
+func calibration(t *testing.T, scenario string) string {
+	t.Helper()
+	sc, err := storagesim.LoadScenario(scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "cluster: sim\npoints:\n")
+	for _, p := range sc.Capacity.Points {
+		fmt.Fprintf(&b, "  - {io_size_bytes: %g, read_iops: %g, write_iops: %g, source: storagesim scenario %s}\n",
+			float64(p.Size), p.ReadIOPS, p.WriteIOPS, sc.Name)
+	}
+	return b.String()
 }
 
 func writeFile(t *testing.T, path, content string) {
