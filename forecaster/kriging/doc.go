@@ -21,7 +21,8 @@
 //     Ordinary solves [Γ 1; 1ᵀ 0][w; μ] = [h; 1] (Σw = 1) and reports the
 //     ordinary Kriging variance w'h + μ; NonNegative solves
 //     min ‖Γw − h‖ s.t. w ≥ 0 by Lawson–Hanson NNLS with Σw = 1 dropped, and
-//     reports w'h (paper eq. 3).
+//     reports w'h (paper eq. 3); Convex keeps w ≥ 0 and Σw = 1 (the
+//     prediction is a convex combination of the samples) and reports w'h.
 //   - Prediction Σ w_i f_i; 95% band prediction ± 2√variance.
 //   - LinearDrift: f = β₀ + βᵀx + r with β by least squares (optionally on
 //     chosen columns and rows); r is Kriged as above, the prediction is

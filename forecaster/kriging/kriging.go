@@ -21,6 +21,12 @@ const (
 	// sum-to-one constraint is dropped and w = argmin ‖Γw − h‖ subject to
 	// w ≥ 0 (non-negative least squares); the variance is w'h (paper eq. 3).
 	NonNegative
+	// Convex keeps w ≥ 0 and restores Σw = 1 (non-negative ordinary
+	// Kriging, Szidarovszky et al. 1987): the prediction is a convex
+	// combination of the samples, so it can never leave their range; the
+	// variance is w'h. Solved as NNLS with the row √λ·(1…1 | 1) appended,
+	// λ = 10⁶·max diag(ΓᵀΓ), which holds Σw = 1 to about 1e-6.
+	Convex
 )
 
 func (m Method) String() string {
@@ -29,6 +35,8 @@ func (m Method) String() string {
 		return "ordinary"
 	case NonNegative:
 		return "nonnegative"
+	case Convex:
+		return "convex"
 	}
 	return fmt.Sprintf("Method(%d)", int(m))
 }
@@ -93,7 +101,8 @@ type Model struct {
 	flat  bool        // residuals are all zero: the trend alone is the prediction
 	trend *trendFit
 	gamma *mat.Dense // Γ_ij = γ(‖x_i − x_j‖)
-	gtg   *mat.Dense // NonNegative: ΓᵀΓ, shared by every query
+	gtg   *mat.Dense // NonNegative, Convex: ΓᵀΓ (+ λ11ᵀ), shared by every query
+	lam   float64    // Convex: the sum-to-one penalty λ
 	lu    *mat.LU    // Ordinary: LU of [[Γ 1][1' 0]]
 }
 
@@ -106,7 +115,7 @@ type Model struct {
 // singular and carries no extra spatial information. X and f must be finite,
 // of matching length, with at least two distinct rows and a non-constant f.
 func Fit(X mat.Matrix, f []float64, opt Options) (*Model, error) {
-	if opt.Method != Ordinary && opt.Method != NonNegative {
+	if opt.Method != Ordinary && opt.Method != NonNegative && opt.Method != Convex {
 		return nil, inputError("Method", "unknown Kriging method %d", int(opt.Method))
 	}
 	if opt.Drift != NoDrift && opt.Drift != LinearDrift {
@@ -345,9 +354,23 @@ func fitRows(rows [][]float64, f []float64, method Method) (*Model, error) {
 		G = G.Slice(0, n, 0, n).(*mat.Dense)
 	}
 	mod.gamma = G
-	if method == NonNegative {
+	if method == NonNegative || method == Convex {
 		mod.gtg = new(mat.Dense)
 		mod.gtg.Mul(G.T(), G)
+	}
+	if method == Convex {
+		var dmax float64
+		for i := 0; i < n; i++ {
+			dmax = math.Max(dmax, mod.gtg.At(i, i))
+		}
+		mod.lam = 1e6 * math.Max(dmax, 1e-300)
+		raw := mod.gtg.RawMatrix()
+		for i := 0; i < n; i++ {
+			row := raw.Data[i*raw.Stride : i*raw.Stride+n]
+			for j := range row {
+				row[j] += mod.lam
+			}
+		}
 	}
 	return mod, nil
 }
@@ -441,9 +464,12 @@ func (m *Model) weights(x []float64) (w, h []float64, mu float64, err error) {
 	for i, xi := range m.x {
 		h[i] = m.Variogram.At(euclid(xi, x))
 	}
-	if m.Method == NonNegative {
+	if m.Method == NonNegative || m.Method == Convex {
 		c := make([]float64, n)
 		mat.NewVecDense(n, c).MulVec(m.gamma.T(), mat.NewVecDense(n, h))
+		for i := range c {
+			c[i] += m.lam // 0 for NonNegative
+		}
 		return nnlsGram(m.gtg, c), h, 0, nil
 	}
 	rhs := mat.NewVecDense(n+1, nil)
@@ -463,7 +489,8 @@ func (m *Model) weights(x []float64) (w, h []float64, mu float64, err error) {
 
 // Weights returns the Kriging weights of the (distinct, duplicate-merged)
 // training points for a query x: Σw = 1 for Ordinary, w ≥ 0 for
-// NonNegative; all zero when the drift alone fits f exactly. It is meant for
+// NonNegative and Convex (which also sums to one); all zero when the drift
+// alone fits f exactly. It is meant for
 // tests and diagnostics.
 func (m *Model) Weights(x []float64) ([]float64, error) {
 	if err := m.checkQuery(x); err != nil {

@@ -21,12 +21,12 @@ var paperWL1 = []float64{6.08, 2.92, 11.65, 25.49}
 // L = 2 ms / (1 − IOPS/2000) with 5% log-normal noise, and counters that
 // follow the load (queue depth by Little's law, cpu, disk utilization,
 // network bytes) next to irrelevant, constant, inactive and often-missing
-// ones. Errors are means over 5 independently drawn data sets.
+// ones. Errors are means over 10 independently drawn data sets.
 //
 //	go test -run TestBacktestTable -v ./forecaster/mlisp
 func TestBacktestTable(t *testing.T) {
 	q := mm1{S: 2, Mu: 2000}
-	const seeds = 5
+	const seeds = 10
 	type row struct {
 		name  string
 		model func(names []string) backtest.Forecaster

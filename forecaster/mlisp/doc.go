@@ -43,13 +43,16 @@
 //     scales the weights up whenever the query lies outside the leaf's
 //     samples, so the extrapolated value grows with the level of the data
 //     rather than its slope, and the synthetic samples compound it. On our
-//     simulated cluster it over-predicts latency 4–16× at 1.25–2× the
+//     simulated cluster it over-predicts latency 4–10× at 1.25–2× the
 //     training load (README table). The default ("regression") fits a linear
-//     trend in IOPS to the leaf's observed samples (not the synthetic ones,
-//     which would steer the trend they came from) and applies the paper's
-//     non-negative Kriging to the residuals; the band adds the trend's
-//     prediction variance. The model variogram is the paper's cubic, held
-//     at its value beyond the largest training distance (package kriging).
+//     trend in the Kriging inputs (IOPS and the signature counters) to the
+//     leaf's observed samples (not the synthetic ones, which would steer the
+//     trend they came from) and Kriges the residuals of the leaf and
+//     synthetic samples with non-negative weights that sum to one
+//     (kriging.Convex): without Σw = 1 the residuals are amplified through
+//     the synthetic samples just like the values. The band adds the trend's
+//     prediction variance. The model variogram is the paper's cubic, held at
+//     its value beyond the largest training distance (package kriging).
 //   - A Kriging leaf is capped at its 100 samples nearest to the query.
 //
 // Baselines: LinearOIO (BASIL-style, latency linear in outstanding IO,

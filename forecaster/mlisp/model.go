@@ -64,11 +64,12 @@ type Options struct {
 	// points from X to the horizon (paper: 21 points). Default 20.
 	Steps int `json:"steps"`
 	// Kriging selects the Kriging of each extrapolation step:
-	// "regression" (default) fits a linear trend in IOPS to the CART-leaf
-	// samples and Kriges the residuals of the leaf and synthetic samples
-	// with the paper's non-negative Kriging; "paper" applies non-negative
-	// Kriging to the values themselves, exactly as published. See doc.go
-	// for why the default differs from the paper.
+	// "regression" (default) fits a linear trend in the Kriging inputs to
+	// the CART-leaf samples and Kriges the residuals of the leaf and
+	// synthetic samples with non-negative weights summing to one
+	// (kriging.Convex); "paper" applies the paper's non-negative Kriging
+	// (no Σw = 1) to the values themselves, exactly as published. See
+	// doc.go for why the default differs from the paper.
 	Kriging string `json:"kriging"`
 	// Horizon is the end of the curve Fit computes, as a multiple of X, the
 	// highest observed IOPS. Default 2.
@@ -125,8 +126,7 @@ func (o Options) kriging() kriging.Options {
 	if o.Kriging == KrigingPaper {
 		return kriging.Options{Method: kriging.NonNegative, Drift: kriging.NoDrift}
 	}
-	// Column 0 of every Kriging input vector is IOPS (see inputsOf).
-	return kriging.Options{Method: kriging.NonNegative, Drift: kriging.LinearDrift, DriftColumns: []int{0}}
+	return kriging.Options{Method: kriging.Convex, Drift: kriging.LinearDrift}
 }
 
 func (o Options) validate() error {
