@@ -51,7 +51,8 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	check := fs.Bool("config.check", false, "Check the configuration and exit (0 when valid).")
 	logLevel := fs.String("log.level", "info", "Log level: debug, info, warn or error.")
 	logFormat := fs.String("log.format", "logfmt", "Log format: logfmt or json.")
-	demoScenario := fs.String("demo.scenario", "steady", "storagesim scenario of --demo (a shipped name or a YAML path).")
+	demoScenario := fs.String("demo.scenario", "growth", "storagesim scenario of --demo (a shipped name or a YAML path).")
+	demoAge := fs.Duration("demo.age", 150*time.Hour, "How long ago the --demo cluster started (its scenario's origin). With growth, 150h puts today's load at 90% of capacity, the latency SLO breach ~20 h ahead and saturation ~30 h ahead.")
 	showVersion := fs.Bool("version", false, "Print the version and exit.")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
@@ -97,7 +98,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		return source.NewPrometheus(c.Prometheus, srcMetrics, log)
 	}
 	if cfg.Demo {
-		demoSrc, err = demo.New(*demoScenario, 1, time.Now(), 24*time.Hour)
+		demoSrc, err = demo.New(*demoScenario, 1, time.Now(), *demoAge)
 		if err != nil {
 			log.Error("demo", "err", err)
 			return 1

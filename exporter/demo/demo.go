@@ -152,6 +152,7 @@ func (s *Source) Fetch(ctx context.Context, cl *config.Cluster, r source.Range) 
 		cluster map[string]map[string]float64  // part -> series key -> value
 		hosts   map[string]map[hostKey]float64 // instance -> (host metric, series) -> value
 		host    map[string]string              // instance -> role
+		osdHost int                            // hosts with an OSD up
 	}
 	pts := make([]point, n+k)
 	for i := range pts {
@@ -182,7 +183,15 @@ func (s *Source) Fetch(ctx context.Context, cl *config.Cluster, r source.Range) 
 				p.hosts[tg.Instance] = hv
 				continue
 			}
+			up := map[string]bool{}       // ceph_daemon -> up
+			hostOf := map[string]string{} // ceph_daemon -> hostname
 			for _, se := range tg.Series {
+				switch se.Name {
+				case "ceph_osd_up":
+					up[se.Labels["ceph_daemon"]] = se.Value == 1
+				case "ceph_osd_metadata":
+					hostOf[se.Labels["ceph_daemon"]] = se.Labels["hostname"]
+				}
 				for pn, pt := range parts {
 					if se.Name != pt.ref.Name+pt.suffix || !matchAll(pt.ref.Matchers, se.Labels) {
 						continue
@@ -193,6 +202,15 @@ func (s *Source) Fetch(ctx context.Context, cl *config.Cluster, r source.Range) 
 					p.cluster[pn][seriesKey(tg.Instance, se)] = se.Value
 				}
 			}
+			// The source's osd_hosts query: OSDs up joined with their
+			// metadata on ceph_daemon, counted by hostname.
+			hosts := map[string]bool{}
+			for d, ok := range up {
+				if h := hostOf[d]; ok && h != "" {
+					hosts[h] = true
+				}
+			}
+			p.osdHost += len(hosts)
 		}
 		pts[i] = p
 	}
@@ -234,6 +252,16 @@ func (s *Source) Fetch(ctx context.Context, cl *config.Cluster, r source.Range) 
 		f.Signals[sig] = v
 	}
 
+	if cl.Kind == config.KindCeph {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = float64(pts[i+k].osdHost)
+			if v[i] == 0 {
+				v[i] = math.NaN()
+			}
+		}
+		f.Signals[source.OSDHosts] = v
+	}
 	if len(cl.Hosts.Roles) > 0 || len(cl.Hosts.Matchers) > 0 {
 		for i := 0; i < n; i++ {
 			cur, prev := pts[i+k], pts[i]

@@ -54,6 +54,9 @@ func TestFetchMatchesTruth(t *testing.T) {
 	if mean := sumRel / float64(n); mean > 0.05 {
 		t.Errorf("mean relative error of total IOPS vs truth %.3f > 0.05", mean)
 	}
+	if h, ok := f.Last(source.OSDHosts, 1); !ok || h != 3 {
+		t.Errorf("osd_hosts %v (%v), want the scenario's 3", h, ok)
+	}
 	if len(f.Hosts["osd"]) == 0 || len(f.Hosts["osd"]["disk_reads"]) != 3 {
 		t.Errorf("host metrics: %d metrics, disk_reads of %d hosts", len(f.Hosts["osd"]), len(f.Hosts["osd"]["disk_reads"]))
 	}

@@ -210,7 +210,7 @@ type Snapshot struct {
 
 	Observed    features.Observed
 	HasObserved bool
-	Hosts       int // hosts seen in the last fit (largest role), 0 unknown
+	Hosts       int // hosts with OSDs up (ceph), else hosts of the largest Inside-Out role; 0 unknown
 
 	Capacity          *conservation.Model
 	CapacitySource    string // file, history
@@ -321,6 +321,9 @@ func (e *Engine) refresh(ctx context.Context, cfg *config.Config, c *cluster, lo
 	next.SourceUp, next.SourceError, next.Ready = true, "", true
 	next.LastRefresh = e.opt.Now()
 	next.Observed, next.HasObserved = obs, true
+	if h, ok := frame.Last(source.OSDHosts, refreshSteps); ok && h > 0 {
+		next.Hosts = int(h)
+	}
 	e.derive(next, frame, c, cfg)
 	e.markStale(cfg, next)
 	c.snap.Store(next)
@@ -431,7 +434,9 @@ func (e *Engine) fit(ctx context.Context, cfg *config.Config, c *cluster, log *s
 			for t, tm := range m.Targets {
 				acc[string(t)] = tm.CVAccuracy
 			}
-			next.Hosts = maxHosts(ws[len(ws)-1])
+			if _, ok := frame.Last(source.OSDHosts, refreshSteps); !ok {
+				next.Hosts = maxHosts(ws[len(ws)-1])
+			}
 		}
 		record(InsideOut, t0, len(ws), acc, err)
 	}

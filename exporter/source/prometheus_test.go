@@ -72,11 +72,15 @@ func TestFetchAlignsAndAggregates(t *testing.T) {
 	if n := len(f.Hosts["osd"]["disk_reads"]); n != 4 {
 		t.Errorf("disk_reads of %d hosts, want 4", n)
 	}
-	// One query per cluster signal (7) and per host metric (13), no more.
-	if want := 7 + len(HostMetrics); f.Stats.Queries != want {
+	// One query per cluster signal (7), the OSD host count and one per host
+	// metric (13), no more.
+	if want := 8 + len(HostMetrics); f.Stats.Queries != want {
 		t.Errorf("%d queries, want %d", f.Stats.Queries, want)
 	}
-	if f.Stats.ResponseBytes <= 0 || f.Stats.Series != 7+4*len(HostMetrics) {
+	if v, ok := f.Last(OSDHosts, 1); !ok || v != 4 {
+		t.Errorf("osd_hosts %v %v, want 4", v, ok)
+	}
+	if f.Stats.ResponseBytes <= 0 || f.Stats.Series != 8+4*len(HostMetrics) {
 		t.Errorf("stats %+v", f.Stats)
 	}
 }
@@ -160,7 +164,7 @@ func TestFaultsFail(t *testing.T) {
 			if got := testutil.ToFloat64(m.Errors.WithLabelValues("a", tc.reason)); got == 0 {
 				t.Errorf("no %s error counted (err %v)", tc.reason, err)
 			}
-			if got, want := testutil.ToFloat64(m.Queries.WithLabelValues("a")), float64(7*tc.attempts); got != want {
+			if got, want := testutil.ToFloat64(m.Queries.WithLabelValues("a")), float64(8*tc.attempts); got != want {
 				t.Errorf("%v attempts, want %v", got, want)
 			}
 		})

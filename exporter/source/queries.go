@@ -128,6 +128,13 @@ func ClusterQueries(cl *config.Cluster, window string) map[string]string {
 		}
 		return q
 	}
+	if cl.Kind == config.KindCeph {
+		sel := config.Selector(cl.ParsedMatchers)
+		// The join goes on ceph_daemon: with ceph-exporter the counters come
+		// from per-host instances and the metadata from the mgr's, so
+		// instance never matches.
+		q[OSDHosts] = fmt.Sprintf("count(count by (hostname) ((ceph_osd_up{%s} == 1) * on (ceph_daemon) group_left (hostname) max by (ceph_daemon, hostname) (ceph_osd_metadata{%s})))", sel, sel)
+	}
 	for sig, ref := range RefsFor(cl) {
 		if IsLatency(sig) {
 			q[sig] = fmt.Sprintf("sum(rate(%s[%s])) / sum(rate(%s[%s]))",

@@ -17,6 +17,10 @@ const (
 	Latency      = "latency"       // mean latency of the SLO's kind (read, write or op), seconds
 	ReadLatency  = "read_latency"  // mean read latency, seconds (when the kind has it)
 	WriteLatency = "write_latency" // mean write latency, seconds (when the kind has it)
+	// OSDHosts is the number of hosts with at least one OSD up (ceph only):
+	// ceph_osd_up joined with ceph_osd_metadata on ceph_daemon for the
+	// hostname label.
+	OSDHosts = "osd_hosts"
 )
 
 // Range is a query range; End is inclusive.

@@ -35,6 +35,8 @@ func (w Workload) Answer(q string) []Series {
 		return w.hosts(q, read, write)
 	}
 	switch {
+	case strings.Contains(q, "ceph_osd_metadata"):
+		return one(func(time.Time) float64 { return float64(w.Hosts) })
 	case strings.Contains(q, "_latency_sum"):
 		return one(lat)
 	case strings.Contains(q, "ceph_osd_op_r_out_bytes"):
