@@ -35,7 +35,7 @@ func (d *Datasource) CheckHealth(ctx context.Context, _ *backend.CheckHealthRequ
 	cls, err := d.client.Clusters(ctx)
 	if err != nil {
 		return &backend.CheckHealthResult{Status: backend.HealthStatusError,
-			Message: fmt.Sprintf("storcast %s answers, but listing its clusters failed: %v", bi.Version, err)}, nil
+			Message: fmt.Sprintf("storcast %s answers, but listing its clusters failed: %v", versionText(bi), err)}, nil
 	}
 	details := HealthDetails{URL: d.client.URL(), Version: bi.Version, Revision: bi.Revision, Clusters: []string{}}
 	var parts []string
@@ -44,9 +44,9 @@ func (d *Datasource) CheckHealth(ctx context.Context, _ *backend.CheckHealthRequ
 		parts = append(parts, fmt.Sprintf("%s (%s, %s)", c.Name, c.Kind, modelSummary(c)))
 	}
 	js, _ := json.Marshal(details)
-	msg := fmt.Sprintf("storcast %s serves %d cluster(s): %s", bi.Version, len(cls), strings.Join(parts, "; "))
+	msg := fmt.Sprintf("storcast %s serves %d cluster(s): %s", versionText(bi), len(cls), strings.Join(parts, "; "))
 	if len(cls) == 0 {
-		msg = fmt.Sprintf("storcast %s answers but serves no cluster yet: check its configuration (clusters, Prometheus URL)", bi.Version)
+		msg = fmt.Sprintf("storcast %s answers but serves no cluster yet: check its configuration (clusters, Prometheus URL)", versionText(bi))
 	}
 	return &backend.CheckHealthResult{Status: backend.HealthStatusOk, Message: msg, JSONDetails: js}, nil
 }
@@ -78,4 +78,16 @@ func modelSummary(c apiv1.Cluster) string {
 		s += ", " + strings.Join(notes, ", ")
 	}
 	return s
+}
+
+// versionText is the version to show; a build without a stamped version
+// (plain go build) says so, with its revision when it has one.
+func versionText(bi apiv1.BuildInfo) string {
+	switch {
+	case bi.Version != "":
+		return bi.Version
+	case bi.Revision != "":
+		return "(unversioned build " + bi.Revision + ")"
+	}
+	return "(unversioned build)"
 }

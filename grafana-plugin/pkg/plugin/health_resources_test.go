@@ -55,6 +55,21 @@ func TestCheckHealthReportsVersionAndClusters(t *testing.T) {
 	}
 }
 
+func TestCheckHealthWithoutAStampedVersion(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/v1/status/buildinfo" {
+			_, _ = w.Write([]byte(`{"status":"success","data":{"version":"","revision":"","goVersion":"go1.26"}}`))
+			return
+		}
+		_, _ = w.Write([]byte(`{"status":"success","data":[{"name":"demo","kind":"ceph","models":{}}]}`))
+	}))
+	defer srv.Close()
+	h, _ := newDS(t, srv.URL, "", nil).CheckHealth(context.Background(), &backend.CheckHealthRequest{})
+	if h.Status != backend.HealthStatusOk || h.Message != "storcast (unversioned build) serves 1 cluster(s): demo (ceph, 0/0 models fitted)" {
+		t.Errorf("health = %v %q", h.Status, h.Message)
+	}
+}
+
 func TestCheckHealthSaysWhy(t *testing.T) {
 	down := httptest.NewServer(http.NotFoundHandler())
 	down.Close()
