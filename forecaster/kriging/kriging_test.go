@@ -435,3 +435,38 @@ func TestVarianceIsWeightsTimesH(t *testing.T) {
 		}
 	}
 }
+
+// Property: Convex weights are ≥ 0 and sum to one, so the prediction stays
+// within the range of the samples even far outside them.
+func TestConvexStaysInRange(t *testing.T) {
+	rng := rand.New(rand.NewPCG(14, 15))
+	X, y := randomData(rng, 40, 2, smooth)
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range y {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	m, err := Fit(X, y, Options{Method: Convex})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range [][]float64{{5, 5}, {12, 12}, {40, -30}, {0.5, 9}} {
+		w, err := m.Weights(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum float64
+		for _, v := range w {
+			if v < 0 {
+				t.Fatalf("negative weight %v", v)
+			}
+			sum += v
+		}
+		if math.Abs(sum-1) > 1e-5 {
+			t.Errorf("at %v: weights sum to %v", x, sum)
+		}
+		p, _ := m.Estimate(x)
+		if p.Mean < lo-1e-6*(hi-lo) || p.Mean > hi+1e-6*(hi-lo) {
+			t.Errorf("at %v: %v outside the sample range [%v, %v]", x, p.Mean, lo, hi)
+		}
+	}
+}
