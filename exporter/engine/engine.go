@@ -207,6 +207,10 @@ type Snapshot struct {
 	SourceError string
 	// LastRefresh is when the observed inputs were last refreshed.
 	LastRefresh time.Time
+	// Fits counts completed fit cycles since start; LastFitReason says why
+	// the last one ran (interval, requested, or an accuracy trigger).
+	Fits          int
+	LastFitReason string
 
 	Observed    features.Observed
 	HasObserved bool
@@ -339,20 +343,25 @@ func (e *Engine) derive(s *Snapshot, recent *source.Frame, c *cluster, cfg *conf
 		}
 	}
 	s.PredictedIO = nil
+	// An accuracy trigger waits a tenth of the interval (at least five
+	// refreshes) after the last fit: a refit that cannot do better (the
+	// lookback still holds mostly the old behaviour) must not loop.
+	gap := max(cfg.Fit.Interval/10, 5*cfg.Fit.RefreshInterval)
+	mayTrigger := c.refitReason == "" && !c.lastFit.IsZero() && e.opt.Now().Sub(c.lastFit) >= gap
 	if s.InsideOut != nil && recent != nil {
 		ws, measured, err := features.HostWindows(recent, 60, 0)
 		if err == nil && len(ws) > 0 {
 			if pred, err := s.InsideOut.Predict(ws[len(ws)-1]); err == nil {
 				s.PredictedIO = pred
 			}
-			if acc, err := s.InsideOut.Score(ws, measured); err == nil && insideout.NeedsRetrain(acc, cfg.Fit.AccuracyThreshold) && c.refitReason == "" {
+			if acc, err := s.InsideOut.Score(ws, measured); err == nil && insideout.NeedsRetrain(acc, cfg.Fit.AccuracyThreshold) && mayTrigger {
 				c.refitReason = "insideout accuracy below threshold"
 			}
 		}
 	}
 	if s.Latency != nil && s.HasObserved && s.Observed.LatencySeconds > 0 {
 		if b, ok := s.Latency.At(s.Observed.IOPS); ok && b.Mean > 0 {
-			if rel := math.Abs(b.Mean-s.Observed.LatencySeconds) / s.Observed.LatencySeconds; 1-rel < cfg.Fit.AccuracyThreshold && c.refitReason == "" {
+			if rel := math.Abs(b.Mean-s.Observed.LatencySeconds) / s.Observed.LatencySeconds; 1-rel < cfg.Fit.AccuracyThreshold && mayTrigger {
 				c.refitReason = "latency accuracy below threshold"
 			}
 		}
@@ -489,6 +498,8 @@ func (e *Engine) fit(ctx context.Context, cfg *config.Config, c *cluster, log *s
 	e.derive(next, frame, c, cfg)
 	e.markStale(cfg, next)
 	c.lastFit = e.opt.Now()
+	next.Fits++
+	next.LastFitReason = reason
 	c.snap.Store(next)
 	log.Info("fit done", "seconds", time.Since(start).Seconds())
 	if err := state.Save(cfg.StateDir, e.persist(next)); err != nil {

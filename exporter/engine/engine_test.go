@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"math"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -148,5 +149,59 @@ func TestStateRestoredAtStart(t *testing.T) {
 	}
 	if !e2.Ready() {
 		t.Error("not ready with a restored state")
+	}
+}
+
+// TestRefitWhenAccuracyDrops: when the hosts' metrics stop explaining the
+// load (here the disks start doing twice the work per client op), Inside-Out's
+// accuracy on recent data falls below the threshold and the engine refits
+// long before fit.interval.
+func TestRefitWhenAccuracyDrops(t *testing.T) {
+	w := testWorkload()
+	var mu sync.Mutex
+	changed := false
+	fake := promfake.New(func(q string) []promfake.Series {
+		s := w.Answer(q)
+		mu.Lock()
+		defer mu.Unlock()
+		if changed && strings.Contains(q, "by (instance)") {
+			for i := range s {
+				f := s[i].Value
+				s[i].Value = func(t time.Time) float64 { return 2 * f(t) }
+			}
+		}
+		return s
+	})
+	defer fake.Close()
+	cfg := testConfig(t, fake.URL)
+	cfg.Clusters[0].Hosts = config.Hosts{Matchers: []string{`job="node"`}, Roles: []config.Role{{Name: "osd"}}}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The clock advances 1 s per reading: the trigger's minimum gap after
+	// a fit (interval/10 = 6 min) passes after a few refreshes.
+	var mu2 sync.Mutex
+	now := testNow
+	e := New(Options{Source: src, Now: func() time.Time { mu2.Lock(); defer mu2.Unlock(); now = now.Add(time.Second); return now }})
+	e.Start(context.Background(), cfg)
+	t.Cleanup(e.Stop)
+	waitFor(t, "first fit", func() bool { return e.Snapshot("a").InsideOut != nil })
+	if s := e.Snapshot("a"); s.Fits != 1 || s.LastFitReason != "interval" {
+		t.Fatalf("fits %d reason %q", s.Fits, s.LastFitReason)
+	}
+	time.Sleep(500 * time.Millisecond) // refreshes with unchanged data: no refit
+	if s := e.Snapshot("a"); s.Fits != 1 {
+		t.Fatalf("refit without cause: %d fits, reason %q", s.Fits, s.LastFitReason)
+	}
+	mu.Lock()
+	changed = true
+	mu.Unlock()
+	waitFor(t, "refit", func() bool { return e.Snapshot("a").Fits >= 2 })
+	if s := e.Snapshot("a"); s.LastFitReason != "insideout accuracy below threshold" {
+		t.Errorf("refit reason %q", s.LastFitReason)
 	}
 }
