@@ -158,6 +158,11 @@ func Fit(X mat.Matrix, f []float64, opt Options) (*Model, error) {
 			}
 		}
 		trend = fitTrend(driftRows, driftVals, opt.DriftColumns)
+		for _, b := range append([]float64{trend.s2}, trend.beta...) {
+			if math.IsNaN(b) || math.IsInf(b, 0) {
+				return nil, inputError("f", "the linear drift is not finite: X or f span too many orders of magnitude")
+			}
+		}
 		var rmax float64
 		for i, r := range rows {
 			vals[i] -= trend.at(r)
@@ -426,6 +431,9 @@ func (m *Model) Estimate(x []float64) (Prediction, error) {
 		trendVar = m.trend.variance(x)
 	}
 	if m.flat {
+		if math.IsNaN(trend) || math.IsInf(trend, 0) || math.IsNaN(trendVar) || math.IsInf(trendVar, 0) {
+			return Prediction{}, inputError("x", "the drift estimate is not finite (%v ± %v)", trend, trendVar)
+		}
 		band := 2 * math.Sqrt(trendVar)
 		return Prediction{Mean: trend, Variance: trendVar, Lower: trend - band, Upper: trend + band}, nil
 	}
@@ -442,6 +450,9 @@ func (m *Model) Estimate(x []float64) (Prediction, error) {
 		variance = 0
 	}
 	variance += trendVar
+	if math.IsNaN(mean) || math.IsInf(mean, 0) || math.IsNaN(variance) || math.IsInf(variance, 0) {
+		return Prediction{}, inputError("x", "the Kriging estimate is not finite (mean %v, variance %v)", mean, variance)
+	}
 	band := 2 * math.Sqrt(variance)
 	return Prediction{Mean: mean, Variance: variance, Lower: mean - band, Upper: mean + band}, nil
 }
