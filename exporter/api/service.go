@@ -201,15 +201,12 @@ func (s *Service) Forecast(cluster, series string, start, end, step float64) (ap
 		}
 		out.Points = append(out.Points, apiv1.ForecastPoint{T: t, Value: conv(b.Mean), Lower: lo, Upper: hi})
 	}
+	// Max IOPS has no history (it is today's capacity at today's mix).
 	for _, p := range sn.History {
-		if p.T < start || p.T > end {
+		if series == "max_iops" || p.T < start || p.T > end {
 			continue
 		}
-		v := p.Value
-		if series == "max_iops" {
-			continue
-		}
-		v = conv(v)
+		v := conv(p.Value)
 		out.Observed = append(out.Observed, apiv1.ForecastPoint{T: p.T, Value: v, Lower: v, Upper: v})
 	}
 	model := engine.Trend

@@ -65,7 +65,7 @@ func BenchmarkFitCycle(b *testing.B) {
 	}
 	clk := &clock{t: testNow}
 	e := New(Options{Source: src, Latency: models.MLISP{}, Trend: models.DemandTrend{}, Now: clk.Now})
-	cl := &cluster{name: "big", cfg: c.Clusters[0], src: src, fitNow: make(chan struct{}, 1)}
+	cl := &cluster{name: "big", cfg: c.Clusters[0], src: src}
 	cl.snap.Store(&Snapshot{Cluster: "big", Models: emptyStatuses()})
 	log := slog.New(slog.DiscardHandler)
 	var peak uint64

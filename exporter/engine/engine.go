@@ -100,7 +100,7 @@ func (e *Engine) Start(ctx context.Context, cfg *config.Config) {
 		cc := cfg.Clusters[i]
 		c := old[cc.Name]
 		if c == nil {
-			c = &cluster{name: cc.Name, fitNow: make(chan struct{}, 1)}
+			c = &cluster{name: cc.Name}
 			c.snap.Store(&Snapshot{Cluster: cc.Name, Kind: cc.Kind, Models: emptyStatuses()})
 			e.restore(c, cfg.StateDir)
 		}
@@ -161,32 +161,11 @@ func (e *Engine) Snapshot(name string) *Snapshot {
 	return nil
 }
 
-// FitNow asks the loop of cluster to fit at its next wake-up.
-func (e *Engine) FitNow(name string) {
-	e.mu.Lock()
-	c := e.clusters[name]
-	e.mu.Unlock()
-	if c != nil {
-		select {
-		case c.fitNow <- struct{}{}:
-		default:
-		}
-	}
-}
-
-// Config returns the configuration the engine runs.
-func (e *Engine) Config() *config.Config {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.cfg
-}
-
 type cluster struct {
-	name   string
-	cfg    config.Cluster
-	src    source.Source // set by Start while no loop runs
-	snap   atomic.Pointer[Snapshot]
-	fitNow chan struct{}
+	name string
+	cfg  config.Cluster
+	src  source.Source // set by Start while no loop runs
+	snap atomic.Pointer[Snapshot]
 	// written only by the cluster's loop
 	lastFit      time.Time
 	refitReason  string
@@ -208,7 +187,7 @@ type Snapshot struct {
 	// LastRefresh is when the observed inputs were last refreshed.
 	LastRefresh time.Time
 	// Fits counts completed fit cycles since start; LastFitReason says why
-	// the last one ran (interval, requested, or an accuracy trigger).
+	// the last one ran (interval or an accuracy trigger).
 	Fits          int
 	LastFitReason string
 
@@ -284,8 +263,6 @@ func (e *Engine) loop(ctx context.Context, cfg *config.Config, c *cluster) {
 		case <-ctx.Done():
 			t.Stop()
 			return
-		case <-c.fitNow:
-			c.refitReason = "requested"
 		case <-t.C:
 		}
 		t.Stop()

@@ -36,7 +36,6 @@ type Prometheus struct {
 	errs        *prometheus.CounterVec
 	retries     *prometheus.CounterVec
 	respBytes   *prometheus.CounterVec
-	fetchHosts  bool
 	sleepBefore func(ctx context.Context, d time.Duration) error
 }
 
@@ -99,15 +98,11 @@ func NewPrometheus(cfg config.Prometheus, m *Metrics, log *slog.Logger) (*Promet
 		m, _ = NewMetrics(nil)
 	}
 	return &Prometheus{
-		api: v1.NewAPI(client), cfg: cfg, log: log, parallel: 4, fetchHosts: true,
+		api: v1.NewAPI(client), cfg: cfg, log: log, parallel: 4,
 		queries: m.Queries, errs: m.Errors, retries: m.Retries, respBytes: m.RespBytes,
 		sleepBefore: sleepCtx,
 	}, nil
 }
-
-// WithoutHosts makes Fetch skip host metrics (for refreshes of observed
-// inputs, which need only the cluster signals).
-func (p *Prometheus) WithoutHosts() Source { q := *p; q.fetchHosts = false; return &q }
 
 type job struct {
 	role, signal, query string
@@ -124,7 +119,7 @@ func (p *Prometheus) Fetch(ctx context.Context, cl *config.Cluster, r Range) (*F
 	for s, q := range ClusterQueries(cl, window) {
 		jobs = append(jobs, job{signal: s, query: q})
 	}
-	if p.fetchHosts && (len(cl.Hosts.Roles) > 0 || len(cl.Hosts.Matchers) > 0) {
+	if len(cl.Hosts.Roles) > 0 || len(cl.Hosts.Matchers) > 0 {
 		for role, qs := range HostQueries(cl, window) {
 			for m, q := range qs {
 				jobs = append(jobs, job{role: role, signal: m, query: q})
