@@ -32,8 +32,9 @@ type Curve struct {
 	// Synthetic holds the synthetic sample of each point: the values of the
 	// signature counters, in Model.Signature order.
 	Synthetic [][]float64 `json:"synthetic"`
-	// Fallbacks counts Kriging steps that fell back to the leaf mean
-	// because their training values were constant.
+	// Fallbacks counts Kriging steps that fell back to the mean of their
+	// training values with no band, because Kriging refused them (constant
+	// values, a single distinct point, a non-finite drift).
 	Fallbacks int `json:"fallbacks"`
 }
 
