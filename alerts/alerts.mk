@@ -18,7 +18,12 @@ test-alerts:
 	amtool check-config alerts/alertmanager.example.yml
 
 # End to end with real processes (storagesim, Prometheus, storcast,
-# Alertmanager): a few minutes. Not in TEST_TARGETS yet: it needs cmd/storcast.
-.PHONY: e2e-alerts
+# Alertmanager): 4-8 minutes, behind the e2e build tag so that test-go
+# (go test ./...) does not run it a second time.
+.PHONY: e2e-alerts test-e2e-alerts
+TEST_TARGETS += test-e2e-alerts
 e2e-alerts:
-	$(GO) test -tags e2e -count=1 -timeout 15m -v ./e2e/alerts/
+	$(GO) test -tags e2e -count=1 -timeout 20m -v ./e2e/alerts/
+
+test-e2e-alerts:
+	$(GO) test -tags e2e -count=1 -timeout 20m ./e2e/alerts/

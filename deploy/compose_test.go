@@ -37,7 +37,7 @@ type service struct {
 // buildOutputs are mounted paths that a build step creates; each names a
 // file that must exist for the step to be possible.
 var buildOutputs = map[string]string{
-	"grafana-plugin/dist": "grafana-plugin/package.json", // npm run build
+	"grafana-plugin/dist": "grafana-plugin/plugin.mk", // make plugin
 }
 
 // listenPorts are the ports each service listens on inside the stack.
@@ -267,6 +267,14 @@ func TestURLsAgree(t *testing.T) {
 	}
 	checkURL(t, c, "storcast.yml prometheus.url", cfg.Prometheus.URL)
 	n++
+	if m := mounts(t, "storcast", c.Services["storcast"]); m["/etc/storcast"] != "deploy/storcast" {
+		t.Errorf("storcast's configuration directory is not mounted from deploy/storcast: %v", m)
+	}
+	for _, cl := range cfg.Clusters {
+		if cl.Calibration.File == "" {
+			t.Errorf("cluster %s has no calibration file", cl.Name)
+		}
+	}
 	if _, port, _ := net.SplitHostPort(cfg.Web.ListenAddress); port != listenPorts["storcast"] {
 		t.Errorf("storcast.yml listens on %q, want port %s", cfg.Web.ListenAddress, listenPorts["storcast"])
 	}

@@ -15,7 +15,7 @@ func TestSaturationAlertFiresBeforeSaturation(t *testing.T) {
 	s := startStack(t, stackOptions{scenario: "testdata/growth-e2e.yml", history: 48 * time.Hour, sloMs: 10})
 	const alert = "StorcastMaxIOPSSaturationPredicted"
 	var fired amAlert
-	waitFor(t, alert+" in Alertmanager", 4*time.Minute, func() (bool, string) {
+	waitFor(t, alert+" in Alertmanager", 8*time.Minute, func() (bool, string) {
 		as, err := amAlerts(s.alertmanager)
 		if err != nil {
 			return false, err.Error()
@@ -63,7 +63,7 @@ func TestSteadyScenarioRaisesNoAlert(t *testing.T) {
 	s := startStack(t, stackOptions{scenario: "steady", history: 72 * time.Hour, sloMs: 20})
 	// Wait until storcast's forecasts are in Prometheus, then let the rules
 	// evaluate on them for a while.
-	waitFor(t, "storcast's forecasts in Prometheus", 4*time.Minute, func() (bool, string) {
+	waitFor(t, "storcast's forecasts in Prometheus", 8*time.Minute, func() (bool, string) {
 		ls, _, err := promQuery(s.prometheus, `storcast_headroom_ratio and on (cluster) storcast_saturation_eta_seconds{limit="max_iops"}`)
 		if err != nil {
 			return false, err.Error()
