@@ -39,6 +39,7 @@ type integration struct {
 	simAddr  string
 	scenario string
 	history  []string // OpenMetrics files, one per 2 h block
+	storcast string   // storcast's address
 }
 
 const (
@@ -169,7 +170,7 @@ func (it *integration) startStorcast(bin, backend, addr string) {
 	cfg := fmt.Sprintf(`prometheus:
   url: %s
   timeout: 60s
-fit: {interval: 1h, lookback: 7d, step: %s, refresh_interval: 5s}
+fit: {interval: 1h, stale_after: 3h, lookback: 7d, step: %s, refresh_interval: 5s}
 state_dir: %s
 clusters:
   - name: sim
@@ -185,6 +186,7 @@ clusters:
 	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	it.storcast = addr
 	startProcess(t, it.dir, "storcast", bin, "--config.file="+path, "--web.listen-address="+addr, "--log.level=debug")
 	waitHTTP(t, "http://"+addr+"/-/healthy", 30*time.Second)
 }
@@ -326,6 +328,28 @@ func (it *integration) check(base string) {
 	}
 	if up := get(`storcast_source_up{cluster="sim"}`); up != 1 {
 		t.Errorf("storcast_source_up %v", up)
+	}
+
+	// What-if through storcast's API: doubling the hosts (counted by the
+	// ceph_osd_up x ceph_osd_metadata join on ceph_daemon) doubles max IOPS.
+	body := strings.NewReader(`{"cluster":"sim","hostsAdded":` + strconv.Itoa(tr.Hosts) + `}`)
+	resp, err := http.Post("http://"+it.storcast+"/api/v1/whatif", "application/json", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var env struct {
+		Status string `json:"status"`
+		Error  string `json:"error"`
+		Data   struct {
+			MaxIOPS float64 `json:"maxIops"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&env); err != nil || env.Status != "success" {
+		t.Fatalf("whatif: %v %s", err, env.Error)
+	}
+	if r := env.Data.MaxIOPS / maxIOPS; math.Abs(r-2) > 0.05 {
+		t.Errorf("whatif with %d hosts added: max IOPS %.0f, %.2f x today's %.0f, want 2x", tr.Hosts, env.Data.MaxIOPS, r, maxIOPS)
 	}
 }
 

@@ -361,6 +361,9 @@ func (c *Config) Validate() error {
 	if n := f.Lookback / f.Step; n > 11000 {
 		return fmt.Errorf("fit.lookback: %s / fit.step %s = %d points per series; at most 11000 (Prometheus's limit)", model.Duration(f.Lookback), model.Duration(f.Step), n)
 	}
+	if f.StaleAfter <= f.Interval {
+		return fmt.Errorf("fit.stale_after: %s must be longer than fit.interval (%s), or every model would go stale between fits", model.Duration(f.StaleAfter), model.Duration(f.Interval))
+	}
 	if f.AccuracyThreshold < 0 || f.AccuracyThreshold > 1 {
 		return fmt.Errorf("fit.accuracy_threshold: %v is outside [0, 1]", f.AccuracyThreshold)
 	}

@@ -31,7 +31,7 @@ func testConfig(t *testing.T, url string) *config.Config {
 	c.Prometheus.Timeout = 200 * time.Millisecond
 	c.Prometheus.Retries = 1
 	c.Prometheus.RetryBackoff = time.Millisecond
-	c.Fit = config.Fit{Interval: time.Hour, Lookback: 6 * time.Hour, Step: time.Minute, RefreshInterval: 20 * time.Millisecond, AccuracyThreshold: 0.5, StaleAfter: time.Hour}
+	c.Fit = config.Fit{Interval: time.Hour, Lookback: 6 * time.Hour, Step: time.Minute, RefreshInterval: 20 * time.Millisecond, AccuracyThreshold: 0.5, StaleAfter: 2 * time.Hour}
 	c.StateDir = t.TempDir()
 	c.Clusters = []config.Cluster{{Name: "a", Kind: config.KindCeph, Matchers: []string{`cluster="a"`},
 		Calibration: config.Calibration{File: "testdata/calibration.yml"},
