@@ -229,3 +229,23 @@ func TestTooManySeries(t *testing.T) {
 		t.Error("not counted")
 	}
 }
+
+// TestSwiftQueries: the Swift mapping with the cluster's matchers merged in.
+func TestSwiftQueries(t *testing.T) {
+	cl := testCluster(t, `swift_cluster="s1"`)
+	cl.Kind = config.KindSwift
+	q := ClusterQueries(cl, "2m")
+	want := map[string]string{
+		ReadOps:  `sum(rate(swift_proxy_count{type="object",method="GET",policy="all",swift_cluster="s1"}[2m]))`,
+		WriteOps: `sum(rate(swift_proxy_count{type="object",method="PUT",policy="all",swift_cluster="s1"}[2m]))`,
+		Latency:  `sum(rate(swift_proxy_sum{type="object",method=~"GET|PUT",policy="all",swift_cluster="s1"}[2m])) / sum(rate(swift_proxy_count{type="object",method=~"GET|PUT",policy="all",swift_cluster="s1"}[2m]))`,
+	}
+	for s, w := range want {
+		if q[s] != w {
+			t.Errorf("%s:\n got %s\nwant %s", s, q[s], w)
+		}
+	}
+	if _, ok := q[OSDHosts]; ok {
+		t.Error("swift has no OSD host query")
+	}
+}
