@@ -10,8 +10,10 @@
 //	headroom ratio   1 - IOPS/maxIOPS, clamped to [0, 1] (0 = saturated)
 //	read ratio       CapacityCurve.Current.ReadRatio
 //	IO size          CapacityCurve.Current.IOSizeBytes (op-weighted mean)
-//	knee IOPS        LatencyCurve.KneeIOPS: the IOPS at which the lower, mean and
-//	                 upper latency bound crosses the SLO (LatencyCurve.SLOSeconds)
+//	knee IOPS        LatencyCurve.KneeIOPS: the IOPS at which the mean latency
+//	                 crosses the SLO (LatencyCurve.SLOSeconds), with the range from
+//	                 the upper bound's crossing (the earliest) to the lower bound's;
+//	                 a bound that does not cross within the curve shows "beyond"
 //
 // The plots are the latency-vs-IOPS forecast (the 95% band as a filled area,
 // the mean as a line, observed windows as dots, the SLO and the knee as

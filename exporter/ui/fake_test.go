@@ -70,8 +70,10 @@ func latencyOf(name string, s, max, slo, today float64) apiv1.LatencyCurve {
 		jitter := 1 + 0.05*math.Sin(float64(i)*1.7)
 		c.Observed = append(c.Observed, apiv1.ObservedLatency{IOPS: x, LatencySeconds: s / (1 - x/max) * jitter})
 	}
-	knee := func(mult float64) float64 { return max * (1 - s*mult/slo) } // s*mult/(1-x/max) = slo
-	c.KneeIOPS = apiv1.Band{Lower: ptr(knee(1.15)), Mean: ptr(knee(1)), Upper: ptr(knee(0.85))}
+	// Where each latency bound crosses the SLO: s*mult/(1-x/max) = slo. The
+	// upper bound (mult 1.15) crosses first.
+	knee := func(mult float64) float64 { return max * (1 - s*mult/slo) }
+	c.KneeIOPS = apiv1.Band{Lower: ptr(knee(0.85)), Mean: ptr(knee(1)), Upper: ptr(knee(1.15))}
 	return c
 }
 

@@ -210,9 +210,11 @@ func trim(v float64) string {
 	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
+// formatOptIOPS writes a knee bound; nil (the bound does not cross the SLO
+// within the curve) is "beyond".
 func formatOptIOPS(v *float64) string {
 	if v == nil {
-		return "none"
+		return "beyond"
 	}
 	return formatIOPS(*v)
 }

@@ -75,9 +75,11 @@ func TestLandingPageFigures(t *testing.T) {
 			t.Errorf("page lacks %s", want)
 		}
 	}
-	// ceph-prod knee: 36000*(1-0.002/0.010) = 28800.
-	if !strings.Contains(body, `<dd class="fig-knee">28.8k <small>`) {
-		t.Errorf("page lacks the knee 28.8k")
+	// ceph-prod knee: 36000*(1-0.002/0.010) = 28800; the upper bound
+	// (x1.15) crosses at 36000*(1-0.0023/0.01) = 27720, the lower (x0.85)
+	// at 36000*(1-0.0017/0.01) = 29880.
+	if !strings.Contains(body, `>28.8k <small>[27.7k – 29.9k]</small></dd>`) {
+		t.Errorf("page lacks the knee 28.8k [27.7k – 29.9k]")
 	}
 	// Clusters in name order.
 	a, b, c := strings.Index(body, `data-cluster="ceph-new"`), strings.Index(body, `data-cluster="ceph-prod"`), strings.Index(body, `data-cluster="swift-dc2"`)
@@ -150,6 +152,10 @@ func TestLandingPageNonFiniteValues(t *testing.T) {
 	}
 	if !strings.Contains(body, `<dd class="fig-max-iops">n/a</dd>`) || !strings.Contains(body, `<dd class="fig-headroom">n/a</dd>`) {
 		t.Errorf("non-finite max IOPS not shown as n/a")
+	}
+	// A NaN knee is n/a; bounds that do not cross the SLO are "beyond".
+	if !strings.Contains(body, `>n/a <small>[beyond – beyond]</small></dd>`) {
+		t.Errorf("knee without bounds not shown as n/a [beyond – beyond]")
 	}
 }
 
