@@ -22,8 +22,9 @@ type Desc struct {
 }
 
 // FromSource parses the Go files in dir and returns every
-// prometheus.NewDesc(name, help, []string{labels...}, ...) whose name and
-// labels are literals, sorted by name.
+// prometheus.NewDesc(name, help, []string{labels...}, ...) (or a call of a
+// local wrapper newDesc with the same arguments) whose name is a literal,
+// sorted by name.
 func FromSource(dir string) ([]Desc, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
@@ -44,8 +45,16 @@ func FromSource(dir string) ([]Desc, error) {
 			if !ok || len(call.Args) < 3 {
 				return true
 			}
-			sel, ok := call.Fun.(*ast.SelectorExpr)
-			if !ok || sel.Sel.Name != "NewDesc" {
+			// prometheus.NewDesc(...) or a local wrapper newDesc(...) with
+			// the same arguments.
+			var fn string
+			switch f := call.Fun.(type) {
+			case *ast.SelectorExpr:
+				fn = f.Sel.Name
+			case *ast.Ident:
+				fn = f.Name
+			}
+			if fn != "NewDesc" && fn != "newDesc" {
 				return true
 			}
 			name, ok := stringLit(call.Args[0])

@@ -15,6 +15,7 @@ var (
 	a = prometheus.NewDesc("storcast_a", "help", []string{"cluster", "op"}, nil)
 	b = prometheus.NewDesc("storcast_b", "help", nil, nil)
 	c = prometheus.NewDesc(name, "help", nil, nil)
+	d = newDesc("storcast_d", "help", []string{"cluster"}, nil)
 )
 `
 	if err := os.WriteFile(filepath.Join(dir, "c.go"), []byte(src), 0o644); err != nil {
@@ -24,10 +25,10 @@ var (
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(descs) != 2 || descs[0].Name != "storcast_a" || strings.Join(descs[0].Labels, ",") != "cluster,op" || descs[1].Name != "storcast_b" {
+	if len(descs) != 3 || descs[0].Name != "storcast_a" || strings.Join(descs[0].Labels, ",") != "cluster,op" || descs[1].Name != "storcast_b" || descs[2].Name != "storcast_d" {
 		t.Fatalf("FromSource = %+v", descs)
 	}
-	got := strings.Join(Fixtures(descs, "c1", `job="j"`), " ")
+	got := strings.Join(Fixtures(descs[:2], "c1", `job="j"`), " ")
 	want := `storcast_a{cluster="c1",op="read",job="j"} storcast_a{cluster="c1",op="write",job="j"} storcast_a{cluster="c1",op="total",job="j"} storcast_b{job="j"}`
 	if got != want {
 		t.Errorf("Fixtures:\n got %s\nwant %s", got, want)
