@@ -1,0 +1,106 @@
+package features
+
+import (
+	"errors"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/storcast/storcast/exporter/source"
+	"github.com/storcast/storcast/forecaster/conservation"
+)
+
+var nan = math.NaN()
+
+func frame(reads, writes, rbytes, wbytes, lat []float64) *source.Frame {
+	return &source.Frame{
+		Range: source.Range{Start: time.Unix(1000, 0), End: time.Unix(1000+int64(len(reads)-1)*60, 0), Step: time.Minute},
+		Signals: map[string][]float64{
+			source.ReadOps: reads, source.WriteOps: writes, source.ReadBytes: rbytes, source.WriteBytes: wbytes, source.Latency: lat,
+		},
+	}
+}
+
+func TestCurrentSkipsGapsAndGoesStale(t *testing.T) {
+	f := frame(
+		[]float64{300, 600, nan},
+		[]float64{100, 200, nan},
+		[]float64{300 * 4096, 600 * 4096, nan},
+		[]float64{100 * 65536, 200 * 65536, nan},
+		[]float64{0.001, 0.002, nan})
+	o, err := Current(f, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The last point is a gap: the one before it is "now".
+	want := Observed{Time: 1060, ReadIOPS: 600, WriteIOPS: 200, IOPS: 800, ReadRatio: 0.75,
+		ReadSizeBytes: 4096, WriteSizeBytes: 65536, IOSizeBytes: (600*4096 + 200*65536) / 800.0, LatencySeconds: 0.002}
+	if o != want {
+		t.Errorf("got %+v\nwant %+v", o, want)
+	}
+	if _, err := Current(f, 1); !errors.Is(err, ErrNoData) {
+		t.Errorf("a gap as old as maxAge: %v, want ErrNoData", err)
+	}
+	classes := OpClasses(o)
+	if classes[0] != (conservation.OpClass{Op: conservation.Read, IOSizeBytes: 4096, Rate: 600}) ||
+		classes[1] != (conservation.OpClass{Op: conservation.Write, IOSizeBytes: 65536, Rate: 200}) {
+		t.Errorf("classes %+v", classes)
+	}
+}
+
+func TestNegativeAndIdlePointsAreDropped(t *testing.T) {
+	f := frame(
+		[]float64{-5, 0, 100},
+		[]float64{10, 0, 0},
+		[]float64{0, 0, 409600},
+		[]float64{40960, 0, 0},
+		[]float64{0.001, nan, nan})
+	ws := CapacityWindows(f)
+	if len(ws) != 1 || ws[0].ReadIOPS != 100 || ws[0].WriteIOPS != 0 || ws[0].IOSizeBytes != 4096 || ws[0].LatencySeconds != 0 {
+		t.Errorf("windows %+v, want only the last point (latency unknown -> 0)", ws)
+	}
+	ts, iops := Demand(f)
+	if len(ts) != 1 || ts[0] != 1120 || iops[0] != 100 {
+		t.Errorf("demand %v %v", ts, iops)
+	}
+	names, cols := LatencyColumns(f)
+	if names[0] != ColIOPS || names[1] != ColLatency || !math.IsNaN(cols[0][0]) || cols[0][2] != 100 || !math.IsNaN(cols[1][2]) {
+		t.Errorf("latency columns %v %v", names, cols)
+	}
+}
+
+func TestHostWindows(t *testing.T) {
+	n := 10
+	ones := func(v float64) []float64 {
+		s := make([]float64, n)
+		for i := range s {
+			s[i] = v
+		}
+		return s
+	}
+	f := frame(ones(100), ones(50), ones(100*4096), ones(50*4096), ones(0.001))
+	f.Hosts = map[string]map[string]map[string][]float64{
+		"osd": {
+			"disk_reads":  {"h1": ones(60), "h2": ones(40)},
+			"disk_writes": {"h1": ones(75), "h2": ones(75)},
+		},
+	}
+	f.Hosts["osd"]["disk_writes"]["h2"][9] = nan // h2 misses a metric at the last point
+	ws, targets, err := HostWindows(f, 60, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ws) != 4 || len(targets["read_iops"]) != 4 {
+		t.Fatalf("%d windows, want 4 (maxWindows)", len(ws))
+	}
+	last := ws[len(ws)-1]["osd"]
+	if _, ok := last["h2"]; ok || last["h1"]["disk_reads"] != 60 {
+		t.Errorf("last window %v: h2 (incomplete) must be left out", last)
+	}
+	if targets["read_iops"][3] != 100 || targets["write_bytes_per_second"][0] != 50*4096 {
+		t.Errorf("targets %v", targets)
+	}
+	if _, _, err := HostWindows(frame(ones(1), ones(1), ones(1), ones(1), ones(1)), 60, 0); !errors.Is(err, ErrNoData) {
+		t.Errorf("no hosts: %v", err)
+	}
+}
