@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/storcast/storcast/exporter/apiv1"
 )
 
 // findChromium returns the path of Debian's chromium, or fails the test when
@@ -93,9 +95,35 @@ func TestLandingPageInChromium(t *testing.T) {
 		t.Errorf("screenshot is blank: %.4f of the pixels are not white", frac)
 	}
 	// Coloured plot ink (the band, the mean, the capacity curve) exists: count
-	// saturated pixels, which text and frames (greys) do not produce.
-	if n := colouredPixels(img, b); n < 2000 {
+	// saturated pixels, which text and frames (greys) do not produce, and
+	// compare with the same page whose plots are empty placeholders.
+	n := colouredPixels(img, b)
+	if n < 2000 {
 		t.Errorf("only %d coloured pixels in the screenshot: the plots did not render", n)
+	}
+	empty := &fakeProvider{
+		clusters: []apiv1.Cluster{{Name: "ceph-prod", Kind: "ceph"}, {Name: "swift-dc2", Kind: "swift"}},
+		capacity: map[string]apiv1.CapacityCurve{"ceph-prod": {Cluster: "ceph-prod"}, "swift-dc2": {Cluster: "swift-dc2"}},
+		latency:  map[string]apiv1.LatencyCurve{"ceph-prod": {Cluster: "ceph-prod"}, "swift-dc2": {Cluster: "swift-dc2"}},
+	}
+	srv2 := httptest.NewServer(NewHandler(empty))
+	defer srv2.Close()
+	shot2 := filepath.Join(t.TempDir(), "empty.png")
+	runChromium(t, bin, "--screenshot="+shot2, srv2.URL+"/")
+	f2, err := os.Open(shot2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f2.Close()
+	img2, err := png.Decode(f2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Links and the header account for the empty page's coloured pixels.
+	if n2 := colouredPixels(img2, img2.Bounds()); n-n2 < 5000 || n < 3*n2 {
+		t.Errorf("%d coloured pixels with plots, %d with empty plots: the plots add too little", n, n2)
+	} else {
+		t.Logf("coloured pixels: %d with plots, %d with empty placeholders", n, n2)
 	}
 }
 
