@@ -78,11 +78,15 @@ func (r *Report) Markdown() string {
 	}
 
 	w("\n## Conservation: max IOPS at each mix (4 KiB)\n\n")
-	w("Measured = fio's saturated IOPS at the mix. Model = the conservation model (paper eq. 6) on the fio calibration. ")
+	w("Measured = the highest IOPS fio achieved at the mix: the saturated step, or (named) a rate-limited step that got more while the neighbour left more CPU. Model = the conservation model (paper eq. 6) on the fio calibration. ")
 	w("Curve = storcast's `/api/v1/capacity_curve`. Live = `storcast_max_iops` at the end of the saturated step (mix detected from Ceph's counters).\n\n")
 	w("| reads | measured | model | error | storcast curve | error | storcast_max_iops | error |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, m := range r.Mixes {
-		w("| %d%% | %.0f | %.0f | %s | %s | %s | %s | %s |\n", m.ReadPct, m.Measured, m.Model, errOr(m.Model, m.Measured, true),
+		meas := fmt.Sprintf("%.0f", m.Measured)
+		if !strings.HasSuffix(m.MeasuredFrom, "-sat") {
+			meas += " (" + m.MeasuredFrom + ")"
+		}
+		w("| %d%% | %s | %.0f | %s | %s | %s | %s | %s |\n", m.ReadPct, meas, m.Model, errOr(m.Model, m.Measured, true),
 			num(m.Curve, m.HaveCurve), errOr(m.Curve, m.Measured, m.HaveCurve), num(m.Live, m.HaveLive), errOr(m.Live, m.Measured, m.HaveLive))
 	}
 

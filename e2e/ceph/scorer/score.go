@@ -104,16 +104,17 @@ type Report struct {
 
 // MixScore is the conservation comparison at one read ratio.
 type MixScore struct {
-	ReadPct     int
-	Measured    float64 // fio, saturated
-	Model       float64 // conservation model of the fio calibration
-	Curve       float64 // storcast's capacity curve (main instance)
-	Live        float64 // storcast_max_iops at the end of the saturated step
-	Passive     float64 // passive storcast's capacity curve
-	HaveCurve   bool
-	HaveLive    bool
-	HavePassive bool
-	Steal       float64
+	ReadPct      int
+	Measured     float64 // fio: the highest IOPS at the mix (normally the saturated step)
+	MeasuredFrom string  // the step it comes from
+	Model        float64 // conservation model of the fio calibration
+	Curve        float64 // storcast's capacity curve (main instance)
+	Live         float64 // storcast_max_iops at the end of the saturated step
+	Passive      float64 // passive storcast's capacity curve
+	HaveCurve    bool
+	HaveLive     bool
+	HavePassive  bool
+	Steal        float64
 }
 
 func relErr(pred, meas float64) float64 { return math.Abs(pred-meas) / meas }
@@ -183,10 +184,10 @@ func runScore(args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&b.CephVsFio, "max-ceph-vs-fio", 0.15, "bound: Ceph op rate vs fio IOPS at saturated steps")
 	fs.Float64Var(&b.Conservation, "max-conservation", 0.50, "bound: conservation model vs measured saturated IOPS")
 	fs.Float64Var(&b.LiveMaxIOPS, "max-live-max-iops", 0.50, "bound: storcast_max_iops vs measured saturated IOPS")
-	fs.Float64Var(&b.HeadroomAbs, "max-headroom-abs", 0.25, "bound: |storcast_headroom_ratio - measured headroom|")
-	fs.Float64Var(&b.InsideOutMAPE, "max-insideout-mape", 2.0, "bound: Inside-Out MAPE over the load")
-	fs.Float64Var(&b.MLISP, "max-mlisp", 1.0, "bound: M-LISP mean relative error at the higher ramp steps")
-	fs.Float64Var(&b.PassiveVsMeas, "max-passive", 0.60, "bound: passive calibration vs measured saturated IOPS")
+	fs.Float64Var(&b.HeadroomAbs, "max-headroom-abs", 0.40, "bound: |storcast_headroom_ratio - measured headroom|")
+	fs.Float64Var(&b.InsideOutMAPE, "max-insideout-mape", 1.5, "bound: Inside-Out MAPE over the load")
+	fs.Float64Var(&b.MLISP, "max-mlisp", 0.75, "bound: M-LISP mean relative error at the higher ramp steps")
+	fs.Float64Var(&b.PassiveVsMeas, "max-passive", 0.80, "bound: passive calibration vs measured saturated IOPS")
 	fs.Float64Var(&b.MaxSteal, "flag-steal", 0.05, "flag steps whose steal share exceeds this")
 	fs.Float64Var(&b.MaxOtherCores, "flag-other-cores", 0.3, "flag steps where other processes used more cores than this")
 	if err := fs.Parse(args); err != nil {
@@ -344,11 +345,20 @@ func score(in scoreInput) (*Report, error) {
 		}
 		rep.Steps = append(rep.Steps, s)
 	}
-	// Measured capacity per mix: the saturated step's fio IOPS.
+	// Measured capacity per mix: the highest IOPS fio achieved at the mix.
+	// That is the saturated step, except when the neighbour took more CPU
+	// during it than during a rate-limited step of the same mix: capacity is
+	// at least any throughput achieved.
 	measMax := map[int]float64{}
+	measFrom := map[int]string{}
 	for _, s := range rep.Steps {
-		if s.Plan.Saturated() {
-			measMax[s.ReadPct] = s.Fio.IOPS()
+		if s.Plan.Saturated() && s.Fio.IOPS() >= measMax[s.ReadPct] {
+			measMax[s.ReadPct], measFrom[s.ReadPct] = s.Fio.IOPS(), s.Name
+		}
+	}
+	for _, s := range rep.Steps {
+		if !s.Plan.Saturated() && s.Fio.IOPS() > measMax[s.ReadPct] {
+			measMax[s.ReadPct], measFrom[s.ReadPct] = s.Fio.IOPS(), s.Name
 		}
 	}
 	for i := range rep.Steps {
@@ -378,7 +388,7 @@ func score(in scoreInput) (*Report, error) {
 		}
 	}
 	for _, r := range []int{rampReadPct, otherMixes[0], otherMixes[1]} {
-		ms := MixScore{ReadPct: r, Measured: measMax[r]}
+		ms := MixScore{ReadPct: r, Measured: measMax[r], MeasuredFrom: measFrom[r]}
 		pts, _, err := model.Curve(planBSBytes, []float64{float64(r) / 100})
 		if err != nil {
 			return nil, err
