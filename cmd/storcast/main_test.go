@@ -5,9 +5,11 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -201,5 +203,58 @@ clusters: [{name: a, kind: ceph}]
 	resp.Body.Close()
 	if resp.StatusCode != 200 {
 		t.Errorf("with credentials: %d, want 200", resp.StatusCode)
+	}
+}
+
+// TestMain lets a test re-run this binary as storcast itself (for signals).
+func TestMain(m *testing.M) {
+	if args := os.Getenv("STORCAST_TEST_RUN_MAIN"); args != "" {
+		os.Exit(run(strings.Split(args, " "), os.Stdout, os.Stderr, nil))
+	}
+	os.Exit(m.Run())
+}
+
+// TestSIGTERMExitsCleanly: storcast as its own process exits 0 on SIGTERM
+// and leaves no temporary state file behind.
+func TestSIGTERMExitsCleanly(t *testing.T) {
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "storcast.yml")
+	if err := os.WriteFile(cfgPath, []byte(`prometheus: {url: "http://127.0.0.1:1", retries: 0}
+state_dir: `+filepath.Join(dir, "state")+`
+clusters: [{name: a, kind: ceph}]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := "127.0.0.1:" + testtool.FreePort(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "STORCAST_TEST_RUN_MAIN=--config.file="+cfgPath+" --web.listen-address="+addr)
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if code, _ := get(t, "http://"+addr+"/-/healthy"); code == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("not healthy:\n%s", out.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	if err != nil {
+		t.Errorf("exit after SIGTERM: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), `msg="shutting down" signal=terminated`) || !strings.Contains(out.String(), "msg=stopped") {
+		t.Errorf("no clean shutdown in the log:\n%s", out.String())
+	}
+	if tmp, _ := filepath.Glob(filepath.Join(dir, "state", "*.tmp")); len(tmp) > 0 {
+		t.Errorf("temporary state files left: %v", tmp)
 	}
 }

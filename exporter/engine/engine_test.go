@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"math"
 	"strings"
 	"sync"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/storcast/storcast/exporter/config"
 	"github.com/storcast/storcast/exporter/internal/promfake"
+	"github.com/storcast/storcast/exporter/models"
 	"github.com/storcast/storcast/exporter/source"
 	"github.com/storcast/storcast/exporter/state"
 )
@@ -203,5 +205,41 @@ func TestRefitWhenAccuracyDrops(t *testing.T) {
 	waitFor(t, "refit", func() bool { return e.Snapshot("a").Fits >= 2 })
 	if s := e.Snapshot("a"); s.LastFitReason != "insideout accuracy below threshold" {
 		t.Errorf("refit reason %q", s.LastFitReason)
+	}
+}
+
+// blockingLatency is a latency fitter that blocks until released.
+type blockingLatency struct{ entered, release chan struct{} }
+
+func (b blockingLatency) Fit([]string, [][]float64, float64) (models.Latency, error) {
+	close(b.entered)
+	<-b.release
+	return nil, errors.New("released")
+}
+func (blockingLatency) Decode([]byte) (models.Latency, error) { return nil, errors.New("no") }
+
+// TestFitNeverBlocksReaders: while a fit is stuck inside a model, readers
+// get the current snapshot at once.
+func TestFitNeverBlocksReaders(t *testing.T) {
+	fake := promfake.New(testWorkload().Answer)
+	defer fake.Close()
+	cfg := testConfig(t, fake.URL)
+	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bl := blockingLatency{entered: make(chan struct{}), release: make(chan struct{})}
+	e := New(Options{Source: src, Latency: bl, Now: (&clock{t: testNow}).Now})
+	e.Start(context.Background(), cfg)
+	defer e.Stop()
+	<-bl.entered // the fit is now blocked inside the latency model
+	snaps := e.Snapshots()
+	if len(snaps) != 1 || !snaps[0].SourceUp || !e.Ready() {
+		t.Errorf("snapshot during a fit: %+v", snaps)
+	}
+	close(bl.release)
+	waitFor(t, "fit to finish", func() bool { return e.Snapshot("a").Fits == 1 })
+	if st := e.Snapshot("a").Models[MLISP]; st.Fitted || st.Error != "released" {
+		t.Errorf("failed fit status %+v", st)
 	}
 }
