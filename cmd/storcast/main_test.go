@@ -214,9 +214,9 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// TestSIGTERMExitsCleanly: storcast as its own process exits 0 on SIGTERM
-// and leaves no temporary state file behind.
-func TestSIGTERMExitsCleanly(t *testing.T) {
+// TestSignals: storcast as its own process reloads on SIGHUP, exits 0 on
+// SIGTERM and leaves no temporary state file behind.
+func TestSignals(t *testing.T) {
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "storcast.yml")
 	if err := os.WriteFile(cfgPath, []byte(`prometheus: {url: "http://127.0.0.1:1", retries: 0}
@@ -241,6 +241,24 @@ clusters: [{name: a, kind: ceph}]
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
 			t.Fatalf("not healthy:\n%s", out.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := os.WriteFile(cfgPath, []byte(`prometheus: {url: "http://127.0.0.1:1", retries: 0}
+state_dir: `+filepath.Join(dir, "state")+`
+clusters: [{name: a, kind: ceph}, {name: b, kind: ceph}]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, body := get(t, "http://"+addr+"/api/v1/clusters"); strings.Contains(body, `"name":"b"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("SIGHUP did not reload:\n%s", out.String())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

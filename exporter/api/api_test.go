@@ -185,3 +185,43 @@ func TestCurves(t *testing.T) {
 		t.Errorf("latency curve %s", b)
 	}
 }
+
+// flatTrend is 2000 IOPS ± 100, forever.
+type flatTrend struct{}
+
+func (flatTrend) At(float64) models.Band         { return models.Band{Lower: 1900, Mean: 2000, Upper: 2100} }
+func (flatTrend) ETA(now, limit float64) float64 { return math.Inf(1) }
+func (flatTrend) Accuracy() float64              { return 1 }
+func (flatTrend) Samples() int                   { return 10 }
+func (flatTrend) MarshalJSON() ([]byte, error)   { return []byte(`"flat"`), nil }
+
+func TestForecast(t *testing.T) {
+	m, _ := conservation.NewModel(conservation.Calibration{Points: []conservation.Point{{IOSizeBytes: 4096, ReadIOPS: 8000, WriteIOPS: 8000}}})
+	obs := features.Observed{ReadIOPS: 2000, IOPS: 2000, ReadRatio: 1, ReadSizeBytes: 4096, IOSizeBytes: 4096}
+	res, _ := m.AtMix(features.OpClasses(obs))
+	snap := &engine.Snapshot{Cluster: "a", SourceUp: true, Observed: obs, HasObserved: true, Capacity: m, CapacityAtMix: res, HasCapacityAtMix: true,
+		Trend: flatTrend{}, History: []apiv1.ForecastPoint{{T: 50, Value: 1800}, {T: 150, Value: 1900}},
+		Models: map[string]apiv1.ModelStatus{engine.Trend: {Fitted: true}}}
+	srv := httptest.NewServer(NewService(fakeEngine{snap}).Handler(nil))
+	defer srv.Close()
+	code, env, raw := call(t, srv, "GET", "/api/v1/forecast?cluster=a&series=utilization_ratio&start=0&end=100&step=50", "")
+	if code != 200 {
+		t.Fatalf("%d %s", code, raw)
+	}
+	var f apiv1.Forecast
+	b, _ := json.Marshal(env.Data)
+	json.Unmarshal(b, &f)
+	// max IOPS is 8000: utilization 2000/8000 with band 1900..2100/8000.
+	if len(f.Points) != 3 || f.Points[1].T != 50 || f.Points[1].Value != 0.25 || f.Points[1].Lower != 1900.0/8000 || f.Points[1].Upper != 2100.0/8000 {
+		t.Errorf("points %+v", f.Points)
+	}
+	if len(f.Observed) != 1 || f.Observed[0].Value != 1800.0/8000 || f.Unit != "ratio" {
+		t.Errorf("observed %+v unit %s", f.Observed, f.Unit)
+	}
+	code, env, _ = call(t, srv, "GET", "/api/v1/forecast?cluster=a&series=headroom_ratio&start=0&end=0", "")
+	b, _ = json.Marshal(env.Data)
+	json.Unmarshal(b, &f)
+	if code != 200 || f.Points[0].Value != 0.75 || f.Points[0].Lower != 1-2100.0/8000 {
+		t.Errorf("headroom %d %+v", code, f.Points)
+	}
+}
