@@ -472,7 +472,7 @@ func (e *Engine) fit(ctx context.Context, cfg *config.Config, c *cluster, log *s
 	}
 
 	next.SourceUp, next.SourceError = true, ""
-	e.derive(next, frame, c, cfg)
+	e.derive(next, frame.Tail(refreshSteps), c, cfg)
 	e.markStale(cfg, next)
 	c.lastFit = e.opt.Now()
 	next.Fits++

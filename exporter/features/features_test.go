@@ -104,3 +104,14 @@ func TestHostWindows(t *testing.T) {
 		t.Errorf("no hosts: %v", err)
 	}
 }
+
+func TestTailKeepsTheEnd(t *testing.T) {
+	f := frame([]float64{1, 2, 3}, []float64{1, 1, 1}, []float64{4096, 8192, 12288}, []float64{4096, 4096, 4096}, []float64{nan, nan, nan})
+	tl := f.Tail(2)
+	if tl.Range.N() != 2 || tl.Times()[0] != 1060 || tl.Signals[source.ReadOps][0] != 2 {
+		t.Errorf("tail %+v", tl)
+	}
+	if o, err := Current(tl, 1); err != nil || o.ReadIOPS != 3 {
+		t.Errorf("current of tail %+v %v", o, err)
+	}
+}

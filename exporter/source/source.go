@@ -101,3 +101,28 @@ func nanSlice(n int) []float64 {
 	}
 	return v
 }
+
+// Tail returns the frame restricted to its last n grid points (sharing the
+// value slices' backing arrays).
+func (f *Frame) Tail(n int) *Frame {
+	total := f.Range.N()
+	if n >= total {
+		return f
+	}
+	skip := total - n
+	out := &Frame{Range: Range{Start: f.Range.Start.Add(time.Duration(skip) * f.Range.Step), End: f.Range.End, Step: f.Range.Step},
+		Signals: map[string][]float64{}, Hosts: map[string]map[string]map[string][]float64{}, Stats: f.Stats}
+	for k, v := range f.Signals {
+		out.Signals[k] = v[skip:]
+	}
+	for role, metrics := range f.Hosts {
+		out.Hosts[role] = map[string]map[string][]float64{}
+		for m, hosts := range metrics {
+			out.Hosts[role][m] = map[string][]float64{}
+			for h, v := range hosts {
+				out.Hosts[role][m][h] = v[skip:]
+			}
+		}
+	}
+	return out
+}
