@@ -262,3 +262,26 @@ func TestLoadCalibrationFile(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+// TestReloadKeepsModels: a reload with the same cluster keeps its models
+// (served at once, no refit); a changed cluster refits.
+func TestReloadKeepsModels(t *testing.T) {
+	fake := promfake.New(testWorkload().Answer)
+	defer fake.Close()
+	cfg := testConfig(t, fake.URL)
+	e := startEngine(t, fake, cfg)
+	waitFor(t, "first fit", func() bool { return e.Snapshot("a").Fits == 1 })
+	e.Start(context.Background(), cfg)
+	if s := e.Snapshot("a"); s.Capacity == nil || s.Fits != 1 {
+		t.Fatalf("after reload: capacity %v fits %d", s.Capacity != nil, s.Fits)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if s := e.Snapshot("a"); s.Fits != 1 {
+		t.Errorf("unchanged cluster refitted after reload (%d fits)", s.Fits)
+	}
+	changed := *cfg
+	changed.Clusters = append([]config.Cluster(nil), cfg.Clusters...)
+	changed.Clusters[0].LatencySLO.Threshold = 30 * time.Millisecond
+	e.Start(context.Background(), &changed)
+	waitFor(t, "refit of the changed cluster", func() bool { return e.Snapshot("a").Fits == 2 })
+}
