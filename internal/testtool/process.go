@@ -1,0 +1,102 @@
+package testtool
+
+import (
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// logTail is how much of a process's log a failed test prints.
+const logTail = 8000
+
+// Process is a program started by Start.
+type Process struct {
+	Name string    // the name given to Start, used in messages
+	Log  string    // path of the file holding its stdout and stderr
+	Cmd  *exec.Cmd // the started command
+
+	t    testing.TB
+	done chan struct{} // closed when the process has exited
+}
+
+// Start runs bin with args in its own process group, its stdout and stderr
+// going to a log file named after name. At cleanup the group gets SIGTERM,
+// then SIGKILL after 10 s; when the test failed, the tail of the log is
+// printed.
+func Start(t testing.TB, name, bin string, args ...string) *Process {
+	t.Helper()
+	logPath := filepath.Join(t.TempDir(), name+".log")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	// Its own group, so that stopping it also stops what it started.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		t.Fatalf("starting %s: %v", name, err)
+	}
+	p := &Process{Name: name, Log: logPath, Cmd: cmd, t: t, done: make(chan struct{})}
+	go func() { _ = cmd.Wait(); logf.Close(); close(p.done) }()
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case <-p.done:
+		case <-time.After(10 * time.Second):
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-p.done
+		}
+		if t.Failed() {
+			t.Logf("--- %s log (last %d bytes) ---\n%s", name, logTail, p.tail())
+		}
+	})
+	return p
+}
+
+// Exited reports whether the process has ended.
+func (p *Process) Exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// tail is the end of the process's log.
+func (p *Process) tail() []byte {
+	b, _ := os.ReadFile(p.Log)
+	if len(b) > logTail {
+		b = append([]byte("...\n"), b[len(b)-logTail:]...)
+	}
+	return b
+}
+
+// WaitHTTP waits until GET url answers 200. It fails the test when the
+// process exits first (printing its log tail) or after timeout.
+func (p *Process) WaitHTTP(url string, timeout time.Duration) {
+	p.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		resp, err := http.Get(url)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		if p.Exited() {
+			p.t.Fatalf("%s exited before %s answered:\n%s", p.Name, url, p.tail())
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("%s: %s not ready after %s: %v", p.Name, url, timeout, err)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
