@@ -2,122 +2,30 @@ package storagesim
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/storcast/storcast/internal/testtool"
 )
 
 // These tests run the real Prometheus and promtool (Debian's packages): one
 // scrapes a live storagesim, the other backfills a generated week with
 // promtool and queries it. Both compare PromQL results with the truth.
 
-func freePort(t *testing.T) int {
+// query runs an instant query at at and returns its vector.
+func query(t *testing.T, base, expr string, at time.Time) []testtool.Sample {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	res, err := testtool.Query(base, expr, at)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// startPrometheus runs Prometheus on a free loopback port with the given
-// config and data dir; it is stopped (its whole process group) at cleanup.
-func startPrometheus(t *testing.T, config, dataDir string) string {
-	t.Helper()
-	bin := lookPath(t, "prometheus")
-	cfg := filepath.Join(t.TempDir(), "prometheus.yml")
-	if err := os.WriteFile(cfg, []byte(config), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	logf, err := os.Create(filepath.Join(t.TempDir(), "prometheus.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "--config.file="+cfg, "--storage.tsdb.path="+dataDir,
-		"--web.listen-address="+addr, "--storage.tsdb.retention.time=30d", "--log.level=warn")
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-done
-		}
-		logf.Close()
-		if t.Failed() {
-			log, _ := os.ReadFile(logf.Name())
-			t.Logf("prometheus log:\n%s", log)
-		}
-	})
-	base := "http://" + addr
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		resp, err := http.Get(base + "/-/ready")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return base
-			}
-		}
-		select {
-		case <-done:
-			t.Fatalf("prometheus exited before it was ready")
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("prometheus not ready after 90s: %v", err)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-}
-
-type promSample struct {
-	Metric map[string]string `json:"metric"`
-	Value  [2]any            `json:"value"`
-}
-
-// query runs an instant query and returns its vector.
-func query(t *testing.T, base, expr string, at time.Time) []promSample {
-	t.Helper()
-	u := base + "/api/v1/query?" + url.Values{"query": {expr}, "time": {strconv.FormatFloat(float64(at.UnixNano())/1e9, 'f', 3, 64)}}.Encode()
-	resp, err := http.Get(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var r struct {
-		Status string `json:"status"`
-		Error  string `json:"error"`
-		Data   struct {
-			ResultType string       `json:"resultType"`
-			Result     []promSample `json:"result"`
-		} `json:"data"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
-		t.Fatalf("query %s: %v", expr, err)
-	}
-	if r.Status != "success" {
-		t.Fatalf("query %s: %s", expr, r.Error)
-	}
-	return r.Data.Result
+	return res
 }
 
 // scalarQuery runs a query that must return exactly one sample.
@@ -127,12 +35,7 @@ func scalarQuery(t *testing.T, base, expr string, at time.Time) float64 {
 	if len(res) != 1 {
 		t.Fatalf("query %s at %s: %d samples, want 1: %v", expr, at.UTC().Format(time.RFC3339), len(res), res)
 	}
-	s, _ := res[0].Value[1].(string)
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		t.Fatalf("query %s: value %v", expr, res[0].Value)
-	}
-	return v
+	return res[0].Value
 }
 
 // windowTruth averages the truth over (from, to] tick by tick: the served
@@ -155,7 +58,7 @@ const (
 )
 
 func TestPrometheusScrapesLive(t *testing.T) {
-	lookPath(t, "prometheus")
+	testtool.Need(t, "prometheus")
 	t.Parallel()
 	sc, err := LoadScenario("testdata/small.yml")
 	if err != nil {
@@ -182,13 +85,13 @@ scrape_configs:
       - url: http://%s/sd
         refresh_interval: 5s
 `, l.Addr())
-	base := startPrometheus(t, cfg, t.TempDir())
+	base := testtool.StartPrometheus(t, "", cfg, t.TempDir())
 
 	// Wait for both targets (the ceph-mgr and the one host) to be up, then
 	// for a 20s window of samples.
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		if res := query(t, base, `count(up == 1)`, time.Now()); len(res) == 1 && res[0].Value[1] == "2" {
+		if res := query(t, base, `count(up == 1)`, time.Now()); len(res) == 1 && res[0].Value == 2 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -218,8 +121,8 @@ scrape_configs:
 }
 
 func TestPrometheusBackfilledWeek(t *testing.T) {
-	promtool := lookPath(t, "promtool")
-	lookPath(t, "prometheus")
+	promtool := testtool.Need(t, "promtool")
+	testtool.Need(t, "prometheus")
 	t.Parallel()
 	sc, err := LoadScenario("testdata/small.yml")
 	if err != nil {
@@ -249,7 +152,7 @@ func TestPrometheusBackfilledWeek(t *testing.T) {
 	if out, err := exec.Command(promtool, "tsdb", "create-blocks-from", "openmetrics", "-q", file, data).CombinedOutput(); err != nil {
 		t.Fatalf("promtool tsdb create-blocks-from openmetrics: %v\n%s", err, out)
 	}
-	base := startPrometheus(t, "scrape_configs: []\n", data)
+	base := testtool.StartPrometheus(t, "", "scrape_configs: []\n", data)
 
 	for _, at := range []time.Duration{27 * time.Hour, 3*24*time.Hour + 14*time.Hour, 6*24*time.Hour + 21*time.Hour} {
 		ts := origin.Add(at)

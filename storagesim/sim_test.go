@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/storcast/storcast/internal/testtool"
 )
 
 var testOrigin = time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
@@ -366,20 +368,6 @@ func TestGoldenMetrics(t *testing.T) {
 	}
 }
 
-// lookPath finds a tool of the real stack; it fails the test under CI=true
-// and skips it otherwise.
-func lookPath(t *testing.T, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s not found on PATH (scripts/install-test-deps.sh installs it)", name)
-		}
-		t.Skipf("%s not found on PATH; skipping", name)
-	}
-	return p
-}
-
 // upstreamLint lists the promtool lint findings that the real exporters also
 // produce, because the simulator keeps their exact metric names: ceph-mgr
 // exposes counters without _total and _sum/_count pairs as separate counters,
@@ -393,7 +381,7 @@ var upstreamLint = []string{
 }
 
 func TestPromtoolCheckMetrics(t *testing.T) {
-	promtool := lookPath(t, "promtool")
+	promtool := testtool.Need(t, "promtool")
 	// Every target of one Ceph scenario, and the cluster target of each
 	// personality.
 	for _, scenario := range []string{"steady", "swift"} {
@@ -434,7 +422,7 @@ func TestPromtoolCheckMetrics(t *testing.T) {
 }
 
 func TestExamplePrometheusConfig(t *testing.T) {
-	promtool := lookPath(t, "promtool")
+	promtool := testtool.Need(t, "promtool")
 	if out, err := exec.Command(promtool, "check", "config", "examples/prometheus.yml").CombinedOutput(); err != nil {
 		t.Fatalf("promtool check config examples/prometheus.yml: %v\n%s", err, out)
 	}
