@@ -14,27 +14,13 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/storcast/storcast/alerts/series"
+	"github.com/storcast/storcast/internal/testtool"
 )
 
 const (
 	rulesFile = "storcast.rules.yml"
 	testFile  = "tests/storcast.test.yml"
 )
-
-// tool finds a binary on PATH; when it is missing the test fails with CI=true
-// and is skipped otherwise.
-func tool(t *testing.T, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err == nil {
-		return p
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s not found on PATH (Debian package prometheus; run scripts/install-test-deps.sh)", name)
-	}
-	t.Skipf("%s not found on PATH; install Debian's prometheus package to run this test", name)
-	return ""
-}
 
 func TestGeneratedRulesAreUpToDate(t *testing.T) {
 	want, err := Generate(DefaultThresholds(), "thresholds.yml")
@@ -51,7 +37,7 @@ func TestGeneratedRulesAreUpToDate(t *testing.T) {
 }
 
 func TestPromtoolCheckRules(t *testing.T) {
-	out, err := exec.Command(tool(t, "promtool"), "check", "rules", rulesFile).CombinedOutput()
+	out, err := exec.Command(testtool.Need(t, "promtool"), "check", "rules", rulesFile).CombinedOutput()
 	if err != nil {
 		t.Fatalf("promtool check rules: %v\n%s", err, out)
 	}
@@ -61,7 +47,7 @@ func TestPromtoolCheckRules(t *testing.T) {
 }
 
 func TestPromtoolTestRules(t *testing.T) {
-	out, err := exec.Command(tool(t, "promtool"), "test", "rules", testFile).CombinedOutput()
+	out, err := exec.Command(testtool.Need(t, "promtool"), "test", "rules", testFile).CombinedOutput()
 	if err != nil {
 		t.Fatalf("promtool test rules: %v\n%s", err, out)
 	}
@@ -275,7 +261,7 @@ func TestParseThresholdsErrors(t *testing.T) {
 // with wrong thresholds: each must make promtool test rules fail, so the
 // tests pin the thresholds rather than pass whatever the rules say.
 func TestTestsCatchWrongThresholds(t *testing.T) {
-	promtool := tool(t, "promtool")
+	promtool := testtool.Need(t, "promtool")
 	tests, err := os.ReadFile(testFile)
 	if err != nil {
 		t.Fatal(err)
@@ -316,7 +302,7 @@ func TestTestsCatchWrongThresholds(t *testing.T) {
 }
 
 func TestAlertmanagerExampleConfig(t *testing.T) {
-	amtool := tool(t, "amtool")
+	amtool := testtool.Need(t, "amtool")
 	const cfg = "alertmanager.example.yml"
 	out, err := exec.Command(amtool, "check-config", cfg).CombinedOutput()
 	if err != nil {
