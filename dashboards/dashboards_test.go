@@ -18,20 +18,8 @@ import (
 	"testing"
 
 	"github.com/storcast/storcast/alerts/series"
+	"github.com/storcast/storcast/internal/testtool"
 )
-
-func tool(t *testing.T, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err == nil {
-		return p
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s not found on PATH (Debian package prometheus; run scripts/install-test-deps.sh)", name)
-	}
-	t.Skipf("%s not found on PATH; install Debian's prometheus package to run this test", name)
-	return ""
-}
 
 // TestGeneratedJSONIsUpToDate is the drift check: the committed JSON is what
 // the generator writes.
@@ -164,7 +152,7 @@ func fixtureSeries(t *testing.T) []map[string]string {
 // dashboards into an alert "count((expr)) > 0" and asks promtool to confirm
 // that each fires against the fixture series.
 func TestEveryPromQLExpressionReturnsData(t *testing.T) {
-	promtool := tool(t, "promtool")
+	promtool := testtool.Need(t, "promtool")
 	var queries []promQuery
 	dashboards := loadJSON(t)
 	names := make([]string, 0, len(dashboards))
@@ -232,7 +220,7 @@ func promtoolFiles(qs []promQuery, fixtures []map[string]string) (rules, tests [
 // TestPromQLCheckCatchesARenamedSeries shows the check above can fail: a
 // dashboard expression over a misspelt series makes promtool fail.
 func TestPromQLCheckCatchesARenamedSeries(t *testing.T) {
-	promtool := tool(t, "promtool")
+	promtool := testtool.Need(t, "promtool")
 	rules, tests := promtoolFiles([]promQuery{
 		{where: "good", expr: `storcast_headroom_ratio{cluster="$cluster"}`},
 		{where: "renamed", expr: `storcast_headroom_ratio_percent{cluster="$cluster"}`},
