@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/storcast/storcast/exporter/config"
+	"github.com/storcast/storcast/internal/testtool"
 )
 
 const root = ".."
@@ -334,23 +335,10 @@ func TestAlertmanagerConfigFollowsTheExample(t *testing.T) {
 	}
 }
 
-func tool(t *testing.T, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err == nil {
-		return p
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s not found on PATH (scripts/install-test-deps.sh installs it)", name)
-	}
-	t.Skipf("%s not found on PATH", name)
-	return ""
-}
-
 func TestConfigsPassTheirCheckers(t *testing.T) {
 	for _, cmd := range [][]string{
-		{tool(t, "promtool"), "check", "config", "--syntax-only", filepath.Join(root, "deploy/prometheus/prometheus.yml")},
-		{tool(t, "amtool"), "check-config", filepath.Join(root, "deploy/alertmanager/alertmanager.yml")},
+		{testtool.Need(t, "promtool"), "check", "config", "--syntax-only", filepath.Join(root, "deploy/prometheus/prometheus.yml")},
+		{testtool.Need(t, "amtool"), "check-config", filepath.Join(root, "deploy/alertmanager/alertmanager.yml")},
 	} {
 		if out, err := exec.Command(cmd[0], cmd[1:]...).CombinedOutput(); err != nil {
 			t.Errorf("%s: %v\n%s", strings.Join(cmd, " "), err, out)
