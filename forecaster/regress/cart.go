@@ -4,8 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
+	"runtime"
 	"sort"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -145,11 +146,6 @@ func NewColumns(X mat.Matrix) (*Columns, error) {
 		return nil, inputError("X", "empty (%d×%d)", n, p)
 	}
 	c := &Columns{cols: make([][]float64, p), sorted: make([][]int32, p)}
-	type kv struct {
-		v float64
-		i int32
-	}
-	pairs := make([]kv, n)
 	for j := 0; j < p; j++ {
 		col := make([]float64, n)
 		mat.Col(col, j, X)
@@ -157,27 +153,108 @@ func NewColumns(X mat.Matrix) (*Columns, error) {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, inputError("X", "element (%d,%d) is %v", i, j, v)
 			}
-			pairs[i] = kv{v, int32(i)}
 		}
-		// Values are finite here, so plain comparisons suffice (cmp.Compare's
-		// NaN handling costs a fifth of the presort).
-		slices.SortFunc(pairs, func(a, b kv) int {
-			switch {
-			case a.v < b.v:
-				return -1
-			case a.v > b.v:
-				return 1
-			}
-			return int(a.i - b.i)
-		})
-		idx := make([]int32, n)
-		for i, pr := range pairs {
-			idx[i] = pr.i
-		}
-		c.cols[j], c.sorted[j] = col, idx
+		c.cols[j] = col
 	}
+	// Columns are independent: sort them on all cores.
+	parallelFor(p, n*p, func(from, to int) {
+		var s argsorter
+		for j := from; j < to; j++ {
+			c.sorted[j] = s.argsort(c.cols[j])
+		}
+	})
 	return c, nil
 }
+
+// argsorter is a stable LSD radix argsort of float64 keys, reusing its
+// buffers across columns. Stability gives ties in row order, as rpart and
+// scikit-learn see them; radix passes cost O(n) each, about 5x less than a
+// comparison sort for the columns M-LISP presorts.
+type argsorter struct {
+	keys, keys2 []uint64
+	idx, idx2   []int32
+}
+
+// sortableBits maps a float64 to a uint64 whose unsigned order is the
+// float's order (sign bit flipped for positives, all bits for negatives).
+func sortableBits(v float64) uint64 {
+	b := math.Float64bits(v)
+	if b>>63 == 1 {
+		return ^b
+	}
+	return b | 1<<63
+}
+
+func (s *argsorter) argsort(col []float64) []int32 {
+	n := len(col)
+	if cap(s.keys) < n {
+		s.keys, s.keys2 = make([]uint64, n), make([]uint64, n)
+		s.idx, s.idx2 = make([]int32, n), make([]int32, n)
+	}
+	keys, keys2, idx, idx2 := s.keys[:n], s.keys2[:n], s.idx[:n], s.idx2[:n]
+	var or, and uint64 = 0, ^uint64(0)
+	for i, v := range col {
+		k := sortableBits(v)
+		if v == 0 {
+			k = sortableBits(0) // -0 and +0 are equal keys
+		}
+		keys[i], idx[i] = k, int32(i)
+		or |= k
+		and &= k
+	}
+	var count [256]int
+	for shift := uint(0); shift < 64; shift += 8 {
+		if (or^and)>>shift&0xff == 0 {
+			continue // every key has the same byte here
+		}
+		count = [256]int{}
+		for _, k := range keys {
+			count[k>>shift&0xff]++
+		}
+		sum := 0
+		for d := range count {
+			count[d], sum = sum, sum+count[d]
+		}
+		for i, k := range keys {
+			d := k >> shift & 0xff
+			keys2[count[d]], idx2[count[d]] = k, idx[i]
+			count[d]++
+		}
+		keys, keys2 = keys2, keys
+		idx, idx2 = idx2, idx
+	}
+	// idx is one of the scratch buffers: hand back a fresh slice.
+	out := make([]int32, n)
+	copy(out, idx)
+	return out
+}
+
+// parallelFor splits [0,n) into contiguous chunks, one per core, when the
+// work (in element visits) is large enough to pay for goroutines.
+func parallelFor(n, work int, f func(from, to int)) {
+	workers := runtime.GOMAXPROCS(0)
+	if workers > n {
+		workers = n
+	}
+	if workers <= 1 || work < parallelWork {
+		f(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		from, to := n*w/workers, n*(w+1)/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(from, to)
+		}()
+	}
+	wg.Wait()
+}
+
+// parallelWork is the number of element visits below which a loop runs on
+// one goroutine.
+const parallelWork = 1 << 17
 
 // Dims returns the number of rows and columns.
 func (c *Columns) Dims() (n, p int) { return len(c.sorted[0]), len(c.cols) }
@@ -217,7 +294,6 @@ func (c *Columns) FitTree(y []float64, features []int, opt TreeOptions) (*Tree, 
 		y:       y,
 		sorted:  make([][]int32, len(features)),
 		goLeft:  make([]bool, n),
-		scratch: make([]int32, n),
 		opt:     opt,
 	}
 	// The grower partitions its sorted orders in place: give it copies.
@@ -250,7 +326,6 @@ type grower struct {
 	y       []float64
 	sorted  [][]int32
 	goLeft  []bool
-	scratch []int32
 	opt     TreeOptions
 	nodes   []TreeNode
 	inv     []float64
@@ -266,10 +341,14 @@ type split struct {
 func (g *grower) grow() {
 	n := len(g.y)
 	g.addNode(0, n, 0)
+	// A node whose SSE is at most α = CP·SSE(root) is a leaf after pruning
+	// whatever grows below it (a subtree of k ≥ 2 leaves costs ≥ kα > SSE+α),
+	// so it is not grown at all: the same tree, sooner.
+	alpha := g.opt.CP * g.nodes[0].SSE
 	// Breadth-first over the node list; children are appended as found.
 	for i := 0; i < len(g.nodes); i++ {
 		nd := &g.nodes[i]
-		if nd.N < g.opt.MinSplit || nd.N < 2*g.opt.MinBucket || nd.Depth >= g.opt.MaxDepth || nd.SSE <= 0 {
+		if nd.N < g.opt.MinSplit || nd.N < 2*g.opt.MinBucket || nd.Depth >= g.opt.MaxDepth || nd.SSE <= 0 || nd.SSE <= alpha {
 			continue
 		}
 		s, ok := g.bestSplit(nd.lo, nd.hi, nd.SSE)
@@ -308,21 +387,44 @@ func (g *grower) addNode(lo, hi, depth int) int {
 
 // bestSplit scans every feature's sorted segment once, with running sums.
 // With S the node's target sum and n its size, the SSE reduction of a split
-// into (nL, SL) and (nR, SR) is SL²/nL + SR²/nR − S²/n.
+// into (nL, SL) and (nR, SR) is SL²/nL + SR²/nR − S²/n. Wide nodes are
+// scanned on all cores; the merge keeps the lowest feature index among equal
+// gains, so the tree does not depend on the number of cores.
 func (g *grower) bestSplit(lo, hi int, nodeSSE float64) (split, bool) {
 	n := hi - lo
-	minB := g.opt.MinBucket
 	var total float64
 	for _, r := range g.sorted[0][lo:hi] {
 		total += g.y[r]
 	}
-	base := total * total / float64(n)
-	best := split{gain: 0}
-	found := false
 	inv := g.inverses(n)
 	// Guard against rounding: a gain must exceed a tiny fraction of the node SSE.
 	eps := nodeSSE * 1e-12
-	for j, col := range g.cols {
+	p := len(g.cols)
+	var mu sync.Mutex
+	best, found := split{feature: -1}, false
+	parallelFor(p, n*p, func(from, to int) {
+		s, ok := g.scanFeatures(from, to, lo, hi, total, inv, eps)
+		if !ok {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !found || s.gain > best.gain+eps || (s.gain >= best.gain-eps && s.feature < best.feature) {
+			best, found = s, true
+		}
+	})
+	return best, found
+}
+
+// scanFeatures finds the best split over features [from,to) of rows [lo,hi).
+func (g *grower) scanFeatures(from, to, lo, hi int, total float64, inv []float64, eps float64) (split, bool) {
+	n := hi - lo
+	minB := g.opt.MinBucket
+	base := total * total * inv[n]
+	best := split{gain: 0}
+	found := false
+	for j := from; j < to; j++ {
+		col := g.cols[j]
 		idx := g.sorted[j][lo:hi]
 		if col[idx[0]] == col[idx[n-1]] {
 			continue
@@ -366,26 +468,30 @@ func (g *grower) inverses(n int) []float64 {
 }
 
 // partition reorders every column's segment [lo,hi) stably so that the rows
-// going left come first.
+// going left come first. Columns are independent and split across cores.
 func (g *grower) partition(lo, hi int, s split) {
 	col := g.cols[s.feature]
 	for _, r := range g.sorted[s.feature][lo:hi] {
 		g.goLeft[r] = col[r] < s.threshold
 	}
-	for j := range g.sorted {
-		seg := g.sorted[j][lo:hi]
-		l := 0
-		right := g.scratch[:0]
-		for _, row := range seg {
-			if g.goLeft[row] {
-				seg[l] = row
-				l++
-			} else {
-				right = append(right, row)
+	n := hi - lo
+	parallelFor(len(g.sorted), n*len(g.sorted), func(from, to int) {
+		right := make([]int32, 0, n)
+		for j := from; j < to; j++ {
+			seg := g.sorted[j][lo:hi]
+			l := 0
+			right = right[:0]
+			for _, row := range seg {
+				if g.goLeft[row] {
+					seg[l] = row
+					l++
+				} else {
+					right = append(right, row)
+				}
 			}
+			copy(seg[l:], right)
 		}
-		copy(seg[l:], right)
-	}
+	})
 }
 
 func intsFrom32(a []int32) []int {
