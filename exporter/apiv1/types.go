@@ -33,12 +33,16 @@ type Cluster struct {
 // ModelStatus describes the state of one fitted model of a cluster.
 // Model names: conservation, insideout, mlisp, trend.
 type ModelStatus struct {
-	Fitted          bool    `json:"fitted"`
-	Stale           bool    `json:"stale"`
-	LastFitUnix     float64 `json:"lastFit"`         // 0 when never fitted
-	AccuracyRatio   float64 `json:"accuracy"`        // backtest accuracy, max(1-MAPE,0)
-	TrainingSamples int     `json:"trainingSamples"` // samples in the last fit
-	Error           string  `json:"error,omitempty"` // last fit error, if any
+	Fitted        bool    `json:"fitted"`
+	Stale         bool    `json:"stale"`
+	LastFitUnix   float64 `json:"lastFit"`  // 0 when never fitted
+	AccuracyRatio float64 `json:"accuracy"` // backtest accuracy, max(1-MAPE,0); 0 when not measured
+	// AccuracyMeasured is false when the model has no backtest: conservation
+	// from a calibration file (a benchmark, nothing to score it against) or a
+	// fit whose backtest had too few points. AccuracyRatio is then 0.
+	AccuracyMeasured bool   `json:"accuracyMeasured"`
+	TrainingSamples  int    `json:"trainingSamples"` // samples in the last fit
+	Error            string `json:"error,omitempty"` // last fit error, if any
 }
 
 // ForecastPoint is one point of a forecast series.

@@ -405,7 +405,7 @@ func (e *Engine) fit(ctx context.Context, cfg *config.Config, c *cluster, log *s
 					delete(acc, k)
 				}
 			}
-			st.AccuracyRatio = meanAccuracy(acc)
+			st.AccuracyRatio, st.AccuracyMeasured = meanAccuracy(acc), len(acc) > 0
 			next.Accuracy[model] = acc
 		}
 		next.Models[model] = st

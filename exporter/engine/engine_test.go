@@ -93,6 +93,11 @@ func TestMaxIOPSAgainstConservation(t *testing.T) {
 	if s.Models[Conservation].Stale || !s.Models[Conservation].Fitted {
 		t.Errorf("conservation status %+v", s.Models[Conservation])
 	}
+	// A benchmark calibration has nothing to backtest: no accuracy, and
+	// saying so rather than reporting 0.
+	if st := s.Models[Conservation]; st.AccuracyMeasured || st.AccuracyRatio != 0 {
+		t.Errorf("conservation from a file reports accuracy %v (measured %v)", st.AccuracyRatio, st.AccuracyMeasured)
+	}
 }
 
 // TestFaultsKeepServingStaleAndRecover: whatever the source does wrong, the

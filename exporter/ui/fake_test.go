@@ -82,13 +82,13 @@ func demoProvider() *fakeProvider {
 	return &fakeProvider{
 		clusters: []apiv1.Cluster{
 			{Name: "swift-dc2", Kind: "swift", Models: map[string]apiv1.ModelStatus{
-				"conservation": {Fitted: true, AccuracyRatio: 0.91, TrainingSamples: 2016},
-				"mlisp":        {Fitted: true, Stale: true, AccuracyRatio: 0.84, TrainingSamples: 2016},
+				"conservation": {Fitted: true, TrainingSamples: 2016}, // from a calibration file: no backtest
+				"mlisp":        {Fitted: true, Stale: true, AccuracyRatio: 0.84, AccuracyMeasured: true, TrainingSamples: 2016},
 			}},
 			{Name: "ceph-prod", Kind: "ceph", Models: map[string]apiv1.ModelStatus{
-				"conservation": {Fitted: true, AccuracyRatio: 0.953, TrainingSamples: 10080},
-				"insideout":    {Fitted: true, AccuracyRatio: 0.9, TrainingSamples: 10080},
-				"mlisp":        {Fitted: true, AccuracyRatio: 0.88, TrainingSamples: 10080},
+				"conservation": {Fitted: true, AccuracyRatio: 0.953, AccuracyMeasured: true, TrainingSamples: 10080},
+				"insideout":    {Fitted: true, AccuracyRatio: 0.9, AccuracyMeasured: true, TrainingSamples: 10080},
+				"mlisp":        {Fitted: true, AccuracyRatio: 0.88, AccuracyMeasured: true, TrainingSamples: 10080},
 			}},
 			{Name: "ceph-new", Kind: "ceph", Models: map[string]apiv1.ModelStatus{
 				"conservation": {Fitted: false, Error: "only 3 samples in the lookback, need 30"},
