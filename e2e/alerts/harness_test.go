@@ -3,52 +3,21 @@
 package alerts
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/storcast/storcast/internal/testtool"
 	"github.com/storcast/storcast/storagesim"
 )
 
 // repoRoot is the repository root, from this package's directory.
 const repoRoot = "../.."
-
-func lookPath(t *testing.T, names ...string) string {
-	t.Helper()
-	for _, n := range names {
-		if p, err := exec.LookPath(n); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s not found on PATH (scripts/install-test-deps.sh installs it)", names[0])
-	}
-	t.Skipf("%s not found on PATH; install it to run this test", names[0])
-	return ""
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
 
 // buildBinaries builds storcast and storagesim from this checkout once.
 func buildBinaries(t *testing.T) (storcast, storagesim string) {
@@ -62,121 +31,17 @@ func buildBinaries(t *testing.T) (storcast, storagesim string) {
 	return filepath.Join(dir, "storcast"), filepath.Join(dir, "storagesim")
 }
 
-// proc is a started process; it is stopped (its process group) at cleanup
-// and its log is printed when the test failed.
-type proc struct {
-	name string
-	cmd  *exec.Cmd
-	log  string
-	done chan struct{}
-}
-
-func start(t *testing.T, name string, bin string, args ...string) *proc {
-	t.Helper()
-	logPath := filepath.Join(t.TempDir(), name+".log")
-	logf, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting %s: %v", name, err)
-	}
-	p := &proc{name: name, cmd: cmd, log: logPath, done: make(chan struct{})}
-	go func() { _ = cmd.Wait(); logf.Close(); close(p.done) }()
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		select {
-		case <-p.done:
-		case <-time.After(10 * time.Second):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-p.done
-		}
-		if t.Failed() {
-			b, _ := os.ReadFile(logPath)
-			if len(b) > 8000 {
-				b = append([]byte("...\n"), b[len(b)-8000:]...)
-			}
-			t.Logf("--- %s log (last 8 kB) ---\n%s", name, b)
-		}
-	})
-	return p
-}
-
-func (p *proc) exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
-
-// waitHTTP waits until GET url answers 200, failing when p exits first.
-func waitHTTP(t *testing.T, p *proc, u string, timeout time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		resp, err := http.Get(u)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return
-			}
-		}
-		if p.exited() {
-			b, _ := os.ReadFile(p.log)
-			t.Fatalf("%s exited before %s answered:\n%s", p.name, u, b)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: %s not ready after %s: %v", p.name, u, timeout, err)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
-}
-
-func getJSON(u string, v any) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 {
-		return fmt.Errorf("GET %s: HTTP %d: %s", u, resp.StatusCode, b)
-	}
-	return json.Unmarshal(b, v)
-}
-
 // promQuery runs an instant query at now and returns the samples' labels and values.
 func promQuery(base, expr string) ([]map[string]string, []float64, error) {
-	var r struct {
-		Status string `json:"status"`
-		Data   struct {
-			Result []struct {
-				Metric map[string]string `json:"metric"`
-				Value  [2]any            `json:"value"`
-			} `json:"result"`
-		} `json:"data"`
-	}
-	if err := getJSON(base+"/api/v1/query?"+url.Values{"query": {expr}}.Encode(), &r); err != nil {
+	res, err := testtool.Query(base, expr, time.Time{})
+	if err != nil {
 		return nil, nil, err
 	}
 	var ls []map[string]string
 	var vs []float64
-	for _, s := range r.Data.Result {
-		str, _ := s.Value[1].(string)
-		v, err := strconv.ParseFloat(str, 64)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: value %v", expr, s.Value)
-		}
+	for _, s := range res {
 		ls = append(ls, s.Metric)
-		vs = append(vs, v)
+		vs = append(vs, s.Value)
 	}
 	return ls, vs, nil
 }
@@ -193,7 +58,7 @@ type amAlert struct {
 
 func amAlerts(base string) ([]amAlert, error) {
 	var as []amAlert
-	err := getJSON(base+"/api/v2/alerts", &as)
+	err := testtool.GetJSON(base+"/api/v2/alerts", &as)
 	return as, err
 }
 
@@ -204,7 +69,7 @@ func promAlerts(base string) ([]map[string]any, error) {
 			Alerts []map[string]any `json:"alerts"`
 		} `json:"data"`
 	}
-	err := getJSON(base+"/api/v1/alerts", &r)
+	err := testtool.GetJSON(base+"/api/v1/alerts", &r)
 	return r.Data.Alerts, err
 }
 
@@ -231,9 +96,9 @@ const (
 // and starts storagesim, Alertmanager, storcast and Prometheus.
 func startStack(t *testing.T, o stackOptions) stack {
 	t.Helper()
-	promBin := lookPath(t, "prometheus")
-	promtool := lookPath(t, "promtool")
-	amBin := lookPath(t, "prometheus-alertmanager", "alertmanager")
+	testtool.Need(t, "prometheus") // before the build, so that a missing one ends the test at once
+	promtool := testtool.Need(t, "promtool")
+	amBin := testtool.Need(t, "prometheus-alertmanager", "alertmanager")
 	storcastBin, simBin := buildBinaries(t)
 	dir := t.TempDir()
 	s := stack{cluster: "sim"}
@@ -254,23 +119,23 @@ func startStack(t *testing.T, o stackOptions) stack {
 	}
 	_ = os.Remove(hist)
 
-	simAddr := freeAddr(t)
-	sim := start(t, "storagesim", simBin, "serve", "--scenario", o.scenario, "--start", s.origin.Format(time.RFC3339),
+	simAddr := testtool.FreeAddr(t)
+	sim := testtool.Start(t, "storagesim", simBin, "serve", "--scenario", o.scenario, "--start", s.origin.Format(time.RFC3339),
 		"--web.listen-address", simAddr)
 	s.storagesim = "http://" + simAddr
-	waitHTTP(t, sim, s.storagesim+"/truth", 30*time.Second)
+	sim.WaitHTTP(s.storagesim+"/truth", 30*time.Second)
 
-	amAddr := freeAddr(t)
+	amAddr := testtool.FreeAddr(t)
 	amCfg := filepath.Join(dir, "alertmanager.yml")
 	writeFile(t, amCfg, "route:\n  receiver: test\n  group_by: [alertname, cluster]\n  group_wait: 0s\n  group_interval: 1s\nreceivers:\n  - name: test\n")
-	am := start(t, "alertmanager", amBin, "--config.file="+amCfg, "--storage.path="+filepath.Join(dir, "am"),
+	am := testtool.Start(t, "alertmanager", amBin, "--config.file="+amCfg, "--storage.path="+filepath.Join(dir, "am"),
 		"--web.listen-address="+amAddr, "--cluster.listen-address=", "--log.level=warn")
 	s.alertmanager = "http://" + amAddr
-	waitHTTP(t, am, s.alertmanager+"/-/ready", 30*time.Second)
+	am.WaitHTTP(s.alertmanager+"/-/ready", 30*time.Second)
 
-	promAddr := freeAddr(t)
+	promAddr := testtool.FreeAddr(t)
 	s.prometheus = "http://" + promAddr
-	scAddr := freeAddr(t)
+	scAddr := testtool.FreeAddr(t)
 	s.storcast = "http://" + scAddr
 	cal := filepath.Join(dir, "calibration.yml")
 	writeFile(t, cal, calibration(t, o.scenario))
@@ -301,8 +166,7 @@ clusters:
 
 	rules := filepath.Join(dir, "storcast.rules.yml")
 	writeFile(t, rules, string(testRules(t)))
-	promCfg := filepath.Join(dir, "prometheus.yml")
-	writeFile(t, promCfg, fmt.Sprintf(`global:
+	promCfg := fmt.Sprintf(`global:
   scrape_interval: %[1]s
   evaluation_interval: %[1]s
 rule_files: [%[2]q]
@@ -314,13 +178,11 @@ scrape_configs:
     http_sd_configs: [{url: "%[4]s/sd", refresh_interval: 5s}]
   - job_name: storcast
     static_configs: [{targets: [%[5]q]}]
-`, evalInterval, rules, amAddr, s.storagesim, scAddr))
-	prom := start(t, "prometheus", promBin, "--config.file="+promCfg, "--storage.tsdb.path="+data,
-		"--web.listen-address="+promAddr, "--storage.tsdb.retention.time=30d", "--log.level=warn")
-	waitHTTP(t, prom, s.prometheus+"/-/ready", 90*time.Second)
+`, evalInterval, rules, amAddr, s.storagesim, scAddr)
+	testtool.StartPrometheus(t, promAddr, promCfg, data)
 
-	sc := start(t, "storcast", storcastBin, "--config.file="+scCfg)
-	waitHTTP(t, sc, s.storcast+"/-/healthy", 60*time.Second)
+	sc := testtool.Start(t, "storcast", storcastBin, "--config.file="+scCfg)
+	sc.WaitHTTP(s.storcast+"/-/healthy", 60*time.Second)
 	t.Logf("stack up: prometheus %s, alertmanager %s, storcast %s, storagesim %s (origin %s, %d CPUs)",
 		s.prometheus, s.alertmanager, s.storcast, s.storagesim, s.origin.Format(time.RFC3339), runtime.NumCPU())
 	return s
@@ -364,7 +226,7 @@ type truth struct {
 func getTruth(t *testing.T, s stack) truth {
 	t.Helper()
 	var tr truth
-	if err := getJSON(s.storagesim+"/truth", &tr); err != nil {
+	if err := testtool.GetJSON(s.storagesim+"/truth", &tr); err != nil {
 		t.Fatal(err)
 	}
 	return tr
