@@ -46,3 +46,26 @@ func BenchmarkFit(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCalibrate is the band calibration's share of BenchmarkFit: the
+// per-counter trees regrown on the working set below each internal split and
+// the two extrapolations to X (the signature is reused, not searched again).
+//
+//	go test ./forecaster/mlisp -run '^$' -bench Calibrate -benchmem -benchtime 3x
+func BenchmarkCalibrate(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	d := synthCluster(rng, mm1{S: 2, Mu: 2000}, 1000, 0.5, 0.05, 5000-13, 5)
+	m, err := Fit(d, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := cpuTime(b)
+	for i := 0; i < b.N; i++ {
+		if m.calibrate() == nil {
+			b.Fatal("no calibration")
+		}
+	}
+	b.ReportMetric((cpuTime(b)-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+}

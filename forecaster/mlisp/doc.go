@@ -23,12 +23,66 @@
 //     new counters), each from the samples of the CART leaf the query falls
 //     in plus the synthetic samples made so far. Kriging distances are
 //     Euclidean on columns divided by their standard deviation.
+//  5. Band calibration (ours, see below): the Kriging band is widened so
+//     that it covers held-out extrapolation at its nominal 95%.
 //
-// Outputs: Curve (observed bins plus the extrapolated points with lower,
-// mean and upper band), Curve.SLOCrossing per bound (Storcast reports the
-// upper band's crossing as the knee against an SLO) and Curve.Knee, the
-// geometric knee by the Kneedle rule. The Model is JSON-serializable; the
-// CARTs are rebuilt from the persisted working set on decoding.
+// Outputs: Curve (observed bins plus the extrapolated points with the mean,
+// the calibrated band Lower/Upper and the paper's raw Kriging band
+// RawLower/RawUpper), Curve.SLOCrossing per bound (Storcast reports the
+// calibrated Upper crossing as the knee against an SLO; RawUpper gives the
+// paper's) and Curve.Knee, the geometric knee by the Kneedle rule. The Model
+// is JSON-serializable, Calibration included; the CARTs are rebuilt from the
+// persisted working set on decoding. A model persisted without a calibration
+// decodes with the raw band.
+//
+// # Band calibration
+//
+// The paper's band, mean ± 2√var, reflects the leaf's noise and the Kriging
+// weights, not the bias of extrapolating a local trend along a curve that
+// bends: on the simulated cluster it covers 22–37% of held-out windows, not
+// 95%. Fit therefore calibrates it on its own working set, split by load
+// (split conformal prediction, with the load as the exchangeability-breaking
+// axis we extrapolate along):
+//
+//  1. For q in {0.5, 0.7}: X' = the q-quantile of the working set's IOPS.
+//     Regrow the Algorithm-2 trees on the samples with IOPS ≤ X' (the
+//     signature is kept: searching it again would refit CARTs on every
+//     counter), run Algorithm 1 from X' to X, and score every held-out
+//     sample i (IOPS_i > X') at its relative distance d_i = IOPS_i/X' − 1:
+//
+//     r_i = log(L_i / μ(IOPS_i)) / s(d_i),   s(d) = ε + d²,  ε = 0.1
+//
+//     where L_i is its measured latency and μ the split model's mean.
+//
+//  2. UpperQ = the ⌈(n+1)·0.975⌉-th smallest r_i, LowerQ the ⌈(n+1)·0.975⌉-th
+//     largest (the split-conformal quantiles of a two-sided 95% interval).
+//
+//  3. At a point of the full model, d = IOPS/X − 1:
+//
+//     Upper = max(RawUpper, μ·exp(UpperQ·s(d)))
+//     Lower = max(0, min(RawLower, μ·exp(LowerQ·s(d))))
+//
+//     so the calibrated band is never narrower than the raw one.
+//
+// Why this score: the error is multiplicative (latency spans orders of
+// magnitude), and skewed (a linear trend under-predicts a convex curve), hence
+// the log ratio and separate upper and lower quantiles. A linear extrapolation
+// of a smooth curve errs by its Taylor remainder, second order in the
+// distance, hence d²; ε is the score's scale at d = 0, where the error is the
+// measurement noise (5% on the simulator; ε = 0.1 keeps the near-split noise
+// from setting the whole band). On the README backtest, s = 0.1 + d² gives 99%
+// and 93% coverage (trained below ρ = 0.3 and 0.4); the alternatives we
+// measured: 0.1 + d (95%, 74%; the errors grow faster than linearly, because
+// the curve bends more beyond X than beyond X'), 0.05 + d² (98%, 97% but an
+// upper band 7× the mean at 2X) and a factor on the raw half-width 2σ
+// (the needed factor, pooled over the ten data sets trained below ρ = 0.4,
+// grows from 2.2 just above X to 15 at 2X, while the internal splits see
+// 2.2–4.4: σ barely grows with d, the bias does). The
+// calibration assumes the error's growth with distance beyond X resembles its
+// growth beyond X'; where the curve bends much harder beyond X than below it,
+// the band is still too narrow (one data set of ten, with a falling leaf
+// trend, covers 50%). Cost: two extra extrapolations and tree sets on the
+// signature columns, ~0.1 CPU s at 5000 counters (BenchmarkCalibrate).
 //
 // # Where this differs from the paper, and why
 //

@@ -12,12 +12,17 @@ import (
 )
 
 // Point is one point of a latency curve: the mean prediction and its 95%
-// band at an IOPS value.
+// band at an IOPS value. On extrapolated points Lower and Upper are the
+// calibrated band (see Calibration) and RawLower and RawUpper the paper's
+// Kriging band, mean ± 2√var; on observed bins both pairs are the interval
+// of the bin's mean.
 type Point struct {
-	IOPS  float64 `json:"iops"`
-	Lower float64 `json:"lower"`
-	Mean  float64 `json:"mean"`
-	Upper float64 `json:"upper"`
+	IOPS     float64 `json:"iops"`
+	Lower    float64 `json:"lower"`
+	Mean     float64 `json:"mean"`
+	Upper    float64 `json:"upper"`
+	RawLower float64 `json:"raw_lower"`
+	RawUpper float64 `json:"raw_upper"`
 }
 
 // Curve is the latency-versus-IOPS curve of a model.
@@ -42,9 +47,13 @@ type Curve struct {
 type Bound int
 
 const (
+	// Lower and Upper are the calibrated band (what Storcast reports).
 	Lower Bound = iota
 	Mean
 	Upper
+	// RawLower and RawUpper are the paper's uncalibrated Kriging band.
+	RawLower
+	RawUpper
 )
 
 func (b Bound) of(p Point) float64 {
@@ -53,6 +62,10 @@ func (b Bound) of(p Point) float64 {
 		return p.Lower
 	case Upper:
 		return p.Upper
+	case RawLower:
+		return p.RawLower
+	case RawUpper:
+		return p.RawUpper
 	}
 	return p.Mean
 }
@@ -79,7 +92,8 @@ func (c *Curve) At(iops float64) (Point, bool) {
 	a, b := pts[k-1], pts[k]
 	t := (iops - a.IOPS) / (b.IOPS - a.IOPS)
 	lerp := func(x, y float64) float64 { return x + t*(y-x) }
-	return Point{IOPS: iops, Lower: lerp(a.Lower, b.Lower), Mean: lerp(a.Mean, b.Mean), Upper: lerp(a.Upper, b.Upper)}, true
+	return Point{IOPS: iops, Lower: lerp(a.Lower, b.Lower), Mean: lerp(a.Mean, b.Mean), Upper: lerp(a.Upper, b.Upper),
+		RawLower: lerp(a.RawLower, b.RawLower), RawUpper: lerp(a.RawUpper, b.RawUpper)}, true
 }
 
 // SLOCrossing returns the lowest IOPS at which bound b of the curve reaches
@@ -149,7 +163,21 @@ func (c *Curve) Knee() (Point, bool) {
 // then latency is Kriged the same way at (iops_z, C_·z), and the synthetic
 // sample (iops_z, latency_z, C_·z) is stored. Kriging distances are taken on
 // columns divided by Model.Scale.
+//
+// The band of each point is the Kriging band widened by Model.Calibration
+// (when the model has one); the raw Kriging band is kept in RawLower and
+// RawUpper.
 func (m *Model) Extrapolate(toIOPS float64) (*Curve, error) {
+	c, err := m.extrapolate(toIOPS)
+	if err != nil {
+		return nil, err
+	}
+	m.Calibration.apply(c, m.MaxIOPS)
+	return c, nil
+}
+
+// extrapolate is Extrapolate with the raw Kriging band only.
+func (m *Model) extrapolate(toIOPS float64) (*Curve, error) {
 	if len(m.trees) != len(m.Signature) || len(m.Signature) < 2 {
 		return nil, errors.New("mlisp: model is not fitted")
 	}
@@ -195,7 +223,8 @@ func (m *Model) Extrapolate(toIOPS float64) (*Curve, error) {
 			}
 		}
 		synth = append(synth, next)
-		c.Points = append(c.Points, Point{IOPS: iops, Lower: math.Max(p.Lower, 0), Mean: p.Mean, Upper: p.Upper})
+		lo := math.Max(p.Lower, 0)
+		c.Points = append(c.Points, Point{IOPS: iops, Lower: lo, Mean: p.Mean, Upper: p.Upper, RawLower: lo, RawUpper: p.Upper})
 		c.Synthetic = append(c.Synthetic, next)
 		prev = next
 	}
@@ -339,7 +368,8 @@ func (m *Model) observedBins() []Point {
 			v := math.Max((syy[b]-k*mean*mean)/(k-1), 0)
 			se = math.Sqrt(v / k)
 		}
-		out = append(out, Point{IOPS: sx[b] / k, Lower: math.Max(mean-2*se, 0), Mean: mean, Upper: mean + 2*se})
+		lo, hi := math.Max(mean-2*se, 0), mean+2*se
+		out = append(out, Point{IOPS: sx[b] / k, Lower: lo, Mean: mean, Upper: hi, RawLower: lo, RawUpper: hi})
 	}
 	return out
 }

@@ -11,10 +11,13 @@ import (
 // counter, Window.Target the latency counter and Window.Features the other
 // counters, named by Names (generated as "c0", "c1", … when nil). At predict
 // time only the load is used: the curve is extrapolated from the highest
-// training IOPS to the highest queried load.
+// training IOPS to the highest queried load. The band of the estimates is
+// the calibrated one (Point.Lower/Upper) unless RawBand selects the paper's
+// uncalibrated Kriging band (Point.RawLower/RawUpper).
 type Forecaster struct {
 	Names   []string
 	Options Options
+	RawBand bool
 }
 
 // Name implements backtest.Forecaster.
@@ -55,10 +58,13 @@ func (f Forecaster) Fit(train []backtest.Window) (backtest.Predictor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return curvePredictor{m}, nil
+	return curvePredictor{m, f.RawBand}, nil
 }
 
-type curvePredictor struct{ m *Model }
+type curvePredictor struct {
+	m   *Model
+	raw bool
+}
 
 func (p curvePredictor) Predict(test []backtest.Window) ([]backtest.Estimate, error) {
 	to := p.m.MaxIOPS
@@ -79,6 +85,9 @@ func (p curvePredictor) Predict(test []backtest.Window) ([]backtest.Estimate, er
 			return nil, inputError("test", "window %d load %v is outside the curve", i, w.Load)
 		}
 		out[i] = backtest.Estimate{Mean: pt.Mean, Lower: pt.Lower, Upper: pt.Upper}
+		if p.raw {
+			out[i].Lower, out[i].Upper = pt.RawLower, pt.RawUpper
+		}
 	}
 	return out, nil
 }

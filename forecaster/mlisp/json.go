@@ -39,6 +39,9 @@ func (m *Model) UnmarshalJSON(b []byte) error {
 	if err := d.Options.validate(); err != nil {
 		return fmt.Errorf("mlisp: decoding model: %w", err)
 	}
+	if err := d.Calibration.validate(); err != nil {
+		return fmt.Errorf("mlisp: decoding model: %w", err)
+	}
 	*m = Model(d)
 	m.Options = m.Options.withDefaults()
 	if err := m.prepare(); err != nil {

@@ -199,6 +199,9 @@ type Model struct {
 	MaxIOPS   float64   `json:"max_iops"`
 	Options   Options   `json:"options"`
 	Cleansing Cleansing `json:"cleansing"`
+	// Calibration widens the Kriging band to its nominal coverage; nil
+	// leaves the raw band (see doc.go).
+	Calibration *Calibration `json:"calibration"`
 	// Curve is the extrapolation from X to Options.Horizon·X made by Fit.
 	Curve *Curve `json:"curve"`
 
@@ -241,6 +244,7 @@ func Fit(d Dataset, opt Options) (*Model, error) {
 	if err := m.prepare(); err != nil {
 		return nil, err
 	}
+	m.Calibration = m.calibrate()
 	m.Curve, err = m.Extrapolate(opt.Horizon * m.MaxIOPS)
 	if err != nil {
 		return nil, err
