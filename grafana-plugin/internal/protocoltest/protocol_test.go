@@ -58,8 +58,8 @@ func freeAddr(t *testing.T) string {
 	return l.Addr().String()
 }
 
-// startStorcast returns the URL of the storcast under test and one of its
-// clusters whose models are fitted.
+// startStorcast returns the URL of the storcast under test, once it serves a
+// cluster whose models are all fitted.
 func startStorcast(t *testing.T) (url string) {
 	t.Helper()
 	switch mode := os.Getenv("STORCAST_UNDER_TEST"); mode {
@@ -82,15 +82,15 @@ func startStorcast(t *testing.T) (url string) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
 		select {
-		case <-done:
+		case <-exited:
 		case <-time.After(10 * time.Second):
 			_ = cmd.Process.Kill()
-			<-done
+			<-exited
 		}
 		if t.Failed() {
 			t.Logf("storcast --demo output:\n%s", logs.String())
@@ -106,17 +106,18 @@ func startStorcast(t *testing.T) (url string) {
 			return url
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("storcast --demo at %s fitted no cluster within 3 minutes\n%s", url, logs.String())
+			t.Fatalf("storcast --demo at %s fitted no cluster within 3 minutes", url)
 		}
-		if cmd.ProcessState != nil {
-			t.Fatalf("storcast --demo exited: %s", logs.String())
+		select {
+		case <-exited:
+			t.Fatalf("storcast --demo exited early: %v", cmd.ProcessState)
+		case <-time.After(500 * time.Millisecond):
 		}
-		time.Sleep(500 * time.Millisecond)
 	}
 }
 
 func fittedCluster(url string) (string, bool) {
-	resp, err := http.Get(url + "/api/v1/clusters")
+	resp, err := (&http.Client{Timeout: 5 * time.Second}).Get(url + "/api/v1/clusters")
 	if err != nil {
 		return "", false
 	}
