@@ -80,8 +80,8 @@
 // 2.2–4.4: σ barely grows with d, the bias does). The
 // calibration assumes the error's growth with distance beyond X resembles its
 // growth beyond X'; where the curve bends much harder beyond X than below it,
-// the band is still too narrow (one data set of ten, with a falling leaf
-// trend, covers 50%). Cost: two extra extrapolations and tree sets on the
+// the band is still too narrow (one data set of ten trained to ρ = 0.4
+// is covered at 50%). Cost: two extra extrapolations and tree sets on the
 // signature columns, ~0.1 CPU s at 5000 counters (BenchmarkCalibrate).
 //
 // # Where this differs from the paper, and why
