@@ -1,5 +1,6 @@
 import '@testing-library/jest-dom/vitest';
 import { configure } from '@testing-library/react';
+import { vi } from 'vitest';
 
 // The CI machine has 2 cores shared with the Go tests: be patient.
 configure({ asyncUtilTimeout: 5000 });
@@ -25,3 +26,7 @@ Object.defineProperty(window, 'matchMedia', {
     dispatchEvent: () => false,
   }),
 });
+
+// Grafana's icons load their SVG asynchronously; in tests that only adds
+// state updates outside act(). Render icons as empty spans.
+vi.mock('react-inlinesvg', () => ({ default: () => null }));

@@ -1,5 +1,5 @@
 import React from 'react';
-import { render, screen, waitFor } from '@testing-library/react';
+import { act, render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { vi } from 'vitest';
 
@@ -37,6 +37,9 @@ function setup(query: Partial<StorcastQuery>, getClusters = () => Promise.resolv
   );
   return { onChange, onRunQuery, ds };
 }
+
+// Lets the cluster list arrive, so its state update happens inside act().
+const settle = () => act(async () => {});
 
 describe('QueryEditor', () => {
   it('fills the cluster picker from the clusters resource, with template variables', async () => {
@@ -82,8 +85,9 @@ describe('QueryEditor', () => {
     expect(onRunQuery).toHaveBeenCalledTimes(2);
   });
 
-  it('shows the capacity curve fields', () => {
+  it('shows the capacity curve fields', async () => {
     setup({ queryType: 'capacityCurve', cluster: 'ceph-a', ioSize: '4KiB' });
+    await settle();
     expect(screen.getByLabelText('IO size')).toHaveValue('4KiB');
     expect(screen.getByLabelText('Points')).toBeInTheDocument();
     expect(screen.queryByLabelText('Horizon')).not.toBeInTheDocument();
