@@ -14,19 +14,17 @@ import (
 	"math"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/storcast/storcast/exporter/demo"
-	"github.com/storcast/storcast/exporter/testtool"
 	"github.com/storcast/storcast/forecaster/conservation"
+	"github.com/storcast/storcast/internal/testtool"
 	"github.com/storcast/storcast/storagesim"
 )
 
@@ -46,60 +44,6 @@ const (
 	backfillStep = 5 * time.Minute
 	scrapeEvery  = "5s"
 )
-
-// start runs a process in its own group, logging to dir/name.log; it is
-// stopped at cleanup (SIGTERM, then SIGKILL after 10 s).
-func startProcess(t *testing.T, dir, name string, args ...string) *exec.Cmd {
-	t.Helper()
-	logf, err := os.Create(filepath.Join(dir, name+".log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-done
-		}
-		logf.Close()
-		if t.Failed() {
-			b, _ := os.ReadFile(logf.Name())
-			if len(b) > 8000 {
-				b = b[len(b)-8000:]
-			}
-			t.Logf("%s log (tail):\n%s", name, b)
-		}
-	})
-	return cmd
-}
-
-func waitHTTP(t *testing.T, u string, within time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		resp, err := http.Get(u)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s not ready after %s (%v)", u, within, err)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
-}
 
 // newIntegration starts storagesim live (origin a week ago) and writes its
 // week of history at backfillStep to dir/history.om.
@@ -187,8 +131,8 @@ clusters:
 		t.Fatal(err)
 	}
 	it.storcast = addr
-	startProcess(t, it.dir, "storcast", bin, "--config.file="+path, "--web.listen-address="+addr, "--log.level=debug")
-	waitHTTP(t, "http://"+addr+"/-/healthy", 30*time.Second)
+	sc := testtool.Start(t, "storcast", bin, "--config.file="+path, "--web.listen-address="+addr, "--log.level=debug")
+	sc.WaitHTTP("http://"+addr+"/-/healthy", 30*time.Second)
 }
 
 // buildStorcast builds this command into dir.
@@ -202,50 +146,12 @@ func buildStorcast(t *testing.T, dir string) string {
 	return bin
 }
 
-type sample struct {
-	Metric map[string]string `json:"metric"`
-	Value  [2]any            `json:"value"`
-}
-
-// instant runs an instant query on the backend's Prometheus API.
-func instant(t *testing.T, base, expr string) ([]sample, error) {
-	u := base + "/api/v1/query?" + url.Values{"query": {expr}}.Encode()
-	resp, err := http.Get(u)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	var r struct {
-		Status string `json:"status"`
-		Error  string `json:"error"`
-		Data   struct {
-			Result []sample `json:"result"`
-		} `json:"data"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
-		return nil, fmt.Errorf("query %s: %v", expr, err)
-	}
-	if r.Status != "success" {
-		return nil, fmt.Errorf("query %s: %s", expr, r.Error)
-	}
-	return r.Data.Result, nil
-}
-
-func value(s sample) float64 {
-	str, _ := s.Value[1].(string)
-	v, err := strconv.ParseFloat(str, 64)
-	if err != nil {
-		return math.NaN()
-	}
-	return v
-}
-
 // waitSeries polls expr on the backend until it returns n samples.
-func waitSeries(t *testing.T, base, expr string, n int, within time.Duration) []sample {
+func waitSeries(t *testing.T, base, expr string, n int, within time.Duration) []testtool.Sample {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
-		res, err := instant(t, base, expr)
+		res, err := testtool.Query(base, expr, time.Time{})
 		if err == nil && len(res) == n {
 			return res
 		}
@@ -258,13 +164,8 @@ func waitSeries(t *testing.T, base, expr string, n int, within time.Duration) []
 
 // truth reads storagesim's /truth.
 func (it *integration) truth() storagesim.Truth {
-	resp, err := http.Get("http://" + it.simAddr + "/truth")
-	if err != nil {
-		it.t.Fatal(err)
-	}
-	defer resp.Body.Close()
 	var tr storagesim.Truth
-	if err := json.NewDecoder(resp.Body).Decode(&tr); err != nil {
+	if err := testtool.GetJSON("http://"+it.simAddr+"/truth", &tr); err != nil {
 		it.t.Fatal(err)
 	}
 	return tr
@@ -280,11 +181,11 @@ func (it *integration) check(base string) {
 	tr := it.truth()
 
 	get := func(expr string) float64 {
-		res, err := instant(t, base, expr)
+		res, err := testtool.Query(base, expr, time.Time{})
 		if err != nil || len(res) != 1 {
 			t.Fatalf("%s: %v samples, err %v", expr, res, err)
 		}
-		return value(res[0])
+		return res[0].Value
 	}
 	finite := func(name string, v float64) {
 		if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
@@ -314,7 +215,7 @@ func (it *integration) check(base string) {
 	// reported against the model's backtest accuracy.
 	res := waitSeries(t, base, `storcast_latency_knee_iops{cluster="sim"}`, 3, time.Minute)
 	for _, s := range res {
-		finite("storcast_latency_knee_iops{bound="+s.Metric["bound"]+"}", value(s))
+		finite("storcast_latency_knee_iops{bound="+s.Metric["bound"]+"}", s.Value)
 	}
 	knee := get(`storcast_latency_knee_iops{cluster="sim",bound="upper"}`)
 	mlAcc := get(`storcast_model_accuracy_ratio{cluster="sim",model="mlisp",target="latency"}`)
@@ -355,7 +256,7 @@ func (it *integration) check(base string) {
 
 // TestIntegrationPrometheus: Prometheus as the query backend.
 func TestIntegrationPrometheus(t *testing.T) {
-	prom := testtool.Need(t, "prometheus")
+	testtool.Need(t, "prometheus") // before the backfill, so that a missing one ends the test at once
 	promtool := testtool.Need(t, "promtool")
 	it := newIntegration(t)
 	data := filepath.Join(it.dir, "prom")
@@ -367,16 +268,8 @@ func TestIntegrationPrometheus(t *testing.T) {
 	}
 	t.Logf("promtool backfill: %s", time.Since(t0).Round(time.Millisecond))
 	bin := buildStorcast(t, it.dir)
-	storcastAddr := "127.0.0.1:" + testtool.FreePort(t)
-	promAddr := "127.0.0.1:" + testtool.FreePort(t)
-	cfgPath := filepath.Join(it.dir, "prometheus.yml")
-	if err := os.WriteFile(cfgPath, []byte(it.scrapeConfig(storcastAddr)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	startProcess(t, it.dir, "prometheus", prom, "--config.file="+cfgPath, "--storage.tsdb.path="+data,
-		"--web.listen-address="+promAddr, "--storage.tsdb.retention.time=30d", "--log.level=warn")
-	base := "http://" + promAddr
-	waitHTTP(t, base+"/-/ready", 90*time.Second)
+	storcastAddr := testtool.FreeAddr(t)
+	base := testtool.StartPrometheus(t, "", it.scrapeConfig(storcastAddr), data)
 	it.startStorcast(bin, base, storcastAddr)
 	it.check(base)
 }
@@ -387,16 +280,16 @@ func TestIntegrationVictoriaMetrics(t *testing.T) {
 	vm := testtool.Need(t, "victoria-metrics")
 	it := newIntegration(t)
 	bin := buildStorcast(t, it.dir)
-	storcastAddr := "127.0.0.1:" + testtool.FreePort(t)
-	vmAddr := "127.0.0.1:" + testtool.FreePort(t)
+	storcastAddr := testtool.FreeAddr(t)
+	vmAddr := testtool.FreeAddr(t)
 	cfgPath := filepath.Join(it.dir, "scrape.yml")
 	if err := os.WriteFile(cfgPath, []byte(it.scrapeConfig(storcastAddr)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	startProcess(t, it.dir, "victoria-metrics", vm, "-httpListenAddr="+vmAddr, "-storageDataPath="+filepath.Join(it.dir, "vm"),
+	vmProc := testtool.Start(t, "victoria-metrics", vm, "-httpListenAddr="+vmAddr, "-storageDataPath="+filepath.Join(it.dir, "vm"),
 		"-retentionPeriod=30d", "-promscrape.config="+cfgPath, "-promscrape.httpSDCheckInterval=5s", "-search.latencyOffset=5s", "-search.disableCache", "-loggerLevel=WARN")
 	base := "http://" + vmAddr
-	waitHTTP(t, base+"/health", 60*time.Second)
+	vmProc.WaitHTTP(base+"/health", 60*time.Second)
 	t0 := time.Now()
 	for _, f := range it.history {
 		if err := importOpenMetrics(base, f); err != nil {

@@ -15,7 +15,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
-	"github.com/storcast/storcast/exporter/testtool"
+	"github.com/storcast/storcast/internal/testtool"
 )
 
 // syncBuffer is a bytes.Buffer safe for the concurrent writes of run.

@@ -17,9 +17,9 @@ import (
 	"github.com/storcast/storcast/exporter/engine"
 	"github.com/storcast/storcast/exporter/features"
 	"github.com/storcast/storcast/exporter/models"
-	"github.com/storcast/storcast/exporter/testtool"
 	"github.com/storcast/storcast/forecaster/conservation"
 	"github.com/storcast/storcast/forecaster/insideout"
+	"github.com/storcast/storcast/internal/testtool"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/metrics.golden")
