@@ -3,7 +3,7 @@
 // the editors it exports. Run after the build: npm run test:bundle.
 import React from 'react';
 import { readFileSync } from 'node:fs';
-import { render, screen } from '@testing-library/react';
+import { act, render, screen } from '@testing-library/react';
 import * as grafanaData from '@grafana/data';
 import * as grafanaUI from '@grafana/ui';
 import { vi } from 'vitest';
@@ -67,6 +67,7 @@ describe('dist/module.js', () => {
         onRunQuery={vi.fn()}
       />
     );
+    await act(async () => {}); // the cluster list arrives
     expect(screen.getByLabelText('Hosts added')).toBeInTheDocument();
     expect(getClusters).toHaveBeenCalled();
 
