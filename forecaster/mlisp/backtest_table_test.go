@@ -34,6 +34,9 @@ func TestBacktestTable(t *testing.T) {
 	}
 	rows := []row{
 		{"M-LISP (regression Kriging, default)", func(n []string) backtest.Forecaster { return Forecaster{Names: n} }},
+		{"M-LISP (regression Kriging, no convex floor: before)", func(n []string) backtest.Forecaster {
+			return Forecaster{Names: n, Options: Options{NoConvexFloor: true}}
+		}},
 		{"M-LISP (paper's non-negative Kriging)", func(n []string) backtest.Forecaster {
 			return Forecaster{Names: n, Options: Options{Kriging: KrigingPaper}}
 		}},
@@ -46,6 +49,7 @@ func TestBacktestTable(t *testing.T) {
 	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|---|---|---|\n")
 	fmt.Fprintf(&b, "| paper, Table 4 (WL1, real NetApp filer) | 800 IOPS | %.1f%% | %.1f%% | %.1f%% | %.1f%% | | | | |\n", paperWL1[0], paperWL1[1], paperWL1[2], paperWL1[3])
 	for _, split := range []float64{600, 800} {
+		rowErrs := make([][]float64, len(rows))
 		for ri, r := range rows {
 			errs := make([]float64, len(multiples))
 			var mape, cover, rawCover, width float64
@@ -89,13 +93,13 @@ func TestBacktestTable(t *testing.T) {
 							t.Errorf("M-LISP split %v seed %d: error %.1f%% at %vx, want < 100%%", split, s, 100*a.Error, a.Multiple)
 						}
 					}
-				case 2:
+				case 3:
 					for _, a := range rep.AtMultiples {
 						if !(a.Error < 0.15) {
 							t.Errorf("BASIL split %v seed %d: error %.1f%% at %vx; M/M/1 latency is linear in OIO, want < 15%%", split, s, 100*a.Error, a.Multiple)
 						}
 					}
-				case 3:
+				case 4:
 					for _, a := range rep.AtMultiples {
 						if !(a.Error < 0.05) {
 							t.Errorf("queueing split %v seed %d: error %.1f%% at %vx; the model is the truth's form, want < 5%%", split, s, 100*a.Error, a.Multiple)
@@ -111,21 +115,30 @@ func TestBacktestTable(t *testing.T) {
 			}
 			fmt.Fprintf(&b, "| %s | %.0f IOPS (ρ = %.1f) | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %s | %s | %s |\n",
 				r.name, split, split/q.Mu, 100*errs[0], 100*errs[1], 100*errs[2], 100*errs[3], 100*mape, rawCov, cov, wid)
+			rowErrs[ri] = errs
+			if ri == 1 {
+				// The convex floor must cut the mean error at 1.5–2x.
+				for k := 1; k < len(multiples); k++ {
+					if !(rowErrs[0][k] < rowErrs[1][k]) {
+						t.Errorf("split %v, %vx: error %.1f%% with the convex floor, %.1f%% without; want lower", split, multiples[k], 100*rowErrs[0][k], 100*rowErrs[1][k])
+					}
+				}
+			}
 			if ri == 0 {
 				t.Logf("M-LISP split %v: calibrated coverage per seed %.3f", split, covers)
 				// The calibrated band must hold its nominal 95% on held-out
-				// extrapolation, up to a tolerance: measured 98.5% (split
-				// 600) and 92.9% (split 800) on these 10 seeds, the raw
-				// Kriging band 37% and 22%. One seed (split 800) is the known
-				// falling-trend case (0.50).
+				// extrapolation, up to a tolerance: measured 97.2% (split
+				// 600; seeds 88–100%) and 91.6% (split 800; seeds 68–99%)
+				// on these 10 seeds, the raw Kriging band 48% and 30%.
 				good := 0
 				for _, c := range covers {
-					if c >= 0.9 {
+					if c >= 0.85 {
 						good++
 					}
 				}
-				if !(cover >= 0.9) || good < 9 {
-					t.Errorf("M-LISP split %v: calibrated coverage %.1f%% (%d of %d seeds ≥ 90%%), want mean ≥ 90%% and ≥ 9 seeds", split, 100*cover, good, seeds)
+				if !(cover >= 0.9) || good < 9 || floats.Min(covers) < 0.6 {
+					t.Errorf("M-LISP split %v: calibrated coverage %.1f%% (%d of %d seeds ≥ 85%%, lowest %.1f%%), want mean ≥ 90%%, ≥ 9 seeds ≥ 85%%, none < 60%%",
+						split, 100*cover, good, seeds, 100*floats.Min(covers))
 				}
 				if !(rawCover < cover) {
 					t.Errorf("M-LISP split %v: calibrated coverage %.3f not above the raw band's %.3f", split, cover, rawCover)

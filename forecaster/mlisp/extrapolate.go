@@ -228,6 +228,7 @@ func (m *Model) extrapolate(toIOPS float64) (*Curve, error) {
 		c.Synthetic = append(c.Synthetic, next)
 		prev = next
 	}
+	m.constrainShape(c)
 	return c, nil
 }
 

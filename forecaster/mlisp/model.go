@@ -71,6 +71,12 @@ type Options struct {
 	// (no Σw = 1) to the values themselves, exactly as published. See
 	// doc.go for why the default differs from the paper.
 	Kriging string `json:"kriging"`
+	// NoConvexFloor turns off the shape constraint of the regression
+	// variant's mean: latency of a queue is non-decreasing and convex in
+	// load, so the extrapolated mean is lifted to at least the line from its
+	// value at X with the slope of the top quarter of the data, and made
+	// non-decreasing (doc.go).
+	NoConvexFloor bool `json:"no_convex_floor,omitempty"`
 	// Horizon is the end of the curve Fit computes, as a multiple of X, the
 	// highest observed IOPS. Default 2.
 	Horizon float64 `json:"horizon"`
