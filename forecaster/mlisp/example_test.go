@@ -37,3 +37,20 @@ func ExampleCurve_SLOCrossing() {
 	// Output:
 	// 6 ms SLO: upper band at 1229 IOPS, mean at 1318 IOPS
 }
+
+// Extrapolated points carry two bands: the calibrated one (Lower, Upper),
+// which Storcast reports, and the paper's raw Kriging band (RawLower,
+// RawUpper), usually too narrow beyond the data. The knee against an SLO
+// comes earlier on the calibrated upper band.
+func ExampleCurve_SLOCrossing_rawBand() {
+	c := &mlisp.Curve{Points: []mlisp.Point{
+		{IOPS: 1000, Mean: 4.0, RawLower: 3.8, RawUpper: 4.2, Lower: 3.7, Upper: 4.6},
+		{IOPS: 1200, Mean: 5.0, RawLower: 4.7, RawUpper: 5.3, Lower: 4.4, Upper: 6.6},
+		{IOPS: 1400, Mean: 6.0, RawLower: 5.6, RawUpper: 6.4, Lower: 5.0, Upper: 9.0},
+	}}
+	calibrated, _ := c.SLOCrossing(6, mlisp.Upper)
+	raw, _ := c.SLOCrossing(6, mlisp.RawUpper)
+	fmt.Printf("6 ms SLO: calibrated upper band at %.0f IOPS, raw Kriging band at %.0f IOPS\n", calibrated, raw)
+	// Output:
+	// 6 ms SLO: calibrated upper band at 1140 IOPS, raw Kriging band at 1327 IOPS
+}
