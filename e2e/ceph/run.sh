@@ -95,13 +95,8 @@ child_ticks() {
 	awk -v hz="$(getconf CLK_TCK)" 'NR==2{ t=0; for(i=1;i<=2;i++){ split($i,a,"m"); sub("s","",a[2]); t+=a[1]*60+a[2] } printf "%d", t*hz }' "$E2E_DIR/times.txt"
 }
 osd_rss_mb() { local s=0 n; for n in osd.0 osd.1 osd.2; do s=$((s + $(rss_mb $n))); done; echo $s; }
-PEAK_RSS=0
-note_rss() {
-	local r
-	r=$(osd_rss_mb)
-	[ "$r" -gt "$PEAK_RSS" ] && PEAK_RSS=$r
-	echo "$r"
-}
+# The scorer reports the peak over the steps' samples.
+note_rss() { osd_rss_mb; }
 
 phase calibrate
 c0=$(cpu_ticks)
@@ -219,7 +214,7 @@ PHASES_SO_FAR="$PHASES"
 "$BIN/scorer" score -steps "$E2E_DIR/steps.jsonl" -calibration "$E2E_DIR/calibration.json" \
 	-prometheus "$PROM" -storcast "$([ $WITH_STORCAST = 1 ] && echo "http://127.0.0.1:$STORCAST_PORT")" \
 	-mlisp "$E2E_DIR/mlisp_lower.json" -passive "$E2E_DIR/passive_curve.json" -passive-status "$E2E_DIR/passive_clusters.json" \
-	-load-start "$LOAD_START" -load-end "$LOAD_END" -peak-osd-rss-mb "$PEAK_RSS" \
+	-load-start "$LOAD_START" -load-end "$LOAD_END" \
 	-phases "$PHASES_SO_FAR" -out "$RESULTS/latest.md"
 }
 
