@@ -141,7 +141,9 @@ func (m *Model) Predict(w Window) (map[Target]float64, error) {
 }
 
 // PredictFeatures predicts every fitted target from a feature vector laid
-// out as m.Features.
+// out as m.Features. Every target is a rate (operations or bytes per
+// second), so a linear model that extrapolates below zero on hosts unlike
+// its training data is clamped to 0 rather than reporting a negative rate.
 func (m *Model) PredictFeatures(x []float64) (map[Target]float64, error) {
 	if len(x) != len(m.Features) {
 		return nil, fmt.Errorf("insideout: features: length %d, model has %d", len(x), len(m.Features))
@@ -153,7 +155,7 @@ func (m *Model) PredictFeatures(x []float64) (map[Target]float64, error) {
 	}
 	out := make(map[Target]float64, len(m.Targets))
 	for t, tm := range m.Targets {
-		out[t] = tm.Predict(x)
+		out[t] = math.Max(tm.Predict(x), 0)
 	}
 	return out, nil
 }

@@ -158,3 +158,26 @@ func TestModelJSONRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// A served prediction is a rate: never negative, even where the linear
+// model extrapolates below zero (as it did on a real Ceph cluster whose
+// hosts also ran other work).
+func TestPredictionsAreNeverNegative(t *testing.T) {
+	m := &Model{
+		Features: []string{"osd/cpu/mean"},
+		Targets: map[Target]*TargetModel{
+			ReadIOPS:  {Coef: []float64{100}, Intercept: -500},
+			WriteIOPS: {Coef: []float64{-100}, Intercept: 500},
+		},
+	}
+	for _, cpu := range []float64{0, 2, 5, 8, 50} {
+		p, err := m.PredictFeatures([]float64{cpu})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantRead, wantWrite := math.Max(100*cpu-500, 0), math.Max(500-100*cpu, 0)
+		if p[ReadIOPS] != wantRead || p[WriteIOPS] != wantWrite {
+			t.Errorf("cpu %v: read %v write %v, want %v and %v", cpu, p[ReadIOPS], p[WriteIOPS], wantRead, wantWrite)
+		}
+	}
+}
