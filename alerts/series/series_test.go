@@ -47,7 +47,7 @@ func TestContractMatchesTheExporter(t *testing.T) {
 		t.Fatal(err)
 	}
 	if from == "contract" {
-		t.Skip("exporter/collector is not in this tree")
+		t.Fatal("no series declarations found in exporter/collector: the rules would be checked against the fallback list only")
 	}
 	got := map[string]string{}
 	for _, d := range descs {
