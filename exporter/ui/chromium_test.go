@@ -14,23 +14,9 @@ import (
 	"time"
 
 	"github.com/storcast/storcast/exporter/apiv1"
+	"github.com/storcast/storcast/internal/testtool"
 )
 
-// findChromium returns the path of Debian's chromium, or fails the test when
-// CI=true and skips it otherwise.
-func findChromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("chromium not found on PATH (install Debian's chromium: scripts/install-test-deps.sh)")
-	}
-	t.Skip("chromium not found on PATH; install Debian's chromium to run this test")
-	return ""
-}
 
 func runChromium(t *testing.T, bin string, args ...string) []byte {
 	t.Helper()
@@ -52,7 +38,7 @@ func runChromium(t *testing.T, bin string, args ...string) []byte {
 // TestLandingPageInChromium renders the page in headless Chromium, checks the
 // DOM that the browser built and that the screenshot shows the plots.
 func TestLandingPageInChromium(t *testing.T) {
-	bin := findChromium(t)
+	bin := testtool.Need(t, "chromium", "chromium-browser")
 	srv := httptest.NewServer(NewHandler(demoProvider()))
 	defer srv.Close()
 
