@@ -17,7 +17,6 @@ import (
 	"github.com/storcast/storcast/internal/testtool"
 )
 
-
 func runChromium(t *testing.T, bin string, args ...string) []byte {
 	t.Helper()
 	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
