@@ -66,6 +66,20 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.logLevel, "log.level", "info", "log level: debug, info, warn, error")
 }
 
+// cluster loads the scenario named by --scenario and builds its cluster
+// with origin at the given instant.
+func (c *common) cluster(origin time.Time) (*storagesim.Scenario, *storagesim.Cluster, error) {
+	sc, err := storagesim.LoadScenario(c.scenario)
+	if err != nil {
+		return nil, nil, err
+	}
+	cl, err := storagesim.New(sc, c.seed, origin)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sc, cl, nil
+}
+
 func (c *common) logger(w io.Writer) (*slog.Logger, error) {
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(c.logLevel)); err != nil {
@@ -106,12 +120,7 @@ func serve(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "storagesim: --start:", err)
 		return 2
 	}
-	sc, err := storagesim.LoadScenario(c.scenario)
-	if err != nil {
-		fmt.Fprintln(stderr, "storagesim:", err)
-		return 2
-	}
-	cl, err := storagesim.New(sc, c.seed, origin)
+	sc, cl, err := c.cluster(origin)
 	if err != nil {
 		fmt.Fprintln(stderr, "storagesim:", err)
 		return 2
@@ -186,12 +195,7 @@ func history(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	sc, err := storagesim.LoadScenario(c.scenario)
-	if err != nil {
-		fmt.Fprintln(stderr, "storagesim:", err)
-		return 2
-	}
-	cl, err := storagesim.New(sc, c.seed, start)
+	sc, cl, err := c.cluster(start)
 	if err != nil {
 		fmt.Fprintln(stderr, "storagesim:", err)
 		return 2
