@@ -1,38 +1,21 @@
 package kriging
 
 import (
-	"encoding/binary"
 	"math"
 	"testing"
 
+	"github.com/storcast/storcast/internal/fuzzbytes"
 	"gonum.org/v1/gonum/mat"
 )
-
-// floatsFrom decodes little-endian float64s from b.
-func floatsFrom(b []byte) []float64 {
-	out := make([]float64, len(b)/8)
-	for i := range out {
-		out[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
-	}
-	return out
-}
-
-func bytesOf(v ...float64) []byte {
-	b := make([]byte, 8*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(x))
-	}
-	return b
-}
 
 // FuzzFit: any matrix and target either fit or return an error; a fitted
 // model gives finite estimates with a non-negative variance.
 func FuzzFit(f *testing.F) {
-	f.Add(bytesOf(0, 1, 2, 3, 1, 2, 5, 3), uint8(1), uint8(0), uint8(0))
-	f.Add(bytesOf(0, 0, 1, 1, 2, 2, math.NaN(), 4), uint8(2), uint8(1), uint8(1))
-	f.Add(bytesOf(1, 1, 1, 1, 7, 7), uint8(1), uint8(1), uint8(0))
+	f.Add(fuzzbytes.Of(0, 1, 2, 3, 1, 2, 5, 3), uint8(1), uint8(0), uint8(0))
+	f.Add(fuzzbytes.Of(0, 0, 1, 1, 2, 2, math.NaN(), 4), uint8(2), uint8(1), uint8(1))
+	f.Add(fuzzbytes.Of(1, 1, 1, 1, 7, 7), uint8(1), uint8(1), uint8(0))
 	f.Fuzz(func(t *testing.T, data []byte, p uint8, method uint8, drift uint8) {
-		v := floatsFrom(data)
+		v := fuzzbytes.Floats(data)
 		cols := int(p%4) + 1
 		n := len(v) / (cols + 1)
 		if n == 0 || n > 64 {
@@ -58,10 +41,10 @@ func FuzzFit(f *testing.F) {
 
 // FuzzFitVariogram: never panics; a fit is non-decreasing on its range.
 func FuzzFitVariogram(f *testing.F) {
-	f.Add(bytesOf(1, 2, 3, 0.5, 1, 2))
-	f.Add(bytesOf(0, 1, 2, 3, 2, 1))
+	f.Add(fuzzbytes.Of(1, 2, 3, 0.5, 1, 2))
+	f.Add(fuzzbytes.Of(0, 1, 2, 3, 2, 1))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		v := floatsFrom(data)
+		v := fuzzbytes.Floats(data)
 		n := len(v) / 2
 		vg, err := FitVariogram(v[:n], v[n:2*n])
 		if err != nil {

@@ -1,37 +1,22 @@
 package mlisp
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"math"
 	"testing"
+
+	"github.com/storcast/storcast/internal/fuzzbytes"
 )
-
-func floatsFrom(b []byte) []float64 {
-	out := make([]float64, len(b)/8)
-	for i := range out {
-		out[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
-	}
-	return out
-}
-
-func bytesOf(v ...float64) []byte {
-	b := make([]byte, 8*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(x))
-	}
-	return b
-}
 
 // FuzzBaselines: the two baseline fits either fail with an error or give a
 // model whose latency is positive (or +Inf beyond saturation) and whose
 // queueing Mu exceeds every observed IOPS.
 func FuzzBaselines(f *testing.F) {
-	f.Add(bytesOf(1, 2, 3, 4, 1, 1.5, 2.5, 5))
-	f.Add(bytesOf(0, 0, 1, 1, 2, 2, 3, 3))
-	f.Add(bytesOf(5, 1, math.NaN(), 2, 3, 4))
+	f.Add(fuzzbytes.Of(1, 2, 3, 4, 1, 1.5, 2.5, 5))
+	f.Add(fuzzbytes.Of(0, 0, 1, 1, 2, 2, 3, 3))
+	f.Add(fuzzbytes.Of(5, 1, math.NaN(), 2, 3, 4))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		v := floatsFrom(data)
+		v := fuzzbytes.Floats(data)
 		n := len(v) / 2
 		iops, lat := v[:n], v[n:2*n]
 		if q, err := FitQueueing(iops, lat); err == nil {
@@ -60,10 +45,10 @@ func FuzzFit(f *testing.F) {
 		x := float64(10 + 20*t)
 		seed = append(seed, x, 1+x/500+0.01*float64(t%3), x/1000)
 	}
-	f.Add(bytesOf(seed...), uint8(3))
-	f.Add(bytesOf(1, 2, 3), uint8(1))
+	f.Add(fuzzbytes.Of(seed...), uint8(3))
+	f.Add(fuzzbytes.Of(1, 2, 3), uint8(1))
 	f.Fuzz(func(t *testing.T, data []byte, p uint8) {
-		v := floatsFrom(data)
+		v := fuzzbytes.Floats(data)
 		cols := int(p%4) + 2
 		T := len(v) / cols
 		if T == 0 || T > 200 {
