@@ -113,7 +113,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		log.Error("source", "err", err)
 		return 1
 	}
-	eng := engine.New(engine.Options{Source: src, Latency: models.MLISP{}, Trend: models.DemandTrend{}, Log: log})
+	eng := engine.New(engine.Options{Source: src, Fitters: fitters(), Log: log})
 	reg.MustRegister(collector.New(eng, log))
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -281,4 +281,15 @@ func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	}
 	return nil, fmt.Errorf("--log.format: %q is not logfmt or json", format)
+}
+
+// fitters are the models storcast fits, in order: the latency model reads
+// the capacity model.
+func fitters() []models.Fitter {
+	return []models.Fitter{
+		models.CapacityFitter{LoadFile: config.LoadCalibrationFile},
+		models.InsideOutFitter{},
+		models.MLISPFitter{},
+		models.DemandTrend{},
+	}
 }

@@ -52,19 +52,23 @@ func (lineLatency) Crossing(slo float64) models.Band {
 }
 func (lineLatency) Accuracy() float64            { return 0.9 }
 func (lineLatency) Samples() int                 { return 100 }
+func (lineLatency) Scores() map[string]float64   { return map[string]float64{"latency": 0.9} }
 func (lineLatency) MarshalJSON() ([]byte, error) { return []byte(`"line"`), nil }
 
 func testServer(t *testing.T) *httptest.Server {
 	t.Helper()
-	m, err := conservation.NewModel(conservation.Calibration{Points: []conservation.Point{{IOSizeBytes: 4096, ReadIOPS: 12000, WriteIOPS: 4000}}})
+	capacity, err := models.NewCapacity(conservation.Calibration{Points: []conservation.Point{{IOSizeBytes: 4096, ReadIOPS: 12000, WriteIOPS: 4000}}}, "file", 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	m := capacity.Model()
 	obs := features.Observed{ReadIOPS: 1400, WriteIOPS: 600, IOPS: 2000, ReadRatio: 0.7, ReadSizeBytes: 4096, WriteSizeBytes: 4096, IOSizeBytes: 4096}
 	res, _ := m.AtMix(features.OpClasses(obs))
 	snap := &engine.Snapshot{Cluster: "a", Kind: "ceph", SLOSeconds: 0.005, LatencyKind: "op", SourceUp: true,
-		Observed: obs, HasObserved: true, Capacity: m, CapacityAtMix: res, HasCapacityAtMix: true, Hosts: 4,
-		Latency: lineLatency{}, Models: map[string]apiv1.ModelStatus{engine.Conservation: {Fitted: true}}}
+		Observed: obs, HasObserved: true, Hosts: 4,
+		Set:    models.Set{models.Conservation: capacity, models.MLISP: lineLatency{}},
+		Live:   models.Live{CapacityAtMix: res, HasCapacityAtMix: true},
+		Models: map[string]apiv1.ModelStatus{models.Conservation: {Fitted: true}}}
 	empty := &engine.Snapshot{Cluster: "b", Kind: "swift", Models: map[string]apiv1.ModelStatus{}}
 	srv := httptest.NewServer(NewService(fakeEngine{snap, empty}).Handler(nil))
 	t.Cleanup(srv.Close)
@@ -193,15 +197,17 @@ func (flatTrend) At(float64) models.Band         { return models.Band{Lower: 190
 func (flatTrend) ETA(now, limit float64) float64 { return math.Inf(1) }
 func (flatTrend) Accuracy() float64              { return 1 }
 func (flatTrend) Samples() int                   { return 10 }
+func (flatTrend) Scores() map[string]float64     { return map[string]float64{"iops": 1} }
 func (flatTrend) MarshalJSON() ([]byte, error)   { return []byte(`"flat"`), nil }
 
 func TestForecast(t *testing.T) {
-	m, _ := conservation.NewModel(conservation.Calibration{Points: []conservation.Point{{IOSizeBytes: 4096, ReadIOPS: 8000, WriteIOPS: 8000}}})
+	capacity, _ := models.NewCapacity(conservation.Calibration{Points: []conservation.Point{{IOSizeBytes: 4096, ReadIOPS: 8000, WriteIOPS: 8000}}}, "file", 1, nil)
 	obs := features.Observed{ReadIOPS: 2000, IOPS: 2000, ReadRatio: 1, ReadSizeBytes: 4096, IOSizeBytes: 4096}
-	res, _ := m.AtMix(features.OpClasses(obs))
-	snap := &engine.Snapshot{Cluster: "a", SourceUp: true, Observed: obs, HasObserved: true, Capacity: m, CapacityAtMix: res, HasCapacityAtMix: true,
-		Trend: flatTrend{}, History: []apiv1.ForecastPoint{{T: 50, Value: 1800}, {T: 150, Value: 1900}},
-		Models: map[string]apiv1.ModelStatus{engine.Trend: {Fitted: true}}}
+	res, _ := capacity.Model().AtMix(features.OpClasses(obs))
+	snap := &engine.Snapshot{Cluster: "a", SourceUp: true, Observed: obs, HasObserved: true,
+		Set:  models.Set{models.Conservation: capacity, models.Trend: flatTrend{}},
+		Live: models.Live{CapacityAtMix: res, HasCapacityAtMix: true}, History: []apiv1.ForecastPoint{{T: 50, Value: 1800}, {T: 150, Value: 1900}},
+		Models: map[string]apiv1.ModelStatus{models.Trend: {Fitted: true}}}
 	srv := httptest.NewServer(NewService(fakeEngine{snap}).Handler(nil))
 	defer srv.Close()
 	code, env, raw := call(t, srv, "GET", "/api/v1/forecast?cluster=a&series=utilization_ratio&start=0&end=100&step=50", "")

@@ -12,6 +12,7 @@ import (
 	"github.com/storcast/storcast/exporter/apiv1"
 	"github.com/storcast/storcast/exporter/engine"
 	"github.com/storcast/storcast/exporter/features"
+	"github.com/storcast/storcast/exporter/models"
 	"github.com/storcast/storcast/exporter/ui"
 	"github.com/storcast/storcast/forecaster/conservation"
 )
@@ -93,7 +94,7 @@ func (s *Service) CapacityCurve(ctx context.Context, cluster string, ioSizeBytes
 	if points < 2 || points > 1001 {
 		return apiv1.CapacityCurve{}, badData("points", "must be between 2 and 1001, got %d", points)
 	}
-	if sn.Capacity == nil {
+	if sn.Capacity() == nil {
 		return apiv1.CapacityCurve{}, unavailable("cluster %q: no capacity model fitted yet", cluster)
 	}
 	if ioSizeBytes == 0 {
@@ -102,11 +103,11 @@ func (s *Service) CapacityCurve(ctx context.Context, cluster string, ioSizeBytes
 		}
 		ioSizeBytes = sn.Observed.IOSizeBytes
 	}
-	pts, ext, err := sn.Capacity.Curve(ioSizeBytes, conservation.ReadRatios(points))
+	pts, ext, err := sn.Capacity().Model().Curve(ioSizeBytes, conservation.ReadRatios(points))
 	if err != nil {
 		return apiv1.CapacityCurve{}, badData("io_size_bytes", "%v", err)
 	}
-	out := apiv1.CapacityCurve{Cluster: cluster, IOSizeBytes: ioSizeBytes, Extrapolated: ext, Stale: stale(sn, engine.Conservation)}
+	out := apiv1.CapacityCurve{Cluster: cluster, IOSizeBytes: ioSizeBytes, Extrapolated: ext, Stale: stale(sn, models.Conservation)}
 	for _, p := range pts {
 		out.Points = append(out.Points, apiv1.CapacityPoint{ReadRatio: p.ReadRatio, MaxIOPS: p.MaxIOPS, MaxReadIOPS: p.MaxReadIOPS, MaxWriteIOPS: p.MaxWriteIOPS})
 	}
@@ -132,19 +133,19 @@ func (s *Service) LatencyCurve(ctx context.Context, cluster string) (apiv1.Laten
 	if err != nil {
 		return apiv1.LatencyCurve{}, err
 	}
-	if sn.Latency == nil {
+	if sn.Latency() == nil {
 		return apiv1.LatencyCurve{}, unavailable("cluster %q: no latency model fitted yet", cluster)
 	}
-	k := sn.Latency.Crossing(sn.SLOSeconds)
+	k := sn.Latency().Crossing(sn.SLOSeconds)
 	out := apiv1.LatencyCurve{
 		Cluster: cluster, SLOSeconds: sn.SLOSeconds, Latency: sn.LatencyKind,
 		KneeIOPS: apiv1.Band{Lower: ptr(k.Lower), Mean: ptr(k.Mean), Upper: ptr(k.Upper)},
-		Observed: sn.ObservedLatencies, Stale: stale(sn, engine.MLISP),
+		Observed: sn.ObservedLatencies, Stale: stale(sn, models.MLISP),
 	}
 	if out.Observed == nil {
 		out.Observed = []apiv1.ObservedLatency{}
 	}
-	for _, p := range sn.Latency.Curve() {
+	for _, p := range sn.Latency().Curve() {
 		out.Points = append(out.Points, apiv1.LatencyPoint{IOPS: p.IOPS, Lower: p.Lower, Mean: p.Mean, Upper: p.Upper})
 	}
 	return out, nil
@@ -172,7 +173,7 @@ func (s *Service) Forecast(cluster, series string, start, end, step float64) (ap
 	if n := (end-start)/step + 1; n > 11000 {
 		return apiv1.Forecast{}, badData("step", "%.0f points; at most 11000, use a larger step", n)
 	}
-	if series != "max_iops" && sn.Trend == nil {
+	if series != "max_iops" && sn.Trend() == nil {
 		return apiv1.Forecast{}, unavailable("cluster %q: no demand trend fitted yet", cluster)
 	}
 	if series != "iops" && !sn.HasCapacityAtMix {
@@ -194,7 +195,7 @@ func (s *Service) Forecast(cluster, series string, start, end, step float64) (ap
 			out.Points = append(out.Points, apiv1.ForecastPoint{T: t, Value: maxIOPS, Lower: maxIOPS, Upper: maxIOPS})
 			continue
 		}
-		b := sn.Trend.At(t)
+		b := sn.Trend().At(t)
 		lo, hi := conv(b.Lower), conv(b.Upper)
 		if lo > hi {
 			lo, hi = hi, lo
@@ -209,9 +210,9 @@ func (s *Service) Forecast(cluster, series string, start, end, step float64) (ap
 		v := conv(p.Value)
 		out.Observed = append(out.Observed, apiv1.ForecastPoint{T: p.T, Value: v, Lower: v, Upper: v})
 	}
-	model := engine.Trend
+	model := models.Trend
 	if series == "max_iops" {
-		model = engine.Conservation
+		model = models.Conservation
 	}
 	out.Stale = stale(sn, model)
 	return out, nil
@@ -245,7 +246,7 @@ func (s *Service) WhatIf(req apiv1.WhatIfRequest) (apiv1.WhatIfResult, error) {
 	if len(req.IOSizes) > 0 && math.Abs(shareSum-1) > 1e-6 {
 		return apiv1.WhatIfResult{}, badData("ioSizes", "shares sum to %v, want 1", shareSum)
 	}
-	if sn.Capacity == nil || !sn.HasObserved {
+	if sn.Capacity() == nil || !sn.HasObserved {
 		return apiv1.WhatIfResult{}, unavailable("cluster %q: no capacity model or observed mix yet", req.Cluster)
 	}
 	o := sn.Observed
@@ -269,7 +270,7 @@ func (s *Service) WhatIf(req apiv1.WhatIfRequest) (apiv1.WhatIfResult, error) {
 				conservation.OpClass{Op: conservation.Write, IOSizeBytes: sz.Bytes, Rate: iops * (1 - rr) * sz.Share})
 		}
 	}
-	res, err := sn.Capacity.AtMix(classes)
+	res, err := sn.Capacity().Model().AtMix(classes)
 	if err != nil {
 		if errors.Is(err, conservation.ErrNoLoad) {
 			return apiv1.WhatIfResult{}, badData("ioSizes", "the workload has no operations")
@@ -289,14 +290,14 @@ func (s *Service) WhatIf(req apiv1.WhatIfRequest) (apiv1.WhatIfResult, error) {
 	out := apiv1.WhatIfResult{
 		Cluster: req.Cluster, IOPS: iops, MaxIOPS: maxIOPS,
 		UtilizationRatio: iops / maxIOPS, HeadroomRatio: 1 - iops/maxIOPS,
-		Extrapolated: res.Extrapolated, Stale: stale(sn, engine.Conservation),
+		Extrapolated: res.Extrapolated, Stale: stale(sn, models.Conservation),
 	}
-	if sn.Latency != nil {
+	if sn.Latency() != nil {
 		// Latency at the load per unit of capacity today.
-		if b, ok := sn.Latency.At(iops / scale); ok {
+		if b, ok := sn.Latency().At(iops / scale); ok {
 			out.LatencySeconds = apiv1.Band{Lower: ptr(b.Lower), Mean: ptr(b.Mean), Upper: ptr(b.Upper)}
 		}
-		out.Stale = out.Stale || stale(sn, engine.MLISP)
+		out.Stale = out.Stale || stale(sn, models.MLISP)
 	}
 	return out, nil
 }

@@ -51,6 +51,7 @@ func (fakeLatency) Crossing(slo float64) models.Band {
 }
 func (fakeLatency) Accuracy() float64            { return 0.9 }
 func (fakeLatency) Samples() int                 { return 1000 }
+func (fakeLatency) Scores() map[string]float64   { return map[string]float64{"latency": 0.9} }
 func (fakeLatency) MarshalJSON() ([]byte, error) { return json.Marshal("fake") }
 
 // fakeTrend grows 1 IOPS per hour from 2000 at t = 0... flat when flat.
@@ -67,6 +68,7 @@ func (f fakeTrend) ETA(now, limit float64) float64 {
 }
 func (fakeTrend) Accuracy() float64            { return 0.95 }
 func (fakeTrend) Samples() int                 { return 1440 }
+func (fakeTrend) Scores() map[string]float64   { return map[string]float64{"iops": 0.95} }
 func (fakeTrend) MarshalJSON() ([]byte, error) { return json.Marshal("fake") }
 
 type fixed []*engine.Snapshot
@@ -74,10 +76,11 @@ type fixed []*engine.Snapshot
 func (f fixed) Snapshots() []*engine.Snapshot { return f }
 
 func snapshots(t testing.TB) fixed {
-	m, err := conservation.NewModel(conservation.Calibration{Points: []conservation.Point{{IOSizeBytes: 4096, ReadIOPS: 12000, WriteIOPS: 4000}}})
+	capacity, err := models.NewCapacity(conservation.Calibration{Points: []conservation.Point{{IOSizeBytes: 4096, ReadIOPS: 12000, WriteIOPS: 4000}}}, "file", 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	m := capacity.Model()
 	obs := features.Observed{Time: 1.7e9, ReadIOPS: 1400, WriteIOPS: 600, IOPS: 2000, ReadRatio: 0.7, ReadSizeBytes: 4096, WriteSizeBytes: 4096, IOSizeBytes: 4096, LatencySeconds: 0.00125}
 	res, err := m.AtMix(features.OpClasses(obs))
 	if err != nil {
@@ -85,25 +88,28 @@ func snapshots(t testing.TB) fixed {
 	}
 	full := &engine.Snapshot{
 		Cluster: "ceph-a", Kind: "ceph", SLOSeconds: 0.02, LatencyKind: "op", Ready: true, SourceUp: true,
-		Observed: obs, HasObserved: true, Capacity: m, CapacitySource: "file", CapacityAtMix: res, HasCapacityAtMix: true,
-		PredictedIO: map[insideout.Target]float64{insideout.ReadIOPS: 1390, insideout.WriteIOPS: 610, insideout.ReadBytes: 5.7e6, insideout.WriteBytes: 2.5e6},
-		Latency:     fakeLatency{}, Trend: fakeTrend{},
+		Observed: obs, HasObserved: true,
+		Set: models.Set{models.Conservation: capacity, models.MLISP: fakeLatency{}, models.Trend: fakeTrend{}},
+		Live: models.Live{CapacityAtMix: res, HasCapacityAtMix: true,
+			PredictedIO: map[insideout.Target]float64{insideout.ReadIOPS: 1390, insideout.WriteIOPS: 610, insideout.ReadBytes: 5.7e6, insideout.WriteBytes: 2.5e6}},
 		Models: map[string]apiv1.ModelStatus{
-			engine.Conservation: {Fitted: true, LastFitUnix: 1.7e9, TrainingSamples: 1},
-			engine.InsideOut:    {Fitted: true, LastFitUnix: 1.7e9, TrainingSamples: 1440, AccuracyRatio: 0.93},
-			engine.MLISP:        {Fitted: true, LastFitUnix: 1.7e9, TrainingSamples: 1000, AccuracyRatio: 0.9},
-			engine.Trend:        {Fitted: true, LastFitUnix: 1.7e9, TrainingSamples: 1440, AccuracyRatio: 0.95},
+			models.Conservation: {Fitted: true, LastFitUnix: 1.7e9, TrainingSamples: 1},
+			models.InsideOut:    {Fitted: true, LastFitUnix: 1.7e9, TrainingSamples: 1440, AccuracyRatio: 0.93},
+			models.MLISP:        {Fitted: true, LastFitUnix: 1.7e9, TrainingSamples: 1000, AccuracyRatio: 0.9},
+			models.Trend:        {Fitted: true, LastFitUnix: 1.7e9, TrainingSamples: 1440, AccuracyRatio: 0.95},
 		},
-		FitSeconds: map[string]float64{engine.Conservation: 0.001, engine.InsideOut: 2.5, engine.MLISP: 4, engine.Trend: 0.01},
+		FitSeconds: map[string]float64{models.Conservation: 0.001, models.InsideOut: 2.5, models.MLISP: 4, models.Trend: 0.01},
 		Accuracy: map[string]map[string]float64{
-			engine.InsideOut: {"read_iops": 0.94, "write_iops": 0.92},
-			engine.MLISP:     {"latency": 0.9},
-			engine.Trend:     {"iops": 0.95},
+			models.InsideOut: {"read_iops": 0.94, "write_iops": 0.92},
+			models.MLISP:     {"latency": 0.9},
+			models.Trend:     {"iops": 0.95},
 		},
 	}
 	// A cluster whose source is down: last forecasts, stale, flat demand.
 	down := *full
-	down.Cluster, down.SourceUp, down.Trend = "swift-b", false, fakeTrend{flat: true}
+	down.Cluster, down.SourceUp = "swift-b", false
+	down.Set = full.Set.Clone()
+	down.Set[models.Trend] = fakeTrend{flat: true}
 	down.Models = map[string]apiv1.ModelStatus{}
 	for k, v := range full.Models {
 		v.Stale = true
@@ -111,7 +117,7 @@ func snapshots(t testing.TB) fixed {
 	}
 	// A cluster that never fitted: only source health and the SLO.
 	empty := &engine.Snapshot{Cluster: "new", Kind: "generic", SLOSeconds: 0.05, SourceUp: false,
-		Models: map[string]apiv1.ModelStatus{engine.Conservation: {Error: "no usable window in the lookback"}}}
+		Models: map[string]apiv1.ModelStatus{models.Conservation: {Error: "no usable window in the lookback"}}}
 	return fixed{full, &down, empty}
 }
 

@@ -17,7 +17,7 @@ type etaCollector struct{}
 
 func (etaCollector) Update(ch chan<- prometheus.Metric, snaps []*engine.Snapshot) error {
 	for _, s := range snaps {
-		for limit, v := range engine.ETAs(s) {
+		for limit, v := range s.ETAs() {
 			gauge(ch, etaDesc, v, s.Cluster, limit)
 		}
 	}

@@ -31,10 +31,10 @@ func (latencyCollector) Update(ch chan<- prometheus.Metric, snaps []*engine.Snap
 		if s.SLOSeconds > 0 {
 			gauge(ch, sloDesc, s.SLOSeconds, s.Cluster)
 		}
-		if s.Latency == nil {
+		if s.Latency() == nil {
 			continue
 		}
-		k := s.Latency.Crossing(s.SLOSeconds)
+		k := s.Latency().Crossing(s.SLOSeconds)
 		gauge(ch, kneeDesc, k.Lower, s.Cluster, "lower")
 		gauge(ch, kneeDesc, k.Mean, s.Cluster, "mean")
 		gauge(ch, kneeDesc, k.Upper, s.Cluster, "upper")
@@ -42,7 +42,7 @@ func (latencyCollector) Update(ch chan<- prometheus.Metric, snaps []*engine.Snap
 			continue
 		}
 		for _, f := range LoadFactors {
-			b, ok := s.Latency.At(f * s.Observed.IOPS)
+			b, ok := s.Latency().At(f * s.Observed.IOPS)
 			if !ok {
 				continue
 			}

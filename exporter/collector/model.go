@@ -1,8 +1,11 @@
 package collector
 
 import (
+	"sort"
+
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/storcast/storcast/exporter/apiv1"
 	"github.com/storcast/storcast/exporter/engine"
 )
 
@@ -28,11 +31,8 @@ type modelCollector struct{}
 
 func (modelCollector) Update(ch chan<- prometheus.Metric, snaps []*engine.Snapshot) error {
 	for _, s := range snaps {
-		for _, name := range engine.ModelNames {
-			st, ok := s.Models[name]
-			if !ok {
-				continue
-			}
+		for _, name := range sortedNames(s.Models) {
+			st := s.Models[name]
 			if d, ok := s.FitSeconds[name]; ok {
 				gauge(ch, fitDurationDesc, d, s.Cluster, name)
 			}
@@ -52,4 +52,14 @@ func (modelCollector) Update(ch chan<- prometheus.Metric, snaps []*engine.Snapsh
 		}
 	}
 	return nil
+}
+
+// sortedNames returns the model names of a status map in a fixed order.
+func sortedNames(m map[string]apiv1.ModelStatus) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -64,9 +64,9 @@ func BenchmarkFitCycle(b *testing.B) {
 		b.Fatal(err)
 	}
 	clk := &clock{t: testNow}
-	e := New(Options{Source: src, Latency: models.MLISP{}, Trend: models.DemandTrend{}, Now: clk.Now})
+	e := New(Options{Source: src, Fitters: append(baseFitters(), models.MLISPFitter{}, models.DemandTrend{}), Now: clk.Now})
 	cl := &cluster{name: "big", cfg: c.Clusters[0], src: src}
-	cl.snap.Store(&Snapshot{Cluster: "big", Models: emptyStatuses()})
+	cl.snap.Store(&Snapshot{Cluster: "big", Models: e.emptyStatuses()})
 	log := slog.New(slog.DiscardHandler)
 	var peak uint64
 	for b.Loop() {
@@ -83,7 +83,7 @@ func BenchmarkFitCycle(b *testing.B) {
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 	s := cl.snap.Load()
 	b.Logf("fit seconds per model: %v", s.FitSeconds)
-	for _, m := range ModelNames {
+	for m := range s.Models {
 		if st := s.Models[m]; !st.Fitted {
 			b.Errorf("%s not fitted: %s", m, st.Error)
 		}

@@ -2,8 +2,10 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -60,6 +62,12 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// baseFitters are the models fitted without an optional latency model or
+// trend: capacity (from the calibration file) and Inside-Out.
+func baseFitters() []models.Fitter {
+	return []models.Fitter{models.CapacityFitter{LoadFile: config.LoadCalibrationFile}, models.InsideOutFitter{}}
+}
+
 func startEngine(t *testing.T, fake *promfake.Server, cfg *config.Config) *Engine {
 	t.Helper()
 	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
@@ -67,7 +75,7 @@ func startEngine(t *testing.T, fake *promfake.Server, cfg *config.Config) *Engin
 		t.Fatal(err)
 	}
 	clk := &clock{t: testNow}
-	e := New(Options{Source: src, Now: clk.Now})
+	e := New(Options{Source: src, Fitters: baseFitters(), Now: clk.Now})
 	e.Start(context.Background(), cfg)
 	t.Cleanup(e.Stop)
 	return e
@@ -90,12 +98,12 @@ func TestMaxIOPSAgainstConservation(t *testing.T) {
 	if math.Abs(s.Observed.IOPS-iops)/iops > 1e-9 {
 		t.Errorf("observed %v, want %v", s.Observed.IOPS, iops)
 	}
-	if s.Models[Conservation].Stale || !s.Models[Conservation].Fitted {
-		t.Errorf("conservation status %+v", s.Models[Conservation])
+	if s.Models[models.Conservation].Stale || !s.Models[models.Conservation].Fitted {
+		t.Errorf("conservation status %+v", s.Models[models.Conservation])
 	}
 	// A benchmark calibration has nothing to backtest: no accuracy, and
 	// saying so rather than reporting 0.
-	if st := s.Models[Conservation]; st.AccuracyMeasured || st.AccuracyRatio != 0 {
+	if st := s.Models[models.Conservation]; st.AccuracyMeasured || st.AccuracyRatio != 0 {
 		t.Errorf("conservation from a file reports accuracy %v (measured %v)", st.AccuracyRatio, st.AccuracyMeasured)
 	}
 }
@@ -118,7 +126,7 @@ func TestFaultsKeepServingStaleAndRecover(t *testing.T) {
 			if !s.HasCapacityAtMix || s.CapacityAtMix.MaxTotalIOPS != good {
 				t.Errorf("last forecast not kept: %v (had %v)", s.CapacityAtMix.MaxTotalIOPS, good)
 			}
-			if !s.Models[Conservation].Stale {
+			if !s.Models[models.Conservation].Stale {
 				t.Error("model not marked stale")
 			}
 			if s.SourceError == "" {
@@ -126,7 +134,7 @@ func TestFaultsKeepServingStaleAndRecover(t *testing.T) {
 			}
 
 			fake.SetMode(promfake.Healthy)
-			waitFor(t, "recovery", func() bool { s := e.Snapshot("a"); return s.SourceUp && !s.Models[Conservation].Stale })
+			waitFor(t, "recovery", func() bool { s := e.Snapshot("a"); return s.SourceUp && !s.Models[models.Conservation].Stale })
 		})
 	}
 }
@@ -145,13 +153,13 @@ func TestStateRestoredAtStart(t *testing.T) {
 	fake.SetMode(promfake.Down)
 	e2 := startEngine(t, fake, cfg)
 	s := e2.Snapshot("a")
-	if s.Capacity == nil || !s.HasCapacityAtMix {
+	if s.Capacity() == nil || !s.HasCapacityAtMix {
 		t.Fatal("saved model not loaded")
 	}
 	if math.Abs(s.CapacityAtMix.MaxTotalIOPS-want) > 1e-9 {
 		t.Errorf("restored max IOPS %v, want %v", s.CapacityAtMix.MaxTotalIOPS, want)
 	}
-	if !s.Models[Conservation].Stale {
+	if !s.Models[models.Conservation].Stale {
 		t.Error("restored model not stale before the source answered")
 	}
 	if !e2.Ready() {
@@ -193,10 +201,10 @@ func TestRefitWhenAccuracyDrops(t *testing.T) {
 	// a fit (interval/10 = 6 min) passes after a few refreshes.
 	var mu2 sync.Mutex
 	now := testNow
-	e := New(Options{Source: src, Now: func() time.Time { mu2.Lock(); defer mu2.Unlock(); now = now.Add(time.Second); return now }})
+	e := New(Options{Source: src, Fitters: baseFitters(), Now: func() time.Time { mu2.Lock(); defer mu2.Unlock(); now = now.Add(time.Second); return now }})
 	e.Start(context.Background(), cfg)
 	t.Cleanup(e.Stop)
-	waitFor(t, "first fit", func() bool { return e.Snapshot("a").InsideOut != nil })
+	waitFor(t, "first fit", func() bool { return e.Snapshot("a").InsideOut() != nil })
 	if s := e.Snapshot("a"); s.Fits != 1 || s.LastFitReason != "interval" {
 		t.Fatalf("fits %d reason %q", s.Fits, s.LastFitReason)
 	}
@@ -216,12 +224,14 @@ func TestRefitWhenAccuracyDrops(t *testing.T) {
 // blockingLatency is a latency fitter that blocks until released.
 type blockingLatency struct{ entered, release chan struct{} }
 
-func (b blockingLatency) Fit([]string, [][]float64, float64) (models.Latency, error) {
+func (blockingLatency) Name() string                 { return models.MLISP }
+func (blockingLatency) Enabled(*config.Cluster) bool { return true }
+func (b blockingLatency) Fit(context.Context, models.Input) (models.Fitted, error) {
 	close(b.entered)
 	<-b.release
 	return nil, errors.New("released")
 }
-func (blockingLatency) Decode([]byte) (models.Latency, error) { return nil, errors.New("no") }
+func (blockingLatency) Decode([]byte) (models.Fitted, error) { return nil, errors.New("no") }
 
 // TestFitNeverBlocksReaders: while a fit is stuck inside a model, readers
 // get the current snapshot at once.
@@ -234,7 +244,7 @@ func TestFitNeverBlocksReaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	bl := blockingLatency{entered: make(chan struct{}), release: make(chan struct{})}
-	e := New(Options{Source: src, Latency: bl, Now: (&clock{t: testNow}).Now})
+	e := New(Options{Source: src, Fitters: append(baseFitters(), bl), Now: (&clock{t: testNow}).Now})
 	e.Start(context.Background(), cfg)
 	defer e.Stop()
 	<-bl.entered // the fit is now blocked inside the latency model
@@ -244,27 +254,8 @@ func TestFitNeverBlocksReaders(t *testing.T) {
 	}
 	close(bl.release)
 	waitFor(t, "fit to finish", func() bool { return e.Snapshot("a").Fits == 1 })
-	if st := e.Snapshot("a").Models[MLISP]; st.Fitted || st.Error != "released" {
+	if st := e.Snapshot("a").Models[models.MLISP]; st.Fitted || st.Error != "released" {
 		t.Errorf("failed fit status %+v", st)
-	}
-}
-
-// TestLoadCalibrationFile: YAML and fio JSON by extension or format, and
-// errors that name the file.
-func TestLoadCalibrationFile(t *testing.T) {
-	yml, err := LoadCalibrationFile("testdata/calibration.yml", "")
-	if err != nil || len(yml.Points) != 2 || yml.Points[0].ReadIOPS != 12000 {
-		t.Errorf("yaml: %+v %v", yml, err)
-	}
-	fio, err := LoadCalibrationFile("../../forecaster/conservation/testdata/fio-rbd.json", "")
-	if err != nil || len(fio.Points) == 0 {
-		t.Errorf("fio by extension: %+v %v", fio, err)
-	}
-	if _, err := LoadCalibrationFile("../../forecaster/conservation/testdata/fio-rbd.json", "yaml"); err == nil {
-		t.Error("fio JSON read as YAML without error")
-	}
-	if _, err := LoadCalibrationFile("testdata/nope.yml", ""); err == nil || !strings.Contains(err.Error(), "nope.yml") {
-		t.Errorf("missing file: %v", err)
 	}
 }
 
@@ -277,8 +268,8 @@ func TestReloadKeepsModels(t *testing.T) {
 	e := startEngine(t, fake, cfg)
 	waitFor(t, "first fit", func() bool { return e.Snapshot("a").Fits == 1 })
 	e.Start(context.Background(), cfg)
-	if s := e.Snapshot("a"); s.Capacity == nil || s.Fits != 1 {
-		t.Fatalf("after reload: capacity %v fits %d", s.Capacity != nil, s.Fits)
+	if s := e.Snapshot("a"); s.Capacity() == nil || s.Fits != 1 {
+		t.Fatalf("after reload: capacity %v fits %d", s.Capacity() != nil, s.Fits)
 	}
 	time.Sleep(100 * time.Millisecond)
 	if s := e.Snapshot("a"); s.Fits != 1 {
@@ -289,4 +280,91 @@ func TestReloadKeepsModels(t *testing.T) {
 	changed.Clusters[0].LatencySLO.Threshold = 30 * time.Millisecond
 	e.Start(context.Background(), &changed)
 	waitFor(t, "refit of the changed cluster", func() bool { return e.Snapshot("a").Fits == 2 })
+}
+
+// countingFitter is a model the engine has never heard of: it counts the
+// frames it was fitted on and reads the capacity fitted before it.
+type countingFitter struct{}
+
+type countingModel struct {
+	Fits        int     `json:"fits"`
+	SawCapacity float64 `json:"sawCapacity"`
+}
+
+func (m *countingModel) Samples() int               { return m.Fits }
+func (m *countingModel) Scores() map[string]float64 { return map[string]float64{"count": 1} }
+
+func (countingFitter) Name() string                 { return "counting" }
+func (countingFitter) Enabled(*config.Cluster) bool { return true }
+func (countingFitter) Fit(_ context.Context, in models.Input) (models.Fitted, error) {
+	prev, _ := in.Fitted["counting"].(*countingModel)
+	n := 1
+	if prev != nil {
+		n = prev.Fits + 1
+	}
+	return &countingModel{Fits: n, SawCapacity: in.Fitted.MaxIOPSAt(in.Observed, in.HasObserved)}, nil
+}
+func (countingFitter) Decode(b []byte) (models.Fitted, error) {
+	var m countingModel
+	err := json.Unmarshal(b, &m)
+	return &m, err
+}
+
+// TestAnyFitterScheduledPersistedRestored: the engine fits, records,
+// persists and restores a model it knows only through models.Fitter, after
+// the models before it in the list.
+func TestAnyFitterScheduledPersistedRestored(t *testing.T) {
+	fake := promfake.New(testWorkload().Answer)
+	defer fake.Close()
+	cfg := testConfig(t, fake.URL)
+	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fitters := append(baseFitters(), countingFitter{})
+	e := New(Options{Source: src, Fitters: fitters, Now: (&clock{t: testNow}).Now})
+	e.Start(context.Background(), cfg)
+	waitFor(t, "saved state", func() bool { _, err := state.Load(cfg.StateDir, "a"); return err == nil })
+	s := e.Snapshot("a")
+	m, ok := s.Set["counting"].(*countingModel)
+	if !ok || m.Fits != 1 {
+		t.Fatalf("counting model %+v", s.Set["counting"])
+	}
+	if want := s.CapacityAtMix.MaxTotalIOPS; want <= 0 || math.Abs(m.SawCapacity-want) > 1e-9 {
+		t.Errorf("the fitter saw max IOPS %v; the capacity fitted before it says %v", m.SawCapacity, want)
+	}
+	if st := s.Models["counting"]; !st.Fitted || st.TrainingSamples != 1 || !st.AccuracyMeasured || st.AccuracyRatio != 1 {
+		t.Errorf("status %+v", st)
+	}
+	e.Stop()
+
+	e2 := New(Options{Source: src, Fitters: fitters, Now: (&clock{t: testNow}).Now})
+	fake.SetMode(promfake.Down)
+	e2.Start(context.Background(), cfg)
+	defer e2.Stop()
+	if m, ok := e2.Snapshot("a").Set["counting"].(*countingModel); !ok || m.Fits != 1 || m.SawCapacity != e.Snapshot("a").Set["counting"].(*countingModel).SawCapacity {
+		t.Errorf("restored %+v", e2.Snapshot("a").Set["counting"])
+	}
+}
+
+// TestLegacyStateRestored: a state file written before models were saved
+// by name (calibration in its own field) still restores the capacity model.
+func TestLegacyStateRestored(t *testing.T) {
+	fake := promfake.New(testWorkload().Answer)
+	defer fake.Close()
+	fake.SetMode(promfake.Down)
+	cfg := testConfig(t, fake.URL)
+	legacy := `{"version":1,"cluster":"a","savedUnix":1.7e9,` +
+		`"calibration":{"points":[{"ioSizeBytes":4096,"readIops":12000,"writeIops":4000}]},"calibrationSource":"file",` +
+		`"models":{"conservation":{"fitted":true,"lastFit":1.7e9}},` +
+		`"observed":{"time":1.7e9,"readIops":1400,"writeIops":600,"iops":2000,"readRatio":0.7,"readSizeBytes":4096,"writeSizeBytes":4096,"ioSizeBytes":4096,"latencySeconds":0.001}}`
+	if err := os.WriteFile(state.Path(cfg.StateDir, "a"), []byte(legacy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := startEngine(t, fake, cfg)
+	s := e.Snapshot("a")
+	// 1400/12000 + 600/4000 = 0.2667 of capacity: max 2000/0.2667 = 7500.
+	if c := s.Capacity(); c == nil || c.Source != "file" || !s.HasCapacityAtMix || math.Abs(s.CapacityAtMix.MaxTotalIOPS-7500) > 1e-6 {
+		t.Fatalf("legacy state: capacity %+v at mix %+v", c, s.CapacityAtMix)
+	}
 }

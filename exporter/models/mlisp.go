@@ -1,24 +1,33 @@
 package models
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
 
+	"github.com/storcast/storcast/exporter/config"
+	"github.com/storcast/storcast/exporter/features"
+	"github.com/storcast/storcast/exporter/source"
 	"github.com/storcast/storcast/forecaster/backtest"
 	"github.com/storcast/storcast/forecaster/mlisp"
 )
 
-// MLISP fits forecaster/mlisp models and scores them with forecaster/backtest
+// MLISPFitter fits forecaster/mlisp models and scores them with forecaster/backtest
 // (train on windows below the BacktestQuantile of IOPS, score above).
-type MLISP struct {
+type MLISPFitter struct {
 	Options mlisp.Options
 	// BacktestQuantile is the IOPS quantile of the split X; default 0.8.
 	BacktestQuantile float64
 }
 
-var _ LatencyFitter = MLISP{}
+var (
+	_ Fitter  = MLISPFitter{}
+	_ Latency = (*mlispLatency)(nil)
+	_ Fitted  = (*mlispLatency)(nil)
+	_ Checker = (*mlispLatency)(nil)
+)
 
 // mlispLatency is a fitted M-LISP model with its backtest accuracy.
 type mlispLatency struct {
@@ -69,6 +78,14 @@ func (l *mlispLatency) Crossing(slo float64) Band {
 func (l *mlispLatency) Accuracy() float64 { return l.Acc }
 func (l *mlispLatency) Samples() int      { return len(l.M.Samples) }
 
+func (l *mlispLatency) Scores() map[string]float64 { return scoreOf("latency", l.Acc) }
+
+// Check implements Checker: the curve's mean at the observed load against
+// the observed latency.
+func (l *mlispLatency) Check(_ *source.Frame, obs features.Observed, threshold float64) string {
+	return checkLatency(l, obs, threshold)
+}
+
 func (l *mlispLatency) MarshalJSON() ([]byte, error) {
 	acc := l.Acc
 	if math.IsNaN(acc) {
@@ -80,8 +97,32 @@ func (l *mlispLatency) MarshalJSON() ([]byte, error) {
 	}{l.M, acc})
 }
 
-// Decode implements LatencyFitter.
-func (f MLISP) Decode(data []byte) (Latency, error) {
+func (MLISPFitter) Name() string                 { return MLISP }
+func (MLISPFitter) Enabled(*config.Cluster) bool { return true }
+
+// Fit implements Fitter: M-LISP on the frame's latency columns; the curve
+// reaches 1.2 × the capacity at the current mix when the capacity model is
+// fitted, so the SLO crossing shows even far above today's load.
+func (f MLISPFitter) Fit(_ context.Context, in Input) (Fitted, error) {
+	names, cols := features.LatencyColumns(in.Frame)
+	l, err := f.FitColumns(names, cols, 1.2*in.Fitted.MaxIOPSAt(in.Observed, in.HasObserved))
+	if err != nil {
+		return nil, err
+	}
+	return l.(*mlispLatency), nil
+}
+
+// Decode implements Fitter.
+func (f MLISPFitter) Decode(data []byte) (Fitted, error) {
+	l, err := f.DecodeLatency(data)
+	if err != nil {
+		return nil, err
+	}
+	return l.(*mlispLatency), nil
+}
+
+// DecodeLatency restores a model encoded from FitColumns' result.
+func (f MLISPFitter) DecodeLatency(data []byte) (Latency, error) {
 	var l mlispLatency
 	if err := json.Unmarshal(data, &l); err != nil {
 		return nil, err
@@ -95,8 +136,10 @@ func (f MLISP) Decode(data []byte) (Latency, error) {
 	return &l, nil
 }
 
-// Fit implements LatencyFitter.
-func (f MLISP) Fit(names []string, cols [][]float64, horizonIOPS float64) (Latency, error) {
+// FitColumns learns from a counter table: names[0] is total IOPS, names[1]
+// the latency in seconds, then other counters; NaN = missing. The curve
+// reaches at least horizonIOPS (0: the model's default horizon).
+func (f MLISPFitter) FitColumns(names []string, cols [][]float64, horizonIOPS float64) (Latency, error) {
 	if len(names) < 2 || len(cols) != len(names) {
 		return nil, fmt.Errorf("mlisp: need IOPS and latency columns, got %d names and %d columns", len(names), len(cols))
 	}
@@ -117,7 +160,7 @@ func (f MLISP) Fit(names []string, cols [][]float64, horizonIOPS float64) (Laten
 
 // backtest runs the extrapolation backtest on the complete rows of the
 // signature columns; NaN when it cannot run.
-func (f MLISP) backtest(names []string, cols [][]float64) float64 {
+func (f MLISPFitter) backtest(names []string, cols [][]float64) float64 {
 	q := f.BacktestQuantile
 	if q <= 0 || q >= 1 {
 		q = 0.8

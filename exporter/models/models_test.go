@@ -17,7 +17,7 @@ func TestDemandTrendETA(t *testing.T) {
 		ts = append(ts, x)
 		ys = append(ys, 1000+0.01*(x-1.7e9)+rng.NormFloat64())
 	}
-	m, err := DemandTrend{}.Fit(ts, ys)
+	m, err := DemandTrend{}.FitSeries(ts, ys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestDemandTrendETA(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m2, err := DemandTrend{}.Decode(b)
+	m2, err := DemandTrend{}.DecodeTrend(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestDemandTrendETA(t *testing.T) {
 	for i := range flat { // a slight fall
 		flat[i] -= 0.001 * float64(i)
 	}
-	mf, err := DemandTrend{}.Fit(ts, flat)
+	mf, err := DemandTrend{}.FitSeries(ts, flat)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestMLISPOnQueueingData(t *testing.T) {
 		lat[i] = 0.001 / (1 - x/5000) * (1 + 0.02*rng.NormFloat64())
 		cpu[i] = 0.1 + x/5000 + 0.01*rng.NormFloat64()
 	}
-	m, err := MLISP{}.Fit([]string{"iops", "latency_seconds", "cpu"}, [][]float64{iops, lat, cpu}, 6000)
+	m, err := MLISPFitter{}.FitColumns([]string{"iops", "latency_seconds", "cpu"}, [][]float64{iops, lat, cpu}, 6000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestMLISPOnQueueingData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m2, err := MLISP{}.Decode(b)
+	m2, err := MLISPFitter{}.DecodeLatency(b)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,13 @@
 package models
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
 
+	"github.com/storcast/storcast/exporter/config"
+	"github.com/storcast/storcast/exporter/features"
 	"github.com/storcast/storcast/forecaster/trend"
 )
 
@@ -17,7 +20,11 @@ type DemandTrend struct {
 	SeasonSeconds float64
 }
 
-var _ TrendFitter = DemandTrend{}
+var (
+	_ Fitter = DemandTrend{}
+	_ Demand = (*demandTrend)(nil)
+	_ Fitted = (*demandTrend)(nil)
+)
 
 type demandTrend struct {
 	T   *trend.Trend `json:"trend"`
@@ -41,13 +48,36 @@ func (d *demandTrend) Accuracy() float64 {
 
 func (d *demandTrend) Samples() int { return d.N }
 
+func (d *demandTrend) Scores() map[string]float64 { return scoreOf("iops", d.Accuracy()) }
+
 func (d *demandTrend) MarshalJSON() ([]byte, error) {
 	type plain demandTrend
 	return json.Marshal((*plain)(d))
 }
 
-// Fit implements TrendFitter.
-func (f DemandTrend) Fit(t, y []float64) (Trend, error) {
+func (DemandTrend) Name() string                 { return Trend }
+func (DemandTrend) Enabled(*config.Cluster) bool { return true }
+
+// Fit implements Fitter: the trend of total IOPS over the lookback.
+func (f DemandTrend) Fit(_ context.Context, in Input) (Fitted, error) {
+	tr, err := f.FitSeries(features.Demand(in.Frame))
+	if err != nil {
+		return nil, err
+	}
+	return tr.(*demandTrend), nil
+}
+
+// Decode implements Fitter.
+func (f DemandTrend) Decode(data []byte) (Fitted, error) {
+	tr, err := f.DecodeTrend(data)
+	if err != nil {
+		return nil, err
+	}
+	return tr.(*demandTrend), nil
+}
+
+// FitSeries fits the trend of y over the Unix times t.
+func (f DemandTrend) FitSeries(t, y []float64) (Demand, error) {
 	opts := trend.Options{}
 	season := f.SeasonSeconds
 	if season == 0 {
@@ -67,8 +97,8 @@ func (f DemandTrend) Fit(t, y []float64) (Trend, error) {
 	return &demandTrend{T: tr, Acc: acc, N: len(t)}, nil
 }
 
-// Decode implements TrendFitter.
-func (DemandTrend) Decode(data []byte) (Trend, error) {
+// DecodeTrend restores a trend encoded from FitSeries' result.
+func (DemandTrend) DecodeTrend(data []byte) (Demand, error) {
 	var d demandTrend
 	if err := json.Unmarshal(data, &d); err != nil {
 		return nil, err

@@ -25,11 +25,16 @@ const Version = 1
 
 // Cluster is the persisted state of one cluster.
 type Cluster struct {
-	Version           int                           `json:"version"`
-	Cluster           string                        `json:"cluster"`
-	SavedUnix         float64                       `json:"savedUnix"`
+	Version   int     `json:"version"`
+	Cluster   string  `json:"cluster"`
+	SavedUnix float64 `json:"savedUnix"`
+	// Fitted holds each fitted model's own JSON by model name (what the
+	// model's fitter decodes).
+	Fitted map[string]json.RawMessage `json:"fitted,omitempty"`
+	// Files written before models were saved by name kept four fields;
+	// they are read (LegacyFitted), never written.
 	Calibration       *conservation.Calibration     `json:"calibration,omitempty"`
-	CalibrationSource string                        `json:"calibrationSource,omitempty"` // file, history
+	CalibrationSource string                        `json:"calibrationSource,omitempty"`
 	InsideOut         json.RawMessage               `json:"insideout,omitempty"`
 	Latency           json.RawMessage               `json:"latency,omitempty"`
 	Trend             json.RawMessage               `json:"trend,omitempty"`
@@ -104,4 +109,28 @@ func Load(dir, cluster string) (*Cluster, error) {
 		return nil, fmt.Errorf("%s: holds cluster %q", Path(dir, cluster), c.Cluster)
 	}
 	return &c, nil
+}
+
+// LegacyFitted returns the models of a file written with the four fixed
+// model fields, in the encoding of Fitted (model name -> JSON); nil when
+// the file has none.
+func (c *Cluster) LegacyFitted() map[string]json.RawMessage {
+	out := map[string]json.RawMessage{}
+	if c.Calibration != nil {
+		if b, err := json.Marshal(struct {
+			Calibration *conservation.Calibration `json:"calibration"`
+			Source      string                    `json:"source"`
+		}{c.Calibration, c.CalibrationSource}); err == nil {
+			out["conservation"] = b
+		}
+	}
+	for name, raw := range map[string]json.RawMessage{"insideout": c.InsideOut, "mlisp": c.Latency, "trend": c.Trend} {
+		if len(raw) > 0 {
+			out[name] = raw
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }

@@ -1,0 +1,139 @@
+package engine
+
+import (
+	"context"
+	"log/slog"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/storcast/storcast/exporter/apiv1"
+	"github.com/storcast/storcast/exporter/config"
+	"github.com/storcast/storcast/exporter/features"
+	"github.com/storcast/storcast/exporter/models"
+	"github.com/storcast/storcast/exporter/source"
+	"github.com/storcast/storcast/exporter/state"
+)
+
+// fit fetches the lookback and refits every enabled model in order. A model
+// whose fit fails keeps its previous version and records the error.
+func (e *Engine) fit(ctx context.Context, cfg *config.Config, c *cluster, log *slog.Logger, reason string) {
+	start := time.Now()
+	end := e.opt.Now().Truncate(cfg.Fit.Step)
+	r := source.Range{Start: end.Add(-cfg.Fit.Lookback), End: end, Step: cfg.Fit.Step}
+	frame, err := c.src.Fetch(ctx, &c.cfg, r)
+	if err != nil {
+		if ctx.Err() == nil {
+			log.Warn("fit: fetching history failed; keeping the last models", "err", err)
+			next := c.snap.Load().clone()
+			next.SourceUp, next.SourceError = false, err.Error()
+			e.markStale(cfg, next)
+			c.snap.Store(next)
+		}
+		return
+	}
+	log.Info("fitting", "reason", reason, "points", r.N(), "queries", frame.Stats.Queries, "series", frame.Stats.Series, "bytes", frame.Stats.ResponseBytes)
+	next := c.snap.Load().clone()
+	for _, f := range e.opt.Fitters {
+		if !f.Enabled(&c.cfg) {
+			continue
+		}
+		in := models.Input{Cluster: &c.cfg, Frame: frame, Observed: next.Observed, HasObserved: next.HasObserved, Fitted: next.Set}
+		t0 := time.Now()
+		m, err := f.Fit(ctx, in)
+		e.record(next, f.Name(), time.Since(t0), m, err, log)
+		if err == nil {
+			next.Set[f.Name()] = m
+		}
+	}
+	e.observe(next, frame)
+	next.SourceUp, next.SourceError = true, ""
+	e.derive(cfg, c, next, frame.Tail(refreshSteps))
+	e.markStale(cfg, next)
+	c.lastFit = e.opt.Now()
+	next.Fits++
+	next.LastFitReason = reason
+	c.snap.Store(next)
+	log.Info("fit done", "seconds", time.Since(start).Seconds())
+	e.save(cfg.StateDir, next)
+}
+
+// record writes the outcome of one model's fit into the next snapshot's
+// status, timing and accuracy.
+func (e *Engine) record(next *Snapshot, name string, took time.Duration, m models.Fitted, err error, log *slog.Logger) {
+	st := next.Models[name]
+	next.FitSeconds[name] = took.Seconds()
+	if err != nil {
+		st.Error = err.Error()
+		log.Warn("fit failed; keeping the previous model", "model", name, "err", err)
+		next.Models[name] = st
+		return
+	}
+	acc := m.Scores()
+	st.Fitted, st.Error = true, ""
+	st.LastFitUnix = float64(e.opt.Now().UnixMilli()) / 1e3
+	st.TrainingSamples = m.Samples()
+	st.AccuracyRatio, st.AccuracyMeasured = meanAccuracy(acc), len(acc) > 0
+	next.Models[name] = st
+	next.Accuracy[name] = acc
+}
+
+// observe keeps what the pages draw from the lookback itself: the demand
+// history and the observed (IOPS, latency) pairs.
+func (e *Engine) observe(next *Snapshot, frame *source.Frame) {
+	ts, iops := features.Demand(frame)
+	next.History = downsample(ts, iops, 500)
+	_, cols := features.LatencyColumns(frame)
+	next.ObservedLatencies = observedLatencies(cols[0], cols[1], 200)
+}
+
+func meanAccuracy(acc map[string]float64) float64 {
+	if len(acc) == 0 {
+		return 0
+	}
+	var s float64
+	for _, a := range acc {
+		s += a
+	}
+	return s / float64(len(acc))
+}
+
+// downsample keeps at most n points, evenly spaced, averaging each bucket.
+func downsample(ts, ys []float64, n int) []apiv1.ForecastPoint {
+	if len(ts) == 0 {
+		return nil
+	}
+	per := (len(ts) + n - 1) / n
+	out := make([]apiv1.ForecastPoint, 0, n)
+	for i := 0; i < len(ts); i += per {
+		j := min(i+per, len(ts))
+		var s float64
+		for _, y := range ys[i:j] {
+			s += y
+		}
+		v := s / float64(j-i)
+		out = append(out, apiv1.ForecastPoint{T: ts[j-1], Value: v, Lower: v, Upper: v})
+	}
+	return out
+}
+
+// observedLatencies returns up to n (IOPS, latency) pairs with both finite,
+// the most recent ones.
+func observedLatencies(iops, lat []float64, n int) []apiv1.ObservedLatency {
+	var out []apiv1.ObservedLatency
+	for i := len(iops) - 1; i >= 0 && len(out) < n; i-- {
+		if !math.IsNaN(iops[i]) && !math.IsNaN(lat[i]) && lat[i] > 0 {
+			out = append(out, apiv1.ObservedLatency{IOPS: iops[i], LatencySeconds: lat[i]})
+		}
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].IOPS < out[b].IOPS })
+	return out
+}
+
+// save persists the snapshot's models; a failure is logged, the models keep
+// serving.
+func (e *Engine) save(dir string, s *Snapshot) {
+	if err := state.Save(dir, e.persist(s)); err != nil {
+		e.log.Error("saving state failed", "cluster", s.Cluster, "dir", dir, "err", err)
+	}
+}

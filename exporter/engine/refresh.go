@@ -1,0 +1,71 @@
+package engine
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/storcast/storcast/exporter/config"
+	"github.com/storcast/storcast/exporter/features"
+	"github.com/storcast/storcast/exporter/models"
+	"github.com/storcast/storcast/exporter/source"
+)
+
+// refreshSteps is how many grid steps a refresh fetches; the last usable one
+// within them is "now".
+const refreshSteps = 10
+
+// refresh fetches the last few steps and updates the observed inputs and
+// what the models say about them.
+func (e *Engine) refresh(ctx context.Context, cfg *config.Config, c *cluster, log *slog.Logger) {
+	now := e.opt.Now().Truncate(cfg.Fit.Step)
+	r := source.Range{Start: now.Add(-time.Duration(refreshSteps-1) * cfg.Fit.Step), End: now, Step: cfg.Fit.Step}
+	frame, err := c.src.Fetch(ctx, &c.cfg, r)
+	var obs features.Observed
+	if err == nil {
+		obs, err = features.Current(frame, refreshSteps)
+	}
+	next := c.snap.Load().clone()
+	next.Kind = c.cfg.Kind
+	next.SLOSeconds = c.cfg.LatencySLO.Threshold.Seconds()
+	next.LatencyKind = c.cfg.LatencySLO.Latency
+	next.Ready = true
+	if err != nil {
+		if ctx.Err() != nil {
+			return
+		}
+		log.Warn("refresh failed; serving the last forecasts, marked stale", "err", err)
+		next.SourceUp, next.SourceError = false, err.Error()
+		e.markStale(cfg, next)
+		c.snap.Store(next)
+		return
+	}
+	next.SourceUp, next.SourceError = true, ""
+	next.LastRefresh = e.opt.Now()
+	next.Observed, next.HasObserved = obs, true
+	e.derive(cfg, c, next, frame)
+	e.markStale(cfg, next)
+	c.snap.Store(next)
+}
+
+// derive recomputes what depends on the latest observation: the models'
+// live values, the host count, and the refit triggers.
+func (e *Engine) derive(cfg *config.Config, c *cluster, s *Snapshot, recent *source.Frame) {
+	s.Live = s.Set.Derive(s.Observed, s.HasObserved, recent)
+	if h, ok := recent.Last(source.OSDHosts, refreshSteps); ok && h > 0 {
+		s.Hosts = int(h)
+	} else if s.HostsFromInsideOut > 0 {
+		s.Hosts = s.HostsFromInsideOut
+	}
+	if !e.mayTrigger(cfg, c) {
+		return
+	}
+	for _, name := range s.Set.Names() {
+		if ch, ok := s.Set[name].(models.Checker); ok {
+			if why := ch.Check(recent, s.Observed, cfg.Fit.AccuracyThreshold); why != "" {
+				c.refitReason = why
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,136 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/storcast/storcast/exporter/apiv1"
+	"github.com/storcast/storcast/exporter/config"
+	"github.com/storcast/storcast/exporter/features"
+	"github.com/storcast/storcast/exporter/models"
+)
+
+// Snapshot is what readers see of a cluster. It is never modified after it
+// is published.
+type Snapshot struct {
+	Cluster     string
+	Kind        string
+	SLOSeconds  float64
+	LatencyKind string
+	Ready       bool // refreshed once or loaded from the state directory
+	SourceUp    bool
+	SourceError string
+	// LastRefresh is when the observed inputs were last refreshed.
+	LastRefresh time.Time
+	// Fits counts completed fit cycles since start; LastFitReason says why
+	// the last one ran (interval or an accuracy trigger).
+	Fits          int
+	LastFitReason string
+
+	Observed    features.Observed
+	HasObserved bool
+	Hosts       int // hosts with OSDs up (ceph), else hosts of the largest Inside-Out role; 0 unknown
+
+	// Set holds the fitted models; its accessors (Capacity, Latency, ...)
+	// are the typed views.
+	models.Set
+	// Live is what the models say about the latest observation.
+	models.Live
+
+	Models            map[string]apiv1.ModelStatus
+	FitSeconds        map[string]float64            // duration of the last fit per model
+	Accuracy          map[string]map[string]float64 // model -> target -> measured accuracy
+	History           []apiv1.ForecastPoint         // observed total IOPS over the lookback (downsampled)
+	ObservedLatencies []apiv1.ObservedLatency
+}
+
+// ETAs returns the saturation ETAs by limit (see models.Set.SaturationETAs).
+func (s *Snapshot) ETAs() map[string]float64 {
+	return s.Set.SaturationETAs(s.Observed, s.HasObserved, s.Live, s.SLOSeconds)
+}
+
+// Ready reports whether every cluster has completed one refresh or loaded
+// a saved state.
+func (e *Engine) Ready() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, c := range e.clusters {
+		if !c.snap.Load().Ready {
+			return false
+		}
+	}
+	return len(e.clusters) > 0
+}
+
+// Snapshots returns the current snapshot of every cluster, in configuration
+// order.
+func (e *Engine) Snapshots() []*Snapshot {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]*Snapshot, 0, len(e.order))
+	for _, n := range e.order {
+		out = append(out, e.clusters[n].snap.Load())
+	}
+	return out
+}
+
+// Snapshot returns the snapshot of one cluster, nil when unknown.
+func (e *Engine) Snapshot(name string) *Snapshot {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if c := e.clusters[name]; c != nil {
+		return c.snap.Load()
+	}
+	return nil
+}
+
+// emptyStatuses has one empty status per fitter.
+func (e *Engine) emptyStatuses() map[string]apiv1.ModelStatus {
+	m := map[string]apiv1.ModelStatus{}
+	for _, f := range e.opt.Fitters {
+		m[f.Name()] = apiv1.ModelStatus{}
+	}
+	return m
+}
+
+// clone returns a shallow copy with its own maps, for building the next
+// snapshot.
+func (s *Snapshot) clone() *Snapshot {
+	n := *s
+	n.Set = s.Set.Clone()
+	n.Models = cloneMap(s.Models)
+	n.FitSeconds = cloneMap(s.FitSeconds)
+	n.Accuracy = cloneMap(s.Accuracy)
+	return &n
+}
+
+func cloneMap[V any](m map[string]V) map[string]V {
+	out := make(map[string]V, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// markStale sets the stale flag of every model: fitted, and either the
+// source is down or the last fit is older than fit.stale_after.
+func (e *Engine) markStale(cfg *config.Config, s *Snapshot) {
+	now := float64(e.opt.Now().UnixMilli()) / 1e3
+	for name, st := range s.Models {
+		st.Stale = st.Fitted && (!s.SourceUp || now-st.LastFitUnix > cfg.Fit.StaleAfter.Seconds())
+		s.Models[name] = st
+	}
+}
+
+// sourceKey is what of a cluster's configuration its models depend on; the
+// parsed matchers (which hold compiled regexps) are left out.
+func sourceKey(c config.Cluster) string {
+	c.ParsedMatchers, c.Hosts.ParsedMatchers = nil, nil
+	roles := make([]config.Role, len(c.Hosts.Roles))
+	for i, r := range c.Hosts.Roles {
+		r.ParsedMatchers = nil
+		roles[i] = r
+	}
+	c.Hosts.Roles = roles
+	return fmt.Sprintf("%#v", c)
+}

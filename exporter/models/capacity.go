@@ -1,0 +1,104 @@
+package models
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/storcast/storcast/exporter/config"
+	"github.com/storcast/storcast/exporter/features"
+	"github.com/storcast/storcast/forecaster/conservation"
+)
+
+// Capacity is a fitted conservation model: the calibration it was built
+// from and where that came from.
+type Capacity struct {
+	Calibration conservation.Calibration `json:"calibration"`
+	Source      string                   `json:"source"` // file, history
+	N           int                      `json:"samples"`
+	Acc         map[string]float64       `json:"accuracy,omitempty"`
+	model       *conservation.Model
+}
+
+var (
+	_ Fitted = (*Capacity)(nil)
+	_ Fitter = CapacityFitter{}
+)
+
+// Model is the conservation model.
+func (c *Capacity) Model() *conservation.Model { return c.model }
+
+func (c *Capacity) Samples() int               { return c.N }
+func (c *Capacity) Scores() map[string]float64 { return finiteScores(c.Acc) }
+
+// NewCapacity builds the fitted capacity model of a calibration from src
+// (file, history) learned from n samples with the given accuracy.
+func NewCapacity(cal conservation.Calibration, src string, n int, acc map[string]float64) (*Capacity, error) {
+	m, err := conservation.NewModel(cal)
+	if err != nil {
+		return nil, err
+	}
+	return &Capacity{Calibration: cal, Source: src, N: n, Acc: finiteScores(acc), model: m}, nil
+}
+
+// CapacityFitter fits the conservation model: from the cluster's calibration
+// file when it has one, else estimated from the saturated windows of the
+// history.
+type CapacityFitter struct {
+	// LoadFile reads a calibration file (config.LoadCalibrationFile); the
+	// fitter itself does no I/O.
+	LoadFile func(path, format string) (conservation.Calibration, error)
+	// Estimate tunes the estimate from history.
+	Estimate conservation.EstimateOptions
+}
+
+func (CapacityFitter) Name() string                 { return Conservation }
+func (CapacityFitter) Enabled(*config.Cluster) bool { return true }
+
+// Fit implements Fitter.
+func (f CapacityFitter) Fit(_ context.Context, in Input) (Fitted, error) {
+	if path := in.Cluster.Calibration.File; path != "" {
+		if f.LoadFile == nil {
+			return nil, fmt.Errorf("calibration %s: no file loader configured", path)
+		}
+		cal, err := f.LoadFile(path, in.Cluster.Calibration.Format)
+		if err != nil {
+			return nil, err
+		}
+		return NewCapacity(cal, "file", len(cal.Points), nil)
+	}
+	ws := features.CapacityWindows(in.Frame)
+	if len(ws) == 0 {
+		return nil, errors.New("no usable window in the lookback")
+	}
+	cal, q, err := conservation.EstimateFromHistory(ws, f.Estimate)
+	if err != nil {
+		return nil, err
+	}
+	// Accuracy: how well the fitted capacity line explains the saturated
+	// windows (their utilization should be 1): max(1 − RMS(U − 1), 0).
+	var s float64
+	var k int
+	for _, b := range q.Bands {
+		if b.Fitted {
+			s += b.RMSResidual * b.RMSResidual
+			k++
+		}
+	}
+	var acc map[string]float64
+	if k > 0 {
+		acc = map[string]float64{"max_iops": math.Max(1-math.Sqrt(s/float64(k)), 0)}
+	}
+	return NewCapacity(cal, "history", q.Saturated, acc)
+}
+
+// Decode implements Fitter.
+func (CapacityFitter) Decode(data []byte) (Fitted, error) {
+	var c Capacity
+	if err := json.Unmarshal(data, &c); err != nil {
+		return nil, err
+	}
+	return NewCapacity(c.Calibration, c.Source, c.N, c.Acc)
+}

@@ -1,0 +1,122 @@
+package models
+
+import (
+	"math"
+
+	"github.com/storcast/storcast/exporter/features"
+	"github.com/storcast/storcast/exporter/source"
+	"github.com/storcast/storcast/forecaster/conservation"
+	"github.com/storcast/storcast/forecaster/insideout"
+)
+
+// Capacity returns the fitted capacity model, nil when there is none.
+func (s Set) Capacity() *Capacity {
+	c, _ := s[Conservation].(*Capacity)
+	return c
+}
+
+// InsideOut returns the fitted Inside-Out model, nil when there is none.
+func (s Set) InsideOut() *insideout.Model {
+	if m, ok := s[InsideOut].(InsideOutFit); ok {
+		return m.Model
+	}
+	return nil
+}
+
+// Latency returns the fitted latency model, nil when there is none.
+func (s Set) Latency() Latency {
+	l, _ := s[MLISP].(Latency)
+	return l
+}
+
+// Trend returns the fitted demand trend, nil when there is none.
+func (s Set) Trend() Demand {
+	t, _ := s[Trend].(Demand)
+	return t
+}
+
+// AtMix is the capacity model's answer at an observed mix; ok is false
+// without a capacity model or an observation.
+func (s Set) AtMix(obs features.Observed, hasObs bool) (conservation.Result, bool) {
+	c := s.Capacity()
+	if c == nil || !hasObs {
+		return conservation.Result{}, false
+	}
+	res, err := c.Model().AtMix(features.OpClasses(obs))
+	return res, err == nil
+}
+
+// MaxIOPSAt is the max total IOPS at the observed mix, 0 when unknown.
+func (s Set) MaxIOPSAt(obs features.Observed, hasObs bool) float64 {
+	if res, ok := s.AtMix(obs, hasObs); ok {
+		return res.MaxTotalIOPS
+	}
+	return 0
+}
+
+// Live is what the fitted models say about the latest observation; the
+// engine recomputes it at every refresh.
+type Live struct {
+	CapacityAtMix    conservation.Result
+	HasCapacityAtMix bool
+	// PredictedIO is Inside-Out's prediction from the latest host window.
+	PredictedIO map[insideout.Target]float64
+	// HostsFromInsideOut is the largest role's host count in the latest
+	// host window (0: none), for clusters whose source has no OSD host count.
+	HostsFromInsideOut int
+}
+
+// Derive computes the live values from the latest observation and the recent
+// frame (nil: none).
+func (s Set) Derive(obs features.Observed, hasObs bool, recent *source.Frame) Live {
+	var l Live
+	l.CapacityAtMix, l.HasCapacityAtMix = s.AtMix(obs, hasObs)
+	if m := s.InsideOut(); m != nil && recent != nil {
+		if ws, _, err := features.HostWindows(recent, smoothSeconds, 0); err == nil && len(ws) > 0 {
+			last := ws[len(ws)-1]
+			if pred, err := m.Predict(last); err == nil {
+				l.PredictedIO = pred
+			}
+			for _, hosts := range last {
+				l.HostsFromInsideOut = max(l.HostsFromInsideOut, len(hosts))
+			}
+		}
+	}
+	return l
+}
+
+// SaturationETAs returns the ETAs by limit ("max_iops", "latency_slo"):
+// seconds from the observation until the demand trend's mean reaches the
+// limit, +Inf when it does not grow. A limit without a model is absent.
+func (s Set) SaturationETAs(obs features.Observed, hasObs bool, live Live, sloSeconds float64) map[string]float64 {
+	out := map[string]float64{}
+	tr := s.Trend()
+	if tr == nil || !hasObs {
+		return out
+	}
+	if live.HasCapacityAtMix {
+		out["max_iops"] = tr.ETA(obs.Time, live.CapacityAtMix.MaxTotalIOPS)
+	}
+	if l := s.Latency(); l != nil {
+		if k := l.Crossing(sloSeconds).Upper; !math.IsNaN(k) {
+			out["latency_slo"] = tr.ETA(obs.Time, k)
+		}
+	}
+	return out
+}
+
+// checkLatency compares a latency model's mean at the observed load with
+// the observed latency.
+func checkLatency(l Latency, obs features.Observed, threshold float64) string {
+	if !(obs.LatencySeconds > 0) {
+		return ""
+	}
+	b, ok := l.At(obs.IOPS)
+	if !ok || !(b.Mean > 0) {
+		return ""
+	}
+	if rel := math.Abs(b.Mean-obs.LatencySeconds) / obs.LatencySeconds; 1-rel < threshold {
+		return "latency accuracy below threshold"
+	}
+	return ""
+}
