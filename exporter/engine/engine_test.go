@@ -368,3 +368,37 @@ func TestLegacyStateRestored(t *testing.T) {
 		t.Fatalf("legacy state: capacity %+v at mix %+v", c, s.CapacityAtMix)
 	}
 }
+
+// TestHungOrSlowUpstreamWithinDeadline: a query backend that hangs, or
+// answers only after the timeout, marks the source down and the models
+// stale within one refresh deadline, however many retries are configured
+// (retries: 10 with doubling backoff used to hold a refresh for minutes).
+func TestHungOrSlowUpstreamWithinDeadline(t *testing.T) {
+	for _, delay := range []time.Duration{time.Hour, 2 * time.Second} {
+		t.Run(delay.String(), func(t *testing.T) {
+			fake := promfake.New(testWorkload().Answer)
+			defer fake.Close()
+			cfg := testConfig(t, fake.URL)
+			cfg.Prometheus.Timeout = 300 * time.Millisecond
+			cfg.Prometheus.Retries = 10
+			cfg.Prometheus.RetryBackoff = 100 * time.Millisecond
+			e := startEngine(t, fake, cfg)
+			waitFor(t, "first fit", func() bool { return e.Snapshot("a").Fits == 1 })
+			fake.Delay = delay
+			fake.SetMode(promfake.Slow)
+			t0 := time.Now()
+			waitFor(t, "source down", func() bool { return !e.Snapshot("a").SourceUp })
+			took := time.Since(t0)
+			// One refresh that was under way when the backend stalled, then
+			// the next: two deadlines and the refresh interval, with slack
+			// for a loaded machine; without the deadline this took >10 s.
+			if limit := 2*RefreshDeadline(cfg) + cfg.Fit.RefreshInterval + 2*time.Second; took > limit {
+				t.Errorf("source marked down after %v, want within %v", took, limit)
+			}
+			s := e.Snapshot("a")
+			if !s.Models[models.Conservation].Stale || !strings.Contains(s.SourceError, "refresh deadline") {
+				t.Errorf("stale %v, error %q", s.Models[models.Conservation].Stale, s.SourceError)
+			}
+		})
+	}
+}

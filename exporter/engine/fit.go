@@ -21,7 +21,9 @@ func (e *Engine) fit(ctx context.Context, cfg *config.Config, c *cluster, log *s
 	start := time.Now()
 	end := e.opt.Now().Truncate(cfg.Fit.Step)
 	r := source.Range{Start: end.Add(-cfg.Fit.Lookback), End: end, Step: cfg.Fit.Step}
-	frame, err := c.src.Fetch(ctx, &c.cfg, r)
+	fctx, cancel := context.WithTimeout(ctx, FitFetchDeadline(cfg))
+	frame, err := c.src.Fetch(fctx, &c.cfg, r)
+	cancel()
 	if err != nil {
 		if ctx.Err() == nil {
 			log.Warn("fit: fetching history failed; keeping the last models", "err", err)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -15,12 +16,27 @@ import (
 // within them is "now".
 const refreshSteps = 10
 
+// RefreshDeadline bounds a whole refresh, every query and retry included:
+// prometheus.timeout. A hung, slow or failing query backend marks the source
+// down and the models stale within this deadline (plus the wait for the
+// next refresh, fit.refresh_interval), however many queries a refresh sends.
+func RefreshDeadline(cfg *config.Config) time.Duration { return cfg.Prometheus.Timeout }
+
+// FitFetchDeadline bounds a fit's fetch of the lookback: four times
+// prometheus.timeout, since it reads far more than a refresh.
+func FitFetchDeadline(cfg *config.Config) time.Duration { return 4 * cfg.Prometheus.Timeout }
+
 // refresh fetches the last few steps and updates the observed inputs and
 // what the models say about them.
 func (e *Engine) refresh(ctx context.Context, cfg *config.Config, c *cluster, log *slog.Logger) {
 	now := e.opt.Now().Truncate(cfg.Fit.Step)
 	r := source.Range{Start: now.Add(-time.Duration(refreshSteps-1) * cfg.Fit.Step), End: now, Step: cfg.Fit.Step}
-	frame, err := c.src.Fetch(ctx, &c.cfg, r)
+	fctx, cancel := context.WithTimeout(ctx, RefreshDeadline(cfg))
+	frame, err := c.src.Fetch(fctx, &c.cfg, r)
+	cancel()
+	if err != nil && ctx.Err() == nil && fctx.Err() != nil {
+		err = fmt.Errorf("refresh deadline (%v, prometheus.timeout) passed: %w", RefreshDeadline(cfg), err)
+	}
 	var obs features.Observed
 	if err == nil {
 		obs, err = features.Current(frame, refreshSteps)

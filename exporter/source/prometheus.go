@@ -26,12 +26,21 @@ import (
 // ErrTooManySeries is wrapped when a query returns more series than allowed.
 var ErrTooManySeries = errors.New("too many series")
 
+const (
+	// MaxQueriesInFlight bounds the range queries one source sends at once,
+	// across all clusters: a hundred clusters refreshing together queue here
+	// instead of opening hundreds of connections to the query backend.
+	MaxQueriesInFlight = 8
+	// MaxRetryBackoff caps the doubling of prometheus.retry_backoff.
+	MaxRetryBackoff = 30 * time.Second
+)
+
 // Prometheus is a Source reading a Prometheus-compatible query API.
 type Prometheus struct {
 	api         v1.API
 	cfg         config.Prometheus
 	log         *slog.Logger
-	parallel    int
+	sem         chan struct{} // bounds the queries in flight across every cluster
 	queries     *prometheus.CounterVec
 	errs        *prometheus.CounterVec
 	retries     *prometheus.CounterVec
@@ -98,7 +107,7 @@ func NewPrometheus(cfg config.Prometheus, m *Metrics, log *slog.Logger) (*Promet
 		m, _ = NewMetrics(nil)
 	}
 	return &Prometheus{
-		api: v1.NewAPI(client), cfg: cfg, log: log, parallel: 4,
+		api: v1.NewAPI(client), cfg: cfg, log: log, sem: make(chan struct{}, MaxQueriesInFlight),
 		queries: m.Queries, errs: m.Errors, retries: m.Retries, respBytes: m.RespBytes,
 		sleepBefore: sleepCtx,
 	}, nil
@@ -133,16 +142,27 @@ func (p *Prometheus) Fetch(ctx context.Context, cl *config.Cluster, r Range) (*F
 		mu       sync.Mutex
 		firstErr error
 		wg       sync.WaitGroup
-		sem      = make(chan struct{}, p.parallel)
 		nbytes   atomic.Int64
 	)
 	ctx = context.WithValue(ctx, bytesKey{}, &nbytes)
 	for _, j := range jobs {
+		select {
+		case p.sem <- struct{}{}:
+		case <-ctx.Done():
+			// The deadline passed while waiting for a slot: what was not
+			// sent fails with it.
+			mu.Lock()
+			if firstErr == nil {
+				firstErr = fmt.Errorf("%s: %w", j.signal, ctx.Err())
+			}
+			mu.Unlock()
+			wg.Wait()
+			return f, firstErr
+		}
 		wg.Add(1)
-		sem <- struct{}{}
 		go func(j job) {
 			defer wg.Done()
-			defer func() { <-sem }()
+			defer func() { <-p.sem }()
 			m, st, err := p.query(ctx, cl.Name, j.query, r)
 			mu.Lock()
 			defer mu.Unlock()
@@ -240,7 +260,7 @@ func (p *Prometheus) query(ctx context.Context, cluster, q string, r Range) (mod
 		if err := p.sleepBefore(ctx, backoff); err != nil {
 			return nil, st, err
 		}
-		backoff *= 2
+		backoff = min(2*backoff, MaxRetryBackoff)
 	}
 }
 

@@ -3,8 +3,12 @@ package source
 import (
 	"context"
 	"errors"
+	"io"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -247,5 +251,80 @@ func TestSwiftQueries(t *testing.T) {
 	}
 	if _, ok := q[OSDHosts]; ok {
 		t.Error("swift has no OSD host query")
+	}
+}
+
+// TestQueriesInFlightBounded: twenty clusters fetching at once never have
+// more than MaxQueriesInFlight queries at the backend.
+func TestQueriesInFlightBounded(t *testing.T) {
+	fake := promfake.New(testWorkload().Answer)
+	defer fake.Close()
+	var mu sync.Mutex
+	inFlight, peak := 0, 0
+	counting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		inFlight++
+		peak = max(peak, inFlight)
+		mu.Unlock()
+		time.Sleep(5 * time.Millisecond) // let the others pile up
+		proxy, _ := http.NewRequestWithContext(r.Context(), r.Method, fake.URL+r.URL.RequestURI(), r.Body)
+		proxy.Header = r.Header
+		if resp, err := http.DefaultClient.Do(proxy); err == nil {
+			w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
+			w.WriteHeader(resp.StatusCode)
+			io.Copy(w, resp.Body)
+			resp.Body.Close()
+		}
+		mu.Lock()
+		inFlight--
+		mu.Unlock()
+	}))
+	defer counting.Close()
+	p, _ := testSource(t, counting.URL, nil)
+	cl := testCluster(t, `cluster="a"`)
+	r := Range{Start: testNow.Add(-10 * time.Minute), End: testNow, Step: time.Minute}
+	var wg sync.WaitGroup
+	errs := make(chan error, 20)
+	for i := 0; i < 20; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := p.Fetch(context.Background(), cl, r); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if peak > MaxQueriesInFlight || peak < 2 {
+		t.Errorf("peak %d queries in flight, want 2..%d", peak, MaxQueriesInFlight)
+	}
+}
+
+// TestBackoffCapped: retries double the backoff up to MaxRetryBackoff, never
+// beyond (retries: 14 used to sleep ~2.3 h per query).
+func TestBackoffCapped(t *testing.T) {
+	fake := promfake.New(testWorkload().Answer)
+	defer fake.Close()
+	fake.SetMode(promfake.Down)
+	p, _ := testSource(t, fake.URL, func(c *config.Prometheus) { c.Retries = 14; c.RetryBackoff = time.Second })
+	var slept []time.Duration
+	p.sleepBefore = func(ctx context.Context, d time.Duration) error { slept = append(slept, d); return nil }
+	_, _, err := p.query(context.Background(), "a", "up", Range{Start: testNow, End: testNow, Step: time.Minute})
+	if err == nil {
+		t.Fatal("a down backend answered")
+	}
+	var total time.Duration
+	for _, d := range slept {
+		if d > MaxRetryBackoff {
+			t.Errorf("backoff %v over the cap", d)
+		}
+		total += d
+	}
+	if len(slept) != 14 || total != (1+2+4+8+16)*time.Second+9*MaxRetryBackoff {
+		t.Errorf("backoffs %v (total %v)", slept, total)
 	}
 }
