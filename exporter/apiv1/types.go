@@ -43,6 +43,10 @@ type ModelStatus struct {
 	AccuracyMeasured bool   `json:"accuracyMeasured"`
 	TrainingSamples  int    `json:"trainingSamples"` // samples in the last fit
 	Error            string `json:"error,omitempty"` // last fit error, if any
+	// Waiting, when set, says in words what a model that has too little
+	// history yet waits for ("waiting for 19 more windows (about 19m)");
+	// Error then holds the detail.
+	Waiting string `json:"waiting,omitempty"`
 }
 
 // ForecastPoint is one point of a forecast series.

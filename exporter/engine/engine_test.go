@@ -402,3 +402,28 @@ func TestHungOrSlowUpstreamWithinDeadline(t *testing.T) {
 		})
 	}
 }
+
+// TestShortHistoryReadsAsWaiting: with six minutes of history, M-LISP says
+// what it waits for in words (24 more one-minute windows) instead of a
+// solver's error, and the status carries both.
+func TestShortHistoryReadsAsWaiting(t *testing.T) {
+	fake := promfake.New(testWorkload().Answer)
+	defer fake.Close()
+	cfg := testConfig(t, fake.URL)
+	cfg.Fit.Lookback = 5 * time.Minute
+	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := New(Options{Source: src, Fitters: append(baseFitters(), models.MLISPFitter{}), Now: (&clock{t: testNow}).Now})
+	e.Start(context.Background(), cfg)
+	defer e.Stop()
+	waitFor(t, "first fit", func() bool { return e.Snapshot("a").Fits == 1 })
+	st := e.Snapshot("a").Models[models.MLISP]
+	if st.Fitted || st.Waiting != "waiting for 24 more windows with load and latency (about 24m0s)" || !strings.Contains(st.Error, "6 windows") {
+		t.Errorf("status %+v", st)
+	}
+	if c := e.Snapshot("a").Models[models.Conservation]; !c.Fitted || c.Waiting != "" {
+		t.Errorf("conservation %+v", c)
+	}
+}

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"math"
 	"sort"
@@ -43,7 +45,7 @@ func (e *Engine) fit(ctx context.Context, cfg *config.Config, c *cluster, log *s
 		in := models.Input{Cluster: &c.cfg, Frame: frame, Observed: next.Observed, HasObserved: next.HasObserved, Fitted: next.Set}
 		t0 := time.Now()
 		m, err := f.Fit(ctx, in)
-		e.record(next, f.Name(), time.Since(t0), m, err, log)
+		e.record(next, f.Name(), cfg.Fit.Step, time.Since(t0), m, err, log)
 		if err == nil {
 			next.Set[f.Name()] = m
 		}
@@ -62,15 +64,22 @@ func (e *Engine) fit(ctx context.Context, cfg *config.Config, c *cluster, log *s
 
 // record writes the outcome of one model's fit into the next snapshot's
 // status, timing and accuracy.
-func (e *Engine) record(next *Snapshot, name string, took time.Duration, m models.Fitted, err error, log *slog.Logger) {
+func (e *Engine) record(next *Snapshot, name string, step, took time.Duration, m models.Fitted, err error, log *slog.Logger) {
 	st := next.Models[name]
 	next.FitSeconds[name] = took.Seconds()
 	if err != nil {
-		st.Error = err.Error()
-		log.Warn("fit failed; keeping the previous model", "model", name, "err", err)
+		st.Error, st.Waiting = err.Error(), ""
+		var w *models.Waiting
+		if errors.As(err, &w) {
+			st.Waiting = fmt.Sprintf("waiting for %d more windows %s (about %v)", w.More(), w.What, time.Duration(w.More())*step)
+			log.Info("model waits for more history", "model", name, "waiting", st.Waiting)
+		} else {
+			log.Warn("fit failed; keeping the previous model", "model", name, "err", err)
+		}
 		next.Models[name] = st
 		return
 	}
+	st.Waiting = ""
 	acc := m.Scores()
 	st.Fitted, st.Error = true, ""
 	st.LastFitUnix = float64(e.opt.Now().UnixMilli()) / 1e3

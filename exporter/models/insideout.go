@@ -71,6 +71,14 @@ func (f InsideOutFitter) Fit(_ context.Context, in Input) (Fitted, error) {
 	if err != nil {
 		return nil, err
 	}
+	// k-fold cross-validation needs at least k windows.
+	folds := f.Options.Folds
+	if folds == 0 {
+		folds = 10
+	}
+	if err := needWindows(InsideOut, len(ws), folds, "with host metrics and cluster load"); err != nil {
+		return nil, err
+	}
 	m, err := insideout.Train(insideout.SchemaOf(ws), ws, targets, f.Options)
 	if err != nil {
 		return nil, err

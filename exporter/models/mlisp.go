@@ -105,6 +105,19 @@ func (MLISPFitter) Enabled(*config.Cluster) bool { return true }
 // fitted, so the SLO crossing shows even far above today's load.
 func (f MLISPFitter) Fit(_ context.Context, in Input) (Fitted, error) {
 	names, cols := features.LatencyColumns(in.Frame)
+	need := f.Options.MinSamples
+	if need <= 0 {
+		need = 30 // mlisp's default
+	}
+	active := 0
+	for i := range cols[0] {
+		if cols[0][i] > 0 && cols[1][i] > 0 {
+			active++
+		}
+	}
+	if err := needWindows(MLISP, active, need, "with load and latency"); err != nil {
+		return nil, err
+	}
 	l, err := f.FitColumns(names, cols, 1.2*in.Fitted.MaxIOPSAt(in.Observed, in.HasObserved))
 	if err != nil {
 		return nil, err

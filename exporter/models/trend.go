@@ -60,7 +60,11 @@ func (DemandTrend) Enabled(*config.Cluster) bool { return true }
 
 // Fit implements Fitter: the trend of total IOPS over the lookback.
 func (f DemandTrend) Fit(_ context.Context, in Input) (Fitted, error) {
-	tr, err := f.FitSeries(features.Demand(in.Frame))
+	t, y := features.Demand(in.Frame)
+	if err := needWindows(Trend, len(t), 3, "with load"); err != nil {
+		return nil, err
+	}
+	tr, err := f.FitSeries(t, y)
 	if err != nil {
 		return nil, err
 	}

@@ -113,6 +113,7 @@ type modelView struct {
 	Accuracy float64
 	Measured bool // false: no backtest exists for this model (shown as "n/a")
 	Error    string
+	Waiting  string
 }
 
 func buildPage(ctx context.Context, p Provider) page {
@@ -134,7 +135,7 @@ func buildCluster(ctx context.Context, p Provider, c apiv1.Cluster) clusterView 
 	sort.Strings(names)
 	for _, n := range names {
 		m := c.Models[n]
-		v.Models = append(v.Models, modelView{Name: n, Fitted: m.Fitted, Stale: m.Stale, Accuracy: m.AccuracyRatio, Measured: m.AccuracyMeasured, Error: m.Error})
+		v.Models = append(v.Models, modelView{Name: n, Fitted: m.Fitted, Stale: m.Stale, Accuracy: m.AccuracyRatio, Measured: m.AccuracyMeasured, Error: m.Error, Waiting: m.Waiting})
 		if m.Stale {
 			v.Stale = true
 		}
