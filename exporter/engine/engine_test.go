@@ -16,6 +16,7 @@ import (
 	"github.com/storcast/storcast/exporter/models"
 	"github.com/storcast/storcast/exporter/source"
 	"github.com/storcast/storcast/exporter/state"
+	"github.com/storcast/storcast/forecaster/conservation"
 )
 
 // clock is a settable fake clock.
@@ -425,5 +426,50 @@ func TestShortHistoryReadsAsWaiting(t *testing.T) {
 	}
 	if c := e.Snapshot("a").Models[models.Conservation]; !c.Fitted || c.Waiting != "" {
 		t.Errorf("conservation %+v", c)
+	}
+}
+
+// TestIdleClusterIsAState: a cluster whose load stopped is idle, not broken:
+// the source stays up, demand is zero, the whole capacity at the last busy
+// mix is headroom; one idle from the start still fits its calibration.
+func TestIdleClusterIsAState(t *testing.T) {
+	w := testWorkload()
+	busy := w.IOPS
+	w.IOPS = func(t time.Time) float64 {
+		if t.After(testNow.Add(-3 * time.Minute)) {
+			return 0
+		}
+		return busy(t)
+	}
+	fake := promfake.New(w.Answer)
+	defer fake.Close()
+	cfg := testConfig(t, fake.URL)
+	e := startEngine(t, fake, cfg)
+	waitFor(t, "first fit", func() bool { return e.Snapshot("a").Fits == 1 })
+	s := e.Snapshot("a")
+	if !s.SourceUp || !s.Observed.Idle || s.Observed.IOPS != 0 || s.Models[models.Conservation].Stale {
+		t.Fatalf("idle cluster: up %v observed %+v status %+v (%s)", s.SourceUp, s.Observed, s.Models[models.Conservation], s.SourceError)
+	}
+	// The mix of the last busy minute (70% reads of 4 KiB) at full capacity.
+	unit := []conservation.OpClass{{Op: conservation.Read, IOSizeBytes: 4096, Rate: 0.7}, {Op: conservation.Write, IOSizeBytes: 4096, Rate: 0.3}}
+	want, err := s.Capacity().Model().AtMix(unit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.CapacityAtMix; !s.HasCapacityAtMix || got.HeadroomRatio != 1 || got.Utilization != 0 ||
+		math.Abs(got.MaxTotalIOPS-want.MaxTotalIOPS) > 1e-9 || got.HeadroomIOPS != got.MaxTotalIOPS {
+		t.Errorf("idle capacity %+v, want max %v with headroom 1", got, want.MaxTotalIOPS)
+	}
+
+	// Idle since before the lookback: the calibration still fits, the mix
+	// is unknown, nothing fails.
+	fake2 := promfake.New(promfake.Workload{IOPS: func(time.Time) float64 { return 0 }, ReadRatio: 0.7, ReadSize: 4096, WriteSize: 4096, Capacity: 8000, L0: 0.001}.Answer)
+	defer fake2.Close()
+	cfg2 := testConfig(t, fake2.URL)
+	e2 := startEngine(t, fake2, cfg2)
+	waitFor(t, "first fit", func() bool { return e2.Snapshot("a").Fits == 1 })
+	s2 := e2.Snapshot("a")
+	if !s2.SourceUp || !s2.Observed.Idle || s2.Capacity() == nil || !s2.Models[models.Conservation].Fitted || s2.HasCapacityAtMix {
+		t.Errorf("idle from the start: up %v (%s) observed %+v capacity %v at mix %v", s2.SourceUp, s2.SourceError, s2.Observed, s2.Capacity() != nil, s2.HasCapacityAtMix)
 	}
 }

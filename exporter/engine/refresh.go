@@ -58,6 +58,9 @@ func (e *Engine) refresh(ctx context.Context, cfg *config.Config, c *cluster, lo
 	}
 	next.SourceUp, next.SourceError = true, ""
 	next.LastRefresh = e.opt.Now()
+	if obs.Idle && !(obs.IOSizeBytes > 0) && next.HasObserved {
+		obs.WithMixOf(next.Observed) // idle since before this refresh's window
+	}
 	next.Observed, next.HasObserved = obs, true
 	e.derive(cfg, c, next, frame)
 	e.markStale(cfg, next)

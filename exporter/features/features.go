@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/storcast/storcast/exporter/source"
 	"github.com/storcast/storcast/forecaster/conservation"
@@ -25,6 +26,10 @@ type Observed struct {
 	WriteSizeBytes float64 `json:"writeSizeBytes"`
 	IOSizeBytes    float64 `json:"ioSizeBytes"`    // op-weighted mean
 	LatencySeconds float64 `json:"latencySeconds"` // NaN when unknown
+	// Idle is an observation with the ops series present and zero: no
+	// demand. Its mix (ratio and sizes) is the last busy one's, zero when
+	// none is known.
+	Idle bool `json:"idle,omitempty"`
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
@@ -57,8 +62,10 @@ func point(f *source.Frame, i int) (Observed, bool) {
 	return o, true
 }
 
-// Current returns the last usable observation within the last maxAge grid
-// points; older is reported as ErrNoData (a stale series).
+// Current returns the latest observation within the last maxAge grid
+// points: a busy one, or an idle one (ops present and zero) carrying the mix
+// of the latest busy point of the frame. No sample within them is ErrNoData
+// (a stale or absent series), naming the signals and their queries.
 func Current(f *source.Frame, maxAge int) (Observed, error) {
 	times := f.Times()
 	for i := len(times) - 1; i >= 0 && i >= len(times)-maxAge; i-- {
@@ -66,8 +73,48 @@ func Current(f *source.Frame, maxAge int) (Observed, error) {
 			o.Time = times[i]
 			return o, nil
 		}
+		if idle(f, i) {
+			o := Observed{Time: times[i], Idle: true, LatencySeconds: math.NaN()}
+			for j := i - 1; j >= 0; j-- {
+				if b, ok := point(f, j); ok {
+					o.WithMixOf(b)
+					break
+				}
+			}
+			return o, nil
+		}
 	}
-	return Observed{}, fmt.Errorf("%w: no ops/bytes sample in the last %d steps", ErrNoData, maxAge)
+	var missing []string
+	for _, sig := range []string{source.ReadOps, source.WriteOps, source.ReadBytes, source.WriteBytes} {
+		if _, ok := f.Last(sig, maxAge); !ok {
+			missing = append(missing, fmt.Sprintf("%s (%s)", sig, f.Queries[sig]))
+		}
+	}
+	return Observed{}, fmt.Errorf("%w: no sample in the last %d steps of %s", ErrNoData, maxAge, strings.Join(missing, ", "))
+}
+
+// idle reports whether grid point i has both ops series present and zero.
+func idle(f *source.Frame, i int) bool {
+	r, w := f.Signals[source.ReadOps], f.Signals[source.WriteOps]
+	return i < len(r) && i < len(w) && r[i] == 0 && w[i] == 0
+}
+
+// WithMixOf copies the read ratio and sizes of b (a busy observation) into
+// o, keeping o's rates.
+func (o *Observed) WithMixOf(b Observed) {
+	o.ReadRatio, o.ReadSizeBytes, o.WriteSizeBytes, o.IOSizeBytes = b.ReadRatio, b.ReadSizeBytes, b.WriteSizeBytes, b.IOSizeBytes
+}
+
+// MixClasses returns the op classes of o's mix at a total of one op per
+// second (the rates of an idle observation are zero); ok is false when the
+// mix is unknown.
+func MixClasses(o Observed) ([]conservation.OpClass, bool) {
+	if !(o.IOSizeBytes > 0) {
+		return nil, false
+	}
+	unit := o
+	unit.ReadIOPS, unit.WriteIOPS = o.ReadRatio, 1-o.ReadRatio
+	return OpClasses(unit), true
 }
 
 // OpClasses returns the read and write classes of o for conservation.

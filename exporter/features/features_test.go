@@ -3,6 +3,7 @@ package features
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -113,5 +114,33 @@ func TestTailKeepsTheEnd(t *testing.T) {
 	}
 	if o, err := Current(tl, 1); err != nil || o.ReadIOPS != 3 {
 		t.Errorf("current of tail %+v %v", o, err)
+	}
+}
+
+// TestCurrentIdleAndEmpty: zero ops are an idle observation carrying the
+// last busy mix; no sample at all names the signals and their queries.
+func TestCurrentIdleAndEmpty(t *testing.T) {
+	f := frame(
+		[]float64{300, 0, 0},
+		[]float64{100, 0, 0},
+		[]float64{300 * 4096, 0, 0},
+		[]float64{100 * 65536, 0, 0},
+		[]float64{0.001, nan, nan})
+	o, err := Current(f, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.Idle || o.IOPS != 0 || o.Time != 1120 || o.ReadRatio != 0.75 || o.ReadSizeBytes != 4096 || o.WriteSizeBytes != 65536 || !math.IsNaN(o.LatencySeconds) {
+		t.Errorf("idle observation %+v", o)
+	}
+	classes, ok := MixClasses(o)
+	if !ok || classes[0].Rate != 0.75 || classes[1].Rate != 0.25 || classes[1].IOSizeBytes != 65536 {
+		t.Errorf("mix classes %+v %v", classes, ok)
+	}
+	empty := frame([]float64{nan, nan}, []float64{nan, nan}, []float64{nan, nan}, []float64{nan, nan}, []float64{nan, nan})
+	empty.Queries = map[string]string{source.ReadOps: `sum(rate(ceph_osd_op_r{cluster="x"}[1m]))`}
+	_, err = Current(empty, 2)
+	if !errors.Is(err, ErrNoData) || !strings.Contains(err.Error(), `read_ops (sum(rate(ceph_osd_op_r{cluster="x"}[1m])))`) || !strings.Contains(err.Error(), "write_bytes") {
+		t.Errorf("empty frame: %v", err)
 	}
 }

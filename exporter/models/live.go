@@ -42,6 +42,19 @@ func (s Set) AtMix(obs features.Observed, hasObs bool) (conservation.Result, boo
 	if c == nil || !hasObs {
 		return conservation.Result{}, false
 	}
+	if obs.Idle {
+		// No demand: the whole capacity at the last known mix is left.
+		classes, ok := features.MixClasses(obs)
+		if !ok {
+			return conservation.Result{}, false
+		}
+		res, err := c.Model().AtMix(classes)
+		if err != nil {
+			return conservation.Result{}, false
+		}
+		res.CurrentIOPS, res.Utilization, res.HeadroomRatio, res.HeadroomIOPS = 0, 0, 1, res.MaxTotalIOPS
+		return res, true
+	}
 	res, err := c.Model().AtMix(features.OpClasses(obs))
 	return res, err == nil
 }

@@ -137,7 +137,12 @@ func (p *Prometheus) Fetch(ctx context.Context, cl *config.Cluster, r Range) (*F
 	}
 	sort.Slice(jobs, func(i, j int) bool { return jobs[i].role+jobs[i].signal < jobs[j].role+jobs[j].signal })
 
-	f := &Frame{Range: r, Signals: map[string][]float64{}, Hosts: map[string]map[string]map[string][]float64{}}
+	f := &Frame{Range: r, Signals: map[string][]float64{}, Hosts: map[string]map[string]map[string][]float64{}, Queries: map[string]string{}}
+	for _, j := range jobs {
+		if j.role == "" {
+			f.Queries[j.signal] = j.query
+		}
+	}
 	var (
 		mu       sync.Mutex
 		firstErr error

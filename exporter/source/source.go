@@ -43,7 +43,10 @@ type Frame struct {
 	Signals map[string][]float64 // signal -> values, len Range.N(), NaN = gap
 	// Hosts holds per-host metrics by role: Hosts[role][metric][host] = values.
 	Hosts map[string]map[string]map[string][]float64
-	Stats QueryStats
+	// Queries holds the PromQL each cluster signal was fetched with, so that
+	// an empty signal can be reported with the query that selected nothing.
+	Queries map[string]string
+	Stats   QueryStats
 }
 
 // Times returns the Unix-second timestamps of the grid.
@@ -111,7 +114,7 @@ func (f *Frame) Tail(n int) *Frame {
 	}
 	skip := total - n
 	out := &Frame{Range: Range{Start: f.Range.Start.Add(time.Duration(skip) * f.Range.Step), End: f.Range.End, Step: f.Range.Step},
-		Signals: map[string][]float64{}, Hosts: map[string]map[string]map[string][]float64{}, Stats: f.Stats}
+		Signals: map[string][]float64{}, Hosts: map[string]map[string]map[string][]float64{}, Queries: f.Queries, Stats: f.Stats}
 	for k, v := range f.Signals {
 		out.Signals[k] = v[skip:]
 	}
