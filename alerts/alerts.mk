@@ -1,4 +1,4 @@
-# Alert rules (issue 6): the generated rules are current, promtool checks and
+# Alert rules: the generated rules are current, promtool checks and
 # unit-tests them, amtool checks the example Alertmanager configuration. The Go
 # tests in ./alerts (run by test-go) add the coverage check (every alert has a
 # positive and a negative case), runbooks and threshold validation.

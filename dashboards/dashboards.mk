@@ -1,4 +1,4 @@
-# Dashboards (issue 6): the committed JSON is what the generator writes (drift
+# Dashboards: the committed JSON is what the generator writes (drift
 # check), and every PromQL expression in it returns data over the series
 # contract (Go tests in ./dashboards, which test-go also runs).
 .PHONY: test-dashboards dashboards

@@ -15,5 +15,5 @@
 //   - backtest: one protocol (train below load X, score above X) for every model.
 //   - trend: the demand trend used for saturation ETAs.
 //
-// The math and the decisions the papers leave open are in shared/MODELS.md.
+// The math and the decisions the papers leave open are in docs/models.md.
 package forecaster

@@ -104,7 +104,7 @@ type Report struct {
 	AtMultiples []AtMultiple `json:"at_multiples"`
 }
 
-// Run is the extrapolation backtest of MODELS.md: it fits model on the
+// Run is the project's extrapolation backtest: it fits model on the
 // windows with Load < split, predicts every window with Load > split and the
 // bin centres m·split, and scores them with error = |pred − meas| / meas.
 //

@@ -1,5 +1,5 @@
-// Package backtest is Storcast's one extrapolation backtest (MODELS.md,
-// "Evaluation protocols"), shared by the exporter and the README so both
+// Package backtest is Storcast's one extrapolation backtest (docs/models.md,
+// "Backtesting"), shared by the exporter and the accuracy tables so both
 // report the same figures.
 //
 // Given windows (load, features, measured target) and a split load X, Run

@@ -1,7 +1,7 @@
 // Package insideout predicts a storage cluster's end-to-end IOPS and
 // throughput from its hosts' low-level metrics only (Hsu et al., "Inside-Out:
 // Reliable Performance Prediction for Distributed Storage Systems in the
-// Cloud"; MODELS.md section 2).
+// Cloud"; the math in docs/models.md, "Inside-Out").
 //
 // # Features
 //

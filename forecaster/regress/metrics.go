@@ -24,7 +24,7 @@ func checkPair(measured, predicted []float64) error {
 //
 //	MAPE = (1/n) Σ |pred_i − meas_i| / |meas_i|
 //
-// It is the error measure of MODELS.md ("error = |predicted − measured| /
+// It is the error measure of every accuracy figure ("error = |predicted − measured| /
 // measured"). A measured value of zero makes the ratio undefined and is an
 // error.
 func MAPE(measured, predicted []float64) (float64, error) {
