@@ -11,7 +11,7 @@ TEST_TARGETS := test-go
 -include dashboards/dashboards.mk
 -include e2e/ceph/ceph.mk
 
-.PHONY: run test deps test-go bench build vet
+.PHONY: run test deps test-go bench build vet lint
 run:
 	$(GO) run ./cmd/storcast --demo
 
@@ -25,7 +25,14 @@ vet:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "not gofmt-clean:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
-test: deps vet
+# staticcheck, and deadcode -test: no function reachable from neither a
+# binary nor a test (versions pinned in scripts/install-test-deps.sh).
+GOBIN_DIR := $(shell $(GO) env GOPATH)/bin
+lint:
+	@out=$$($(GOBIN_DIR)/staticcheck ./...) || { echo "$$out"; echo "staticcheck: findings above"; exit 1; }
+	@out=$$($(GOBIN_DIR)/deadcode -test ./...); test -z "$$out" || { echo "$$out"; echo "deadcode: unreachable functions above"; exit 1; }
+
+test: deps vet lint
 	$(MAKE) $(TEST_TARGETS)
 
 test-go:

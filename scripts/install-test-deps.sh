@@ -19,9 +19,24 @@ if [ ${#need[@]} -gt 0 ]; then
 	fi
 	echo "install-test-deps: apt-get install ${need[*]}"
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+	# Another apt (unattended upgrades, a parallel install) may hold the
+	# dpkg lock: wait for it rather than fail.
+	apt-get -o DPkg::Lock::Timeout=600 update -qq
+	apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
+
+# Go linters at pinned versions, from the Go module proxy, into $(go env GOPATH)/bin.
+gobin=$(go env GOPATH)/bin
+while read -r name pkg; do
+	if [ ! -x "$gobin/$name" ] || ! grep -qxF "$name $pkg" "$gobin/.storcast-pins" 2>/dev/null; then
+		echo "install-test-deps: go install $pkg"
+		GOFLAGS=-buildvcs=false go install "$pkg"
+		echo "$name $pkg" >>"$gobin/.storcast-pins"
+	fi
+done <<'PINS'
+staticcheck honnef.co/go/tools/cmd/staticcheck@v0.8.2
+deadcode golang.org/x/tools/cmd/deadcode@v0.52.0
+PINS
 
 # The Grafana plugin's frontend: exact versions from the committed lock file.
 if [ -f grafana-plugin/package-lock.json ] && [ ! -d grafana-plugin/node_modules ]; then

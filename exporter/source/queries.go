@@ -60,16 +60,6 @@ var HostMetrics = map[string]string{
 	"memory_used_bytes": `max by (instance) (node_memory_MemTotal_bytes{%[1]s} - node_memory_MemAvailable_bytes{%[1]s})`,
 }
 
-// HostMetricNames are the keys of HostMetrics, sorted.
-func HostMetricNames() []string {
-	out := make([]string, 0, len(HostMetrics))
-	for k := range HostMetrics {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // RateWindow is the window of rate() for a step: 2 steps, at least 1m.
 func RateWindow(step time.Duration) string {
 	w := 2 * step

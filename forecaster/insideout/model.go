@@ -177,7 +177,7 @@ func (m *Model) Score(windows []Window, measured map[Target][]float64) (map[Targ
 	var data []float64
 	var keep []int
 	for i, w := range windows {
-		row, err := m.Schema.aggregateInto(data[len(data):len(data)], w, nil)
+		row, err := m.Schema.aggregateInto(data[len(data):], w, nil)
 		if err != nil {
 			continue
 		}

@@ -105,7 +105,7 @@ func Train(schema Schema, windows []Window, targets map[Target][]float64, opt Op
 		}
 		if err == nil {
 			var row []float64
-			row, err = schema.aggregateInto(data[len(data):len(data)], w, buf)
+			row, err = schema.aggregateInto(data[len(data):], w, buf)
 			if err == nil {
 				data = data[:len(data)+len(row)]
 			}
