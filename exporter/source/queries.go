@@ -2,7 +2,6 @@ package source
 
 import (
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/prometheus/common/model"
