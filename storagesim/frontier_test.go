@@ -513,3 +513,27 @@ func TestLegacyScenariosUnchanged(t *testing.T) {
 		t.Errorf("read %d digests, want 158", lines)
 	}
 }
+
+// /truth encodes for the new scenarios at every kind of instant (a closed
+// loop's latency at capacity is infinite and must not leak into the JSON).
+func TestTruthEndpointNewScenarios(t *testing.T) {
+	for _, name := range newScenarios {
+		c := mustCluster(t, name, 1)
+		for _, at := range []time.Duration{0, 11 * time.Hour, 13 * time.Hour, 38 * time.Hour, 60 * time.Hour} {
+			ts := testOrigin.Add(at)
+			rec := httptest.NewRecorder()
+			c.HandlerWithClock(func() time.Time { return ts }).ServeHTTP(rec, httptest.NewRequest("GET", "/truth", nil))
+			var tr Truth
+			if err := json.Unmarshal(rec.Body.Bytes(), &tr); rec.Code != 200 || err != nil {
+				t.Fatalf("%s at %s: /truth HTTP %d, %v: %s", name, at, rec.Code, err, rec.Body)
+			}
+			want := c.Truth(ts, 0)
+			if tr.MaxIOPS != want.MaxIOPS || tr.FrontierUtilization != want.FrontierUtilization || !reflect.DeepEqual(tr.Clients, want.Clients) || tr.Latency != want.Latency {
+				t.Errorf("%s at %s: /truth %+v, want %+v", name, at, tr, want)
+			}
+			if (name == "interference") != (tr.Clients == nil) {
+				t.Errorf("%s: clients %+v", name, tr.Clients)
+			}
+		}
+	}
+}
