@@ -537,3 +537,17 @@ func TestTruthEndpointNewScenarios(t *testing.T) {
 		}
 	}
 }
+
+// MaxIOPSAt at the current mix is MaxIOPS for every shipped scenario (the
+// legacy conservation deviation included).
+func TestMaxIOPSAtCurrentMix(t *testing.T) {
+	for _, name := range ScenarioNames() {
+		c := mustCluster(t, name, 1)
+		for _, at := range []time.Duration{0, 3*24*time.Hour + 2*time.Hour, 5*24*time.Hour + time.Hour} {
+			tr := c.Truth(testOrigin.Add(at), 0)
+			if m, err := tr.MaxIOPSAt(tr.ReadRatio, mixShares(tr)); err != nil || !near(m, tr.MaxIOPS.Total, 1e-12) {
+				t.Errorf("%s at %s: MaxIOPSAt = %v, %v; MaxIOPS %v", name, at, m, err, tr.MaxIOPS.Total)
+			}
+		}
+	}
+}
