@@ -61,3 +61,31 @@ func BenchmarkStartWeek(b *testing.B) {
 		c.Sample(testOrigin.Add(7 * 24 * time.Hour))
 	}
 }
+
+// BenchmarkState is the ground truth of one tick: the legacy law, the
+// interference frontier (a square root) and a closed loop (a bisection).
+func BenchmarkState(b *testing.B) {
+	for _, name := range []string{"steady", "interference", "growth-interference", "closed-loop"} {
+		b.Run(name, func(b *testing.B) {
+			c := mustCluster(b, name, 1)
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				_ = c.stateAt(float64(i%100000) * tickSeconds)
+			}
+		})
+	}
+}
+
+// BenchmarkTruth is one Truth, whose saturation search walks up to 90 days
+// of states in 5-minute steps.
+func BenchmarkTruth(b *testing.B) {
+	for _, name := range []string{"steady", "interference", "growth-interference", "closed-loop"} {
+		b.Run(name, func(b *testing.B) {
+			c := mustCluster(b, name, 1)
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				_ = c.Truth(testOrigin.Add(time.Duration(i%1000)*time.Minute), 0)
+			}
+		})
+	}
+}

@@ -131,7 +131,11 @@ func New(sc *Scenario, seed int64, origin time.Time) (*Cluster, error) {
 	}
 	// Work on a copy: the caller may change or share its Scenario.
 	cp := *sc
-	cp.sizes, cp.events, cp.mix0 = nil, nil, nil
+	cp.sizes, cp.events, cp.mix0, cp.gamma = nil, nil, nil, nil
+	if in := sc.Capacity.Interference; in != nil {
+		c := *in
+		cp.Capacity.Interference = &c
+	}
 	cp.Capacity.Points = append([]CapacityPoint(nil), sc.Capacity.Points...)
 	cp.Cluster.Pools = append([]Pool(nil), sc.Cluster.Pools...)
 	cp.Events = append([]Event(nil), sc.Events...)

@@ -52,6 +52,52 @@
 // (Truth.SLOCrossingIOPS): ρ* = (1 − L0/SLO)/s below the knee, SLO/(k·L0)
 // above it.
 //
+// # Breaking the models' assumptions (opt-in)
+//
+// The curves above are exactly what Storcast's models assume, so the models
+// score near 0% error on them: a plumbing check, not evidence. Three opt-in
+// parts of a scenario depart from those assumptions the way real clusters
+// do; a scenario without them is computed by the code paths above, bit for
+// bit (testdata/legacy-digests.txt holds the scrapes of the scenarios that
+// predate them).
+//
+// Interference (capacity.interference). With a_S and b_S the read and write
+// IOPS of size S over its pure-read and pure-write capacity (scaled by
+// topology and noisy neighbours), the capacity utilization is
+//
+//	U = Σ_S (a_S + b_S + 4·γ_S·a_S·b_S) + 4·η·Σ_{S<S'} (a_S + b_S)(a_S' + b_S')
+//
+// γ_S = read_write[S] (a real single-host Ceph lab fitted γ ≈ 0.3 at 4 KiB),
+// η = between_sizes. At a fixed mix U(X) = a·X + b·X² in the total rate X,
+// and the capacity (Truth.MaxIOPS) is the root of U = 1,
+// X = 2/(a + √(a² + 4b)). Served IOPS are min(offered, capacity), so a
+// saturated cluster serves exactly the frontier. Truth.FrontierUtilization
+// is U of the offered load; it is below offered/capacity (U is convex).
+//
+// Client models (clients). An open loop offers load.base_iops (shaped as
+// above) whatever the completions; a closed loop keeps count × queue_depth
+// requests outstanding (scaled by growth, diurnal and load_step) and
+// resubmits on completion. Latency is L0 · shape(U) on the frontier
+// utilization of the throughput, with shape "md1", the M/D/1 mean response
+// 1 + U/(2(1−U)), or "hockey_stick", 1 + U^p/(1−U) (p = exponent; p = 1
+// would be M/M/1). Open loop: U is that of the offered load; beyond U = 0.99
+// latency grows in proportion to the load instead (a steady mean cannot
+// express an unbounded backlog), so the SLO crossing
+// (Truth.SLOCrossingIOPS, the knee) lies below capacity for any SLO under
+// the latency at capacity (Truth.Latency.Knee). Closed loop with N
+// outstanding: the throughput X solves X · L0 · shape(U(X)) = N (unique,
+// found by bisection on U), so X·L = N (Little's law), X < capacity always
+// and flattens toward it, and latency grows like N/capacity; there is no
+// saturation time, and Truth.Clients carries N, N* = capacity × L0 (where
+// the asymptotes meet) and the SLO crossing in requests outstanding.
+//
+// A CPU-bound host (host.cpu_model: saturating). With the CPU demand d (the
+// linear busy share above, uncapped) CPU busy is d/(1 + d⁴)^¼, a soft
+// minimum of d and 1; node_load1/5/15 carry the whole demand d plus iowait,
+// so load keeps rising after busy has flattened; iowait is
+// iowait_max · U^iowait_exponent of the served load, taken from idle time,
+// not a fixed share of busy time.
+//
 // Noise. Each series' increment in each tick is multiplied by
 // 1 + σ·ε, ε a zero-mean unit-variance triangular variate drawn by hashing
 // (seed, series, tick); σ is noise.rate for op counts, noise.latency for

@@ -51,3 +51,47 @@ func ExampleCluster_Sample() {
 	// node ceph-node-2:9100 /hosts/ceph-node-2/metrics true true
 	// node ceph-node-3:9100 /hosts/ceph-node-3/metrics true true
 }
+
+// A closed loop: clients with a fixed number of requests outstanding get a
+// throughput that flattens at capacity while latency keeps growing, and
+// throughput × latency is the number outstanding (Little's law).
+func ExampleTruth_AtOutstanding() {
+	sc, _ := storagesim.LoadScenario("closed-loop")
+	origin := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
+	c, _ := storagesim.New(sc, 1, origin)
+	tr := c.Truth(origin, 0)
+	fmt.Printf("capacity %.0f IOPS, N* = %.1f outstanding\n", tr.MaxIOPS.Total, tr.Clients.SaturationOutstanding)
+	for _, n := range []float64{8, 32, 128, 512} {
+		x, l, _ := tr.AtOutstanding(n)
+		fmt.Printf("N=%3.0f: %5.0f IOPS, %5.2f ms, X·L = %.0f\n", n, x, l*1e3, x*l)
+	}
+	// Output:
+	// capacity 22500 IOPS, N* = 18.7 outstanding
+	// N=  8:  8772 IOPS,  0.91 ms, X·L = 8
+	// N= 32: 16271 IOPS,  1.97 ms, X·L = 32
+	// N=128: 20095 IOPS,  6.37 ms, X·L = 128
+	// N=512: 21755 IOPS, 23.53 ms, X·L = 512
+}
+
+// Under read/write interference the capacity at a mix is below what the
+// pure-read and pure-write points predict by conservation; MaxIOPSAt gives
+// the true capacity at any read ratio and size mix. By hand at 50/50 with
+// γ = 0.3: U = X/72000 + X/24000 + 1.2·X²/(72000·24000); with y = X/18000,
+// y + 0.225·y² = 1, so X = 18000·(√1.9 − 1)/0.45 = 15136.
+func ExampleTruth_MaxIOPSAt() {
+	sc, _ := storagesim.LoadScenario("growth-interference")
+	origin := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
+	c, _ := storagesim.New(sc, 1, origin)
+	tr := c.Truth(origin, 0)
+	for _, r := range []float64{1, 0.7, 0.5, 0.3, 0} {
+		m, _ := tr.MaxIOPSAt(r, []float64{1})
+		conservation := 1 / (r/36000 + (1-r)/12000)
+		fmt.Printf("read %.1f: %5.0f IOPS (conservation %5.0f)\n", r, m, conservation)
+	}
+	// Output:
+	// read 1.0: 36000 IOPS (conservation 36000)
+	// read 0.7: 18168 IOPS (conservation 22500)
+	// read 0.5: 15136 IOPS (conservation 18000)
+	// read 0.3: 13423 IOPS (conservation 15000)
+	// read 0.0: 12000 IOPS (conservation 12000)
+}

@@ -33,6 +33,14 @@ type state struct {
 	meanRdSize float64 // bytes per read op at this mix
 	meanWrSize float64
 	knee       float64 // latency.knee_factor
+
+	// The interference frontier and client models (opt-in; see frontier.go).
+	fr          frontier    // U(X) of a total client rate X at this mix and topology
+	frontierU   float64     // U at the offered load (open, legacy) or the served one (closed)
+	clients     *ClientSpec // nil: the legacy latency curve
+	outstanding float64     // closed loop: requests outstanding (the load)
+	scale       float64     // OSDs up / OSDs at origin × (1 − noisy-neighbour loss)
+	legacy      bool        // neither interference nor a client model
 }
 
 func (s *state) kneeFactor() float64 { return s.knee }
@@ -189,6 +197,9 @@ func (c *Cluster) stateAt(sec float64) state {
 		diurnal = 1 + a*math.Cos(2*math.Pi*(hour-sc.Load.Diurnal.PeakHour)/24)
 	}
 	st.offered = sc.Load.BaseIOPS * growth * diurnal * loadFactor
+	if sc.Clients.Loop == "closed" {
+		st.outstanding = sc.Clients.Count * sc.Clients.QueueDepth * growth * diurnal * loadFactor
+	}
 
 	// Conservation: each op of class i uses 1/max_i of the capacity.
 	r := st.readRatio
@@ -203,13 +214,55 @@ func (c *Cluster) stateAt(sec float64) state {
 	}
 	work *= 1 + 4*sc.Capacity.ConservationDeviation*r*(1-r)
 	scale := float64(st.osdsUp) / float64(c.initialOSDs) * (1 - st.nnLoss)
-	st.capacity = scale / work
-	st.served = math.Min(st.offered, st.capacity)
-	st.rho = st.offered / st.capacity
-	st.latMult = latencyMultiplier(st.rho, sc.Latency.KneeFactor)
+	st.scale = scale
 	st.l0Read, st.l0Write = l0r, l0w
 	st.meanRdSize, st.meanWrSize = rdSize, rdSize
+	if sc.Capacity.Interference == nil && sc.Clients.Loop == "" {
+		// The conservation law and the legacy latency curve.
+		st.capacity = scale / work
+		st.served = math.Min(st.offered, st.capacity)
+		st.rho = st.offered / st.capacity
+		st.latMult = latencyMultiplier(st.rho, sc.Latency.KneeFactor)
+		st.fr = frontier{a: work / scale}
+		st.frontierU = st.rho
+		st.legacy = true
+		return st
+	}
+	st.fr = frontier{a: work / scale}
+	if sc.Capacity.Interference != nil {
+		st.fr = sc.frontierCoefficients(r, st.mix, scale)
+	}
+	st.capacity = st.fr.load(1)
+	switch sc.Clients.Loop {
+	case "closed":
+		st.clients = &sc.Clients
+		u := st.clients.closedLoopUtil(st.fr, st.l0All(), st.outstanding)
+		st.offered = st.fr.load(u)
+		st.served = st.offered
+		st.frontierU = u
+		st.latMult = st.clients.shapeMult(u)
+	case "open":
+		st.clients = &sc.Clients
+		st.served = math.Min(st.offered, st.capacity)
+		st.frontierU = st.fr.util(st.offered)
+		st.latMult = st.openLoopMult(st.offered)
+	default:
+		st.served = math.Min(st.offered, st.capacity)
+		st.frontierU = st.fr.util(st.offered)
+		st.latMult = latencyMultiplier(st.offered/st.capacity, sc.Latency.KneeFactor)
+	}
+	st.rho = st.offered / st.capacity
 	return st
+}
+
+// openLoopMult is an open-loop client's latency multiplier at an offered
+// total rate x: the shape up to U = openLoopOverload, then proportional to
+// the load.
+func (s *state) openLoopMult(x float64) float64 {
+	if u := s.fr.util(x); u <= openLoopOverload {
+		return s.clients.shapeMult(u)
+	}
+	return s.clients.shapeMult(openLoopOverload) * x / s.fr.load(openLoopOverload)
 }
 
 // splitmix64 is the finalizer of SplitMix64: a fast, well-mixed hash.

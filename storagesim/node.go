@@ -30,10 +30,29 @@ func (c *Cluster) addNode() {
 	hostMiB := func(st *state, h int) float64 {
 		return st.hostShare[h] * (st.servedRead()*st.meanRdSize + st.servedWrite()*st.meanWrSize*rep) / mib
 	}
-	busy := func(st *state, h int) float64 {
-		b := sc.Host.IdleCPU + (sc.Host.CPUSecondsPerOp*hostOps(st, h)+sc.Host.CPUSecondsPerMiB*hostMiB(st, h))/float64(cpus)
-		return math.Min(b, 0.98)
+	// demand is the CPU share the host's work asks for (may exceed 1).
+	demand := func(st *state, h int) float64 {
+		return sc.Host.IdleCPU + (sc.Host.CPUSecondsPerOp*hostOps(st, h)+sc.Host.CPUSecondsPerMiB*hostMiB(st, h))/float64(cpus)
 	}
+	saturating := sc.Host.CPUModel == "saturating"
+	busy := func(st *state, h int) float64 {
+		if saturating {
+			// A CPU-bound host: busy follows demand while it is small and
+			// bends toward 1 as it nears the CPUs (a soft minimum of demand
+			// and 1: 0.84 at demand 1, 0.98 at demand 2); the unmet demand
+			// queues and shows in the load average only.
+			d := demand(st, h)
+			return math.Min(d/math.Sqrt(math.Sqrt(1+d*d*d*d)), 0.98)
+		}
+		return math.Min(demand(st, h), 0.98)
+	}
+	// iowait (saturating only) is idle time with disk requests pending: a
+	// power of the cluster's frontier utilization, not of the CPU time.
+	iowait := func(st *state) float64 {
+		return sc.Host.IOWaitMax * math.Pow(math.Min(st.fr.util(st.served), 1), sc.Host.IOWaitExponent)
+	}
+	// Shares of the busy time per mode when iowait is not part of it.
+	const nonIOWait = 1 - 0.05
 
 	fCPU := c.addFamily("node_cpu_seconds_total", "Seconds the CPUs spent in each mode.", typeCounter, 0, "cpu", "mode")
 	fMemTotal := c.addFamily("node_memory_MemTotal_bytes", "Memory information field MemTotal_bytes.", typeGauge, 0)
@@ -81,6 +100,27 @@ func (c *Cluster) addNode() {
 			ck := c.key(hk + "cpu" + strconv.Itoa(cpu))
 			for _, mode := range cpuModes {
 				mode := mode
+				if saturating {
+					add(fCPU, cntSec, func(st *state, k int64) float64 {
+						b := math.Min(busy(st, h)*positive(1+hn*noise(ck, k)), 0.99)
+						steal := 0.5 * st.nnLoss
+						if b+steal > 1 {
+							b = 1 - steal
+						}
+						iw := math.Min(iowait(st)*positive(1+hn*noise(ck^1, k)), 1-b-steal)
+						switch mode {
+						case "idle":
+							return (1 - b - steal - iw) * tickSeconds
+						case "steal":
+							return steal * tickSeconds
+						case "iowait":
+							return iw * tickSeconds
+						default:
+							return b * busyShare[mode] / nonIOWait * tickSeconds
+						}
+					}, strconv.Itoa(cpu), mode)
+					continue
+				}
 				add(fCPU, cntSec, func(st *state, k int64) float64 {
 					b := math.Min(busy(st, h)*positive(1+hn*noise(ck, k)), 0.99)
 					steal := 0.5 * st.nnLoss
@@ -169,7 +209,13 @@ func (c *Cluster) addNode() {
 		lk := c.key(hk + "load")
 		load := func(sd float64) func(st *state, k int64) float64 {
 			return func(st *state, k int64) float64 {
-				v := float64(cpus) * (busy(st, h) + 0.5*st.nnLoss) * positive(1+sd*hn*noise(lk, k))
+				u := busy(st, h)
+				if saturating {
+					// Runnable and uninterruptible tasks: all the demand,
+					// served or queued, plus those waiting on disks.
+					u = demand(st, h) + iowait(st)
+				}
+				v := float64(cpus) * (u + 0.5*st.nnLoss) * positive(1+sd*hn*noise(lk, k))
 				return math.Round(v*100) / 100
 			}
 		}

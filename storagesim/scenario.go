@@ -44,11 +44,13 @@ type Scenario struct {
 	Noise       NoiseSpec    `yaml:"noise"`
 	Faults      FaultSpec    `yaml:"faults"`
 	Host        HostSpec     `yaml:"host"`
+	Clients     ClientSpec   `yaml:"clients"`
 	SLOSeconds  float64      `yaml:"slo_seconds"`
 	source      string       // file name or "shipped:<name>", for error messages
 	sizes       []float64    // capacity sizes in bytes, ascending
 	events      []timedEvent // Events, sorted and resolved
 	mix0        []float64    // initial op share per size index
+	gamma       []float64    // read/write interference per size index (nil: none)
 }
 
 // ClusterSpec is the topology at the scenario's origin.
@@ -84,6 +86,43 @@ type CapacitySpec struct {
 	// OSDCapacitySpread is the relative spread of per-OSD weight (share of
 	// placement groups); 0 gives identical OSDs.
 	OSDWeightSpread float64 `yaml:"osd_weight_spread"`
+	// Interference, when set, replaces the conservation law by a frontier
+	// with read/write and between-size interaction terms (see doc.go).
+	Interference *InterferenceSpec `yaml:"interference"`
+}
+
+// InterferenceSpec bends the conservation law the way mixed workloads do on
+// real clusters. With a_S = read IOPS of size S / read_iops(S) and b_S =
+// write IOPS of size S / write_iops(S), the capacity utilization is
+//
+//	U = Σ_S (a_S + b_S + 4·γ_S·a_S·b_S) + 4·η·Σ_{S<S'} (a_S + b_S)(a_S' + b_S')
+//
+// with γ_S = read_write[S] and η = between_sizes; the cluster saturates at
+// U = 1. Pure-read and pure-write single-size points stay exact; a 50/50
+// mix loses the most.
+type InterferenceSpec struct {
+	// ReadWrite maps IO size to γ, in [0, 1]; sizes left out have γ = 0.
+	ReadWrite map[string]float64 `yaml:"read_write"`
+	// BetweenSizes is η, in [0, 1].
+	BetweenSizes float64 `yaml:"between_sizes"`
+}
+
+// ClientSpec chooses how clients offer load and so how latency grows with
+// it. Left out, the legacy curve of LatencySpec applies.
+type ClientSpec struct {
+	// Loop is "open" (requests arrive regardless of completions: load is
+	// load.base_iops) or "closed" (each of count clients keeps queue_depth
+	// requests outstanding: the load is the number outstanding).
+	Loop string `yaml:"loop"`
+	// Shape of the latency multiplier against frontier utilization U:
+	// "md1" is the M/D/1 mean response 1 + U/(2(1−U)); "hockey_stick" is
+	// 1 + U^exponent/(1−U), flat longer and steeper at the end. Default md1.
+	Shape    string  `yaml:"shape"`
+	Exponent float64 `yaml:"exponent"`
+	// Count clients with QueueDepth outstanding requests each (closed loop
+	// only); growth, diurnal and load_step events scale the count.
+	Count      float64 `yaml:"count"`
+	QueueDepth float64 `yaml:"queue_depth"`
 }
 
 // CapacityPoint is the saturated IOPS of one IO size.
@@ -174,6 +213,15 @@ type HostSpec struct {
 	CPUSecondsPerOp  float64  `yaml:"cpu_seconds_per_op"`
 	CPUSecondsPerMiB float64  `yaml:"cpu_seconds_per_mib"`
 	IdleCPU          float64  `yaml:"idle_cpu"`
+	// CPUModel is "linear" (busy = demand, the default) or "saturating": a
+	// CPU-bound host whose busy time bends toward 1 as demand grows, whose
+	// load average keeps rising with the demand and whose iowait follows a
+	// power of the cluster's utilization instead of the busy time.
+	CPUModel string `yaml:"cpu_model"`
+	// IOWaitMax is the iowait share of CPU time at utilization 1 and
+	// IOWaitExponent its power (saturating only; defaults 0.2 and 3).
+	IOWaitMax      float64 `yaml:"iowait_max"`
+	IOWaitExponent float64 `yaml:"iowait_exponent"`
 }
 
 type timedEvent struct {
@@ -407,6 +455,20 @@ func (sc *Scenario) defaults() {
 	if sc.SLOSeconds == 0 {
 		sc.SLOSeconds = 0.02
 	}
+	if sc.Host.CPUModel == "" {
+		sc.Host.CPUModel = "linear"
+	}
+	if sc.Host.CPUModel == "saturating" {
+		if sc.Host.IOWaitMax == 0 {
+			sc.Host.IOWaitMax = 0.2
+		}
+		if sc.Host.IOWaitExponent == 0 {
+			sc.Host.IOWaitExponent = 3
+		}
+	}
+	if sc.Clients.Loop != "" && sc.Clients.Shape == "" {
+		sc.Clients.Shape = "md1"
+	}
 }
 
 func (sc *Scenario) validate() error {
@@ -468,6 +530,9 @@ func (sc *Scenario) validate() error {
 	if d := sc.Capacity.ConservationDeviation; d < 0 || d > 1 {
 		return fmt.Errorf("capacity.conservation_deviation: %g, must be in [0, 1]", d)
 	}
+	if err := sc.validateInterference(); err != nil {
+		return err
+	}
 	if s := sc.Capacity.OSDWeightSpread; s < 0 || s >= 1 {
 		return fmt.Errorf("capacity.osd_weight_spread: %g, must be in [0, 1)", s)
 	}
@@ -477,8 +542,15 @@ func (sc *Scenario) validate() error {
 	if sc.Latency.ReadBase < 0 || sc.Latency.WriteBase < 0 || sc.Latency.PerMiB < 0 {
 		return errors.New("latency: durations must not be negative")
 	}
+	if err := sc.validateClients(); err != nil {
+		return err
+	}
 	l := &sc.Load
-	if !(l.BaseIOPS > 0) {
+	if sc.Clients.Loop == "closed" {
+		if l.BaseIOPS != 0 {
+			return fmt.Errorf("load.base_iops: %g, must not be set when clients.loop is closed (the load is clients.count × clients.queue_depth outstanding requests)", l.BaseIOPS)
+		}
+	} else if !(l.BaseIOPS > 0) {
 		return fmt.Errorf("load.base_iops: %g, must be > 0", l.BaseIOPS)
 	}
 	if l.ReadRatio < 0 || l.ReadRatio > 1 {
@@ -527,10 +599,108 @@ func (sc *Scenario) validate() error {
 	if sc.Host.IdleCPU < 0 || sc.Host.IdleCPU >= 1 {
 		return fmt.Errorf("host.idle_cpu: %g, must be in [0, 1)", sc.Host.IdleCPU)
 	}
+	switch sc.Host.CPUModel {
+	case "linear":
+		if sc.Host.IOWaitMax != 0 || sc.Host.IOWaitExponent != 0 {
+			return errors.New("host: iowait_max and iowait_exponent apply only to cpu_model saturating")
+		}
+	case "saturating":
+		if w := sc.Host.IOWaitMax; w < 0 || w >= 1 {
+			return fmt.Errorf("host.iowait_max: %g, must be in [0, 1)", w)
+		}
+		if e := sc.Host.IOWaitExponent; !(e >= 1) || e > 10 {
+			return fmt.Errorf("host.iowait_exponent: %g, must be in [1, 10]", e)
+		}
+	default:
+		return fmt.Errorf("host.cpu_model: %q is not one of linear, saturating", sc.Host.CPUModel)
+	}
 	if !(sc.SLOSeconds > 0) {
 		return fmt.Errorf("slo_seconds: %g, must be > 0", sc.SLOSeconds)
 	}
 	return sc.resolveEvents()
+}
+
+// validateInterference checks capacity.interference and resolves its sizes.
+func (sc *Scenario) validateInterference() error {
+	sc.gamma = nil
+	in := sc.Capacity.Interference
+	if in == nil {
+		return nil
+	}
+	if sc.Capacity.ConservationDeviation != 0 {
+		return fmt.Errorf("capacity.conservation_deviation: %g, must be 0 when capacity.interference is set (the interference terms replace it)", sc.Capacity.ConservationDeviation)
+	}
+	if len(in.ReadWrite) == 0 && in.BetweenSizes == 0 {
+		return errors.New("capacity.interference: set read_write, between_sizes or both (or leave interference out)")
+	}
+	sc.gamma = make([]float64, len(sc.sizes))
+	keys := make([]string, 0, len(in.ReadWrite))
+	for k := range in.ReadWrite {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		g := in.ReadWrite[k]
+		size, err := ParseByteSize(k)
+		if err != nil {
+			return fmt.Errorf("capacity.interference.read_write: %w", err)
+		}
+		idx := -1
+		for i, s := range sc.sizes {
+			if s == size {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			return fmt.Errorf("capacity.interference.read_write: size %s has no capacity point", k)
+		}
+		if !(g >= 0 && g <= 1) {
+			return fmt.Errorf("capacity.interference.read_write: γ of %s is %g, must be in [0, 1]", k, g)
+		}
+		sc.gamma[idx] = g
+	}
+	if e := in.BetweenSizes; !(e >= 0 && e <= 1) {
+		return fmt.Errorf("capacity.interference.between_sizes: %g, must be in [0, 1]", e)
+	}
+	return nil
+}
+
+// validateClients checks the client model.
+func (sc *Scenario) validateClients() error {
+	cl := &sc.Clients
+	switch cl.Loop {
+	case "":
+		if cl.Shape != "" || cl.Exponent != 0 || cl.Count != 0 || cl.QueueDepth != 0 {
+			return errors.New("clients.loop: must be set (open or closed) when other clients fields are")
+		}
+		return nil
+	case "open":
+		if cl.Count != 0 || cl.QueueDepth != 0 {
+			return errors.New("clients: count and queue_depth apply only to loop closed")
+		}
+	case "closed":
+		if !(cl.Count > 0) || math.IsInf(cl.Count, 0) {
+			return fmt.Errorf("clients.count: %g, must be > 0 for loop closed", cl.Count)
+		}
+		if !(cl.QueueDepth >= 1) || cl.QueueDepth > 4096 {
+			return fmt.Errorf("clients.queue_depth: %g, must be in [1, 4096] for loop closed", cl.QueueDepth)
+		}
+	default:
+		return fmt.Errorf("clients.loop: %q is not one of open, closed", cl.Loop)
+	}
+	switch cl.Shape {
+	case "md1":
+		if cl.Exponent != 0 {
+			return errors.New("clients.exponent: applies only to shape hockey_stick")
+		}
+	case "hockey_stick":
+		if !(cl.Exponent >= 1) || cl.Exponent > 20 {
+			return fmt.Errorf("clients.exponent: %g, must be in [1, 20] for shape hockey_stick", cl.Exponent)
+		}
+	default:
+		return fmt.Errorf("clients.shape: %q is not one of md1, hockey_stick", cl.Shape)
+	}
+	return nil
 }
 
 func (sc *Scenario) parseMix(m map[string]float64, field string) ([]float64, error) {

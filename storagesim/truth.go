@@ -1,6 +1,7 @@
 package storagesim
 
 import (
+	"fmt"
 	"math"
 	"time"
 )
@@ -25,6 +26,15 @@ type Truth struct {
 	Utilization       float64 `json:"utilization"`
 	ServedUtilization float64 `json:"served_utilization"`
 	HeadroomIOPS      float64 `json:"headroom_iops"`
+	// FrontierUtilization is the capacity utilization U of the offered load
+	// (closed loop: of the served load) on the true frontier, the quantity
+	// Σ rate_i/max_i estimates; 1 at saturation. It equals Utilization when
+	// the conservation law holds and is below it under interference (U is
+	// convex in the load).
+	FrontierUtilization float64 `json:"frontier_utilization"`
+	// HeadroomRatio is HeadroomIOPS / MaxIOPS: the share of the capacity at
+	// this mix the offered load leaves free.
+	HeadroomRatio float64 `json:"headroom_ratio"`
 
 	ReadRatio float64    `json:"read_ratio"`
 	Mix       []MixShare `json:"mix"`
@@ -45,7 +55,11 @@ type Truth struct {
 	Hosts  int `json:"hosts"`
 	OSDsUp int `json:"osds_up"`
 
+	// Clients describes the client model (nil without clients.loop).
+	Clients *ClientTruth `json:"clients,omitempty"`
+
 	st state
+	sc *Scenario
 }
 
 // IOPS splits an op rate into reads and writes.
@@ -74,6 +88,22 @@ type Latencies struct {
 	At2x    float64 `json:"at_2x"`
 }
 
+// ClientTruth is the ground truth of the client model.
+type ClientTruth struct {
+	Loop  string `json:"loop"`  // "open" or "closed"
+	Shape string `json:"shape"` // "md1" or "hockey_stick"
+	// Outstanding is the number of requests in the cluster: for a closed
+	// loop the load itself, for an open loop served × latency (Little's law).
+	Outstanding float64 `json:"outstanding"`
+	// SaturationOutstanding (closed loop) is N* = MaxIOPS × zero-load
+	// latency, where the asymptotes X = N/L0 and X = MaxIOPS cross: beyond
+	// it throughput flattens and latency grows like N/MaxIOPS.
+	SaturationOutstanding float64 `json:"saturation_outstanding,omitempty"`
+	// SLOCrossingOutstanding (closed loop) is the number outstanding at
+	// which mean latency reaches the SLO: SLOCrossingIOPS × SLO.
+	SLOCrossingOutstanding float64 `json:"slo_crossing_outstanding,omitempty"`
+}
+
 func split(total, r float64) IOPS { return IOPS{Total: total, Read: total * r, Write: total * (1 - r)} }
 
 // Truth returns the ground truth at t. sloSeconds <= 0 uses the scenario's
@@ -97,6 +127,7 @@ func (c *Cluster) Truth(t time.Time, sloSeconds float64) Truth {
 		SLOSeconds:        sloSeconds,
 		OSDsUp:            st.osdsUp,
 		st:                st,
+		sc:                c.sc,
 	}
 	for m := st.hostMask; m != 0; m &= m - 1 {
 		tr.Hosts++
@@ -114,7 +145,26 @@ func (c *Cluster) Truth(t time.Time, sloSeconds float64) Truth {
 		At1_5x:   tr.LatencyAt(1.5 * st.offered),
 		At2x:     tr.LatencyAt(2 * st.offered),
 	}
+	tr.FrontierUtilization = st.frontierU
+	tr.HeadroomRatio = tr.HeadroomIOPS / st.capacity
 	tr.SLOCrossingIOPS = tr.LoadAtLatency(sloSeconds)
+	if cl := st.clients; cl != nil {
+		tr.Clients = &ClientTruth{Loop: cl.Loop, Shape: cl.Shape, Outstanding: st.served * st.latAll()}
+		switch cl.Loop {
+		case "open":
+			tr.Latency.Knee = tr.LatencyAt(st.capacity)
+		case "closed":
+			n := st.outstanding
+			tr.Clients.Outstanding = n
+			tr.Clients.SaturationOutstanding = st.capacity * st.l0All()
+			tr.Clients.SLOCrossingOutstanding = tr.SLOCrossingIOPS * sloSeconds
+			_, tr.Latency.Knee, _ = tr.AtOutstanding(tr.Clients.SaturationOutstanding)
+			_, tr.Latency.At1_25x, _ = tr.AtOutstanding(1.25 * n)
+			_, tr.Latency.At1_5x, _ = tr.AtOutstanding(1.5 * n)
+			_, tr.Latency.At2x, _ = tr.AtOutstanding(2 * n)
+			return tr // a closed loop never reaches U = 1: no saturation time
+		}
+	}
 	if ts, ok := c.saturationTime(sec); ok {
 		tt := c.origin.Add(time.Duration(ts * float64(time.Second))).UTC()
 		tr.SaturationTime = &tt
@@ -122,24 +172,93 @@ func (c *Cluster) Truth(t time.Time, sloSeconds float64) Truth {
 	return tr
 }
 
-// UtilizationAt is the utilization an offered load of iops client IOPS
-// would have at this instant's mix and topology.
-func (tr Truth) UtilizationAt(iops float64) float64 { return iops / tr.st.capacity }
-
-// LatencyAt is the mean client-op latency at an offered load of iops at this
-// instant's mix and topology.
-func (tr Truth) LatencyAt(iops float64) float64 {
-	return tr.st.l0All() * latencyMultiplier(iops/tr.st.capacity, tr.st.kneeFactor())
+// UtilizationAt is the capacity utilization U an offered load of iops
+// client IOPS would have at this instant's mix and topology, on the true
+// frontier (iops / MaxIOPS when the conservation law holds).
+func (tr Truth) UtilizationAt(iops float64) float64 {
+	if tr.st.legacy {
+		return iops / tr.st.capacity
+	}
+	return tr.st.fr.util(iops)
 }
 
-// LoadAtLatency is the offered load at which mean latency reaches lat
-// (0 if the zero-load latency already exceeds it).
+// LatencyAt is the mean client-op latency at a load of iops (offered for an
+// open loop, completed for a closed one) at this instant's mix and
+// topology. A closed loop cannot complete MaxIOPS or more: +Inf there.
+func (tr Truth) LatencyAt(iops float64) float64 {
+	st := &tr.st
+	if st.clients == nil {
+		return st.l0All() * latencyMultiplier(iops/st.capacity, st.kneeFactor())
+	}
+	if st.clients.Loop == "open" {
+		return st.l0All() * st.openLoopMult(iops)
+	}
+	if iops >= st.capacity {
+		return math.Inf(1)
+	}
+	return st.l0All() * st.clients.shapeMult(st.fr.util(iops))
+}
+
+// LoadAtLatency is the load (IOPS) at which mean latency reaches lat
+// (0 if the zero-load latency already exceeds it): the knee for an SLO of
+// lat. For a closed loop it is always below MaxIOPS; for an open loop too
+// as long as lat is below the latency at MaxIOPS (Latency.Knee).
 func (tr Truth) LoadAtLatency(lat float64) float64 {
-	l0 := tr.st.l0All()
+	st := &tr.st
+	l0 := st.l0All()
 	if lat <= l0 {
 		return 0
 	}
-	return inverseLatencyMultiplier(lat/l0, tr.st.kneeFactor()) * tr.st.capacity
+	m := lat / l0
+	switch {
+	case st.clients == nil:
+		return inverseLatencyMultiplier(m, st.kneeFactor()) * st.capacity
+	case st.clients.Loop == "open":
+		if mo := st.clients.shapeMult(openLoopOverload); m > mo {
+			return st.fr.load(openLoopOverload) * m / mo
+		}
+	}
+	return st.fr.load(st.clients.shapeInverse(m))
+}
+
+// AtOutstanding solves a closed loop with n requests outstanding at this
+// instant's mix and topology: the throughput (IOPS) and mean latency
+// (seconds) with iops × latency = n (Little's law). It is an error for other
+// client models.
+func (tr Truth) AtOutstanding(n float64) (iops, latency float64, err error) {
+	st := &tr.st
+	if st.clients == nil || st.clients.Loop != "closed" {
+		return 0, 0, fmt.Errorf("AtOutstanding: scenario %s has no closed-loop clients", tr.Scenario)
+	}
+	if !(n >= 0) || math.IsInf(n, 0) {
+		return 0, 0, fmt.Errorf("AtOutstanding: n = %g, must be a finite number >= 0", n)
+	}
+	u := st.clients.closedLoopUtil(st.fr, st.l0All(), n)
+	return st.fr.load(u), st.l0All() * st.clients.shapeMult(u), nil
+}
+
+// MaxIOPSAt is the true capacity (client IOPS at U = 1) at read share
+// readRatio and op shares opShare (one per entry of Mix, in its order),
+// with this instant's topology: what a forecast of the mix should be
+// scored against.
+func (tr Truth) MaxIOPSAt(readRatio float64, opShare []float64) (float64, error) {
+	if !(readRatio >= 0 && readRatio <= 1) {
+		return 0, fmt.Errorf("MaxIOPSAt: readRatio = %g, must be in [0, 1]", readRatio)
+	}
+	if len(opShare) != len(tr.Mix) {
+		return 0, fmt.Errorf("MaxIOPSAt: opShare has %d entries, want %d (one per Mix size)", len(opShare), len(tr.Mix))
+	}
+	var sum float64
+	for i, p := range opShare {
+		if !(p >= 0) || math.IsInf(p, 0) {
+			return 0, fmt.Errorf("MaxIOPSAt: opShare[%d] = %g, must be >= 0", i, p)
+		}
+		sum += p
+	}
+	if math.Abs(sum-1) > 1e-6 {
+		return 0, fmt.Errorf("MaxIOPSAt: opShare sums to %g, must sum to 1", sum)
+	}
+	return tr.sc.frontierCoefficients(readRatio, opShare, tr.st.scale).load(1), nil
 }
 
 // saturationTime finds the first second ≥ from with offered ≥ capacity.
