@@ -139,9 +139,10 @@ func (e *Engine) loop(ctx context.Context, cfg *config.Config, c *cluster) {
 }
 
 // fitDue says whether a fit is due and why: never fitted, the interval
-// passed, or a model asked for it. Nothing is fitted while the source is down.
+// passed, or a model asked for it. Nothing is fitted while the query backend
+// fails; a history whose data stopped arriving still fits.
 func (e *Engine) fitDue(cfg *config.Config, c *cluster) (reason string, due bool) {
-	if !c.snap.Load().SourceUp {
+	if s := c.snap.Load(); !s.SourceUp && !s.NoRecentData {
 		return "", false
 	}
 	switch {

@@ -456,6 +456,11 @@ func TestIdleClusterIsAState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The idle observation's latency is unknown (NaN): saving must not
+	// fail on it.
+	if st, err := state.Load(cfg.StateDir, "a"); err != nil || st.Observed == nil || !st.Observed.Idle {
+		t.Errorf("idle state not saved: %v", err)
+	}
 	if got := s.CapacityAtMix; !s.HasCapacityAtMix || got.HeadroomRatio != 1 || got.Utilization != 0 ||
 		math.Abs(got.MaxTotalIOPS-want.MaxTotalIOPS) > 1e-9 || got.HeadroomIOPS != got.MaxTotalIOPS {
 		t.Errorf("idle capacity %+v, want max %v with headroom 1", got, want.MaxTotalIOPS)
@@ -471,5 +476,42 @@ func TestIdleClusterIsAState(t *testing.T) {
 	s2 := e2.Snapshot("a")
 	if !s2.SourceUp || !s2.Observed.Idle || s2.Capacity() == nil || !s2.Models[models.Conservation].Fitted || s2.HasCapacityAtMix {
 		t.Errorf("idle from the start: up %v (%s) observed %+v capacity %v at mix %v", s2.SourceUp, s2.SourceError, s2.Observed, s2.Capacity() != nil, s2.HasCapacityAtMix)
+	}
+}
+
+// TestStoppedDataStillFits: data that stopped arriving half an hour ago is
+// not served as current (the source reads down, naming the queries, the
+// models stale), yet the models fit from the history before it.
+func TestStoppedDataStillFits(t *testing.T) {
+	w := testWorkload()
+	busy := w.IOPS
+	w.IOPS = func(t time.Time) float64 {
+		if t.After(testNow.Add(-30 * time.Minute)) {
+			return math.NaN() // no sample: the exporter stopped being scraped
+		}
+		return busy(t)
+	}
+	fake := promfake.New(w.Answer)
+	defer fake.Close()
+	cfg := testConfig(t, fake.URL)
+	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := New(Options{Source: src, Fitters: append(baseFitters(), models.DemandTrend{}), Now: (&clock{t: testNow}).Now})
+	e.Start(context.Background(), cfg)
+	defer e.Stop()
+	waitFor(t, "a fit on the history", func() bool { return e.Snapshot("a").Fits == 1 })
+	s := e.Snapshot("a")
+	if s.SourceUp || !s.NoRecentData || !strings.Contains(s.SourceError, "read_ops (sum(rate(ceph_osd_op_r") {
+		t.Errorf("up %v, no recent data %v, error %q", s.SourceUp, s.NoRecentData, s.SourceError)
+	}
+	for _, m := range []string{models.Conservation, models.Trend} {
+		if st := s.Models[m]; !st.Fitted || !st.Stale {
+			t.Errorf("%s: %+v, want fitted and stale", m, st)
+		}
+	}
+	if n := s.Models[models.Trend].TrainingSamples; n < 300 {
+		t.Errorf("trend fitted on %d windows of a 6 h lookback whose last half hour is empty", n)
 	}
 }

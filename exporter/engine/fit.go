@@ -51,7 +51,9 @@ func (e *Engine) fit(ctx context.Context, cfg *config.Config, c *cluster, log *s
 		}
 	}
 	e.observe(next, frame)
-	next.SourceUp, next.SourceError = true, ""
+	if !next.NoRecentData {
+		next.SourceUp, next.SourceError = true, ""
+	}
 	e.derive(cfg, c, next, frame.Tail(refreshSteps))
 	e.markStale(cfg, next)
 	c.lastFit = e.opt.Now()

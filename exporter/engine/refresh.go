@@ -12,9 +12,22 @@ import (
 	"github.com/storcast/storcast/exporter/source"
 )
 
-// refreshSteps is how many grid steps a refresh fetches; the last usable one
-// within them is "now".
+// refreshSteps is how many grid steps a refresh fetches (at least): the
+// recent frame the models score themselves on.
 const refreshSteps = 10
+
+// freshness is how old the latest sample may be and still count as "now":
+// two rate windows' worth of ingestion delay (Ceph's counters reach
+// Prometheus 5-15 s late). Older, the data stopped arriving: the last
+// observation is not served as current.
+func freshness(cfg *config.Config) time.Duration {
+	return max(2*cfg.Fit.Step, 2*time.Minute)
+}
+
+// freshSteps is freshness in grid steps.
+func freshSteps(cfg *config.Config) int {
+	return int((freshness(cfg) + cfg.Fit.Step - 1) / cfg.Fit.Step)
+}
 
 // RefreshDeadline bounds a whole refresh, every query and retry included:
 // prometheus.timeout. A hung, slow or failing query backend marks the source
@@ -30,16 +43,13 @@ func FitFetchDeadline(cfg *config.Config) time.Duration { return 4 * cfg.Prometh
 // what the models say about them.
 func (e *Engine) refresh(ctx context.Context, cfg *config.Config, c *cluster, log *slog.Logger) {
 	now := e.opt.Now().Truncate(cfg.Fit.Step)
-	r := source.Range{Start: now.Add(-time.Duration(refreshSteps-1) * cfg.Fit.Step), End: now, Step: cfg.Fit.Step}
+	steps := max(refreshSteps, freshSteps(cfg)+1)
+	r := source.Range{Start: now.Add(-time.Duration(steps-1) * cfg.Fit.Step), End: now, Step: cfg.Fit.Step}
 	fctx, cancel := context.WithTimeout(ctx, RefreshDeadline(cfg))
 	frame, err := c.src.Fetch(fctx, &c.cfg, r)
 	cancel()
 	if err != nil && ctx.Err() == nil && fctx.Err() != nil {
 		err = fmt.Errorf("refresh deadline (%v, prometheus.timeout) passed: %w", RefreshDeadline(cfg), err)
-	}
-	var obs features.Observed
-	if err == nil {
-		obs, err = features.Current(frame, refreshSteps)
 	}
 	next := c.snap.Load().clone()
 	next.Kind = c.cfg.Kind
@@ -56,8 +66,21 @@ func (e *Engine) refresh(ctx context.Context, cfg *config.Config, c *cluster, lo
 		c.snap.Store(next)
 		return
 	}
-	next.SourceUp, next.SourceError = true, ""
+	// The backend answered. No sample within the freshness window means the
+	// data stopped arriving (or never came): the source is reported down
+	// and the models stale, but they keep fitting from the history.
 	next.LastRefresh = e.opt.Now()
+	obs, err := features.Current(frame, freshSteps(cfg))
+	if err != nil {
+		if !next.NoRecentData {
+			log.Warn("no recent data; serving the last forecasts, marked stale", "err", err)
+		}
+		next.SourceUp, next.NoRecentData, next.SourceError = false, true, err.Error()
+		e.markStale(cfg, next)
+		c.snap.Store(next)
+		return
+	}
+	next.SourceUp, next.SourceError, next.NoRecentData = true, "", false
 	if obs.Idle && !(obs.IOSizeBytes > 0) && next.HasObserved {
 		obs.WithMixOf(next.Observed) // idle since before this refresh's window
 	}

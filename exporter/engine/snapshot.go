@@ -18,8 +18,13 @@ type Snapshot struct {
 	SLOSeconds  float64
 	LatencyKind string
 	Ready       bool // refreshed once or loaded from the state directory
-	SourceUp    bool
-	SourceError string
+	SourceUp    bool // the last refresh gave a current observation
+	// NoRecentData: the query backend answered, but no sample of the
+	// cluster's load is fresh (the data stopped arriving, or never came);
+	// SourceUp is false, SourceError names the queries, and the models
+	// still fit from the history.
+	NoRecentData bool
+	SourceError  string
 	// LastRefresh is when the observed inputs were last refreshed.
 	LastRefresh time.Time
 	// Fits counts completed fit cycles since start; LastFitReason says why
@@ -113,7 +118,8 @@ func cloneMap[V any](m map[string]V) map[string]V {
 }
 
 // markStale sets the stale flag of every model: fitted, and either the
-// source is down or the last fit is older than fit.stale_after.
+// source is down (its data stopped arriving included) or the last fit is
+// older than fit.stale_after.
 func (e *Engine) markStale(cfg *config.Config, s *Snapshot) {
 	now := float64(e.opt.Now().UnixMilli()) / 1e3
 	for name, st := range s.Models {

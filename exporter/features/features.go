@@ -1,6 +1,7 @@
 package features
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -315,4 +316,35 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// MarshalJSON encodes an unknown (NaN) latency as null: JSON has no NaN,
+// and a saved state must never fail on one.
+func (o Observed) MarshalJSON() ([]byte, error) {
+	type plain Observed
+	v := struct {
+		plain
+		LatencySeconds *float64 `json:"latencySeconds"`
+	}{plain: plain(o)}
+	if finite(o.LatencySeconds) {
+		v.LatencySeconds = &o.LatencySeconds
+	}
+	return json.Marshal(v)
+}
+
+// UnmarshalJSON reads null (or an absent field) as an unknown latency.
+func (o *Observed) UnmarshalJSON(data []byte) error {
+	type plain Observed
+	v := struct {
+		*plain
+		LatencySeconds *float64 `json:"latencySeconds"`
+	}{plain: (*plain)(o)}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	o.LatencySeconds = math.NaN()
+	if v.LatencySeconds != nil {
+		o.LatencySeconds = *v.LatencySeconds
+	}
+	return nil
 }

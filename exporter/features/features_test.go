@@ -1,6 +1,7 @@
 package features
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"strings"
@@ -142,5 +143,24 @@ func TestCurrentIdleAndEmpty(t *testing.T) {
 	_, err = Current(empty, 2)
 	if !errors.Is(err, ErrNoData) || !strings.Contains(err.Error(), `read_ops (sum(rate(ceph_osd_op_r{cluster="x"}[1m])))`) || !strings.Contains(err.Error(), "write_bytes") {
 		t.Errorf("empty frame: %v", err)
+	}
+}
+
+// TestObservedJSONWithUnknownLatency: an unknown latency encodes as null and
+// decodes back to NaN; a known one round-trips exactly.
+func TestObservedJSONWithUnknownLatency(t *testing.T) {
+	o := Observed{Time: 1, IOPS: 10, ReadIOPS: 10, ReadRatio: 1, IOSizeBytes: 4096, LatencySeconds: math.NaN(), Idle: true}
+	b, err := json.Marshal(o)
+	if err != nil || !strings.Contains(string(b), `"latencySeconds":null`) {
+		t.Fatalf("%s %v", b, err)
+	}
+	var back Observed
+	if err := json.Unmarshal(b, &back); err != nil || !math.IsNaN(back.LatencySeconds) || back.IOPS != 10 || !back.Idle {
+		t.Errorf("round trip %+v %v", back, err)
+	}
+	o.LatencySeconds = 0.0025
+	b, _ = json.Marshal(o)
+	if err := json.Unmarshal(b, &back); err != nil || back != o {
+		t.Errorf("round trip %+v, want %+v", back, o)
 	}
 }
