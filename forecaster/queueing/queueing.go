@@ -116,6 +116,10 @@ type Model struct {
 // gridN is the resolution of the curve over [0, 1).
 const gridN = 1000
 
+// maxLatencySpan is the largest ratio of the highest to the lowest latency
+// Fit accepts (a microsecond to a thousand seconds).
+const maxLatencySpan = 1e9
+
 // minSamples is the fewest samples Fit accepts.
 const minSamples = 10
 
@@ -140,9 +144,19 @@ func Fit(samples []Sample, opt Options) (*Model, error) {
 		if !finite(s.Latency) || !(s.Latency > 0) {
 			return nil, inputError("samples", "sample %d: latency %v must be finite and > 0", i, s.Latency)
 		}
+		if !finite(s.Throughput * s.Latency) {
+			return nil, inputError("samples", "sample %d: throughput × latency overflows", i)
+		}
 		if s.U < 1 {
 			distinct[s.U] = true
 		}
+	}
+	lmin, lmax := math.Inf(1), 0.0
+	for _, s := range samples {
+		lmin, lmax = math.Min(lmin, s.Latency), math.Max(lmax, s.Latency)
+	}
+	if lmax > maxLatencySpan*lmin {
+		return nil, inputError("samples", "latency spans %g to %g s, more than %g×: not one system's latency", lmin, lmax, maxLatencySpan)
 	}
 	if len(distinct) < 2 {
 		return nil, inputError("samples", "fewer than 2 distinct utilizations below 1")
@@ -175,6 +189,11 @@ func Fit(samples []Sample, opt Options) (*Model, error) {
 	if !opt.NoCalibration {
 		m.Calibration = m.calibrate(samples)
 		m.buildGrid()
+	}
+	for k := range m.grid {
+		if !finite(m.up[k]) || !(m.lo[k] > 0) || !(m.grid[k] > 0) {
+			return nil, inputError("samples", "the fitted curve is not finite and positive at U = %v (mean %v, band %v..%v)", float64(k)/gridN, m.grid[k], m.lo[k], m.up[k])
+		}
 	}
 	return m, nil
 }
@@ -277,17 +296,24 @@ func interp(g []float64, n float64) float64 {
 	if n <= 0 {
 		return g[0]
 	}
-	k := int(n)
-	if k >= len(g)-1 {
+	if n >= float64(len(g)-1) {
 		// Beyond the table every request waits behind all others: slope 1.
 		return g[len(g)-1] + (n - float64(len(g)-1))
 	}
+	k := int(n)
 	f := n - float64(k)
 	return g[k]*(1-f) + g[k+1]*f
 }
 
 // maxPopulation bounds the MVA table.
 const maxPopulation = 1 << 16
+
+func tableSize(nmax float64) int {
+	if !(nmax < maxPopulation) {
+		return maxPopulation
+	}
+	return int(math.Ceil(nmax)) + 1
+}
 
 // delayRatios is the grid of D/S searched by the closed-loop fit.
 var delayRatios = func() []float64 {
@@ -316,7 +342,7 @@ func fitClosed(samples []Sample) (ClosedShape, error) {
 	}
 	sort.Float64s(caps)
 	capacity := caps[len(caps)/2]
-	K := min(int(math.Ceil(nmax))+1, maxPopulation)
+	K := tableSize(nmax)
 	best := math.Inf(1)
 	var out ClosedShape
 	for _, r := range delayRatios {
@@ -345,7 +371,7 @@ func fitClosed(samples []Sample) (ClosedShape, error) {
 
 func (c *ClosedShape) table() []float64 {
 	if c.g == nil {
-		c.g = mvaCurve(c.D/c.S, min(int(math.Ceil(c.NMax))+1, maxPopulation))
+		c.g = mvaCurve(c.D/c.S, tableSize(c.NMax))
 	}
 	return c.g
 }
