@@ -108,6 +108,7 @@ type Model struct {
 	Sigma float64 `json:"sigma"`
 
 	krig *kriging.Model
+	ktab []float64 // Kriged residual on [0, 2·XMax]
 	grid []float64 // mean at U_k = k/gridN, k = 0..gridN−1, non-decreasing
 	up   []float64 // upper band on the grid, non-decreasing
 	lo   []float64
@@ -185,11 +186,10 @@ func Fit(samples []Sample, opt Options) (*Model, error) {
 	if err := m.fitResidual(samples); err != nil {
 		return nil, err
 	}
-	m.buildGrid()
 	if !opt.NoCalibration {
 		m.Calibration = m.calibrate(samples)
-		m.buildGrid()
 	}
+	m.buildGrid()
 	for k := range m.grid {
 		if !finite(m.up[k]) || !(m.lo[k] > 0) || !(m.grid[k] > 0) {
 			return nil, inputError("samples", "the fitted curve is not finite and positive at U = %v (mean %v, band %v..%v)", float64(k)/gridN, m.grid[k], m.lo[k], m.up[k])
@@ -478,12 +478,17 @@ func (m *Model) fitResidual(samples []Sample) error {
 		bx = append(bx, sx/float64(hi-lo))
 		br = append(br, sr/float64(hi-lo))
 	}
-	m.krig = nil
+	m.XMax = 0
+	for _, i := range idx {
+		m.XMax = math.Max(m.XMax, m.axis(samples[i]))
+	}
+	m.krig, m.ktab = nil, nil
 	if len(bx) >= 3 {
 		// Kriging of a constant or structureless residual fails: the shape
 		// alone is then the mean.
 		if k, err := kriging.Fit(mat.NewDense(len(bx), 1, bx), br, kriging.Options{Method: kriging.Convex}); err == nil {
 			m.krig = k
+			m.tabulateResidual()
 		}
 	}
 	var ss float64
@@ -492,14 +497,37 @@ func (m *Model) fitResidual(samples []Sample) error {
 		ss += e * e
 	}
 	m.Sigma = math.Sqrt(ss / float64(len(idx)))
-	m.XMax = 0
-	for _, i := range idx {
-		m.XMax = math.Max(m.XMax, m.axis(samples[i]))
-	}
 	return nil
 }
 
-func (m *Model) krigAt(u float64) float64 {
+// residualTable is the number of intervals of the Kriged residual's table
+// over [0, 2·XMax]: Kriging is smooth at the scale of 30 bins, and every
+// curve point would otherwise solve its own non-negative least squares.
+const residualTable = 256
+
+func (m *Model) tabulateResidual() {
+	if !(m.XMax > 0) {
+		return
+	}
+	m.ktab = make([]float64, residualTable+1)
+	for k := range m.ktab {
+		m.ktab[k] = m.krigEstimate(2 * m.XMax * float64(k) / residualTable)
+	}
+}
+
+// krigAt is the Kriged log residual at axis value x, linear in the table
+// within [0, 2·XMax].
+func (m *Model) krigAt(x float64) float64 {
+	if m.ktab != nil && x >= 0 && x <= 2*m.XMax {
+		f := x / (2 * m.XMax) * residualTable
+		k := min(int(f), residualTable-1)
+		f -= float64(k)
+		return m.ktab[k]*(1-f) + m.ktab[k+1]*f
+	}
+	return m.krigEstimate(x)
+}
+
+func (m *Model) krigEstimate(u float64) float64 {
 	if m.krig == nil {
 		return 0
 	}
