@@ -121,11 +121,11 @@ const gridN = 1000
 // Fit accepts (a microsecond to a thousand seconds).
 const maxLatencySpan = 1e9
 
-// minSamples is the fewest samples Fit accepts.
-const minSamples = 10
+// minSamples is the fewest samples Fit accepts (a ramp of step means).
+const minSamples = 5
 
 // Fit fits the curve to samples. Every sample needs a finite U ≥ 0, a
-// finite throughput > 0 and a finite latency > 0; at least 10 samples, and
+// finite throughput > 0 and a finite latency > 0; at least 5 samples, and
 // at least two distinct U below 1.
 func Fit(samples []Sample, opt Options) (*Model, error) {
 	if opt.Class != Auto && opt.Class != Open && opt.Class != Closed {
