@@ -36,6 +36,9 @@ func (g Growth) String() string {
 // Day is the period of the cycle the utilization trend models.
 const Day = 86400.0
 
+// maxHorizon bounds UtilizationOptions.HorizonSeconds: ten years.
+const maxHorizon = 3650 * Day
+
 // UtilizationOptions tunes FitUtilization. Zero values take the defaults.
 type UtilizationOptions struct {
 	Growth Growth `json:"growth"`
@@ -94,8 +97,8 @@ func FitUtilization(times, u []float64, opts UtilizationOptions) (*UtilizationTr
 	if opts.HorizonSeconds == 0 {
 		opts.HorizonSeconds = 365 * Day
 	}
-	if !finite(opts.HorizonSeconds) || opts.HorizonSeconds < 0 {
-		return nil, inputError("opts.HorizonSeconds", "must be finite and >= 0, got %v", opts.HorizonSeconds)
+	if !finite(opts.HorizonSeconds) || opts.HorizonSeconds < 0 || opts.HorizonSeconds > maxHorizon {
+		return nil, inputError("opts.HorizonSeconds", "must be in [0, %v] (ten years), got %v", maxHorizon, opts.HorizonSeconds)
 	}
 	if len(times) == 0 {
 		return nil, inputError("times", "empty")
@@ -317,8 +320,14 @@ func (ut *UtilizationTrend) ETA(now, currentU float64, overSLO bool) SaturationE
 		return SaturationETA{Reason: "saturated"}
 	}
 	inf := math.Inf(1)
-	if !finite(now) {
+	p := 2 + 2*ut.Harmonics
+	if !finite(now) || now+etaStep == now || ut.Harmonics < 0 || len(ut.Coef) != p || len(ut.Cov) != p*p {
+		// Also a trend decoded from corrupt JSON: no forecast.
 		return SaturationETA{inf, inf, inf, inf, ""}
+	}
+	horizon := ut.Horizon
+	if !(horizon >= 0 && horizon <= maxHorizon) {
+		horizon = maxHorizon
 	}
 	limit := 0.0 // log 1
 	if ut.Growth == GrowthLinear {
@@ -328,10 +337,12 @@ func (ut *UtilizationTrend) ETA(now, currentU float64, overSLO bool) SaturationE
 		if f(now) >= limit {
 			return 0
 		}
-		for t := now + etaStep; t <= now+ut.Horizon+etaStep; t += etaStep {
+		steps := int(math.Ceil(horizon / etaStep))
+		for k := 1; k <= steps; k++ {
+			t := now + float64(k)*etaStep
 			if f(t) >= limit {
 				lo, hi := t-etaStep, t
-				for hi-lo > 1 {
+				for i := 0; i < 20 && hi-lo > 1; i++ { // 900 s to under a second
 					mid := (lo + hi) / 2
 					if f(mid) >= limit {
 						hi = mid
@@ -339,7 +350,7 @@ func (ut *UtilizationTrend) ETA(now, currentU float64, overSLO bool) SaturationE
 						lo = mid
 					}
 				}
-				if hi-now > ut.Horizon {
+				if hi-now > horizon {
 					return inf
 				}
 				return hi - now
