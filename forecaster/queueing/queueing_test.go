@@ -172,7 +172,7 @@ func TestFitRejectsBadInput(t *testing.T) {
 		opt     Options
 		want    string
 	}{
-		{"too few", good[:5], Options{}, "samples"},
+		{"too few", good[:4], Options{}, "samples"},
 		{"NaN U", bad(func(s []Sample) { s[3].U = math.NaN() }), Options{}, "U"},
 		{"negative U", bad(func(s []Sample) { s[3].U = -1 }), Options{}, "U"},
 		{"zero latency", bad(func(s []Sample) { s[0].Latency = 0 }), Options{}, "latency"},
