@@ -1,6 +1,7 @@
 package queueing
 
 import (
+	"errors"
 	"math"
 	"sort"
 
@@ -23,6 +24,9 @@ type Point struct {
 func (m *Model) At(u float64) (Point, error) {
 	if !finite(u) || u < 0 {
 		return Point{}, inputError("u", "must be finite and >= 0, got %v", u)
+	}
+	if err := m.fitted(); err != nil {
+		return Point{}, err
 	}
 	if u >= 1 {
 		inf := math.Inf(1)
@@ -62,6 +66,18 @@ func (m *Model) Curve(steps int) ([]Point, error) {
 	return out, nil
 }
 
+// ErrNotFitted is returned by a Model that did not come from Fit (a zero
+// value, or one decoded from JSON: the curve is not persisted; refit, which
+// takes ~0.1 s for 1000 samples).
+var ErrNotFitted = errors.New("queueing: model not fitted; call Fit")
+
+func (m *Model) fitted() error {
+	if m == nil || len(m.grid) != gridN || len(m.up) != gridN || len(m.lo) != gridN {
+		return ErrNotFitted
+	}
+	return nil
+}
+
 // Knee is the lowest utilization at which the upper band reaches slo
 // (seconds), interpolated between grid points; ok is false (and u NaN) when
 // the upper band stays below slo all the way to capacity. By construction
@@ -70,6 +86,9 @@ func (m *Model) Curve(steps int) ([]Point, error) {
 func (m *Model) Knee(slo float64) (u float64, ok bool, err error) {
 	if !finite(slo) || !(slo > 0) {
 		return math.NaN(), false, inputError("slo", "must be finite and > 0, got %v", slo)
+	}
+	if err := m.fitted(); err != nil {
+		return math.NaN(), false, err
 	}
 	k := sort.SearchFloat64s(m.up, slo)
 	if k >= gridN {

@@ -124,6 +124,26 @@ const maxLatencySpan = 1e9
 // minSamples is the fewest samples Fit accepts (a ramp of step means).
 const minSamples = 5
 
+// SamplesFrom zips aligned per-window series into samples, dropping the
+// windows where any value is missing (NaN), infinite, negative (U) or not
+// positive (throughput, latency): idle windows carry no latency, and a
+// scrape gap is not a measurement. It returns the samples and the number of
+// windows dropped; the series must have equal lengths.
+func SamplesFrom(u, throughput, latency []float64) ([]Sample, int, error) {
+	if len(throughput) != len(u) || len(latency) != len(u) {
+		return nil, 0, inputError("throughput, latency", "lengths %d and %d do not match %d utilizations", len(throughput), len(latency), len(u))
+	}
+	out := make([]Sample, 0, len(u))
+	for i := range u {
+		s := Sample{U: u[i], Throughput: throughput[i], Latency: latency[i]}
+		if !finite(s.U) || s.U < 0 || !finite(s.Throughput) || !(s.Throughput > 0) || !finite(s.Latency) || !(s.Latency > 0) {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out, len(u) - len(out), nil
+}
+
 // Fit fits the curve to samples. Every sample needs a finite U ≥ 0, a
 // finite throughput > 0 and a finite latency > 0; at least 5 samples, and
 // at least two distinct U below 1.

@@ -212,3 +212,23 @@ func contains(s, sub string) bool {
 	}
 	return false
 }
+
+func TestSamplesFromAndNotFitted(t *testing.T) {
+	s, dropped, err := SamplesFrom(
+		[]float64{0.1, math.NaN(), 0.3, -1, 0.5},
+		[]float64{50, 100, 0, 200, 250},
+		[]float64{0.002, 0.003, 0.004, 0.005, math.Inf(1)})
+	if err != nil || dropped != 4 || len(s) != 1 || s[0] != (Sample{0.1, 50, 0.002}) {
+		t.Errorf("SamplesFrom = %v, %d, %v: want the one complete window, 4 dropped", s, dropped, err)
+	}
+	if _, _, err := SamplesFrom([]float64{1}, nil, nil); err == nil {
+		t.Error("SamplesFrom with mismatched lengths: no error")
+	}
+	var m Model
+	if _, err := m.At(0.5); !errors.Is(err, ErrNotFitted) {
+		t.Errorf("zero Model At: %v, want ErrNotFitted", err)
+	}
+	if _, _, err := m.Knee(0.01); !errors.Is(err, ErrNotFitted) {
+		t.Errorf("zero Model Knee: %v, want ErrNotFitted", err)
+	}
+}
