@@ -70,6 +70,11 @@
 // Model.Curve(steps): the curve on [0, 1], its last point saturated.
 // Model.Knee(slo): the lowest U at which the upper band reaches the SLO, by
 // construction below 1; none when it never does below capacity.
+// SamplesFrom zips aligned per-window series and drops incomplete windows.
+// Fit needs at least 5 samples; the Kriging needs 9 (3 bins) and the
+// calibration 20 held-out samples, below which the band falls back to
+// μ·exp(±(2σ + d⁺)). The curve is not persisted: a Model decoded from JSON
+// answers ErrNotFitted; refit it (about 0.1 s for 1000 samples).
 //
 // Against M-LISP (Basak et al., "Model Building for Dynamic Multi-tenant
 // Provider Environments", 2012), which extrapolates latency in IOPS from the
