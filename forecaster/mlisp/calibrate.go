@@ -102,13 +102,29 @@ func (cal *Calibration) scale(d float64) float64 {
 // too few samples could be scored (the raw band is then used).
 func (m *Model) calibrate() *Calibration {
 	res, splits := m.calibrationResiduals()
+	d := make([]float64, len(res))
+	mean := make([]float64, len(res))
+	y := make([]float64, len(res))
+	for i, r := range res {
+		d[i], mean[i], y[i] = r.D, r.Mean, r.Y
+	}
+	return NewCalibration(splits, d, mean, y)
+}
+
+// NewCalibration is the split-conformal calibration from held-out residuals:
+// sample i was held out beyond a split at relative distance d[i] along the
+// extrapolation axis, predicted mean[i] by the model fitted below the split,
+// and measured y[i]. Samples with a non-positive mean or measurement are
+// skipped. It returns nil when fewer than 20 samples remain. Package
+// queueing calibrates its band with it too (distance along utilization).
+func NewCalibration(splits, d, mean, y []float64) *Calibration {
 	cal := &Calibration{Splits: splits, Epsilon: calibrationEpsilon}
 	var scores []float64
-	for _, r := range res {
-		if !(r.Mean > 0) || !(r.Y > 0) {
+	for i := range d {
+		if !(mean[i] > 0) || !(y[i] > 0) {
 			continue
 		}
-		scores = append(scores, math.Log(r.Y/r.Mean)/cal.scale(r.D))
+		scores = append(scores, math.Log(y[i]/mean[i])/cal.scale(d[i]))
 	}
 	if len(scores) < minCalibrationResiduals {
 		return nil
@@ -118,6 +134,14 @@ func (m *Model) calibrate() *Calibration {
 	cal.UpperQ = conformalQuantile(scores, 0.975)
 	cal.LowerQ = -conformalQuantile(negated(scores), 0.975)
 	return cal
+}
+
+// Band is the calibrated band around a mean μ > 0 at relative distance d
+// beyond the training range: μ·exp(LowerQ·s(d)) and μ·exp(UpperQ·s(d)),
+// s(d) = Epsilon + max(d, 0)². It is positive whenever μ is.
+func (cal *Calibration) Band(mean, d float64) (lower, upper float64) {
+	s := cal.scale(d)
+	return mean * math.Exp(cal.LowerQ*s), mean * math.Exp(cal.UpperQ*s)
 }
 
 // conformalQuantile is the split-conformal quantile of the ascending scores:
@@ -148,9 +172,9 @@ func (cal *Calibration) apply(c *Curve, x float64) {
 		if !(p.Mean > 0) {
 			continue
 		}
-		s := cal.scale(p.IOPS/x - 1)
-		p.Upper = math.Max(p.RawUpper, p.Mean*math.Exp(cal.UpperQ*s))
-		p.Lower = math.Max(0, math.Min(p.RawLower, p.Mean*math.Exp(cal.LowerQ*s)))
+		lo, hi := cal.Band(p.Mean, p.IOPS/x-1)
+		p.Upper = math.Max(p.RawUpper, hi)
+		p.Lower = math.Max(0, math.Min(p.RawLower, lo))
 	}
 }
 

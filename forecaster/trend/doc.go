@@ -1,5 +1,6 @@
 // Package trend fits the demand trend of a cluster's observed total IOPS and
-// answers "when will demand reach the capacity?" (the saturation ETA).
+// the trend of the capacity frontier's utilization, and answers "when will
+// demand reach the capacity?" (the saturation ETA).
 //
 // # Model
 //
@@ -43,6 +44,55 @@
 //
 // Backtest fits on the early part of a series and scores the mean forecast
 // on the held-out rest: accuracy = max(1 − MAPE, 0), and band coverage.
+//
+// # Saturation ETA: the trend of utilization
+//
+// Demand in IOPS is the wrong quantity to extrapolate when the mix drifts:
+// capacity moves with the mix. FitUtilization therefore fits the trend of
+// the capacity frontier's utilization U (demand over capacity at the
+// window's mix, from the conservation model) and ETA answers "when does U
+// reach 1?":
+//
+//	g(U(t)) = a + b·(t − t̄) + Σ_{k=1..H} (c_k cos kωt + d_k sin kωt) + ε,   ω = 2π/day,
+//
+// with g = identity (linear growth) or g = log (exponential growth, the
+// daily cycle then a proportion of the level), by ordinary least squares;
+// GrowthAuto keeps the form with the smaller squared error in U (both have
+// 2 + 2H parameters). The phase is the clock's (absolute Unix time), so the
+// harmonics are the daily profile. Least squares, not Theil–Sen, because
+// the line and the harmonics must be fitted jointly; spikes therefore move
+// this fit more than Fit's.
+//
+// Peaks, not the mean: the latency SLO is violated at the daily peak, so
+// PeakSeconds is the first time the full curve (trend plus daily cycle)
+// reaches 1; MeanSeconds (the trend alone, the daily mean) is reported
+// beside it and is later whenever the cycle has an amplitude. The band:
+// EarlySeconds and LateSeconds are the first times the upper and the lower
+// prediction band of the peaks, z·s·√(1 + xᵀ(XᵀX)⁻¹x) on the fitted scale,
+// reach 1.
+//
+// Short history. The peak model is the same at any history length: with
+// less than two days (when a per-bin daily profile as in Fit cannot be
+// estimated, and a rolling daily maximum would be a single number) the
+// cycle is one harmonic — the sine and cosine of the day — fitted jointly
+// with the line, so the slope is not biased by where in the day the history
+// starts and ends (a line fitted alone to one day of a sinusoid errs by
+// about 2·amplitude per day). From two days on, two harmonics (a sharper
+// peak). The peak is thus the fitted daily cycle's maximum over each day
+// ahead, not a quantile of the raw samples: it follows the cycle's shape and
+// the trend together, and noise does not pull it up.
+//
+// Horizon: the ETA is searched at 15-minute steps (a daily peak is a few
+// hours wide) and bisected to the second, up to HorizonSeconds (default one
+// year); beyond it, +Inf ("not within the horizon", null in JSON). A year
+// because a capacity plan acts on months, and a line extrapolated further
+// from days of history says little. The peak ETA moves in whole days when a
+// daily peak grazes 1: a slope error of a percent then decides between two
+// days, which EarlySeconds..LateSeconds may not cover.
+//
+// ETA(now, currentU, overSLO) is 0 for every field when currentU ≥ 1
+// (Reason "saturated") or the caller reports the latency SLO already
+// violated (Reason "over SLO").
 //
 // Times are Unix seconds; a Trend is a plain struct that encodes to JSON and
 // back, so the exporter can persist it.

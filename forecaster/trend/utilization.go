@@ -1,0 +1,367 @@
+package trend
+
+import (
+	"encoding/json"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Growth is the form of the utilization trend.
+type Growth int
+
+const (
+	// GrowthAuto fits both forms and keeps the one with the smaller
+	// squared error in utilization (equal parameter counts: the AIC choice).
+	GrowthAuto Growth = iota
+	// GrowthLinear: U(t) = a + b·t + daily harmonics.
+	GrowthLinear
+	// GrowthExponential: log U(t) = a + b·t + daily harmonics (the daily
+	// cycle is then a proportion of the level).
+	GrowthExponential
+)
+
+func (g Growth) String() string {
+	switch g {
+	case GrowthAuto:
+		return "auto"
+	case GrowthLinear:
+		return "linear"
+	case GrowthExponential:
+		return "exponential"
+	}
+	return "Growth(?)"
+}
+
+// Day is the period of the cycle the utilization trend models.
+const Day = 86400.0
+
+// maxHorizon bounds UtilizationOptions.HorizonSeconds: ten years.
+const maxHorizon = 3650 * Day
+
+// UtilizationOptions tunes FitUtilization. Zero values take the defaults.
+type UtilizationOptions struct {
+	Growth Growth `json:"growth"`
+	// Harmonics of the daily cycle: default 1 below two days of history
+	// (one period cannot pin more), 2 from two days on.
+	Harmonics int `json:"harmonics"`
+	// Level of the band, in (0, 1). Default 0.95.
+	Level float64 `json:"level"`
+	// HorizonSeconds bounds the ETA search; beyond it the ETA is +Inf.
+	// Default 365 days.
+	HorizonSeconds float64 `json:"horizonSeconds"`
+}
+
+// UtilizationTrend is a fitted trend of the capacity frontier's utilization
+// over time (see doc.go, "Saturation ETA").
+type UtilizationTrend struct {
+	Growth    Growth    `json:"growth"`
+	Harmonics int       `json:"harmonics"`
+	Coef      []float64 `json:"coef"` // a, b (per day), then cos, sin per harmonic
+	TMean     float64   `json:"tMean"`
+	FirstT    float64   `json:"firstT"`
+	LastT     float64   `json:"lastT"`
+	N         int       `json:"n"`
+	// ResidualStd is in the fitted scale (U, or log U).
+	ResidualStd float64   `json:"residualStd"`
+	Z           float64   `json:"z"`
+	Cov         []float64 `json:"cov"` // (XᵀX)⁻¹, row-major
+	Horizon     float64   `json:"horizonSeconds"`
+}
+
+// FitUtilization fits the utilization trend of the frontier (times in Unix
+// seconds, u the utilization 0..1 and beyond). It needs at least 3 + 2·H
+// finite points over a positive span; GrowthExponential needs every u > 0
+// (GrowthAuto then falls back to linear).
+func FitUtilization(times, u []float64, opts UtilizationOptions) (*UtilizationTrend, error) {
+	if len(times) != len(u) {
+		return nil, inputError("u", "length %d does not match %d times", len(u), len(times))
+	}
+	for i := range times {
+		if !finite(times[i]) {
+			return nil, inputError("times", "element %d is %v", i, times[i])
+		}
+		if !finite(u[i]) {
+			return nil, inputError("u", "element %d is %v", i, u[i])
+		}
+	}
+	if opts.Growth < GrowthAuto || opts.Growth > GrowthExponential {
+		return nil, inputError("opts.Growth", "unknown growth %d", int(opts.Growth))
+	}
+	if opts.Level == 0 {
+		opts.Level = 0.95
+	}
+	if !(opts.Level > 0 && opts.Level < 1) {
+		return nil, inputError("opts.Level", "must be in (0, 1), got %v", opts.Level)
+	}
+	if opts.HorizonSeconds == 0 {
+		opts.HorizonSeconds = 365 * Day
+	}
+	if !finite(opts.HorizonSeconds) || opts.HorizonSeconds < 0 || opts.HorizonSeconds > maxHorizon {
+		return nil, inputError("opts.HorizonSeconds", "must be in [0, %v] (ten years), got %v", maxHorizon, opts.HorizonSeconds)
+	}
+	if len(times) == 0 {
+		return nil, inputError("times", "empty")
+	}
+	first, last := times[0], times[0]
+	for _, t := range times {
+		first, last = math.Min(first, t), math.Max(last, t)
+	}
+	if !(last > first) {
+		return nil, inputError("times", "all equal; a trend needs a time range")
+	}
+	h := opts.Harmonics
+	if h < 0 || h > 6 {
+		return nil, inputError("opts.Harmonics", "must be in [0, 6], got %d", h)
+	}
+	if h == 0 {
+		h = 1
+		if last-first >= 2*Day {
+			h = 2
+		}
+	}
+	if len(times) < 3+2*h {
+		return nil, inputError("times", "%d points are too few for a line and %d daily harmonics", len(times), h)
+	}
+	positive := true
+	for _, v := range u {
+		positive = positive && v > 0
+	}
+	if opts.Growth == GrowthExponential && !positive {
+		return nil, inputError("u", "exponential growth needs every utilization > 0")
+	}
+	var best *UtilizationTrend
+	bestSSE := math.Inf(1)
+	for _, g := range []Growth{GrowthLinear, GrowthExponential} {
+		if opts.Growth != GrowthAuto && opts.Growth != g || g == GrowthExponential && !positive {
+			continue
+		}
+		ut, err := fitHarmonic(times, u, g, h, opts)
+		if err != nil {
+			return nil, err
+		}
+		var sse float64
+		for i, t := range times {
+			r := u[i] - ut.unscale(ut.curve(t, true))
+			sse += r * r
+		}
+		if sse < bestSSE {
+			best, bestSSE = ut, sse
+		}
+	}
+	if best == nil {
+		return nil, inputError("u", "no growth form could be fitted")
+	}
+	return best, nil
+}
+
+func fitHarmonic(times, u []float64, g Growth, h int, opts UtilizationOptions) (*UtilizationTrend, error) {
+	n := len(times)
+	p := 2 + 2*h
+	ut := &UtilizationTrend{Growth: g, Harmonics: h, N: n, FirstT: times[0], LastT: times[0], Horizon: opts.HorizonSeconds}
+	for _, t := range times {
+		ut.TMean += t / float64(n)
+		ut.FirstT, ut.LastT = math.Min(ut.FirstT, t), math.Max(ut.LastT, t)
+	}
+	X := mat.NewDense(n, p, nil)
+	y := mat.NewVecDense(n, nil)
+	for i, t := range times {
+		X.SetRow(i, ut.row(t, true))
+		v := u[i]
+		if g == GrowthExponential {
+			v = math.Log(v)
+		}
+		y.SetVec(i, v)
+	}
+	var xtx mat.Dense
+	xtx.Mul(X.T(), X)
+	var inv mat.Dense
+	if err := inv.Inverse(&xtx); err != nil {
+		return nil, inputError("times", "the line and daily harmonics are not identifiable from these times (%v)", err)
+	}
+	var beta mat.VecDense
+	var xty mat.VecDense
+	xty.MulVec(X.T(), y)
+	beta.MulVec(&inv, &xty)
+	ut.Coef = make([]float64, p)
+	for j := range ut.Coef {
+		ut.Coef[j] = beta.AtVec(j)
+	}
+	var ss float64
+	for i, t := range times {
+		r := y.AtVec(i) - ut.curve(t, true)
+		ss += r * r
+	}
+	if n > p {
+		ut.ResidualStd = math.Sqrt(ss / float64(n-p))
+	}
+	ut.Cov = make([]float64, p*p)
+	for i := 0; i < p; i++ {
+		for j := 0; j < p; j++ {
+			ut.Cov[i*p+j] = inv.At(i, j)
+		}
+	}
+	ut.Z = math.Sqrt2 * math.Erfinv(opts.Level)
+	for _, c := range ut.Coef {
+		if !finite(c) {
+			return nil, inputError("u", "the fit is not finite")
+		}
+	}
+	return ut, nil
+}
+
+// row is the design row at t: 1, (t − t̄) in days, then cos and sin of each
+// harmonic of the day (absolute Unix time, so the phase is the clock's);
+// without the cycle the harmonic entries are 0.
+func (ut *UtilizationTrend) row(t float64, cycle bool) []float64 {
+	r := make([]float64, 2+2*ut.Harmonics)
+	r[0], r[1] = 1, (t-ut.TMean)/Day
+	if cycle {
+		w := 2 * math.Pi * math.Mod(t, Day) / Day
+		for k := 1; k <= ut.Harmonics; k++ {
+			r[2*k], r[2*k+1] = math.Cos(float64(k)*w), math.Sin(float64(k)*w)
+		}
+	}
+	return r
+}
+
+// curve is the fitted value at t in the fitted scale, with or without the
+// daily cycle.
+func (ut *UtilizationTrend) curve(t float64, cycle bool) float64 {
+	var s float64
+	for j, x := range ut.row(t, cycle) {
+		s += ut.Coef[j] * x
+	}
+	return s
+}
+
+// halfWidth is the prediction band's half-width at t in the fitted scale:
+// z·s·√(1 + xᵀ(XᵀX)⁻¹x).
+func (ut *UtilizationTrend) halfWidth(t float64, cycle bool) float64 {
+	x := ut.row(t, cycle)
+	p := len(x)
+	var q float64
+	for i := 0; i < p; i++ {
+		for j := 0; j < p; j++ {
+			q += x[i] * ut.Cov[i*p+j] * x[j]
+		}
+	}
+	return ut.Z * ut.ResidualStd * math.Sqrt(1+math.Max(q, 0))
+}
+
+func (ut *UtilizationTrend) unscale(v float64) float64 {
+	if ut.Growth == GrowthExponential {
+		return math.Exp(v)
+	}
+	return v
+}
+
+// At is the utilization forecast at t with the daily cycle, and its band.
+func (ut *UtilizationTrend) At(t float64) (mean, lower, upper float64) {
+	m, h := ut.curve(t, true), ut.halfWidth(t, true)
+	return ut.unscale(m), ut.unscale(m - h), ut.unscale(m + h)
+}
+
+// SaturationETA is the time until utilization reaches 1 (capacity), in
+// seconds from now; +Inf: not within the horizon.
+type SaturationETA struct {
+	// PeakSeconds: until the daily peaks (trend plus the daily cycle)
+	// reach capacity — the ETA to act on.
+	PeakSeconds float64
+	// EarlySeconds and LateSeconds bound PeakSeconds: until the upper and
+	// the lower band of the peaks reach capacity.
+	EarlySeconds float64
+	LateSeconds  float64
+	// MeanSeconds: until the trend without the daily cycle (the daily
+	// mean) reaches capacity; never earlier than PeakSeconds when the
+	// cycle has an amplitude.
+	MeanSeconds float64
+	// Reason is "" for a forecast, "saturated" when utilization is
+	// already at or past capacity and "over SLO" when the caller said the
+	// latency SLO is already violated (all ETAs 0 then).
+	Reason string
+}
+
+type saturationJSON struct {
+	PeakSeconds  *float64 `json:"peakSeconds"`
+	EarlySeconds *float64 `json:"earlySeconds"`
+	LateSeconds  *float64 `json:"lateSeconds"`
+	MeanSeconds  *float64 `json:"meanSeconds"`
+	Reason       string   `json:"reason,omitempty"`
+}
+
+// MarshalJSON encodes +Inf ("not within the horizon") as null.
+func (e SaturationETA) MarshalJSON() ([]byte, error) {
+	return json.Marshal(saturationJSON{infToNil(e.PeakSeconds), infToNil(e.EarlySeconds), infToNil(e.LateSeconds), infToNil(e.MeanSeconds), e.Reason})
+}
+
+// UnmarshalJSON decodes null as +Inf.
+func (e *SaturationETA) UnmarshalJSON(b []byte) error {
+	var j saturationJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*e = SaturationETA{nilToInf(j.PeakSeconds), nilToInf(j.EarlySeconds), nilToInf(j.LateSeconds), nilToInf(j.MeanSeconds), j.Reason}
+	return nil
+}
+
+// etaStep is the scan step of the crossing search (then bisected to the
+// second): a quarter of an hour resolves a daily peak.
+const etaStep = 900.0
+
+// ETA is the saturation ETA from now. currentU is the utilization observed
+// now and overSLO says whether the latency SLO is already violated: either
+// (currentU ≥ 1 or overSLO) makes every ETA 0. A NaN currentU is ignored.
+func (ut *UtilizationTrend) ETA(now, currentU float64, overSLO bool) SaturationETA {
+	switch {
+	case overSLO:
+		return SaturationETA{Reason: "over SLO"}
+	case currentU >= 1:
+		return SaturationETA{Reason: "saturated"}
+	}
+	inf := math.Inf(1)
+	p := 2 + 2*ut.Harmonics
+	if !finite(now) || now+etaStep == now || ut.Harmonics < 0 || len(ut.Coef) != p || len(ut.Cov) != p*p {
+		// Also a trend decoded from corrupt JSON: no forecast.
+		return SaturationETA{inf, inf, inf, inf, ""}
+	}
+	horizon := ut.Horizon
+	if !(horizon >= 0 && horizon <= maxHorizon) {
+		horizon = maxHorizon
+	}
+	limit := 0.0 // log 1
+	if ut.Growth == GrowthLinear {
+		limit = 1
+	}
+	cross := func(f func(t float64) float64) float64 {
+		if f(now) >= limit {
+			return 0
+		}
+		steps := int(math.Ceil(horizon / etaStep))
+		for k := 1; k <= steps; k++ {
+			t := now + float64(k)*etaStep
+			if f(t) >= limit {
+				lo, hi := t-etaStep, t
+				for i := 0; i < 20 && hi-lo > 1; i++ { // 900 s to under a second
+					mid := (lo + hi) / 2
+					if f(mid) >= limit {
+						hi = mid
+					} else {
+						lo = mid
+					}
+				}
+				if hi-now > horizon {
+					return inf
+				}
+				return hi - now
+			}
+		}
+		return inf
+	}
+	return SaturationETA{
+		PeakSeconds:  cross(func(t float64) float64 { return ut.curve(t, true) }),
+		EarlySeconds: cross(func(t float64) float64 { return ut.curve(t, true) + ut.halfWidth(t, true) }),
+		LateSeconds:  cross(func(t float64) float64 { return ut.curve(t, true) - ut.halfWidth(t, true) }),
+		MeanSeconds:  cross(func(t float64) float64 { return ut.curve(t, false) }),
+	}
+}
