@@ -11,8 +11,9 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// TestInvalidConfigs loads every testdata/invalid-*.yml and expects the exact
-// error message given on its first line ("# error: ...").
+// TestInvalidConfigs loads every testdata/invalid-*.yml, then checks its
+// files as start-up and --config.check do, and expects the exact error
+// message given on its first line ("# error: ...").
 func TestInvalidConfigs(t *testing.T) {
 	files, err := filepath.Glob("testdata/invalid-*.yml")
 	if err != nil || len(files) == 0 {
@@ -30,7 +31,10 @@ func TestInvalidConfigs(t *testing.T) {
 			if !ok {
 				t.Fatalf("first line %q is not '# error: <message>'", line)
 			}
-			_, err = Load(f, nil)
+			c, err := Load(f, nil)
+			if err == nil {
+				err = c.CheckFiles()
+			}
 			if err == nil {
 				t.Fatalf("loaded without error; want %q", want)
 			}
@@ -44,6 +48,10 @@ func TestInvalidConfigs(t *testing.T) {
 func TestValidFull(t *testing.T) {
 	c, err := Load("testdata/valid-full.yml", nil)
 	if err != nil {
+		t.Fatal(err)
+	}
+	c.StateDir = t.TempDir() // the file's /var/lib/storcast need not exist here
+	if err := c.CheckFiles(); err != nil {
 		t.Fatal(err)
 	}
 	if a := c.Prometheus.HTTPConfig.Authorization; a == nil || string(a.Credentials) != "s3cret" {
@@ -62,7 +70,7 @@ func TestValidFull(t *testing.T) {
 	if c.Clusters[1].LatencySLO.Latency != "op" || c.Clusters[1].LatencySLO.Threshold != 50*time.Millisecond {
 		t.Errorf("cluster defaults not applied: %+v", c.Clusters[1].LatencySLO)
 	}
-	if got := Selector(c.Clusters[0].ParsedMatchers); got != `cluster="ceph-a"` {
+	if got := Selector(c.Clusters[0].Matchers); got != `cluster="ceph-a"` {
 		t.Errorf("selector %s", got)
 	}
 	if c.Prometheus.Retries != 2 || c.Prometheus.MaxSeriesPerQuery != 500 || c.Web.ListenAddress != ":9596" {
