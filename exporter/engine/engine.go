@@ -104,7 +104,7 @@ func (e *Engine) Start(ctx context.Context, cfg *config.Config) {
 			c.snap.Store(&Snapshot{Cluster: cc.Name, Kind: cc.Kind, Models: emptyStatuses()})
 			e.restore(c, cfg.StateDir)
 		}
-		if c.lastFit.IsZero() || sourceKey(c.cfg) != sourceKey(cc) {
+		if c.lastFit.IsZero() || c.cfg.SourceKey() != cc.SourceKey() {
 			c.lastFit = time.Time{} // new or changed cluster: fit at once
 		}
 		c.cfg = cc
@@ -117,19 +117,6 @@ func (e *Engine) Start(ctx context.Context, cfg *config.Config) {
 			e.loop(ctx, cfg, c)
 		}()
 	}
-}
-
-// sourceKey is what of a cluster's configuration its models depend on; the
-// parsed matchers (which hold compiled regexps) are left out.
-func sourceKey(c config.Cluster) string {
-	c.ParsedMatchers, c.Hosts.ParsedMatchers = nil, nil
-	roles := make([]config.Role, len(c.Hosts.Roles))
-	for i, r := range c.Hosts.Roles {
-		r.ParsedMatchers = nil
-		roles[i] = r
-	}
-	c.Hosts.Roles = roles
-	return fmt.Sprintf("%#v", c)
 }
 
 // Stop stops the loops and waits for them; a save in progress completes.

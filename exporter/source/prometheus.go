@@ -208,7 +208,6 @@ func align(v []float64, vals []model.SamplePair, r Range) {
 // query runs one range query with timeout and retries.
 func (p *Prometheus) query(ctx context.Context, cluster, q string, r Range) (model.Matrix, QueryStats, error) {
 	var st QueryStats
-	backoff := p.cfg.RetryBackoff
 	for attempt := 0; ; attempt++ {
 		st.Queries++
 		p.queries.WithLabelValues(cluster).Inc()
@@ -237,10 +236,9 @@ func (p *Prometheus) query(ctx context.Context, cluster, q string, r Range) (mod
 		}
 		st.Retries++
 		p.retries.WithLabelValues(cluster).Inc()
-		if err := p.sleepBefore(ctx, backoff); err != nil {
+		if err := p.sleepBefore(ctx, p.cfg.Backoff(attempt)); err != nil {
 			return nil, st, err
 		}
-		backoff *= 2
 	}
 }
 

@@ -18,8 +18,12 @@ func testCluster(t *testing.T, matchers ...string) *config.Cluster {
 	t.Helper()
 	c := config.Default()
 	c.Prometheus.URL = "http://127.0.0.1:1"
-	c.Clusters = []config.Cluster{{Name: "a", Kind: config.KindCeph, Matchers: matchers,
-		Hosts:      config.Hosts{Matchers: []string{`job="node"`}, Roles: []config.Role{{Name: "osd"}}},
+	ms, err := config.ParseMatchers(matchers...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Clusters = []config.Cluster{{Name: "a", Kind: config.KindCeph, Matchers: ms,
+		Hosts:      config.Hosts{Matchers: []config.Matcher{{Name: "job", Op: "=", Value: "node"}}, Roles: []config.Role{{Name: "osd"}}},
 		LatencySLO: config.LatencySLO{Threshold: 20 * time.Millisecond, Latency: "op"}}}
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
