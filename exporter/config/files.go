@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	commoncfg "github.com/prometheus/common/config"
 	"github.com/prometheus/exporter-toolkit/web"
@@ -129,7 +130,7 @@ func creatableDir(dir string) error {
 		}
 		return nil
 	}
-	if !errors.Is(err, fs.ErrNotExist) {
+	if !missing(err) {
 		return pathError(err)
 	}
 	for p := filepath.Dir(filepath.Clean(dir)); ; p = filepath.Dir(p) {
@@ -140,13 +141,19 @@ func creatableDir(dir string) error {
 			}
 			return nil
 		}
-		if !errors.Is(err, fs.ErrNotExist) {
+		if !missing(err) {
 			return pathError(err)
 		}
 		if p == filepath.Dir(p) {
 			return nil
 		}
 	}
+}
+
+// missing reports whether a Stat error says the path does not exist (or
+// runs through a file, which the walk up then finds).
+func missing(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
 
 // pathError drops the operation ("open", "stat") from an *fs.PathError:
