@@ -158,8 +158,13 @@ func decodeFile(c *Config, data []byte) error {
 	if len(doc.Content) == 0 {
 		return nil
 	}
-	return decodeNode(reflect.ValueOf(c).Elem(), doc.Content[0], "")
+	budget := maxNodes
+	return decodeNode(reflect.ValueOf(c).Elem(), doc.Content[0], "", &budget)
 }
+
+// maxNodes bounds the nodes one file decodes, aliases expanded: a few
+// anchors referring to each other can otherwise stand for billions.
+const maxNodes = 50000
 
 func oneLine(err error) string {
 	return strings.ReplaceAll(strings.TrimPrefix(err.Error(), "yaml: "), "\n", "; ")
@@ -176,7 +181,10 @@ var (
 )
 
 // decodeNode sets v from n; path is the key path for messages.
-func decodeNode(v reflect.Value, n *yaml.Node, path string) error {
+func decodeNode(v reflect.Value, n *yaml.Node, path string, budget *int) error {
+	if *budget--; *budget < 0 {
+		return fmt.Errorf("decoding configuration: '%s': more than %d values (aliases expanded)", path, maxNodes)
+	}
 	if n.Kind == yaml.AliasNode {
 		n = n.Alias
 	}
@@ -228,7 +236,7 @@ func decodeNode(v reflect.Value, n *yaml.Node, path string) error {
 				return fmt.Errorf("decoding configuration: '%s' is given twice", join(path, k))
 			}
 			seen[k] = true
-			if err := decodeNode(v.Field(fi), n.Content[i+1], join(path, k)); err != nil {
+			if err := decodeNode(v.Field(fi), n.Content[i+1], join(path, k), budget); err != nil {
 				return err
 			}
 		}
@@ -250,7 +258,7 @@ func decodeNode(v reflect.Value, n *yaml.Node, path string) error {
 			if el.Type() == reflect.TypeOf(Cluster{}) {
 				el.Set(reflect.ValueOf(defaultCluster()))
 			}
-			if err := decodeNode(el, e, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+			if err := decodeNode(el, e, fmt.Sprintf("%s[%d]", path, i), budget); err != nil {
 				return err
 			}
 		}
@@ -267,7 +275,7 @@ func decodeNode(v reflect.Value, n *yaml.Node, path string) error {
 				return fmt.Errorf("decoding configuration: '%s' is given twice", join(path, k))
 			}
 			e := reflect.New(v.Type().Elem()).Elem()
-			if err := decodeNode(e, n.Content[i+1], join(path, k)); err != nil {
+			if err := decodeNode(e, n.Content[i+1], join(path, k), budget); err != nil {
 				return err
 			}
 			m.SetMapIndex(reflect.ValueOf(k), e)
