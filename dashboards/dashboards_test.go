@@ -130,17 +130,13 @@ func substitute(expr string) string {
 const fixtureCluster = "ceph-prod"
 
 // fixtureSeries writes the promtool input_series: every series that the
-// exporter's collectors declare (read from exporter/collector's source), for
+// exporter's collectors declare (collector.Declared), for
 // the fixture cluster and every combination of label values, constant and
 // finite over an hour. A dashboard expression over a series the exporter
 // does not export (a typo, a rename) returns no data, and the test fails.
 func fixtureSeries(t *testing.T) []map[string]string {
 	t.Helper()
-	descs, from, err := series.Exported("../exporter/collector")
-	if err != nil {
-		t.Fatalf("reading the exporter's series: %v", err)
-	}
-	t.Logf("series from %s: %d", from, len(descs))
+	descs := series.Exported()
 	var out []map[string]string
 	for i, sel := range series.Fixtures(descs, fixtureCluster, `job="storcast",instance="storcast:9595"`) {
 		out = append(out, map[string]string{"series": sel, "values": strconv.Itoa(i+1) + "x60"})

@@ -1,92 +1,28 @@
-// Package series reads the names and label names of storcast's exported
-// series from the exporter's source (prometheus.NewDesc calls in
-// exporter/collector), so that the tests of the alert rules and dashboards
-// check them against what storcast really exports, not against a copy.
+// Package series gives the names and label names of storcast's exported
+// series, as exporter/collector declares them, so that the tests of the
+// alert rules and dashboards check their queries against what storcast
+// really exports, not against a copy.
 package series
 
 import (
-	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"os"
-	"path/filepath"
-	"sort"
 	"strconv"
+
+	"github.com/storcast/storcast/exporter/collector"
 )
 
-// Desc is one exported metric.
+// Desc is one exported metric: its name and label names.
 type Desc struct {
 	Name   string
 	Labels []string
 }
 
-// FromSource parses the Go files in dir and returns every
-// prometheus.NewDesc(name, help, []string{labels...}, ...) (or a call of a
-// local wrapper newDesc with the same arguments) whose name is a literal,
-// sorted by name.
-func FromSource(dir string) ([]Desc, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-	if err != nil {
-		return nil, err
-	}
+// Exported returns every series exporter/collector declares, sorted by name.
+func Exported() []Desc {
 	var out []Desc
-	fset := token.NewFileSet()
-	for _, f := range files {
-		if m, _ := filepath.Match("*_test.go", filepath.Base(f)); m {
-			continue
-		}
-		af, err := parser.ParseFile(fset, f, nil, 0)
-		if err != nil {
-			return nil, err
-		}
-		ast.Inspect(af, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok || len(call.Args) < 3 {
-				return true
-			}
-			// prometheus.NewDesc(...) or a local wrapper newDesc(...) with
-			// the same arguments.
-			var fn string
-			switch f := call.Fun.(type) {
-			case *ast.SelectorExpr:
-				fn = f.Sel.Name
-			case *ast.Ident:
-				fn = f.Name
-			}
-			if fn != "NewDesc" && fn != "newDesc" {
-				return true
-			}
-			name, ok := stringLit(call.Args[0])
-			if !ok {
-				return true
-			}
-			d := Desc{Name: name}
-			if cl, ok := call.Args[2].(*ast.CompositeLit); ok {
-				for _, e := range cl.Elts {
-					if l, ok := stringLit(e); ok {
-						d.Labels = append(d.Labels, l)
-					}
-				}
-			}
-			out = append(out, d)
-			return true
-		})
+	for _, s := range collector.Declared() {
+		out = append(out, Desc{Name: s.Name, Labels: s.Labels})
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no prometheus.NewDesc calls with literal names in %s", dir)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
-}
-
-func stringLit(e ast.Expr) (string, bool) {
-	lit, ok := e.(*ast.BasicLit)
-	if !ok || lit.Kind != token.STRING {
-		return "", false
-	}
-	s, err := strconv.Unquote(lit.Value)
-	return s, err == nil
+	return out
 }
 
 // LabelValues are the values fixtures give each label; labels not listed
@@ -139,9 +75,9 @@ func Fixtures(descs []Desc, cluster, extra string) []string {
 	return out
 }
 
-// Contract is the series contract of issue 4 as the exporter declares it
-// (exporter/collector): the fallback of Exported when the exporter's source
-// is not in the tree.
+// Contract is the series the shipped alert rules, dashboards and the Grafana
+// plugin rely on, with their labels: TestContractIsExported fails when the
+// exporter stops declaring one of them or changes its labels.
 var Contract = []Desc{
 	{"storcast_headroom_iops", []string{"cluster"}},
 	{"storcast_headroom_ratio", []string{"cluster"}},
@@ -162,14 +98,4 @@ var Contract = []Desc{
 	{"storcast_saturation_eta_seconds", []string{"cluster", "limit"}},
 	{"storcast_source_up", []string{"cluster"}},
 	{"storcast_utilization_ratio", []string{"cluster"}},
-}
-
-// Exported returns the series declared in the exporter's collector source
-// at dir, or Contract (and from = "contract") when dir does not exist.
-func Exported(dir string) (descs []Desc, from string, err error) {
-	if _, err := os.Stat(dir); os.IsNotExist(err) {
-		return Contract, "contract", nil
-	}
-	descs, err = FromSource(dir)
-	return descs, dir, err
 }

@@ -24,6 +24,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/common/promslog"
+
 	"github.com/storcast/storcast/storagesim"
 )
 
@@ -57,13 +59,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 type common struct {
 	scenario string
 	seed     int64
-	logLevel string
+	log      promslog.Config
 }
 
 func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.scenario, "scenario", "steady", "shipped scenario name ("+strings.Join(storagesim.ScenarioNames(), ", ")+") or path to a YAML file")
 	fs.Int64Var(&c.seed, "seed", 1, "seed of the noise, restarts and scrape gaps")
-	fs.StringVar(&c.logLevel, "log.level", "info", "log level: debug, info, warn, error")
+	// promslog's standard flags, with promslog/flag's names and help
+	// (promslog/flag itself registers on a kingpin application).
+	c.log.Level, c.log.Format = promslog.NewLevel(), promslog.NewFormat()
+	_ = c.log.Format.Set("logfmt")
+	fs.Var(levelFlag{c.log.Level}, "log.level", "Only log messages with the given severity or above. One of: ["+strings.Join(promslog.LevelFlagOptions, ", ")+"]")
+	fs.Var(c.log.Format, "log.format", "Output format of log messages. One of: ["+strings.Join(promslog.FormatFlagOptions, ", ")+"]")
 }
 
 // cluster loads the scenario named by --scenario and builds its cluster
@@ -80,12 +87,22 @@ func (c *common) cluster(origin time.Time) (*storagesim.Scenario, *storagesim.Cl
 	return sc, cl, nil
 }
 
-func (c *common) logger(w io.Writer) (*slog.Logger, error) {
-	var lvl slog.Level
-	if err := lvl.UnmarshalText([]byte(c.logLevel)); err != nil {
-		return nil, fmt.Errorf("--log.level: %q is not one of debug, info, warn, error", c.logLevel)
+// levelFlag is promslog.Level as a flag.Value whose zero value prints (the
+// flag package prints defaults by comparing with a zero Value).
+type levelFlag struct{ l *promslog.Level }
+
+func (f levelFlag) String() string {
+	if f.l == nil {
+		return ""
 	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: lvl})), nil
+	return f.l.String()
+}
+func (f levelFlag) Set(s string) error { return f.l.Set(s) }
+
+// logger is promslog's logger on w at the flags' level and format.
+func (c *common) logger(w io.Writer) *slog.Logger {
+	c.log.Writer = w
+	return promslog.New(&c.log)
 }
 
 func parse(fs *flag.FlagSet, args []string, stderr io.Writer) bool {
@@ -109,11 +126,7 @@ func serve(args []string, stderr io.Writer) int {
 	if !parse(fs, args, stderr) {
 		return 2
 	}
-	log, err := c.logger(stderr)
-	if err != nil {
-		fmt.Fprintln(stderr, "storagesim:", err)
-		return 2
-	}
+	log := c.logger(stderr)
 	now := time.Now()
 	origin, err := storagesim.ParseTime(*start, now)
 	if err != nil {
@@ -167,11 +180,7 @@ func history(args []string, stdout, stderr io.Writer) int {
 	if !parse(fs, args, stderr) {
 		return 2
 	}
-	log, err := c.logger(stderr)
-	if err != nil {
-		fmt.Fprintln(stderr, "storagesim:", err)
-		return 2
-	}
+	log := c.logger(stderr)
 	now := time.Now().Truncate(time.Second)
 	end, err := storagesim.ParseTime(*endStr, now)
 	if err != nil {

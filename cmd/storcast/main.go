@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -25,6 +26,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/common/promslog"
 	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web"
 	"github.com/spf13/pflag"
@@ -45,115 +47,220 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, nil)) }
 // run is main with its inputs explicit; stop (may be nil) ends it like
 // SIGTERM. It returns the exit code.
 func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
-	fs := pflag.NewFlagSet("storcast", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	config.Flags(fs)
-	check := fs.Bool("config.check", false, "Check the configuration and exit (0 when valid).")
-	logLevel := fs.String("log.level", "info", "Log level: debug, info, warn or error.")
-	logFormat := fs.String("log.format", "logfmt", "Log format: logfmt or json.")
-	demoScenario := fs.String("demo.scenario", "growth", "storagesim scenario of --demo (a shipped name or a YAML path).")
-	demoAge := fs.Duration("demo.age", 150*time.Hour, "How long ago the --demo cluster started (its scenario's origin). With growth, 150h puts today's load at 90% of capacity, the latency SLO breach ~20 h ahead and saturation ~30 h ahead.")
-	showVersion := fs.Bool("version", false, "Print the version and exit.")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
-		}
-		return 2
+	opts, code, ok := parseFlags(args, stderr)
+	if !ok {
+		return code
 	}
-	if *showVersion {
+	if opts.showVersion {
 		fmt.Fprintln(stdout, version.Print("storcast"))
 		return 0
 	}
-	log, err := newLogger(stderr, *logLevel, *logFormat)
-	if err != nil {
-		fmt.Fprintln(stderr, "storcast:", err)
-		return 2
-	}
-	configFile, _ := fs.GetString("config.file")
-	load := func() (*config.Config, error) { return config.Load(configFile, fs) }
-	cfg, err := load()
+	opts.log.Writer = stderr
+	log := promslog.New(&opts.log)
+
+	cfg, err := loadConfig(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "storcast: configuration: %v\n", err)
 		return 1
 	}
-	if *check {
+	if opts.check {
 		fmt.Fprintf(stdout, "configuration OK: %d cluster(s)\n", len(cfg.Clusters))
 		return 0
 	}
 	log.Info("starting storcast", "version", version.Info(), "clusters", len(cfg.Clusters), "demo", cfg.Demo)
 
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(versioncollector.NewCollector("storcast"), collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	srcMetrics, err := source.NewMetrics(reg)
+	a, err := newApp(opts, cfg, log)
 	if err != nil {
-		log.Error("registering metrics", "err", err)
+		log.Error("start-up failed", "err", err)
 		return 1
 	}
-
-	var demoSrc *demo.Source
-	newSource := func(c *config.Config) (source.Source, error) {
-		if c.Demo {
-			return demoSrc, nil
-		}
-		return source.NewPrometheus(c.Prometheus, srcMetrics, log)
-	}
-	if cfg.Demo {
-		demoSrc, err = demo.New(*demoScenario, 1, time.Now(), *demoAge)
-		if err != nil {
-			log.Error("demo", "err", err)
-			return 1
-		}
-		if err := prepareDemo(cfg, demoSrc); err != nil {
-			log.Error("demo", "err", err)
-			return 1
-		}
-	}
-	src, err := newSource(cfg)
-	if err != nil {
-		log.Error("source", "err", err)
-		return 1
-	}
-	eng := engine.New(engine.Options{Source: src, Fitters: fitters(), Log: log})
-	reg.MustRegister(collector.New(eng, log))
-
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	eng.Start(ctx, cfg)
+	a.eng.Start(ctx, cfg)
 
-	var reloadMu sync.Mutex
-	reload := func() error {
-		reloadMu.Lock()
-		defer reloadMu.Unlock()
-		nc, err := load()
-		if err != nil {
-			return err
-		}
-		if nc.Demo && !cfg.Demo {
-			return errors.New("demo: cannot be switched on by a reload")
-		}
-		if nc.Demo {
-			if err := prepareDemo(nc, demoSrc); err != nil {
-				return err
-			}
-		}
-		s, err := newSource(nc)
-		if err != nil {
-			return err
-		}
-		eng.SetSource(s)
-		eng.Start(ctx, nc)
-		cfg = nc
-		log.Info("configuration reloaded", "clusters", len(nc.Clusters))
-		return nil
+	ln, err := net.Listen("tcp", cfg.Web.ListenAddress)
+	if err != nil {
+		log.Error("listen", "address", cfg.Web.ListenAddress, "err", err)
+		return 1
 	}
+	fmt.Fprintf(stdout, "storcast listening on %s\n", displayURL(ln.Addr(), cfg.Web.ConfigFile != ""))
+	server := &http.Server{Handler: a.routes(ctx), ReadHeaderTimeout: 10 * time.Second}
+	serveErr := serve(ln, server, cfg.Web.ConfigFile, log)
 
-	svc := api.NewService(eng)
+	code = a.waitForStop(ctx, stop, serveErr)
+
+	sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer scancel()
+	server.Shutdown(sctx)
+	cancel()
+	a.eng.Stop() // waits for a save in progress: state stays consistent
+	log.Info("stopped")
+	return code
+}
+
+// options are the command line's settings other than configuration keys
+// (those config.Flags registers on fs and config.Load reads from it).
+type options struct {
+	fs           *pflag.FlagSet
+	configFile   string
+	check        bool
+	showVersion  bool
+	demoScenario string
+	demoAge      time.Duration
+	log          promslog.Config
+}
+
+// parseFlags parses args; when it returns !ok, run exits with code.
+func parseFlags(args []string, stderr io.Writer) (o *options, code int, ok bool) {
+	o = &options{fs: pflag.NewFlagSet("storcast", pflag.ContinueOnError)}
+	fs := o.fs
+	fs.SetOutput(stderr)
+	config.Flags(fs)
+	fs.BoolVar(&o.check, "config.check", false, "Check the configuration, the files it names and the web config, then exit (0 when valid).")
+	addLogFlags(fs, &o.log)
+	fs.StringVar(&o.demoScenario, "demo.scenario", "growth", "storagesim scenario of --demo (a shipped name or a YAML path).")
+	fs.DurationVar(&o.demoAge, "demo.age", 150*time.Hour, "How long ago the --demo cluster started (its scenario's origin). With growth, 150h puts today's load at 90% of capacity, the latency SLO breach ~20 h ahead and saturation ~30 h ahead.")
+	fs.BoolVar(&o.showVersion, "version", false, "Print the version and exit.")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return nil, 0, false
+		}
+		fmt.Fprintf(stderr, "storcast: %v (storcast --help lists the flags)\n", err)
+		return nil, 2, false
+	}
+	o.configFile, _ = fs.GetString("config.file")
+	return o, 0, true
+}
+
+// addLogFlags registers promslog's standard --log.level and --log.format
+// (the names and help of promslog/flag, which takes a kingpin application
+// where storcast's flags are pflag).
+func addLogFlags(fs *pflag.FlagSet, c *promslog.Config) {
+	c.Level = promslog.NewLevel()
+	c.Format = promslog.NewFormat()
+	_ = c.Level.Set("info")
+	_ = c.Format.Set("logfmt")
+	fs.Var(pflagValue{c.Level, "level"}, "log.level", "Only log messages with the given severity or above. One of: ["+strings.Join(promslog.LevelFlagOptions, ", ")+"]")
+	fs.Var(pflagValue{c.Format, "format"}, "log.format", "Output format of log messages. One of: ["+strings.Join(promslog.FormatFlagOptions, ", ")+"]")
+}
+
+// pflagValue gives a flag.Value (promslog's Level and Format) the Type
+// method pflag wants.
+type pflagValue struct {
+	flag.Value
+	typ string
+}
+
+func (v pflagValue) Type() string { return v.typ }
+
+// loadConfig is the configuration as start-up, --config.check and every
+// reload see it: decoded and validated, then its files checked.
+func loadConfig(o *options) (*config.Config, error) {
+	cfg, err := config.Load(o.configFile, o.fs)
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.CheckFiles(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// app is the running exporter: its metrics, source, engine and the
+// configuration in force.
+type app struct {
+	opts       *options
+	log        *slog.Logger
+	reg        *prometheus.Registry
+	srcMetrics *source.Metrics
+	demoSrc    *demo.Source
+	eng        *engine.Engine
+
+	mu  sync.Mutex // serialises reloads; guards cfg
+	cfg *config.Config
+}
+
+// newApp builds the metrics registry, the source (Prometheus or the demo
+// cluster) and the engine for cfg.
+func newApp(o *options, cfg *config.Config, log *slog.Logger) (*app, error) {
+	a := &app{opts: o, log: log, cfg: cfg, reg: prometheus.NewRegistry()}
+	a.reg.MustRegister(versioncollector.NewCollector("storcast"), collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	var err error
+	if a.srcMetrics, err = source.NewMetrics(a.reg); err != nil {
+		return nil, fmt.Errorf("registering metrics: %w", err)
+	}
+	if cfg.Demo {
+		demoSrc, err := demo.New(o.demoScenario, 1, time.Now(), o.demoAge)
+		if err != nil {
+			return nil, fmt.Errorf("demo: %w", err)
+		}
+		a.demoSrc = demoSrc
+		if err := prepareDemo(cfg, a.demoSrc); err != nil {
+			return nil, fmt.Errorf("demo: %w", err)
+		}
+	}
+	src, err := a.newSource(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("source: %w", err)
+	}
+	a.eng = engine.New(engine.Options{Source: src, Fitters: fitters(), Log: log})
+	a.reg.MustRegister(collector.New(a.eng, log))
+	return a, nil
+}
+
+func (a *app) newSource(c *config.Config) (source.Source, error) {
+	if c.Demo {
+		return a.demoSrc, nil
+	}
+	return source.NewPrometheus(c.Prometheus, a.srcMetrics, a.log)
+}
+
+// reload loads the configuration again and applies it, or returns why not
+// and keeps the running one. The listener and its web config are set up
+// once: a change of either is refused rather than reported as applied.
+func (a *app) reload(ctx context.Context) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	nc, err := loadConfig(a.opts)
+	if err != nil {
+		return err
+	}
+	if nc.Web.ListenAddress != a.cfg.Web.ListenAddress {
+		return fmt.Errorf("web.listen_address: changed from %q to %q; a reload does not move the listener: restart storcast to apply it", a.cfg.Web.ListenAddress, nc.Web.ListenAddress)
+	}
+	if nc.Web.ConfigFile != a.cfg.Web.ConfigFile {
+		return fmt.Errorf("web.config_file: changed from %q to %q; a reload does not change the listener's web config file: restart storcast to apply it (edits inside the file apply at once)", a.cfg.Web.ConfigFile, nc.Web.ConfigFile)
+	}
+	if nc.Demo && !a.cfg.Demo {
+		return errors.New("demo: cannot be switched on by a reload")
+	}
+	if nc.Demo {
+		if err := prepareDemo(nc, a.demoSrc); err != nil {
+			return err
+		}
+	}
+	s, err := a.newSource(nc)
+	if err != nil {
+		return err
+	}
+	a.eng.SetSource(s)
+	a.eng.Start(ctx, nc)
+	a.cfg = nc
+	a.log.Info("configuration reloaded", "clusters", len(nc.Clusters))
+	return nil
+}
+
+// routes is the HTTP API: /metrics, /api/v1, the probes, /-/reload and the
+// landing page.
+func (a *app) routes(ctx context.Context) http.Handler {
+	log := a.log
+	svc := api.NewService(a.eng)
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelError)}))
+	mux.Handle("/metrics", promhttp.HandlerFor(a.reg, promhttp.HandlerOpts{Registry: a.reg, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelError)}))
 	mux.Handle("/api/v1/", svc.Handler(log))
 	mux.HandleFunc("/-/healthy", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "Healthy") })
 	mux.HandleFunc("/-/ready", func(w http.ResponseWriter, r *http.Request) {
-		if !eng.Ready() {
+		if !a.eng.Ready() {
 			http.Error(w, "Not ready: no cluster refreshed yet", http.StatusServiceUnavailable)
 			return
 		}
@@ -164,7 +271,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 			http.Error(w, "use POST", http.StatusMethodNotAllowed)
 			return
 		}
-		if err := reload(); err != nil {
+		if err := a.reload(ctx); err != nil {
 			log.Error("reload failed; keeping the running configuration", "err", err)
 			http.Error(w, "reload failed: "+err.Error(), http.StatusInternalServerError)
 			return
@@ -172,53 +279,46 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		fmt.Fprintln(w, "Reloaded")
 	})
 	mux.Handle("/", ui.NewHandler(svc))
+	return mux
+}
 
-	ln, err := net.Listen("tcp", cfg.Web.ListenAddress)
-	if err != nil {
-		log.Error("listen", "address", cfg.Web.ListenAddress, "err", err)
-		return 1
-	}
-	fmt.Fprintf(stdout, "storcast listening on %s\n", displayURL(ln.Addr(), cfg.Web.ConfigFile != ""))
-	server := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	webConfig := cfg.Web.ConfigFile
+// serve runs server on ln through exporter-toolkit (TLS and basic auth from
+// the web config file); the returned channel gets its end.
+func serve(ln net.Listener, server *http.Server, webConfig string, log *slog.Logger) <-chan error {
 	serveErr := make(chan error, 1)
 	go func() {
 		serveErr <- web.Serve(ln, server, &web.FlagConfig{WebConfigFile: &webConfig}, log)
 	}()
+	return serveErr
+}
 
+// waitForStop reloads on SIGHUP and returns the exit code at SIGTERM,
+// SIGINT, stop or the end of the HTTP server.
+func (a *app) waitForStop(ctx context.Context, stop <-chan struct{}, serveErr <-chan error) int {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT)
 	defer signal.Stop(sig)
-	code := 0
-loop:
 	for {
 		select {
 		case s := <-sig:
 			if s == syscall.SIGHUP {
-				if err := reload(); err != nil {
-					log.Error("reload failed; keeping the running configuration", "err", err)
+				if err := a.reload(ctx); err != nil {
+					a.log.Error("reload failed; keeping the running configuration", "err", err)
 				}
 				continue
 			}
-			log.Info("shutting down", "signal", s.String())
-			break loop
+			a.log.Info("shutting down", "signal", s.String())
+			return 0
 		case <-stop:
-			break loop
+			return 0
 		case err := <-serveErr:
 			if !errors.Is(err, http.ErrServerClosed) {
-				log.Error("HTTP server failed", "err", err)
-				code = 1
+				a.log.Error("HTTP server failed", "err", err)
+				return 1
 			}
-			break loop
+			return 0
 		}
 	}
-	sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer scancel()
-	server.Shutdown(sctx)
-	cancel()
-	eng.Stop() // waits for a save in progress: state stays consistent
-	log.Info("stopped")
-	return code
 }
 
 // prepareDemo points the demo cluster at the scenario's benchmark
@@ -268,26 +368,11 @@ func displayURL(a net.Addr, tls bool) string {
 	return fmt.Sprintf("%s://%s/", scheme, net.JoinHostPort(host, port))
 }
 
-func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(level)); err != nil {
-		return nil, fmt.Errorf("--log.level: %q is not one of debug, info, warn, error", level)
-	}
-	opts := &slog.HandlerOptions{Level: l}
-	switch strings.ToLower(format) {
-	case "logfmt", "text":
-		return slog.New(slog.NewTextHandler(w, opts)), nil
-	case "json":
-		return slog.New(slog.NewJSONHandler(w, opts)), nil
-	}
-	return nil, fmt.Errorf("--log.format: %q is not logfmt or json", format)
-}
-
 // fitters are the models storcast fits, in order: the latency model reads
 // the capacity model.
 func fitters() []models.Fitter {
 	return []models.Fitter{
-		models.CapacityFitter{LoadFile: config.LoadCalibrationFile},
+		models.CapacityFitter{},
 		models.InsideOutFitter{},
 		models.MLISPFitter{},
 		models.DemandTrend{},

@@ -49,6 +49,86 @@ func TestConfigCheck(t *testing.T) {
 	if code := run([]string{"--no-such-flag"}, io.Discard, io.Discard, nil); code != 2 {
 		t.Errorf("unknown flag: exit %d, want 2", code)
 	}
+	errb = syncBuffer{}
+	if code := run([]string{"--demo", "--log.level=loud"}, io.Discard, &errb, nil); code != 2 || !strings.Contains(errb.String(), "unrecognized log level loud") {
+		t.Errorf("bad --log.level: exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// TestConfigCheckFiles: --config.check runs the file checks too: a web
+// config exporter-toolkit refuses and a state_dir under a file fail it.
+func TestConfigCheckFiles(t *testing.T) {
+	dir := t.TempDir()
+	webCfg := filepath.Join(dir, "web.yml")
+	if err := os.WriteFile(webCfg, []byte("tls_server_config:\n  cert_file: nope.crt\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--web.config.file=" + webCfg}, "storcast: configuration: web.config_file: " + webCfg + ": missing one of key or key_file\n"},
+		{[]string{"--web.config.file=" + filepath.Join(dir, "nope.yml")}, "storcast: configuration: web.config_file: " + filepath.Join(dir, "nope.yml") + ": no such file or directory\n"},
+		{[]string{"--state.dir=" + filepath.Join(webCfg, "state")}, "storcast: configuration: state_dir: " + filepath.Join(webCfg, "state") + " cannot be created: " + webCfg + " is not a directory\n"},
+	} {
+		var errb syncBuffer
+		args := append([]string{"--config.check", "--demo", "--state.dir=" + dir}, tc.args...)
+		if code := run(args, io.Discard, &errb, nil); code != 1 || errb.String() != tc.want {
+			t.Errorf("%v: exit %d, stderr %q; want exit 1, %q", tc.args, code, errb.String(), tc.want)
+		}
+	}
+}
+
+// TestReloadRefusesNewListenAddress: a reload that moves the listen address
+// fails with the reason and keeps serving on the old one.
+func TestReloadRefusesNewListenAddress(t *testing.T) {
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "storcast.yml")
+	addr := "127.0.0.1:" + testtool.FreePort(t)
+	write := func(listen string) {
+		if err := os.WriteFile(cfgPath, []byte(`prometheus: {url: "http://127.0.0.1:1", retries: 0}
+state_dir: `+filepath.Join(dir, "state")+`
+web: {listen_address: "`+listen+`"}
+clusters: [{name: a, kind: ceph}]
+`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(addr)
+	stop := make(chan struct{})
+	done := make(chan int)
+	var errb syncBuffer
+	go func() { done <- run([]string{"--config.file=" + cfgPath}, io.Discard, &errb, stop) }()
+	defer func() { close(stop); <-done }()
+	base := "http://" + addr
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if code, _ := get(t, base+"/-/healthy"); code == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not healthy; stderr %s", errb.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	other := "127.0.0.1:" + testtool.FreePort(t)
+	write(other)
+	resp, err := http.Post(base+"/-/reload", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	want := `web.listen_address: changed from "` + addr + `" to "` + other + `"; a reload does not move the listener: restart storcast to apply it`
+	if resp.StatusCode != 500 || !strings.Contains(string(body), want) {
+		t.Errorf("reload to a new address: %d %q; want 500 with %q", resp.StatusCode, body, want)
+	}
+	if !strings.Contains(errb.String(), "reload failed; keeping the running configuration") {
+		t.Errorf("no log line for the refused reload:\n%s", errb.String())
+	}
+	if code, _ := get(t, base+"/-/healthy"); code != 200 {
+		t.Errorf("old address no longer served: %d", code)
+	}
 }
 
 func get(t *testing.T, u string) (int, string) {

@@ -6,19 +6,17 @@ import (
 	"github.com/storcast/storcast/exporter/engine"
 )
 
-func init() { registerCollector("capacity", func() Collector { return capacityCollector{} }) }
-
 var (
 	maxIOPSDesc = newDesc("storcast_max_iops",
-		"Maximum operations per second at the current read/write and IO-size mix (conservation model).", []string{"cluster", "op"}, nil)
+		"Maximum operations per second at the current read/write and IO-size mix (conservation model).", []string{"cluster", "op"})
 	utilizationDesc = newDesc("storcast_utilization_ratio",
-		"Share of the processing capability in use at the current mix, sum of rate/max over op classes (above 1 past capacity).", []string{"cluster"}, nil)
+		"Share of the processing capability in use at the current mix, sum of rate/max over op classes (above 1 past capacity).", []string{"cluster"})
 	headroomRatioDesc = newDesc("storcast_headroom_ratio",
-		"1 - storcast_utilization_ratio: the share of capability left.", []string{"cluster"}, nil)
+		"1 - storcast_utilization_ratio: the share of capability left.", []string{"cluster"})
 	headroomIOPSDesc = newDesc("storcast_headroom_iops",
-		"Operations per second left at the current mix: max - observed.", []string{"cluster"}, nil)
+		"Operations per second left at the current mix: max - observed.", []string{"cluster"})
 	extrapolatedDesc = newDesc("storcast_capacity_extrapolated",
-		"1 when the current IO sizes lie outside the calibrated range (the capacity figures are extrapolated).", []string{"cluster"}, nil)
+		"1 when the current IO sizes lie outside the calibrated range (the capacity figures are extrapolated).", []string{"cluster"})
 )
 
 // capacityCollector exports the conservation model at the current mix.

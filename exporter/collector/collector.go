@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -23,72 +24,86 @@ type Collector interface {
 	Update(ch chan<- prometheus.Metric, snaps []*engine.Snapshot) error
 }
 
-var (
-	factoriesMu sync.Mutex
-	factories   = map[string]func() Collector{}
-)
-
-func registerCollector(name string, f func() Collector) {
-	factoriesMu.Lock()
-	defer factoriesMu.Unlock()
-	factories[name] = f
+// Series is one exported metric family as declared: its name, help and
+// variable labels, in the order the values are given.
+type Series struct {
+	Name   string
+	Help   string
+	Labels []string
 }
 
-// Names lists the registered collectors.
-func Names() []string {
-	factoriesMu.Lock()
-	defer factoriesMu.Unlock()
-	out := make([]string, 0, len(factories))
-	for n := range factories {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
+// declared holds every series the collectors declare, in declaration order,
+// with its descriptor: Describe sends the descriptors, Declared returns the
+// declarations (for the alert and dashboard tests, which check what they
+// query against what storcast exports).
+var declared []struct {
+	Series
+	desc *prometheus.Desc
 }
 
-// allDescs holds every descriptor the collectors use, for Describe.
-var allDescs []*prometheus.Desc
-
-// newDesc is prometheus.NewDesc that also records the descriptor.
-func newDesc(name, help string, labels []string, constLabels prometheus.Labels) *prometheus.Desc {
-	d := prometheus.NewDesc(name, help, labels, constLabels)
-	allDescs = append(allDescs, d)
+// newDesc is prometheus.NewDesc that also records the declaration.
+func newDesc(name, help string, labels []string) *prometheus.Desc {
+	d := prometheus.NewDesc(name, help, labels, nil)
+	declared = append(declared, struct {
+		Series
+		desc *prometheus.Desc
+	}{Series{name, help, slices.Clone(labels)}, d})
 	return d
+}
+
+// Declared returns every series the Exporter can emit, sorted by name.
+func Declared() []Series {
+	out := make([]Series, len(declared))
+	for i, d := range declared {
+		out[i] = d.Series
+		out[i].Labels = slices.Clone(d.Labels)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }
 
 var (
 	scrapeDurationDesc = newDesc("storcast_scrape_collector_duration_seconds",
-		"Duration of a collector's scrape.", []string{"collector"}, nil)
+		"Duration of a collector's scrape.", []string{"collector"})
 	scrapeSuccessDesc = newDesc("storcast_scrape_collector_success",
-		"Whether a collector succeeded (1) or failed (0).", []string{"collector"}, nil)
+		"Whether a collector succeeded (1) or failed (0).", []string{"collector"})
 )
 
-// Exporter is the prometheus.Collector running every registered collector.
+// Exporter is the prometheus.Collector running every collector.
 type Exporter struct {
 	src        Snapshotter
 	log        *slog.Logger
-	collectors map[string]Collector
+	collectors []namedCollector
 }
 
-// New returns an Exporter over src with every registered collector.
+type namedCollector struct {
+	name string
+	Collector
+}
+
+// New returns an Exporter over src with every collector. They are listed
+// here rather than registered from init functions: storcast has no
+// per-collector flags to enable them by, so a registry would only hide the
+// list.
 func New(src Snapshotter, log *slog.Logger) *Exporter {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	e := &Exporter{src: src, log: log, collectors: map[string]Collector{}}
-	factoriesMu.Lock()
-	defer factoriesMu.Unlock()
-	for n, f := range factories {
-		e.collectors[n] = f()
-	}
-	return e
+	return &Exporter{src: src, log: log, collectors: []namedCollector{
+		{"capacity", capacityCollector{}},
+		{"eta", etaCollector{}},
+		{"insideout", insideoutCollector{}},
+		{"latency", latencyCollector{}},
+		{"model", modelCollector{}},
+		{"observed", observedCollector{}},
+	}}
 }
 
 // Describe implements prometheus.Collector: every descriptor of every
 // collector, so the registry checks what is collected against them.
 func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range allDescs {
-		ch <- d
+	for _, d := range declared {
+		ch <- d.desc
 	}
 }
 
@@ -96,7 +111,8 @@ func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	snaps := e.src.Snapshots()
 	var wg sync.WaitGroup
-	for name, c := range e.collectors {
+	for _, nc := range e.collectors {
+		name, c := nc.name, nc.Collector
 		wg.Add(1)
 		go func(name string, c Collector) {
 			defer wg.Done()

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -212,5 +213,47 @@ func BenchmarkScrape100Clusters(b *testing.B) {
 			expfmt.MetricFamilyToText(&buf, mf)
 		}
 		b.SetBytes(int64(buf.Len()))
+	}
+}
+
+// TestDeclaredIsWhatIsEmitted: every family a scrape emits is declared by
+// Declared with the same help and label names, and no name is declared
+// twice, so what alerts/series reads from Declared is what storcast exports.
+func TestDeclaredIsWhatIsEmitted(t *testing.T) {
+	decl := map[string]Series{}
+	for _, s := range Declared() {
+		if _, dup := decl[s.Name]; dup {
+			t.Errorf("%s declared twice", s.Name)
+		}
+		decl[s.Name] = s
+	}
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(New(snapshots(t), nil))
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mfs) < 20 {
+		t.Fatalf("only %d families in the scrape of the full fixture", len(mfs))
+	}
+	for _, mf := range mfs {
+		d, ok := decl[mf.GetName()]
+		if !ok {
+			t.Errorf("%s emitted but not declared", mf.GetName())
+			continue
+		}
+		if d.Help != mf.GetHelp() {
+			t.Errorf("%s: help %q, declared %q", mf.GetName(), mf.GetHelp(), d.Help)
+		}
+		for _, m := range mf.GetMetric() {
+			var names []string
+			for _, l := range m.GetLabel() {
+				names = append(names, l.GetName())
+			}
+			want := slices.Sorted(slices.Values(d.Labels))
+			if !slices.Equal(names, want) {
+				t.Errorf("%s: labels %v, declared %v", mf.GetName(), names, d.Labels)
+			}
+		}
 	}
 }

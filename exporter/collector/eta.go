@@ -6,11 +6,9 @@ import (
 	"github.com/storcast/storcast/exporter/engine"
 )
 
-func init() { registerCollector("eta", func() Collector { return etaCollector{} }) }
-
 var etaDesc = newDesc("storcast_saturation_eta_seconds",
 	"Seconds until the demand trend reaches the limit: max_iops (capacity at the current mix) or latency_slo (the upper-band SLO crossing); +Inf when demand does not grow.",
-	[]string{"cluster", "limit"}, nil)
+	[]string{"cluster", "limit"})
 
 // etaCollector exports when the demand trend meets each limit.
 type etaCollector struct{}

@@ -7,13 +7,11 @@ import (
 	"github.com/storcast/storcast/forecaster/insideout"
 )
 
-func init() { registerCollector("insideout", func() Collector { return insideoutCollector{} }) }
-
 var (
 	predictedIOPSDesc = newDesc("storcast_predicted_iops",
-		"Operations per second implied by the hosts' low-level metrics (Inside-Out model).", []string{"cluster", "op"}, nil)
+		"Operations per second implied by the hosts' low-level metrics (Inside-Out model).", []string{"cluster", "op"})
 	predictedThroughputDesc = newDesc("storcast_predicted_throughput_bytes",
-		"Bytes per second implied by the hosts' low-level metrics (Inside-Out model).", []string{"cluster", "op"}, nil)
+		"Bytes per second implied by the hosts' low-level metrics (Inside-Out model).", []string{"cluster", "op"})
 )
 
 // insideoutCollector exports Inside-Out's predictions at the last refresh.

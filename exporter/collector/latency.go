@@ -8,19 +8,17 @@ import (
 	"github.com/storcast/storcast/exporter/engine"
 )
 
-func init() { registerCollector("latency", func() Collector { return latencyCollector{} }) }
-
 // LoadFactors are the multiples of the current IOPS at which the predicted
 // latency is exported.
 var LoadFactors = []float64{1, 1.25, 1.5, 2}
 
 var (
 	predictedLatencyDesc = newDesc("storcast_predicted_latency_seconds",
-		"Predicted latency at load_factor times the current IOPS, with its 95% band (M-LISP).", []string{"cluster", "load_factor", "bound"}, nil)
+		"Predicted latency at load_factor times the current IOPS, with its 95% band (M-LISP).", []string{"cluster", "load_factor", "bound"})
 	kneeDesc = newDesc("storcast_latency_knee_iops",
-		"IOPS at which each bound of the predicted latency crosses the latency SLO (absent when it does not within the curve).", []string{"cluster", "bound"}, nil)
+		"IOPS at which each bound of the predicted latency crosses the latency SLO (absent when it does not within the curve).", []string{"cluster", "bound"})
 	sloDesc = newDesc("storcast_latency_slo_seconds",
-		"The configured latency SLO threshold.", []string{"cluster"}, nil)
+		"The configured latency SLO threshold.", []string{"cluster"})
 )
 
 // latencyCollector exports the latency model.

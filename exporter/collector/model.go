@@ -9,21 +9,19 @@ import (
 	"github.com/storcast/storcast/exporter/engine"
 )
 
-func init() { registerCollector("model", func() Collector { return modelCollector{} }) }
-
 var (
 	accuracyDesc = newDesc("storcast_model_accuracy_ratio",
-		"Backtest accuracy max(1 - MAPE, 0) of a model per target, from its last fit.", []string{"cluster", "model", "target"}, nil)
+		"Backtest accuracy max(1 - MAPE, 0) of a model per target, from its last fit.", []string{"cluster", "model", "target"})
 	lastFitDesc = newDesc("storcast_model_last_fit_timestamp_seconds",
-		"Unix time of a model's last successful fit.", []string{"cluster", "model"}, nil)
+		"Unix time of a model's last successful fit.", []string{"cluster", "model"})
 	fitDurationDesc = newDesc("storcast_model_fit_duration_seconds",
-		"Duration of a model's last fit attempt.", []string{"cluster", "model"}, nil)
+		"Duration of a model's last fit attempt.", []string{"cluster", "model"})
 	trainingSamplesDesc = newDesc("storcast_model_training_samples",
-		"Samples a model was fitted on in its last successful fit.", []string{"cluster", "model"}, nil)
+		"Samples a model was fitted on in its last successful fit.", []string{"cluster", "model"})
 	staleDesc = newDesc("storcast_model_stale",
-		"1 when a model's forecasts are stale: the source is failing or its last fit is older than fit.stale_after.", []string{"cluster", "model"}, nil)
+		"1 when a model's forecasts are stale: the source is failing or its last fit is older than fit.stale_after.", []string{"cluster", "model"})
 	fitErrorDesc = newDesc("storcast_model_fit_error",
-		"1 when a model's last fit attempt failed (the previous model keeps serving).", []string{"cluster", "model"}, nil)
+		"1 when a model's last fit attempt failed (the previous model keeps serving).", []string{"cluster", "model"})
 )
 
 // modelCollector exports the health of every model.

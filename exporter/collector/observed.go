@@ -6,21 +6,19 @@ import (
 	"github.com/storcast/storcast/exporter/engine"
 )
 
-func init() { registerCollector("observed", func() Collector { return observedCollector{} }) }
-
 var (
 	observedIOPSDesc = newDesc("storcast_observed_iops",
-		"Observed total operations per second (reads + writes) at the last refresh.", []string{"cluster"}, nil)
+		"Observed total operations per second (reads + writes) at the last refresh.", []string{"cluster"})
 	observedReadRatioDesc = newDesc("storcast_observed_read_ratio",
-		"Observed share of reads among operations, 0..1.", []string{"cluster"}, nil)
+		"Observed share of reads among operations, 0..1.", []string{"cluster"})
 	observedIOSizeDesc = newDesc("storcast_observed_io_size_bytes",
-		"Observed operation-weighted mean IO size in bytes.", []string{"cluster"}, nil)
+		"Observed operation-weighted mean IO size in bytes.", []string{"cluster"})
 	observedLatencyDesc = newDesc("storcast_observed_latency_seconds",
-		"Observed mean latency of the SLO's kind (read, write or op) in seconds.", []string{"cluster"}, nil)
+		"Observed mean latency of the SLO's kind (read, write or op) in seconds.", []string{"cluster"})
 	sourceUpDesc = newDesc("storcast_source_up",
-		"Whether the last query of the cluster's data succeeded (1) or not (0).", []string{"cluster"}, nil)
+		"Whether the last query of the cluster's data succeeded (1) or not (0).", []string{"cluster"})
 	lastRefreshDesc = newDesc("storcast_last_refresh_timestamp_seconds",
-		"Unix time of the last successful refresh of the observed inputs.", []string{"cluster"}, nil)
+		"Unix time of the last successful refresh of the observed inputs.", []string{"cluster"})
 )
 
 // observedCollector exports the current inputs and the source's health.

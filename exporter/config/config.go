@@ -1,23 +1,19 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
-	"os"
-	"path/filepath"
-	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/go-viper/mapstructure/v2"
 	commoncfg "github.com/prometheus/common/config"
 	"github.com/prometheus/common/model"
-	"github.com/spf13/pflag"
-	"github.com/spf13/viper"
-	"gopkg.in/yaml.v3"
+	"github.com/prometheus/prometheus/promql/parser"
 )
 
 // Cluster kinds.
@@ -31,97 +27,126 @@ const (
 // Cluster.Metrics / Cluster.Queries.
 var Signals = []string{"read_ops", "write_ops", "read_bytes", "write_bytes", "latency"}
 
-// Config is the whole configuration.
+// Bounds of the numeric keys. The minimums keep a typo ("1ns", "1ms") from
+// turning the fit loop or the refresh into a busy loop against Prometheus;
+// the retry bounds keep a failing Prometheus from holding a query for hours
+// (10 retries at the capped backoff wait at most ~10 minutes).
+const (
+	MinInterval     = time.Second            // fit.interval, fit.refresh_interval, fit.step
+	MinTimeout      = 100 * time.Millisecond // prometheus.timeout
+	MaxRetries      = 10                     // prometheus.retries
+	MaxRetryBackoff = time.Minute            // prometheus.retry_backoff, and the cap of its doubling
+	MaxPoints       = 11000                  // fit.lookback / fit.step: Prometheus's limit per series
+)
+
+// Config is the whole configuration. The yaml tags are the key names: the
+// file, the STORCAST_* environment variables and the flags all resolve to
+// them (see Load).
 type Config struct {
-	Prometheus Prometheus `mapstructure:"prometheus"`
-	Fit        Fit        `mapstructure:"fit"`
-	StateDir   string     `mapstructure:"state_dir"`
-	Web        Web        `mapstructure:"web"`
-	Clusters   []Cluster  `mapstructure:"clusters"`
+	Prometheus Prometheus `yaml:"prometheus"`
+	Fit        Fit        `yaml:"fit"`
+	StateDir   string     `yaml:"state_dir"`
+	Web        Web        `yaml:"web"`
+	Clusters   []Cluster  `yaml:"clusters"`
 	// Demo runs on an in-process simulated cluster instead of Prometheus.
-	Demo bool `mapstructure:"demo"`
+	Demo bool `yaml:"demo"`
 }
 
 // Prometheus is the query backend: any Prometheus-compatible HTTP API.
 type Prometheus struct {
-	URL string `mapstructure:"url"`
+	URL string `yaml:"url"`
 	// HTTPConfig is prometheus/common's HTTP client config (bearer token,
-	// basic auth, TLS, proxy, headers), decoded from http_config.
-	HTTPConfig    commoncfg.HTTPClientConfig `mapstructure:"-"`
-	RawHTTPConfig map[string]any             `mapstructure:"http_config"`
-	Timeout       time.Duration              `mapstructure:"timeout"`
-	Retries       int                        `mapstructure:"retries"`
-	RetryBackoff  time.Duration              `mapstructure:"retry_backoff"`
+	// basic auth, TLS, proxy, headers).
+	HTTPConfig   commoncfg.HTTPClientConfig `yaml:"http_config"`
+	Timeout      time.Duration              `yaml:"timeout"`
+	Retries      int                        `yaml:"retries"`
+	RetryBackoff time.Duration              `yaml:"retry_backoff"`
 	// MaxSeriesPerQuery bounds the series one query may return; a query
 	// returning more is an error rather than a memory spike.
-	MaxSeriesPerQuery int `mapstructure:"max_series_per_query"`
+	MaxSeriesPerQuery int `yaml:"max_series_per_query"`
+}
+
+// Backoff is the wait before retry number attempt (0 for the first):
+// RetryBackoff doubled per attempt, capped at MaxRetryBackoff.
+func (p Prometheus) Backoff(attempt int) time.Duration {
+	b := p.RetryBackoff
+	for i := 0; i < attempt && b < MaxRetryBackoff; i++ {
+		b *= 2
+	}
+	return min(b, MaxRetryBackoff)
 }
 
 // Fit controls background fitting.
 type Fit struct {
-	Interval time.Duration `mapstructure:"interval"` // time between fits
-	Lookback time.Duration `mapstructure:"lookback"` // history used by a fit
-	Step     time.Duration `mapstructure:"step"`     // range-query resolution
+	Interval time.Duration `yaml:"interval"` // time between fits
+	Lookback time.Duration `yaml:"lookback"` // history used by a fit
+	Step     time.Duration `yaml:"step"`     // range-query resolution
 	// RefreshInterval is how often the observed inputs are refreshed (a
 	// short query over the last few steps) between fits.
-	RefreshInterval time.Duration `mapstructure:"refresh_interval"`
+	RefreshInterval time.Duration `yaml:"refresh_interval"`
 	// AccuracyThreshold: a backtest accuracy on recent data below it triggers
 	// an early refit.
-	AccuracyThreshold float64 `mapstructure:"accuracy_threshold"`
+	AccuracyThreshold float64 `yaml:"accuracy_threshold"`
 	// StaleAfter marks a model stale when its last successful fit is older.
-	StaleAfter time.Duration `mapstructure:"stale_after"`
+	StaleAfter time.Duration `yaml:"stale_after"`
 }
 
 // Web is our own HTTP endpoint.
 type Web struct {
-	ListenAddress string `mapstructure:"listen_address"`
-	ConfigFile    string `mapstructure:"config_file"` // exporter-toolkit web config (TLS, basic auth)
+	ListenAddress string `yaml:"listen_address"`
+	ConfigFile    string `yaml:"config_file"` // exporter-toolkit web config (TLS, basic auth)
 }
 
 // Cluster is one storage cluster.
 type Cluster struct {
-	Name string `mapstructure:"name"`
-	Kind string `mapstructure:"kind"`
+	Name string `yaml:"name"`
+	Kind string `yaml:"kind"`
 	// Matchers select the cluster's series, e.g. `cluster="ceph-a"`.
-	Matchers []string `mapstructure:"matchers"`
+	Matchers []Matcher `yaml:"matchers"`
 	// Metrics overrides the kind's metric names (ceph, swift); see DefaultMetrics.
-	Metrics map[string]string `mapstructure:"metrics"`
+	Metrics map[string]string `yaml:"metrics"`
 	// Queries are the PromQL expressions of a generic cluster, one per signal
 	// (per-second rates; latency in seconds).
-	Queries     map[string]string `mapstructure:"queries"`
-	Hosts       Hosts             `mapstructure:"hosts"`
-	LatencySLO  LatencySLO        `mapstructure:"latency_slo"`
-	Calibration Calibration       `mapstructure:"calibration"`
+	Queries     map[string]string `yaml:"queries"`
+	Hosts       Hosts             `yaml:"hosts"`
+	LatencySLO  LatencySLO        `yaml:"latency_slo"`
+	Calibration Calibration       `yaml:"calibration"`
+}
 
-	ParsedMatchers []Matcher `mapstructure:"-"`
+// SourceKey renders every setting of c that its queries and models depend
+// on, canonically (map keys sorted, matchers in their quoted form): two
+// clusters with the same key query and fit the same way, so the engine
+// keeps a cluster's models across a reload exactly when its key is unchanged.
+func (c Cluster) SourceKey() string {
+	b, err := json.Marshal(c)
+	if err != nil { // only strings, numbers, maps and matchers: cannot fail
+		panic(err)
+	}
+	return string(b)
 }
 
 // Hosts selects the node_exporter series of the cluster's hosts, by role.
 type Hosts struct {
-	Matchers []string `mapstructure:"matchers"`
-	Roles    []Role   `mapstructure:"roles"`
-
-	ParsedMatchers []Matcher `mapstructure:"-"`
+	Matchers []Matcher `yaml:"matchers"`
+	Roles    []Role    `yaml:"roles"`
 }
 
 // Role is a group of hosts with the same job (mon, osd, proxy, object...).
 type Role struct {
-	Name     string   `mapstructure:"name"`
-	Matchers []string `mapstructure:"matchers"`
-
-	ParsedMatchers []Matcher `mapstructure:"-"`
+	Name     string    `yaml:"name"`
+	Matchers []Matcher `yaml:"matchers"`
 }
 
 // LatencySLO is the latency objective the knee is computed against.
 type LatencySLO struct {
-	Threshold time.Duration `mapstructure:"threshold"`
-	Latency   string        `mapstructure:"latency"` // read, write or op
+	Threshold time.Duration `yaml:"threshold"`
+	Latency   string        `yaml:"latency"` // read, write or op
 }
 
 // Calibration is a benchmark result giving T_read100/T_write100 per IO size.
 type Calibration struct {
-	File   string `mapstructure:"file"`
-	Format string `mapstructure:"format"` // yaml or fio; empty: by file extension
+	File   string `yaml:"file"`
+	Format string `yaml:"format"` // yaml or fio; empty: by file extension
 }
 
 // Default returns the configuration every file is decoded on top of.
@@ -147,182 +172,21 @@ func Default() Config {
 	}
 }
 
-// defaultCluster fills a cluster's unset fields.
-func defaultCluster(c *Cluster) {
-	if c.LatencySLO.Latency == "" {
-		c.LatencySLO.Latency = "op"
-	}
-	if c.LatencySLO.Threshold == 0 {
-		c.LatencySLO.Threshold = 50 * time.Millisecond
-	}
-}
-
-// Flags registers the flags that override configuration keys on fs.
-func Flags(fs *pflag.FlagSet) {
-	d := Default()
-	fs.String("config.file", "", "YAML configuration file.")
-	fs.String("web.listen-address", d.Web.ListenAddress, "Address to listen on for /metrics, /api/v1 and the landing page.")
-	fs.String("web.config.file", "", "exporter-toolkit web configuration file (TLS, basic auth).")
-	fs.String("prometheus.url", "", "URL of the Prometheus-compatible query API.")
-	fs.String("state.dir", d.StateDir, "Directory where fitted models are persisted.")
-	fs.Bool("demo", false, "Run on an embedded simulated cluster instead of Prometheus.")
-}
-
-// flagKeys maps flag names to configuration keys.
-var flagKeys = map[string]string{
-	"web.listen-address": "web.listen_address",
-	"web.config.file":    "web.config_file",
-	"prometheus.url":     "prometheus.url",
-	"state.dir":          "state_dir",
-	"demo":               "demo",
-}
-
-// scalarKeys are the keys settable from the environment.
-var scalarKeys = map[string]any{
-	"prometheus.url":                  "",
-	"prometheus.timeout":              "",
-	"prometheus.retries":              "",
-	"prometheus.retry_backoff":        "",
-	"prometheus.max_series_per_query": "",
-	"fit.interval":                    "",
-	"fit.lookback":                    "",
-	"fit.step":                        "",
-	"fit.refresh_interval":            "",
-	"fit.accuracy_threshold":          "",
-	"fit.stale_after":                 "",
-	"state_dir":                       "",
-	"web.listen_address":              "",
-	"web.config_file":                 "",
-	"demo":                            "",
-}
-
-// Load reads the configuration: file (may be empty), then the environment
-// (os.LookupEnv through viper), then the flags of fs that were set. The
-// result is defaulted and validated.
-func Load(file string, fs *pflag.FlagSet) (*Config, error) {
-	v := viper.New()
-	v.SetEnvPrefix("STORCAST")
-	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
-	for k := range scalarKeys {
-		if err := v.BindEnv(k); err != nil {
-			return nil, err
-		}
-	}
-	if file != "" {
-		v.SetConfigFile(file)
-		v.SetConfigType("yaml")
-		if err := v.ReadInConfig(); err != nil {
-			return nil, fmt.Errorf("reading %s: %w", file, err)
-		}
-	}
-	if fs != nil {
-		for name, key := range flagKeys {
-			if f := fs.Lookup(name); f != nil && f.Changed {
-				if err := v.BindPFlag(key, f); err != nil {
-					return nil, err
-				}
-			}
-		}
-	}
-	c := Default()
-	err := v.Unmarshal(&c, func(dc *mapstructure.DecoderConfig) {
-		dc.ErrorUnused = true
-		dc.WeaklyTypedInput = true
-		dc.DecodeHook = mapstructure.ComposeDecodeHookFunc(durationHook, mapstructure.StringToSliceHookFunc(","))
-	})
-	if err != nil {
-		return nil, fmt.Errorf("decoding configuration: %s", cleanDecodeError(err))
-	}
-	if c.Prometheus.RawHTTPConfig != nil {
-		b, err := yaml.Marshal(c.Prometheus.RawHTTPConfig)
-		if err != nil {
-			return nil, fmt.Errorf("prometheus.http_config: %w", err)
-		}
-		hc := commoncfg.DefaultHTTPClientConfig
-		dec := yaml.NewDecoder(strings.NewReader(string(b)))
-		dec.KnownFields(true)
-		if err := dec.Decode(&hc); err != nil {
-			msg := err.Error()
-			if m := unknownFieldRE.FindStringSubmatch(msg); m != nil {
-				msg = "unknown key " + m[1]
-			}
-			return nil, fmt.Errorf("prometheus.http_config: %s", msg)
-		}
-		c.Prometheus.HTTPConfig = hc
-		c.Prometheus.RawHTTPConfig = nil
-	}
-	if file != "" {
-		dir := filepath.Dir(file)
-		c.Prometheus.HTTPConfig.SetDirectory(dir)
-		for i := range c.Clusters {
-			if f := c.Clusters[i].Calibration.File; f != "" && !filepath.IsAbs(f) {
-				c.Clusters[i].Calibration.File = filepath.Join(dir, f)
-			}
-		}
-		if c.Web.ConfigFile != "" && !filepath.IsAbs(c.Web.ConfigFile) && (fs == nil || fs.Lookup("web.config.file") == nil || !fs.Lookup("web.config.file").Changed) {
-			c.Web.ConfigFile = filepath.Join(dir, c.Web.ConfigFile)
-		}
-	}
-	if c.Demo && len(c.Clusters) == 0 {
-		c.Clusters = []Cluster{DemoCluster()}
-	}
-	for i := range c.Clusters {
-		defaultCluster(&c.Clusters[i])
-	}
-	if err := c.Validate(); err != nil {
-		return nil, err
-	}
-	return &c, nil
+// defaultCluster is what a cluster's unset keys default to.
+func defaultCluster() Cluster {
+	return Cluster{LatencySLO: LatencySLO{Threshold: 50 * time.Millisecond, Latency: "op"}}
 }
 
 // DemoCluster is the cluster --demo runs on.
 func DemoCluster() Cluster {
-	return Cluster{Name: "demo", Kind: KindCeph, Hosts: Hosts{Roles: []Role{{Name: "osd"}, {Name: "mon"}}}}
+	c := defaultCluster()
+	c.Name, c.Kind = "demo", KindCeph
+	c.Hosts = Hosts{Roles: []Role{{Name: "osd"}, {Name: "mon"}}}
+	return c
 }
 
-var unknownFieldRE = regexp.MustCompile(`field (\S+) not found`)
-
-var durationType = reflect.TypeOf(time.Duration(0))
-
-// durationHook decodes durations in Prometheus syntax ("30s", "7d", "1h30m").
-func durationHook(from, to reflect.Type, data any) (any, error) {
-	if to != durationType {
-		return data, nil
-	}
-	switch from.Kind() {
-	case reflect.String:
-		s := data.(string)
-		if s == "" {
-			return time.Duration(0), nil
-		}
-		neg := strings.HasPrefix(s, "-")
-		d, err := model.ParseDuration(strings.TrimPrefix(s, "-"))
-		if err != nil {
-			// Go's syntax also takes fractions ("0.5s", "1.5h").
-			gd, gerr := time.ParseDuration(strings.TrimPrefix(s, "-"))
-			if gerr != nil {
-				return nil, fmt.Errorf("invalid duration %q", s)
-			}
-			d = model.Duration(gd)
-		}
-		if neg {
-			d = -d
-		}
-		return time.Duration(d), nil
-	case reflect.Int, reflect.Int64, reflect.Float64:
-		return nil, fmt.Errorf("duration %v needs a unit (e.g. \"30s\")", data)
-	}
-	return data, nil
-}
-
-// cleanDecodeError turns mapstructure's multi-line errors into one line.
-func cleanDecodeError(err error) string {
-	s := err.Error()
-	s = strings.TrimPrefix(s, "decoding failed due to the following error(s):\n\n")
-	return strings.ReplaceAll(s, "\n", "; ")
-}
-
-// Validate checks c and returns the first problem, naming the key.
+// Validate checks c and returns the first problem, naming the key. It reads
+// nothing but c and changes nothing; the files c names are CheckFiles's.
 func (c *Config) Validate() error {
 	p := c.Prometheus
 	if !c.Demo {
@@ -340,8 +204,20 @@ func (c *Config) Validate() error {
 	if p.Timeout <= 0 {
 		return errors.New("prometheus.timeout: must be positive")
 	}
+	if p.Timeout < MinTimeout {
+		return fmt.Errorf("prometheus.timeout: %s is shorter than the minimum %s", p.Timeout, MinTimeout)
+	}
 	if p.Retries < 0 {
 		return errors.New("prometheus.retries: must not be negative")
+	}
+	if p.Retries > MaxRetries {
+		return fmt.Errorf("prometheus.retries: %d is more than the maximum %d", p.Retries, MaxRetries)
+	}
+	if p.RetryBackoff < 0 {
+		return errors.New("prometheus.retry_backoff: must not be negative")
+	}
+	if p.RetryBackoff > MaxRetryBackoff {
+		return fmt.Errorf("prometheus.retry_backoff: %s is longer than the maximum %s", model.Duration(p.RetryBackoff), model.Duration(MaxRetryBackoff))
 	}
 	if p.MaxSeriesPerQuery <= 0 {
 		return errors.New("prometheus.max_series_per_query: must be positive")
@@ -350,28 +226,38 @@ func (c *Config) Validate() error {
 	for _, d := range []struct {
 		key string
 		v   time.Duration
-	}{{"fit.interval", f.Interval}, {"fit.lookback", f.Lookback}, {"fit.step", f.Step}, {"fit.refresh_interval", f.RefreshInterval}, {"fit.stale_after", f.StaleAfter}} {
+		min time.Duration
+	}{
+		{"fit.interval", f.Interval, MinInterval},
+		{"fit.lookback", f.Lookback, MinInterval},
+		{"fit.step", f.Step, MinInterval},
+		{"fit.refresh_interval", f.RefreshInterval, MinInterval},
+		{"fit.stale_after", f.StaleAfter, MinInterval},
+	} {
 		if d.v <= 0 {
 			return fmt.Errorf("%s: must be positive", d.key)
+		}
+		if d.v < d.min {
+			return fmt.Errorf("%s: %s is shorter than the minimum %s", d.key, d.v, model.Duration(d.min))
 		}
 	}
 	if f.Step >= f.Lookback {
 		return fmt.Errorf("fit.step: %s must be shorter than fit.lookback (%s)", model.Duration(f.Step), model.Duration(f.Lookback))
 	}
-	if n := f.Lookback / f.Step; n > 11000 {
-		return fmt.Errorf("fit.lookback: %s / fit.step %s = %d points per series; at most 11000 (Prometheus's limit)", model.Duration(f.Lookback), model.Duration(f.Step), n)
+	if n := f.Lookback / f.Step; n > MaxPoints {
+		return fmt.Errorf("fit.lookback: %s / fit.step %s = %d points per series; at most %d (Prometheus's limit)", model.Duration(f.Lookback), model.Duration(f.Step), n, MaxPoints)
 	}
 	if f.StaleAfter <= f.Interval {
 		return fmt.Errorf("fit.stale_after: %s must be longer than fit.interval (%s), or every model would go stale between fits", model.Duration(f.StaleAfter), model.Duration(f.Interval))
 	}
-	if f.AccuracyThreshold < 0 || f.AccuracyThreshold > 1 {
+	if !(f.AccuracyThreshold >= 0 && f.AccuracyThreshold <= 1) { // also refuses NaN
 		return fmt.Errorf("fit.accuracy_threshold: %v is outside [0, 1]", f.AccuracyThreshold)
 	}
 	if c.StateDir == "" {
 		return errors.New("state_dir: required")
 	}
-	if c.Web.ListenAddress == "" {
-		return errors.New("web.listen_address: required")
+	if err := checkListenAddress(c.Web.ListenAddress); err != nil {
+		return fmt.Errorf("web.listen_address: %v", err)
 	}
 	if len(c.Clusters) == 0 {
 		return errors.New("clusters: at least one cluster is required")
@@ -391,6 +277,29 @@ func (c *Config) Validate() error {
 	return nil
 }
 
+// checkListenAddress accepts what net.Listen("tcp", a) can bind: host:port
+// with an empty, IP or name host and a port 0..65535.
+func checkListenAddress(a string) error {
+	if a == "" {
+		return errors.New("required")
+	}
+	host, port, err := net.SplitHostPort(a)
+	if err != nil {
+		return fmt.Errorf("%q is not host:port (e.g. \":9595\" or \"127.0.0.1:9595\")", a)
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return fmt.Errorf("%q: port %q is not a number 0..65535", a, port)
+	}
+	if strings.ContainsAny(host, " /\t") {
+		return fmt.Errorf("%q: %q is not a host name or IP address", a, host)
+	}
+	return nil
+}
+
+// promQL is Prometheus's parser with its default functions: a query it
+// refuses, the Prometheus storcast queries would refuse too.
+var promQL = parser.NewParser(parser.Options{})
+
 var clusterNameRE = regexp.MustCompile(`^[A-Za-z0-9_.:-]+$`)
 
 func (cl *Cluster) validate(key string) error {
@@ -400,8 +309,7 @@ func (cl *Cluster) validate(key string) error {
 	if !clusterNameRE.MatchString(cl.Name) {
 		return fmt.Errorf("%s.name: %q may hold only letters, digits and _ . : -", key, cl.Name)
 	}
-	var err error
-	if cl.ParsedMatchers, err = parseMatchers(key+".matchers", cl.Matchers); err != nil {
+	if err := checkMatchers(key+".matchers", cl.Matchers); err != nil {
 		return err
 	}
 	switch cl.Kind {
@@ -409,11 +317,11 @@ func (cl *Cluster) validate(key string) error {
 		if len(cl.Queries) > 0 {
 			return fmt.Errorf("%s.queries: only for kind generic; use metrics to rename a %s series", key, cl.Kind)
 		}
-		for k, v := range cl.Metrics {
+		for _, k := range sortedKeys(cl.Metrics) {
 			if !isSignal(k) {
 				return fmt.Errorf("%s.metrics.%s: unknown signal (want one of %s)", key, k, strings.Join(Signals, ", "))
 			}
-			if _, err := ParseMetricRef(v); err != nil {
+			if _, err := ParseMetricRef(cl.Metrics[k]); err != nil {
 				return fmt.Errorf("%s.metrics.%s: %v", key, k, err)
 			}
 		}
@@ -421,14 +329,18 @@ func (cl *Cluster) validate(key string) error {
 		if len(cl.Metrics) > 0 {
 			return fmt.Errorf("%s.metrics: not used by kind generic; give queries", key)
 		}
-		for k := range cl.Queries {
+		for _, k := range sortedKeys(cl.Queries) {
 			if !isSignal(k) {
 				return fmt.Errorf("%s.queries.%s: unknown signal (want one of %s)", key, k, strings.Join(Signals, ", "))
 			}
 		}
 		for _, s := range Signals {
-			if strings.TrimSpace(cl.Queries[s]) == "" {
+			q := strings.TrimSpace(cl.Queries[s])
+			if q == "" {
 				return fmt.Errorf("%s.queries.%s: required for kind generic", key, s)
+			}
+			if err := checkQuery(q); err != nil {
+				return fmt.Errorf("%s.queries.%s: %v", key, s, err)
 			}
 		}
 	case "":
@@ -436,12 +348,11 @@ func (cl *Cluster) validate(key string) error {
 	default:
 		return fmt.Errorf("%s.kind: unknown kind %q (want ceph, swift or generic)", key, cl.Kind)
 	}
-	if cl.Hosts.ParsedMatchers, err = parseMatchers(key+".hosts.matchers", cl.Hosts.Matchers); err != nil {
+	if err := checkMatchers(key+".hosts.matchers", cl.Hosts.Matchers); err != nil {
 		return err
 	}
 	roles := map[string]bool{}
-	for j := range cl.Hosts.Roles {
-		r := &cl.Hosts.Roles[j]
+	for j, r := range cl.Hosts.Roles {
 		rk := fmt.Sprintf("%s.hosts.roles[%d]", key, j)
 		if r.Name == "" {
 			return fmt.Errorf("%s.name: required", rk)
@@ -450,7 +361,7 @@ func (cl *Cluster) validate(key string) error {
 			return fmt.Errorf("%s.name: duplicate role %q", rk, r.Name)
 		}
 		roles[r.Name] = true
-		if r.ParsedMatchers, err = parseMatchers(rk+".matchers", r.Matchers); err != nil {
+		if err := checkMatchers(rk+".matchers", r.Matchers); err != nil {
 			return err
 		}
 	}
@@ -467,9 +378,26 @@ func (cl *Cluster) validate(key string) error {
 	default:
 		return fmt.Errorf("%s.calibration.format: unknown format %q (want yaml or fio)", key, cl.Calibration.Format)
 	}
-	if cl.Calibration.File != "" {
-		if _, err := os.Stat(cl.Calibration.File); err != nil {
-			return fmt.Errorf("%s.calibration.file: %s", key, strings.TrimPrefix(err.Error(), "stat "))
+	return nil
+}
+
+// checkQuery parses a generic cluster's PromQL with Prometheus's own parser
+// and wants an instant-vector expression (one value per instant).
+func checkQuery(q string) error {
+	expr, err := promQL.ParseExpr(q)
+	if err != nil {
+		return fmt.Errorf("invalid PromQL: %s", strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
+	if t := expr.Type(); t != parser.ValueTypeVector && t != parser.ValueTypeScalar {
+		return fmt.Errorf("%q is a %s; want an expression giving one value per instant (an instant vector)", q, t)
+	}
+	return nil
+}
+
+func checkMatchers(key string, ms []Matcher) error {
+	for i, m := range ms {
+		if err := m.check(); err != nil {
+			return fmt.Errorf("%s[%d]: %v", key, i, err)
 		}
 	}
 	return nil
@@ -484,150 +412,11 @@ func isSignal(s string) bool {
 	return false
 }
 
-// Matcher is one label matcher.
-type Matcher struct {
-	Name  string
-	Op    string // =, !=, =~, !~
-	Value string
-	re    *regexp.Regexp // anchored, for =~ and !~
-}
-
-// Matches reports whether a label value satisfies m (a missing label is "").
-func (m Matcher) Matches(v string) bool {
-	switch m.Op {
-	case "=":
-		return v == m.Value
-	case "!=":
-		return v != m.Value
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
 	}
-	re := m.re
-	if re == nil {
-		re = regexp.MustCompile("^(?:" + m.Value + ")$")
-	}
-	return re.MatchString(v) == (m.Op == "=~")
-}
-
-// String renders m in PromQL with the value quoted and escaped.
-func (m Matcher) String() string { return m.Name + m.Op + strconv.Quote(m.Value) }
-
-var matcherRE = regexp.MustCompile(`^\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)\s*(.*?)\s*$`)
-
-// ParseMatcher parses `name="value"` (also !=, =~, !~). The value is a
-// double- or single-quoted string with Go/PromQL escapes, or a bare word.
-func ParseMatcher(s string) (Matcher, error) {
-	m := matcherRE.FindStringSubmatch(s)
-	if m == nil {
-		return Matcher{}, fmt.Errorf("%q is not a label matcher (want name=\"value\")", s)
-	}
-	val := m[3]
-	switch {
-	case len(val) >= 2 && (val[0] == '"' || val[0] == '\'' || val[0] == '`'):
-		if val[0] == '\'' && val[len(val)-1] == '\'' {
-			val = `"` + strings.ReplaceAll(val[1:len(val)-1], `"`, `\"`) + `"`
-		}
-		u, err := strconv.Unquote(val)
-		if err != nil {
-			return Matcher{}, fmt.Errorf("%q: badly quoted value", s)
-		}
-		val = u
-	case strings.ContainsAny(val, "\"'`{},"):
-		return Matcher{}, fmt.Errorf("%q: quote a value holding quotes, braces or commas", s)
-	}
-	out := Matcher{Name: m[1], Op: m[2], Value: val}
-	if m[2] == "=~" || m[2] == "!~" {
-		re, err := regexp.Compile("^(?:" + val + ")$")
-		if err != nil {
-			return Matcher{}, fmt.Errorf("%q: invalid regular expression: %v", s, err)
-		}
-		out.re = re
-	}
-	return out, nil
-}
-
-func parseMatchers(key string, ss []string) ([]Matcher, error) {
-	out := make([]Matcher, 0, len(ss))
-	for i, s := range ss {
-		m, err := ParseMatcher(s)
-		if err != nil {
-			return nil, fmt.Errorf("%s[%d]: %v", key, i, err)
-		}
-		out = append(out, m)
-	}
-	return out, nil
-}
-
-// Selector renders matchers as the inside of a PromQL selector's braces.
-func Selector(ms ...[]Matcher) string {
-	var parts []string
-	for _, list := range ms {
-		for _, m := range list {
-			parts = append(parts, m.String())
-		}
-	}
-	return strings.Join(parts, ",")
-}
-
-// MetricRef is a metric name with optional fixed matchers, written
-// `name` or `name{label="value",...}`, as the metrics mapping of a cluster
-// kind takes them.
-type MetricRef struct {
-	Name     string
-	Matchers []Matcher
-}
-
-var metricNameRE = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*$`)
-
-// ParseMetricRef parses `name` or `name{matchers}`.
-func ParseMetricRef(s string) (MetricRef, error) {
-	s = strings.TrimSpace(s)
-	name, rest, braces := strings.Cut(s, "{")
-	if !metricNameRE.MatchString(name) {
-		return MetricRef{}, fmt.Errorf("%q: %q is not a metric name", s, name)
-	}
-	r := MetricRef{Name: name}
-	if !braces {
-		return r, nil
-	}
-	if !strings.HasSuffix(rest, "}") {
-		return MetricRef{}, fmt.Errorf("%q: missing closing brace", s)
-	}
-	for _, part := range splitMatchers(strings.TrimSuffix(rest, "}")) {
-		m, err := ParseMatcher(part)
-		if err != nil {
-			return MetricRef{}, fmt.Errorf("%q: %v", s, err)
-		}
-		r.Matchers = append(r.Matchers, m)
-	}
-	return r, nil
-}
-
-// splitMatchers splits at commas outside quotes.
-func splitMatchers(s string) []string {
-	var out []string
-	var quote byte
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0 && c == '\\':
-			i++
-		case quote != 0 && c == quote:
-			quote = 0
-		case quote == 0 && (c == '"' || c == '\''):
-			quote = c
-		case quote == 0 && c == ',':
-			out = append(out, s[start:i])
-			start = i + 1
-		}
-	}
-	if strings.TrimSpace(s[start:]) != "" {
-		out = append(out, s[start:])
-	}
+	sortStrings(out)
 	return out
-}
-
-// Selector renders the reference with a name suffix ("_sum", "") and extra
-// matchers (the cluster's) as a PromQL selector.
-func (r MetricRef) Selector(suffix string, extra ...[]Matcher) string {
-	return r.Name + suffix + "{" + Selector(append([][]Matcher{r.Matchers}, extra...)...) + "}"
 }

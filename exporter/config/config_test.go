@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,8 +12,9 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// TestInvalidConfigs loads every testdata/invalid-*.yml and expects the exact
-// error message given on its first line ("# error: ...").
+// TestInvalidConfigs loads every testdata/invalid-*.yml, then checks its
+// files as start-up and --config.check do, and expects the exact error
+// message given on its first line ("# error: ...").
 func TestInvalidConfigs(t *testing.T) {
 	files, err := filepath.Glob("testdata/invalid-*.yml")
 	if err != nil || len(files) == 0 {
@@ -30,7 +32,10 @@ func TestInvalidConfigs(t *testing.T) {
 			if !ok {
 				t.Fatalf("first line %q is not '# error: <message>'", line)
 			}
-			_, err = Load(f, nil)
+			c, err := Load(f, nil)
+			if err == nil {
+				err = c.CheckFiles()
+			}
 			if err == nil {
 				t.Fatalf("loaded without error; want %q", want)
 			}
@@ -44,6 +49,10 @@ func TestInvalidConfigs(t *testing.T) {
 func TestValidFull(t *testing.T) {
 	c, err := Load("testdata/valid-full.yml", nil)
 	if err != nil {
+		t.Fatal(err)
+	}
+	c.StateDir = t.TempDir() // the file's /var/lib/storcast need not exist here
+	if err := c.CheckFiles(); err != nil {
 		t.Fatal(err)
 	}
 	if a := c.Prometheus.HTTPConfig.Authorization; a == nil || string(a.Credentials) != "s3cret" {
@@ -62,7 +71,7 @@ func TestValidFull(t *testing.T) {
 	if c.Clusters[1].LatencySLO.Latency != "op" || c.Clusters[1].LatencySLO.Threshold != 50*time.Millisecond {
 		t.Errorf("cluster defaults not applied: %+v", c.Clusters[1].LatencySLO)
 	}
-	if got := Selector(c.Clusters[0].ParsedMatchers); got != `cluster="ceph-a"` {
+	if got := Selector(c.Clusters[0].Matchers); got != `cluster="ceph-a"` {
 		t.Errorf("selector %s", got)
 	}
 	if c.Prometheus.Retries != 2 || c.Prometheus.MaxSeriesPerQuery != 500 || c.Web.ListenAddress != ":9596" {
@@ -149,4 +158,179 @@ func TestMatcherEscaping(t *testing.T) {
 			t.Errorf("%s: accepted", bad)
 		}
 	}
+}
+
+// TestEnvironment: every scalar key is settable as STORCAST_<KEY>, through
+// the same decoder as the file, and a bad value names the variable.
+func TestEnvironment(t *testing.T) {
+	keys := scalarKeys()
+	for _, want := range []string{"demo", "fit.accuracy_threshold", "prometheus.retries", "prometheus.url", "state_dir", "web.listen_address"} {
+		if !slices.Contains(keys, want) {
+			t.Errorf("%s is not settable from the environment (keys %v)", want, keys)
+		}
+	}
+	env := map[string]string{"STORCAST_PROMETHEUS_RETRIES": "5", "STORCAST_FIT_ACCURACY_THRESHOLD": "0.25", "STORCAST_DEMO": "true"}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	c, err := load("", nil, lookup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Prometheus.Retries != 5 || c.Fit.AccuracyThreshold != 0.25 || !c.Demo {
+		t.Errorf("environment not applied: retries %d, threshold %v, demo %v", c.Prometheus.Retries, c.Fit.AccuracyThreshold, c.Demo)
+	}
+	env["STORCAST_PROMETHEUS_RETRIES"] = "1e23"
+	_, err = load("", nil, lookup)
+	if want := `decoding configuration: 'prometheus.retries' (from STORCAST_PROMETHEUS_RETRIES) "1e23" is not an integer`; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+	env["STORCAST_PROMETHEUS_RETRIES"] = "2"
+	env["STORCAST_FIT_ACCURACY_THRESHOLD"] = "NaN"
+	_, err = load("", nil, lookup)
+	if want := `fit.accuracy_threshold: NaN is outside [0, 1]`; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}
+
+// TestFlagKeys: every flag sets the key it names, and a bad flag value
+// names the flag.
+func TestFlagKeys(t *testing.T) {
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	Flags(fs) // panics on a key that does not resolve
+	if err := fs.Parse([]string{"--demo", "--prometheus.url=http://p:9090", "--state.dir=/tmp/s", "--web.config.file=/tmp/w.yml", "--web.listen-address=127.0.0.1:1"}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := load("", fs, func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Demo || c.Prometheus.URL != "http://p:9090" || c.StateDir != "/tmp/s" || c.Web.ConfigFile != "/tmp/w.yml" || c.Web.ListenAddress != "127.0.0.1:1" {
+		t.Errorf("flags not applied: %+v %+v %s %v", c.Prometheus.URL, c.Web, c.StateDir, c.Demo)
+	}
+	fs = pflag.NewFlagSet("t", pflag.ContinueOnError)
+	Flags(fs)
+	if err := fs.Parse([]string{"--demo", "--web.listen-address=nope"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = load("", fs, func(string) (string, bool) { return "", false })
+	if want := `web.listen_address: "nope" is not host:port (e.g. ":9595" or "127.0.0.1:9595")`; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}
+
+// TestValidateIsPure: Validate changes nothing and reads no file: a
+// calibration file that does not exist passes Validate and fails CheckFiles.
+func TestValidateIsPure(t *testing.T) {
+	c, err := Parse([]byte(`{prometheus: {url: "http://p:9090"}, clusters: [{name: a, kind: ceph, matchers: ['c=~"a.*"'], calibration: {file: /nonexistent/cal.yml}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := c.Clusters[0].SourceKey()
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if after := c.Clusters[0].SourceKey(); after != before {
+		t.Errorf("Validate changed the cluster:\n%s\n%s", before, after)
+	}
+	c.StateDir = t.TempDir()
+	if err := c.CheckFiles(); err == nil || err.Error() != "clusters[0].calibration.file: /nonexistent/cal.yml: no such file or directory" {
+		t.Errorf("CheckFiles: %v", err)
+	}
+}
+
+// TestSourceKey: equal settings give equal keys whatever the map order or
+// quoting; any source-relevant change gives a different key.
+func TestSourceKey(t *testing.T) {
+	parse := func(y string) Cluster {
+		t.Helper()
+		c, err := Parse([]byte(`{prometheus: {url: "http://p:9090"}, clusters: [` + y + `]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Clusters[0]
+	}
+	base := parse(`{name: a, kind: ceph, matchers: ['c="x"'], metrics: {read_ops: r, write_ops: w}}`)
+	same := parse(`{name: a, kind: ceph, matchers: ["c = x"], metrics: {write_ops: w, read_ops: r}}`)
+	if base.SourceKey() != same.SourceKey() {
+		t.Errorf("equal clusters, different keys:\n%s\n%s", base.SourceKey(), same.SourceKey())
+	}
+	for _, y := range []string{
+		`{name: a, kind: ceph, matchers: ['c="y"'], metrics: {read_ops: r, write_ops: w}}`,
+		`{name: a, kind: ceph, matchers: ['c!="x"'], metrics: {read_ops: r, write_ops: w}}`,
+		`{name: a, kind: ceph, matchers: ['c="x"'], metrics: {read_ops: r2, write_ops: w}}`,
+		`{name: a, kind: swift, matchers: ['c="x"'], metrics: {read_ops: r, write_ops: w}}`,
+		`{name: a, kind: ceph, matchers: ['c="x"'], metrics: {read_ops: r, write_ops: w}, latency_slo: {threshold: 1s}}`,
+		`{name: a, kind: ceph, matchers: ['c="x"'], metrics: {read_ops: r, write_ops: w}, hosts: {roles: [{name: osd}]}}`,
+	} {
+		if k := parse(y).SourceKey(); k == base.SourceKey() {
+			t.Errorf("%s: same key as the base cluster", y)
+		}
+	}
+}
+
+// TestBackoff: doubling per attempt, capped at MaxRetryBackoff.
+func TestBackoff(t *testing.T) {
+	p := Prometheus{RetryBackoff: 10 * time.Second}
+	for attempt, want := range []time.Duration{10 * time.Second, 20 * time.Second, 40 * time.Second, time.Minute, time.Minute} {
+		if got := p.Backoff(attempt); got != want {
+			t.Errorf("Backoff(%d) = %s, want %s", attempt, got, want)
+		}
+	}
+	if got := (Prometheus{RetryBackoff: time.Second}).Backoff(1000); got != MaxRetryBackoff {
+		t.Errorf("Backoff(1000) = %s", got)
+	}
+}
+
+// TestStateDirCreatable: a state_dir that does not exist passes when it can
+// be created and fails under a file.
+func TestStateDirCreatable(t *testing.T) {
+	dir := t.TempDir()
+	if err := creatableDir(filepath.Join(dir, "a", "b")); err != nil {
+		t.Error(err)
+	}
+	file := filepath.Join(dir, "f")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := file + "/x cannot be created: " + file + " is not a directory"
+	if err := creatableDir(filepath.Join(file, "x")); err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}
+
+// FuzzParse: any bytes give a configuration or an error, never a panic; an
+// accepted configuration validates and decodes the same way twice. Seeds:
+// every testdata/*.yml.
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob("testdata/*.yml")
+	if len(files) == 0 {
+		f.Fatal("no seeds in testdata/*.yml")
+	}
+	for _, p := range files {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := Parse(data)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("empty error message")
+			}
+			return
+		}
+		if err := c.Validate(); err != nil {
+			t.Fatalf("Parse accepted what Validate refuses: %v", err)
+		}
+		again, err := Parse(data)
+		if err != nil {
+			t.Fatalf("second Parse: %v", err)
+		}
+		for i := range c.Clusters {
+			if c.Clusters[i].SourceKey() != again.Clusters[i].SourceKey() {
+				t.Fatalf("cluster %d decodes differently twice", i)
+			}
+		}
+	})
 }

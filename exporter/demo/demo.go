@@ -326,14 +326,14 @@ func nanSlice(n int) []float64 {
 // (with the host matchers) match its job and instance labels; "" for none.
 func roleOf(cl *config.Cluster, t storagesim.Target) string {
 	labels := map[string]string{"job": t.Job, "instance": t.Instance}
-	if !matchAll(cl.Hosts.ParsedMatchers, labels) {
+	if !matchAll(cl.Hosts.Matchers, labels) {
 		return ""
 	}
 	if len(cl.Hosts.Roles) == 0 {
 		return "all"
 	}
 	for _, r := range cl.Hosts.Roles {
-		if matchAll(r.ParsedMatchers, labels) {
+		if matchAll(r.Matchers, labels) {
 			return r.Name
 		}
 	}

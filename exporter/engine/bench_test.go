@@ -52,8 +52,8 @@ func BenchmarkFitCycle(b *testing.B) {
 	c.Prometheus.URL = fake.URL
 	c.Fit.Lookback, c.Fit.Step = 7*24*time.Hour, 5*time.Minute
 	c.StateDir = b.TempDir()
-	c.Clusters = []config.Cluster{{Name: "big", Kind: config.KindCeph, Matchers: []string{`cluster="big"`},
-		Hosts:       config.Hosts{Matchers: []string{`job="node"`}, Roles: []config.Role{{Name: "osd"}}},
+	c.Clusters = []config.Cluster{{Name: "big", Kind: config.KindCeph, Matchers: []config.Matcher{{Name: "cluster", Op: "=", Value: "big"}},
+		Hosts:       config.Hosts{Matchers: []config.Matcher{{Name: "job", Op: "=", Value: "node"}}, Roles: []config.Role{{Name: "osd"}}},
 		Calibration: config.Calibration{File: "testdata/calibration.yml"},
 		LatencySLO:  config.LatencySLO{Threshold: 5 * time.Millisecond, Latency: "op"}}}
 	if err := c.Validate(); err != nil {

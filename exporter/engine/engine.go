@@ -81,7 +81,7 @@ func (e *Engine) Start(ctx context.Context, cfg *config.Config) {
 			c.snap.Store(&Snapshot{Cluster: cc.Name, Kind: cc.Kind, Models: e.emptyStatuses()})
 			e.restore(c, cfg.StateDir)
 		}
-		if c.lastFit.IsZero() || sourceKey(c.cfg) != sourceKey(cc) {
+		if c.lastFit.IsZero() || c.cfg.SourceKey() != cc.SourceKey() {
 			c.lastFit = time.Time{} // new or changed cluster: fit at once
 		}
 		c.cfg = cc

@@ -38,12 +38,10 @@ func testConfig(t *testing.T, url string) *config.Config {
 	c.Prometheus.RetryBackoff = time.Millisecond
 	c.Fit = config.Fit{Interval: time.Hour, Lookback: 6 * time.Hour, Step: time.Minute, RefreshInterval: 20 * time.Millisecond, AccuracyThreshold: 0.5, StaleAfter: 2 * time.Hour}
 	c.StateDir = t.TempDir()
-	c.Clusters = []config.Cluster{{Name: "a", Kind: config.KindCeph, Matchers: []string{`cluster="a"`},
+	c.Clusters = []config.Cluster{{Name: "a", Kind: config.KindCeph, Matchers: []config.Matcher{{Name: "cluster", Op: "=", Value: "a"}},
 		Calibration: config.Calibration{File: "testdata/calibration.yml"},
 		LatencySLO:  config.LatencySLO{Threshold: 20 * time.Millisecond, Latency: "op"}}}
-	if err := c.Validate(); err != nil {
-		t.Fatal(err)
-	}
+	// Not Validate: the 20 ms refresh is below config.MinInterval, on purpose.
 	return &c
 }
 
@@ -66,7 +64,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // baseFitters are the models fitted without an optional latency model or
 // trend: capacity (from the calibration file) and Inside-Out.
 func baseFitters() []models.Fitter {
-	return []models.Fitter{models.CapacityFitter{LoadFile: config.LoadCalibrationFile}, models.InsideOutFitter{}}
+	return []models.Fitter{models.CapacityFitter{}, models.InsideOutFitter{}}
 }
 
 func startEngine(t *testing.T, fake *promfake.Server, cfg *config.Config) *Engine {
@@ -190,10 +188,7 @@ func TestRefitWhenAccuracyDrops(t *testing.T) {
 	})
 	defer fake.Close()
 	cfg := testConfig(t, fake.URL)
-	cfg.Clusters[0].Hosts = config.Hosts{Matchers: []string{`job="node"`}, Roles: []config.Role{{Name: "osd"}}}
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
+	cfg.Clusters[0].Hosts = config.Hosts{Matchers: []config.Matcher{{Name: "job", Op: "=", Value: "node"}}, Roles: []config.Role{{Name: "osd"}}}
 	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -458,6 +453,7 @@ func TestIdleClusterIsAState(t *testing.T) {
 	}
 	// The idle observation's latency is unknown (NaN): saving must not
 	// fail on it.
+	waitFor(t, "saved state", func() bool { _, err := state.Load(cfg.StateDir, "a"); return err == nil })
 	if st, err := state.Load(cfg.StateDir, "a"); err != nil || st.Observed == nil || !st.Observed.Idle {
 		t.Errorf("idle state not saved: %v", err)
 	}

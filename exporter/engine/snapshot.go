@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/storcast/storcast/exporter/apiv1"
@@ -126,17 +125,4 @@ func (e *Engine) markStale(cfg *config.Config, s *Snapshot) {
 		st.Stale = st.Fitted && (!s.SourceUp || now-st.LastFitUnix > cfg.Fit.StaleAfter.Seconds())
 		s.Models[name] = st
 	}
-}
-
-// sourceKey is what of a cluster's configuration its models depend on; the
-// parsed matchers (which hold compiled regexps) are left out.
-func sourceKey(c config.Cluster) string {
-	c.ParsedMatchers, c.Hosts.ParsedMatchers = nil, nil
-	roles := make([]config.Role, len(c.Hosts.Roles))
-	for i, r := range c.Hosts.Roles {
-		r.ParsedMatchers = nil
-		roles[i] = r
-	}
-	c.Hosts.Roles = roles
-	return fmt.Sprintf("%#v", c)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
 
 	"github.com/storcast/storcast/exporter/config"
@@ -47,9 +46,6 @@ func NewCapacity(cal conservation.Calibration, src string, n int, acc map[string
 // file when it has one, else estimated from the saturated windows of the
 // history.
 type CapacityFitter struct {
-	// LoadFile reads a calibration file (config.LoadCalibrationFile); the
-	// fitter itself does no I/O.
-	LoadFile func(path, format string) (conservation.Calibration, error)
 	// Estimate tunes the estimate from history.
 	Estimate conservation.EstimateOptions
 }
@@ -59,11 +55,8 @@ func (CapacityFitter) Enabled(*config.Cluster) bool { return true }
 
 // Fit implements Fitter.
 func (f CapacityFitter) Fit(_ context.Context, in Input) (Fitted, error) {
-	if path := in.Cluster.Calibration.File; path != "" {
-		if f.LoadFile == nil {
-			return nil, fmt.Errorf("calibration %s: no file loader configured", path)
-		}
-		cal, err := f.LoadFile(path, in.Cluster.Calibration.Format)
+	if in.Cluster.Calibration.File != "" {
+		cal, err := in.Cluster.Calibration.Load()
 		if err != nil {
 			return nil, err
 		}

@@ -31,8 +31,6 @@ const (
 	// across all clusters: a hundred clusters refreshing together queue here
 	// instead of opening hundreds of connections to the query backend.
 	MaxQueriesInFlight = 8
-	// MaxRetryBackoff caps the doubling of prometheus.retry_backoff.
-	MaxRetryBackoff = 30 * time.Second
 )
 
 // Prometheus is a Source reading a Prometheus-compatible query API.
@@ -233,7 +231,6 @@ func align(v []float64, vals []model.SamplePair, r Range) {
 // query runs one range query with timeout and retries.
 func (p *Prometheus) query(ctx context.Context, cluster, q string, r Range) (model.Matrix, QueryStats, error) {
 	var st QueryStats
-	backoff := p.cfg.RetryBackoff
 	for attempt := 0; ; attempt++ {
 		st.Queries++
 		p.queries.WithLabelValues(cluster).Inc()
@@ -262,10 +259,9 @@ func (p *Prometheus) query(ctx context.Context, cluster, q string, r Range) (mod
 		}
 		st.Retries++
 		p.retries.WithLabelValues(cluster).Inc()
-		if err := p.sleepBefore(ctx, backoff); err != nil {
+		if err := p.sleepBefore(ctx, p.cfg.Backoff(attempt)); err != nil {
 			return nil, st, err
 		}
-		backoff = min(2*backoff, MaxRetryBackoff)
 	}
 }
 

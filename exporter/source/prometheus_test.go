@@ -22,8 +22,12 @@ func testCluster(t *testing.T, matchers ...string) *config.Cluster {
 	t.Helper()
 	c := config.Default()
 	c.Prometheus.URL = "http://127.0.0.1:1"
-	c.Clusters = []config.Cluster{{Name: "a", Kind: config.KindCeph, Matchers: matchers,
-		Hosts:      config.Hosts{Matchers: []string{`job="node"`}, Roles: []config.Role{{Name: "osd"}}},
+	ms, err := config.ParseMatchers(matchers...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Clusters = []config.Cluster{{Name: "a", Kind: config.KindCeph, Matchers: ms,
+		Hosts:      config.Hosts{Matchers: []config.Matcher{{Name: "job", Op: "=", Value: "node"}}, Roles: []config.Role{{Name: "osd"}}},
 		LatencySLO: config.LatencySLO{Threshold: 20 * time.Millisecond, Latency: "op"}}}
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
@@ -304,7 +308,7 @@ func TestQueriesInFlightBounded(t *testing.T) {
 	}
 }
 
-// TestBackoffCapped: retries double the backoff up to MaxRetryBackoff, never
+// TestBackoffCapped: retries double the backoff up to config.MaxRetryBackoff, never
 // beyond (retries: 14 used to sleep ~2.3 h per query).
 func TestBackoffCapped(t *testing.T) {
 	fake := promfake.New(testWorkload().Answer)
@@ -319,12 +323,12 @@ func TestBackoffCapped(t *testing.T) {
 	}
 	var total time.Duration
 	for _, d := range slept {
-		if d > MaxRetryBackoff {
+		if d > config.MaxRetryBackoff {
 			t.Errorf("backoff %v over the cap", d)
 		}
 		total += d
 	}
-	if len(slept) != 14 || total != (1+2+4+8+16)*time.Second+9*MaxRetryBackoff {
+	if len(slept) != 14 || total != (1+2+4+8+16+32)*time.Second+8*config.MaxRetryBackoff {
 		t.Errorf("backoffs %v (total %v)", slept, total)
 	}
 }

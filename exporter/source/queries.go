@@ -118,7 +118,7 @@ func ClusterQueries(cl *config.Cluster, window string) map[string]string {
 		return q
 	}
 	if cl.Kind == config.KindCeph {
-		sel := config.Selector(cl.ParsedMatchers)
+		sel := config.Selector(cl.Matchers)
 		// The join goes on ceph_daemon: with ceph-exporter the counters come
 		// from per-host instances and the metadata from the mgr's, so
 		// instance never matches.
@@ -127,9 +127,9 @@ func ClusterQueries(cl *config.Cluster, window string) map[string]string {
 	for sig, ref := range RefsFor(cl) {
 		if IsLatency(sig) {
 			q[sig] = fmt.Sprintf("sum(rate(%s[%s])) / sum(rate(%s[%s]))",
-				ref.Selector("_sum", cl.ParsedMatchers), window, ref.Selector("_count", cl.ParsedMatchers), window)
+				ref.Selector("_sum", cl.Matchers), window, ref.Selector("_count", cl.Matchers), window)
 		} else {
-			q[sig] = fmt.Sprintf("sum(rate(%s[%s]))", ref.Selector("", cl.ParsedMatchers), window)
+			q[sig] = fmt.Sprintf("sum(rate(%s[%s]))", ref.Selector("", cl.Matchers), window)
 		}
 	}
 	return q
@@ -145,7 +145,7 @@ func HostQueries(cl *config.Cluster, window string) map[string]map[string]string
 	}
 	out := map[string]map[string]string{}
 	for _, r := range roles {
-		sel := config.Selector(cl.Hosts.ParsedMatchers, r.ParsedMatchers)
+		sel := config.Selector(cl.Hosts.Matchers, r.Matchers)
 		qs := map[string]string{}
 		for name, tmpl := range HostMetrics {
 			s := sel

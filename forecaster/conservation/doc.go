@@ -1,5 +1,6 @@
 // Package conservation implements the conservation-of-processing-capability
-// model of Ra and Lee ("Fighting with Unknowns", papers/conservation-ra-lee.txt):
+// model of Ra and Lee ("Fighting with Unknowns: Estimating the Performance of
+// Scalable Distributed Storage Systems with Minimal Measurement Data"):
 // for a fixed cluster and IO size S the work per second is constant across
 // read/write mixes,
 //

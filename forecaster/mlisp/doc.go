@@ -1,7 +1,7 @@
 // Package mlisp extrapolates storage latency beyond the highest observed
 // load with a 95% band: M-LISP (Basak et al., "Model Building for Dynamic
 // Multi-tenant Provider Environments", 2012), plus two baselines. See
-// shared/MODELS.md section 3.
+// docs/models.md, "M-LISP latency extrapolation".
 //
 // Fit runs the paper's pipeline on a Dataset of counters:
 //

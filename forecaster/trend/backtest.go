@@ -11,13 +11,13 @@ type BacktestResult struct {
 	Train    int     `json:"train"`    // points fitted
 	Scored   int     `json:"scored"`   // held-out points scored (zeros skipped)
 	MAPE     float64 `json:"mape"`     // mean |mean − y| / y over scored points
-	Accuracy float64 `json:"accuracy"` // max(1 − MAPE, 0), MODELS.md's score
+	Accuracy float64 `json:"accuracy"` // max(1 − MAPE, 0), the project's accuracy score
 	Coverage float64 `json:"coverage"` // share of scored points inside the band
 }
 
 // Backtest fits on the points before the last holdout share of the time
 // span (0 < holdout < 1, e.g. 0.2) and scores the mean forecast on the rest,
-// the protocol of MODELS.md applied to time: train on the past, score the
+// the backtest protocol of docs/models.md applied to time: train on the past, score the
 // future. Held-out points with value 0 are skipped (relative error is
 // undefined there).
 func Backtest(times, values []float64, holdout float64, opts Options) (BacktestResult, error) {
