@@ -42,6 +42,14 @@ type EstimateOptions struct {
 	// queue depth: throughput sits at capacity while latency keeps growing).
 	// Windows picked by Busy alone keep utilization 1.
 	QueueingCorrection bool `json:"queueingCorrection"`
+	// Interference also fits the read/write interference γ of each band:
+	// the saturated windows then lie on a·r + b·w + c·r·w = 1, c = 4γab,
+	// which is linear in (a, b, c) and fitted by least squares. It needs
+	// saturated windows at three or more distinct read ratios (two mixes
+	// and a pure one, or three mixes); with fewer the band keeps the
+	// γ = 0 fit and says why in BandFit.GammaError. A fitted band adds a
+	// mixed point at 50% reads to the calibration, which reproduces γ.
+	Interference bool `json:"interference"`
 }
 
 func (o EstimateOptions) withDefaults() EstimateOptions {
@@ -76,6 +84,13 @@ type BandFit struct {
 	Error        string  `json:"error,omitempty"`
 	ReadIOPS     float64 `json:"readIops,omitempty"`
 	WriteIOPS    float64 `json:"writeIops,omitempty"`
+	// With EstimateOptions.Interference: the fitted γ and its standard
+	// error (from the least-squares covariance, delta method), or why γ was
+	// not fitted.
+	GammaFitted bool    `json:"gammaFitted,omitempty"`
+	Gamma       float64 `json:"gamma,omitempty"`
+	GammaStdErr float64 `json:"gammaStdErr,omitempty"`
+	GammaError  string  `json:"gammaError,omitempty"`
 }
 
 // Quality is the report of EstimateFromHistory.
@@ -146,7 +161,13 @@ func EstimateFromHistory(windows []Window, opts EstimateOptions) (Calibration, Q
 	q := Quality{Windows: len(windows)}
 	var cal Calibration
 	for _, k := range keys {
-		bf, p := fitBand(bands[k], o)
+		bf, p, sat := fitBand(bands[k], o)
+		if bf.Fitted && o.Interference {
+			var mp MixedPoint
+			if bf, p, mp = fitBandInterference(bf, p, sat); bf.GammaFitted {
+				cal.Mixed = append(cal.Mixed, mp)
+			}
+		}
 		q.Saturated += bf.Saturated
 		q.Bands = append(q.Bands, bf)
 		if bf.Fitted {
@@ -163,7 +184,7 @@ func EstimateFromHistory(windows []Window, opts EstimateOptions) (Calibration, Q
 	return cal, q, nil
 }
 
-func fitBand(ws []Window, o EstimateOptions) (BandFit, Point) {
+func fitBand(ws []Window, o EstimateOptions) (BandFit, Point, []satWindow) {
 	var logSum float64
 	lats := make([]float64, 0, len(ws))
 	for _, w := range ws {
@@ -181,6 +202,7 @@ func fitBand(ws []Window, o EstimateOptions) (BandFit, Point) {
 	target := make([]float64, 0, len(ws))
 	bf.ReadRatioMin, bf.ReadRatioMax = 1, 0
 	sat := make([]Window, 0, len(ws))
+	satU := make([]satWindow, 0, len(ws))
 	for _, w := range ws {
 		byLatency := bf.LatencyFloor > 0 && w.LatencySeconds >= o.LatencyFactor*bf.LatencyFloor
 		if !byLatency && !(w.Busy > 0 && w.Busy >= o.BusyThreshold) {
@@ -192,6 +214,7 @@ func fitBand(ws []Window, o EstimateOptions) (BandFit, Point) {
 			u = 1 - bf.LatencyFloor/w.LatencySeconds
 		}
 		target = append(target, u)
+		satU = append(satU, satWindow{w.ReadIOPS, w.WriteIOPS, u})
 		rho := w.ReadIOPS / (w.ReadIOPS + w.WriteIOPS)
 		bf.ReadRatioMin = math.Min(bf.ReadRatioMin, rho)
 		bf.ReadRatioMax = math.Max(bf.ReadRatioMax, rho)
@@ -208,24 +231,24 @@ func fitBand(ws []Window, o EstimateOptions) (BandFit, Point) {
 	switch {
 	case len(sat) < o.MinSaturated:
 		bf.Error = fmt.Sprintf("%d saturated windows, need %d", len(sat), o.MinSaturated)
-		return bf, Point{}
+		return bf, Point{}, nil
 	case bf.ReadRatioMax-bf.ReadRatioMin < o.MinReadRatioSpread:
 		bf.Error = fmt.Sprintf("saturated windows span read ratios %.2f..%.2f; need windows at >= 2 distinct read ratios at least %.2f apart to fit the capacity line",
 			bf.ReadRatioMin, bf.ReadRatioMax, o.MinReadRatioSpread)
-		return bf, Point{}
+		return bf, Point{}, nil
 	}
 	// Normal equations of min Σ (a r + b w − u)², u the window's utilization
 	// (1, or 1 − floor/latency with QueueingCorrection).
 	det := srr*sww - srw*srw
 	if det <= 1e-12*srr*sww {
 		bf.Error = "saturated windows are collinear; need >= 2 distinct read ratios"
-		return bf, Point{}
+		return bf, Point{}, nil
 	}
 	a := (sr*sww - sw*srw) / det
 	b := (sw*srr - sr*srw) / det
 	if a <= 0 || b <= 0 || !finite(1/a) || !finite(1/b) {
 		bf.Error = fmt.Sprintf("fitted capacity line is not physical (1/T_read100=%g, 1/T_write100=%g); the saturated windows do not follow conservation", a, b)
-		return bf, Point{}
+		return bf, Point{}, nil
 	}
 	var ss float64
 	for i, w := range sat {
@@ -236,5 +259,9 @@ func fitBand(ws []Window, o EstimateOptions) (BandFit, Point) {
 	bf.Fitted, bf.ReadIOPS, bf.WriteIOPS = true, 1/a, 1/b
 	src := fmt.Sprintf("history: %d saturated of %d windows, read ratio %.2f..%.2f, rms utilization residual %.3f",
 		bf.Saturated, bf.Windows, bf.ReadRatioMin, bf.ReadRatioMax, bf.RMSResidual)
-	return bf, Point{IOSizeBytes: bf.IOSizeBytes, ReadIOPS: 1 / a, WriteIOPS: 1 / b, Source: src}
+	return bf, Point{IOSizeBytes: bf.IOSizeBytes, ReadIOPS: 1 / a, WriteIOPS: 1 / b, Source: src}, satU
 }
+
+// satWindow is a saturated window's read and write IOPS and its target
+// utilization.
+type satWindow struct{ r, w, u float64 }
