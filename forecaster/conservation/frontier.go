@@ -142,7 +142,9 @@ type GammaFit struct {
 // fitGammas fits γ per size of c.Mixed given pure capacities from pure (the
 // same model, interference not yet set), and the bounds from lo and hi
 // (the models of the spread's low and high ends; nil without spread).
-func fitGammas(c Calibration, pure, lo, hi *Model) ([]GammaFit, error) {
+// A γ below MinGamma is an error, or with clamp (the band's end models)
+// MinGamma.
+func fitGammas(c Calibration, pure, lo, hi *Model, clamp bool) ([]GammaFit, error) {
 	if len(c.Mixed) == 0 {
 		return nil, nil
 	}
@@ -177,9 +179,8 @@ func fitGammas(c Calibration, pure, lo, hi *Model) ([]GammaFit, error) {
 				d := as[j] + bs[j] + 4*g*as[j]*bs[j] - 1
 				ss += d * d
 			}
-			if !finite(g) || g < MinGamma {
-				return 0, 0, inputError(fmt.Sprintf("mixed[%d].iops", idx[0]),
-					"the mixed point(s) at %g bytes imply interference γ = %.4g, below %v: the mix measured far above the line between the pure read and pure write points; check both calibrations", s, g, MinGamma)
+			if !finite(g) {
+				return 0, 0, inputError(fmt.Sprintf("mixed[%d].iops", idx[0]), "the mixed point(s) at %g bytes give no finite interference", s)
 			}
 			return g, math.Sqrt(ss / float64(len(idx))), nil
 		}
@@ -187,12 +188,22 @@ func fitGammas(c Calibration, pure, lo, hi *Model) ([]GammaFit, error) {
 		if err != nil {
 			return nil, err
 		}
+		if g < MinGamma {
+			if clamp {
+				g = MinGamma
+			} else {
+				return nil, inputError(fmt.Sprintf("mixed[%d].iops", idx[0]),
+					"the mixed point(s) at %g bytes imply interference γ = %.4g, below %v: the mix measured far above the line between the pure read and pure write points; check both calibrations", s, g, MinGamma)
+			}
+		}
 		gf := GammaFit{IOSizeBytes: s, Gamma: g, Lower: g, Upper: g, MixedPoints: len(idx), RMSResidual: rms}
 		if lo != nil && hi != nil {
-			// γ(mixed max, pure mins) and γ(mixed min, pure maxes).
+			// γ(mixed max, pure mins) and γ(mixed min, pure maxes), as
+			// computed (the lower one may fall below MinGamma: that is
+			// what the runs allow, though no model would use it).
 			gl, _, err := fit(lo, func(p MixedPoint) float64 { return runsMax(p.IOPS, p.Runs) })
 			if err != nil {
-				gl = MinGamma
+				return nil, err
 			}
 			gu, _, err := fit(hi, func(p MixedPoint) float64 { return runsMin(p.IOPS, p.Runs) })
 			if err != nil {

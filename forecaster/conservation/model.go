@@ -222,7 +222,7 @@ func NewModel(c Calibration) (*Model, error) {
 		spread = spread || len(p.Runs) > 1
 	}
 	if !spread {
-		if m.gammas, err = fitGammas(c, m, nil, nil); err != nil {
+		if m.gammas, err = fitGammas(c, m, nil, nil, false); err != nil {
 			return nil, err
 		}
 		m.setGammas()
@@ -248,12 +248,12 @@ func NewModel(c Calibration) (*Model, error) {
 	if m.hi, err = buildModel(hiCal, m.form.Used); err != nil {
 		return nil, err
 	}
-	if m.gammas, err = fitGammas(c, m, m.lo, m.hi); err != nil {
+	if m.gammas, err = fitGammas(c, m, m.lo, m.hi, false); err != nil {
 		return nil, err
 	}
 	m.setGammas()
 	for _, e := range []*Model{m.lo, m.hi} {
-		g, err := fitGammas(Calibration{Points: e.cal.Points, Mixed: e.cal.Mixed}, e, nil, nil)
+		g, err := fitGammas(Calibration{Points: e.cal.Points, Mixed: e.cal.Mixed}, e, nil, nil, true)
 		if err != nil {
 			return nil, fmt.Errorf("the runs' %s ends: %w", map[bool]string{true: "low", false: "high"}[e == m.lo], err)
 		}
