@@ -48,7 +48,8 @@ func FrontierUtilization(readRate, writeRate, tRead100, tWrite100, gamma float64
 //
 //	t = 2 / (L + √(L² + 4Q))
 //
-// (the smaller root, written without cancellation). γ = 0 gives eq. 6.
+// (the smaller root, written without cancellation and scaled against
+// underflow). γ = 0 gives eq. 6.
 func MaxAtReadRatio(tRead100, tWrite100, gamma, readRatio float64) (float64, error) {
 	if err := checkPositive("tRead100", tRead100); err != nil {
 		return 0, err
@@ -63,21 +64,29 @@ func MaxAtReadRatio(tRead100, tWrite100, gamma, readRatio float64) (float64, err
 		return 0, inputError("readRatio", "must be in 0..1, got %v", readRatio)
 	}
 	a, b := readRatio/tRead100, (1-readRatio)/tWrite100
-	return 1 / frontierScale(a+b, 4*gamma*a*b), nil
+	L := a + b
+	t := 1 / frontierScale(L, 4*gamma*(a/L)*(b/L))
+	if !(t > 0) || !finite(t) {
+		return 0, inputError("tRead100, tWrite100, gamma", "%v, %v, %v at read ratio %v are out of floating-point range", tRead100, tWrite100, gamma, readRatio)
+	}
+	return t, nil
 }
 
 // frontierScale returns 1/s, s the scale with U(s·load) = 1 when
-// U(load) = L + Q (L the linear part, Q the interference part). The inverse
-// is returned so that Q = 0 gives exactly L, as the paper's form does.
-func frontierScale(L, Q float64) float64 {
-	if Q == 0 {
+// U(load) = L + Q (L the linear part, Q the interference part), given
+// r = Q/L². The inverse is returned so that Q = 0 gives exactly L, as the
+// paper's form does. Written as 1/s = L(1 + √(1 + 4r))/2, with r computed
+// from the shares relative to L, so that neither L² nor Q underflows when
+// the load is tiny against the capacities.
+func frontierScale(L, r float64) float64 {
+	if r == 0 {
 		return L
 	}
-	d := L*L + 4*Q
+	d := 1 + 4*r
 	if d < 0 { // only by rounding at γ = MinGamma
 		d = 0
 	}
-	return (L + math.Sqrt(d)) / 2
+	return L * (1 + math.Sqrt(d)) / 2
 }
 
 // GammaFromMixed is the interference implied by one saturated mixed
@@ -100,6 +109,12 @@ func GammaFromMixed(tRead100, tWrite100, readRatio, iops float64) (float64, erro
 		return 0, err
 	}
 	a, b := readRatio*iops/tRead100, (1-readRatio)*iops/tWrite100
+	if a+b >= 2 {
+		// U(t) = t(a+b) + t²(1−a−b) would peak before t = 1 and come back
+		// down to 1 there: the frontier (the first crossing) lies below the
+		// measured point, so no γ explains it.
+		return 0, inputError("iops", "%v at read ratio %v is at least twice the line between the pure points (%v): no frontier of this form passes through it", iops, readRatio, iops/(a+b))
+	}
 	g := (1 - a - b) / (4 * a * b)
 	if !finite(g) {
 		return 0, inputError("iops", "%v at read ratio %v gives no finite interference", iops, readRatio)
@@ -196,6 +211,15 @@ func fitGammas(c Calibration, pure, lo, hi *Model, clamp bool) ([]GammaFit, erro
 					"the mixed point(s) at %g bytes imply interference γ = %.4g, below %v: the mix measured far above the line between the pure read and pure write points; check both calibrations", s, g, MinGamma)
 			}
 		}
+		// Each mixed point must lie where U still rises along its ray
+		// (a + b + 8γab > 0), or the frontier crosses 1 before it.
+		if rising := risingGamma(c, idx, pure, s); g <= rising {
+			if !clamp {
+				return nil, inputError(fmt.Sprintf("mixed[%d].iops", idx[0]),
+					"the mixed point(s) at %g bytes give γ = %.4g, whose frontier turns back before reaching them (γ must exceed %.4g): the mix measured far above the line between the pure points", s, g, rising)
+			}
+			g = rising + 1e-9*math.Abs(rising)
+		}
 		gf := GammaFit{IOSizeBytes: s, Gamma: g, Lower: g, Upper: g, MixedPoints: len(idx), RMSResidual: rms}
 		if lo != nil && hi != nil {
 			// γ(mixed max, pure mins) and γ(mixed min, pure maxes), as
@@ -214,6 +238,19 @@ func fitGammas(c Calibration, pure, lo, hi *Model, clamp bool) ([]GammaFit, erro
 		out = append(out, gf)
 	}
 	return out, nil
+}
+
+// risingGamma is the γ below which U stops rising along the ray of some
+// mixed point of idx before reaching it: max_k −(a_k + b_k)/(8 a_k b_k).
+func risingGamma(c Calibration, idx []int, m *Model, s float64) float64 {
+	r, w, _ := m.at(math.Log(s))
+	g := math.Inf(-1)
+	for _, k := range idx {
+		p := c.Mixed[k]
+		a, b := p.ReadRatio*p.IOPS/r, (1-p.ReadRatio)*p.IOPS/w
+		g = math.Max(g, -(a+b)/(8*a*b))
+	}
+	return g
 }
 
 // gammaAt interpolates γ linearly in log size between the sizes that have a

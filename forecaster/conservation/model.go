@@ -506,13 +506,14 @@ func (m *Model) AtMix(classes []OpClass) (Result, error) {
 		return Result{}, inputError("classes", "rates out of range: utilization %v from %v ops/s", res.Utilization, res.CurrentIOPS)
 	}
 	L := res.Utilization
-	Q := m.interference(classes)
+	rq := m.interference(classes, L) // Q/L²
+	Q := rq * L * L
 	res.Interference = Q
 	res.Utilization = L + Q
 	if !finite(res.Utilization) {
 		return Result{}, inputError("classes", "rates out of range: utilization %v from %v ops/s", res.Utilization, res.CurrentIOPS)
 	}
-	if Q == 0 {
+	if rq == 0 {
 		// The paper's law, computed as it always was.
 		res.LoadRatio = L
 		res.MaxTotalIOPS = res.CurrentIOPS / L
@@ -520,7 +521,10 @@ func (m *Model) AtMix(classes []OpClass) (Result, error) {
 		res.MaxWriteIOPS = writeTotal / L
 		res.HeadroomRatio = 1 - L
 	} else {
-		inv := frontierScale(L, Q) // 1/s
+		inv := frontierScale(L, rq) // 1/s
+		if !(inv > 0) || !finite(inv) || !finite(res.CurrentIOPS/inv) {
+			return Result{}, inputError("classes", "rates out of range: utilization %v (interference %v) from %v ops/s", res.Utilization, Q, res.CurrentIOPS)
+		}
 		res.LoadRatio = inv
 		res.MaxTotalIOPS = res.CurrentIOPS / inv
 		res.MaxReadIOPS = readTotal / inv
@@ -549,9 +553,10 @@ func (m *Model) AtMix(classes []OpClass) (Result, error) {
 	return res, nil
 }
 
-// interference returns Q = 4 Σ_{i read, j write} γ_ij x_i x_j at the current
-// rates; 0 without mixed points. Classes were validated by AtMix.
-func (m *Model) interference(classes []OpClass) float64 {
+// interference returns Q/L², Q = 4 Σ_{i read, j write} γ_ij x_i x_j at the
+// current rates, computed from the shares relative to L so that it does not
+// underflow; 0 without mixed points. Classes were validated by AtMix.
+func (m *Model) interference(classes []OpClass, L float64) float64 {
 	if len(m.gammaVal) == 0 {
 		return 0
 	}
@@ -571,10 +576,10 @@ func (m *Model) interference(classes []OpClass) float64 {
 			lsj := math.Log(cj.IOSizeBytes)
 			_, wj, _ := m.at(lsj)
 			g := gammaAt(m.gammaLogSz, m.gammaVal, (lsi+lsj)/2)
-			q += 4 * g * (ci.Rate / ri) * (cj.Rate / wj)
+			q += g * (ci.Rate / ri / L) * (cj.Rate / wj / L)
 		}
 	}
-	return q
+	return 4 * q
 }
 
 // itoa avoids fmt on the hot path's error branches only; kept tiny.
