@@ -470,6 +470,15 @@ func (m *Model) AtMix(classes []OpClass) (Result, error) {
 	}
 	var res Result
 	var readTotal, writeTotal float64
+	// Each class's capacity share and log size, kept for the interference
+	// pairs (on the stack for up to 16 classes).
+	var shareBuf, logBuf [16]float64
+	var shares, logs []float64
+	if len(classes) <= len(shareBuf) {
+		shares, logs = shareBuf[:len(classes)], logBuf[:len(classes)]
+	} else {
+		shares, logs = make([]float64, len(classes)), make([]float64, len(classes))
+	}
 	for i := range classes {
 		c := &classes[i]
 		if !finite(c.Rate) || c.Rate < 0 {
@@ -484,18 +493,20 @@ func (m *Model) AtMix(classes []OpClass) (Result, error) {
 		if c.Rate == 0 {
 			continue
 		}
-		r, w, ext := m.at(math.Log(c.IOSizeBytes))
+		logs[i] = math.Log(c.IOSizeBytes)
+		r, w, ext := m.at(logs[i])
 		if !(r > 0 && w > 0) || !finite(r) || !finite(w) {
 			return Result{}, inputError("classes["+itoa(i)+"].ioSizeBytes", "%v is too far outside the calibrated range to extrapolate", c.IOSizeBytes)
 		}
 		res.Extrapolated = res.Extrapolated || ext
 		if c.Op == Read {
-			res.Utilization += c.Rate / r
+			shares[i] = c.Rate / r
 			readTotal += c.Rate
 		} else {
-			res.Utilization += c.Rate / w
+			shares[i] = c.Rate / w
 			writeTotal += c.Rate
 		}
+		res.Utilization += shares[i]
 	}
 	res.CurrentIOPS = readTotal + writeTotal
 	res.Interpolation = m.form.Used
@@ -506,7 +517,7 @@ func (m *Model) AtMix(classes []OpClass) (Result, error) {
 		return Result{}, inputError("classes", "rates out of range: utilization %v from %v ops/s", res.Utilization, res.CurrentIOPS)
 	}
 	L := res.Utilization
-	rq := m.interference(classes, L) // Q/L²
+	rq := m.interference(classes, shares, logs, L) // Q/L²
 	Q := rq * L * L
 	res.Interference = Q
 	res.Utilization = L + Q
@@ -553,30 +564,25 @@ func (m *Model) AtMix(classes []OpClass) (Result, error) {
 	return res, nil
 }
 
-// interference returns Q/L², Q = 4 Σ_{i read, j write} γ_ij x_i x_j at the
-// current rates, computed from the shares relative to L so that it does not
-// underflow; 0 without mixed points. Classes were validated by AtMix.
-func (m *Model) interference(classes []OpClass, L float64) float64 {
+// interference returns Q/L², Q = 4 Σ_{i read, j write} γ_ij x_i x_j with
+// x the classes' capacity shares, computed relative to L so that it does
+// not underflow; 0 without mixed points. Classes were validated by AtMix,
+// which filled shares and logs (log sizes) for every class with a rate.
+func (m *Model) interference(classes []OpClass, shares, logs []float64, L float64) float64 {
 	if len(m.gammaVal) == 0 {
 		return 0
 	}
 	var q float64
 	for i := range classes {
-		ci := &classes[i]
-		if ci.Op != Read || ci.Rate == 0 {
+		if classes[i].Op != Read || classes[i].Rate == 0 {
 			continue
 		}
-		lsi := math.Log(ci.IOSizeBytes)
-		ri, _, _ := m.at(lsi)
 		for j := range classes {
-			cj := &classes[j]
-			if cj.Op != Write || cj.Rate == 0 {
+			if classes[j].Op != Write || classes[j].Rate == 0 {
 				continue
 			}
-			lsj := math.Log(cj.IOSizeBytes)
-			_, wj, _ := m.at(lsj)
-			g := gammaAt(m.gammaLogSz, m.gammaVal, (lsi+lsj)/2)
-			q += g * (ci.Rate / ri / L) * (cj.Rate / wj / L)
+			g := gammaAt(m.gammaLogSz, m.gammaVal, (logs[i]+logs[j])/2)
+			q += g * (shares[i] / L) * (shares[j] / L)
 		}
 	}
 	return 4 * q
