@@ -128,36 +128,10 @@ var ErrNotIdentifiable = errors.New("capacity line not identifiable")
 // Prefer a benchmark calibration whenever one exists.
 func EstimateFromHistory(windows []Window, opts EstimateOptions) (Calibration, Quality, error) {
 	o := opts.withDefaults()
-	if len(windows) == 0 {
-		return Calibration{}, Quality{}, inputError("windows", "empty")
+	keys, bands, err := sizeBands(windows)
+	if err != nil {
+		return Calibration{}, Quality{}, err
 	}
-	for i, w := range windows {
-		name := fmt.Sprintf("windows[%d]", i)
-		if err := checkPositive(name+".ioSizeBytes", w.IOSizeBytes); err != nil {
-			return Calibration{}, Quality{}, err
-		}
-		for _, f := range []struct {
-			n string
-			v float64
-		}{{".readIops", w.ReadIOPS}, {".writeIops", w.WriteIOPS}, {".latencySeconds", w.LatencySeconds}, {".busy", w.Busy}} {
-			if !finite(f.v) || f.v < 0 {
-				return Calibration{}, Quality{}, inputError(name+f.n, "must be a finite number >= 0, got %v", f.v)
-			}
-		}
-	}
-	bands := map[int][]Window{}
-	for _, w := range windows {
-		if w.ReadIOPS+w.WriteIOPS == 0 {
-			continue
-		}
-		b := int(math.Round(math.Log2(w.IOSizeBytes)))
-		bands[b] = append(bands[b], w)
-	}
-	keys := make([]int, 0, len(bands))
-	for k := range bands {
-		keys = append(keys, k)
-	}
-	sort.Ints(keys)
 	q := Quality{Windows: len(windows)}
 	var cal Calibration
 	for _, k := range keys {
@@ -184,7 +158,10 @@ func EstimateFromHistory(windows []Window, opts EstimateOptions) (Calibration, Q
 	return cal, q, nil
 }
 
-func fitBand(ws []Window, o EstimateOptions) (BandFit, Point, []satWindow) {
+// selectSaturated picks a band's saturated windows (latency at least
+// LatencyFactor × the band's floor, or Busy at least BusyThreshold) with
+// their target utilization, and fills the band's description.
+func selectSaturated(ws []Window, o EstimateOptions) (BandFit, []satWindow) {
 	var logSum float64
 	lats := make([]float64, 0, len(ws))
 	for _, w := range ws {
@@ -198,35 +175,74 @@ func fitBand(ws []Window, o EstimateOptions) (BandFit, Point, []satWindow) {
 		sort.Float64s(lats)
 		bf.LatencyFloor = lats[int(o.FloorQuantile*float64(len(lats)-1))]
 	}
-	var srr, srw, sww, sr, sw float64
-	target := make([]float64, 0, len(ws))
 	bf.ReadRatioMin, bf.ReadRatioMax = 1, 0
-	sat := make([]Window, 0, len(ws))
-	satU := make([]satWindow, 0, len(ws))
+	sat := make([]satWindow, 0, len(ws))
 	for _, w := range ws {
 		byLatency := bf.LatencyFloor > 0 && w.LatencySeconds >= o.LatencyFactor*bf.LatencyFloor
 		if !byLatency && !(w.Busy > 0 && w.Busy >= o.BusyThreshold) {
 			continue
 		}
-		sat = append(sat, w)
 		u := 1.0
 		if o.QueueingCorrection && byLatency {
 			u = 1 - bf.LatencyFloor/w.LatencySeconds
 		}
-		target = append(target, u)
-		satU = append(satU, satWindow{w.ReadIOPS, w.WriteIOPS, u})
+		sat = append(sat, satWindow{w.ReadIOPS, w.WriteIOPS, u})
 		rho := w.ReadIOPS / (w.ReadIOPS + w.WriteIOPS)
 		bf.ReadRatioMin = math.Min(bf.ReadRatioMin, rho)
 		bf.ReadRatioMax = math.Max(bf.ReadRatioMax, rho)
-		srr += w.ReadIOPS * w.ReadIOPS
-		srw += w.ReadIOPS * w.WriteIOPS
-		sww += w.WriteIOPS * w.WriteIOPS
-		sr += w.ReadIOPS * u
-		sw += w.WriteIOPS * u
 	}
 	bf.Saturated = len(sat)
 	if len(sat) == 0 {
 		bf.ReadRatioMin, bf.ReadRatioMax = 0, 0
+	}
+	return bf, sat
+}
+
+// sizeBands validates windows and groups those with load into octave size
+// bands (sizes within a factor √2 of a power of two), keys ascending.
+func sizeBands(windows []Window) ([]int, map[int][]Window, error) {
+	if len(windows) == 0 {
+		return nil, nil, inputError("windows", "empty")
+	}
+	for i, w := range windows {
+		name := fmt.Sprintf("windows[%d]", i)
+		if err := checkPositive(name+".ioSizeBytes", w.IOSizeBytes); err != nil {
+			return nil, nil, err
+		}
+		for _, f := range []struct {
+			n string
+			v float64
+		}{{".readIops", w.ReadIOPS}, {".writeIops", w.WriteIOPS}, {".latencySeconds", w.LatencySeconds}, {".busy", w.Busy}} {
+			if !finite(f.v) || f.v < 0 {
+				return nil, nil, inputError(name+f.n, "must be a finite number >= 0, got %v", f.v)
+			}
+		}
+	}
+	bands := map[int][]Window{}
+	for _, w := range windows {
+		if w.ReadIOPS+w.WriteIOPS == 0 {
+			continue
+		}
+		b := int(math.Round(math.Log2(w.IOSizeBytes)))
+		bands[b] = append(bands[b], w)
+	}
+	keys := make([]int, 0, len(bands))
+	for k := range bands {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	return keys, bands, nil
+}
+
+func fitBand(ws []Window, o EstimateOptions) (BandFit, Point, []satWindow) {
+	bf, sat := selectSaturated(ws, o)
+	var srr, srw, sww, sr, sw float64
+	for _, w := range sat {
+		srr += w.r * w.r
+		srw += w.r * w.w
+		sww += w.w * w.w
+		sr += w.r * w.u
+		sw += w.w * w.u
 	}
 	switch {
 	case len(sat) < o.MinSaturated:
@@ -251,15 +267,15 @@ func fitBand(ws []Window, o EstimateOptions) (BandFit, Point, []satWindow) {
 		return bf, Point{}, nil
 	}
 	var ss float64
-	for i, w := range sat {
-		d := a*w.ReadIOPS + b*w.WriteIOPS - target[i]
+	for _, w := range sat {
+		d := a*w.r + b*w.w - w.u
 		ss += d * d
 	}
 	bf.RMSResidual = math.Sqrt(ss / float64(len(sat)))
 	bf.Fitted, bf.ReadIOPS, bf.WriteIOPS = true, 1/a, 1/b
 	src := fmt.Sprintf("history: %d saturated of %d windows, read ratio %.2f..%.2f, rms utilization residual %.3f",
 		bf.Saturated, bf.Windows, bf.ReadRatioMin, bf.ReadRatioMax, bf.RMSResidual)
-	return bf, Point{IOSizeBytes: bf.IOSizeBytes, ReadIOPS: 1 / a, WriteIOPS: 1 / b, Source: src}, satU
+	return bf, Point{IOSizeBytes: bf.IOSizeBytes, ReadIOPS: 1 / a, WriteIOPS: 1 / b, Source: src}, sat
 }
 
 // satWindow is a saturated window's read and write IOPS and its target

@@ -163,3 +163,116 @@ func LowerBoundFromHistory(windows []Window, ioSizeBytes, readRatio float64) (Bo
 	return b, fmt.Sprintf("history never saturated at this mix: max IOPS at %s is at least %.0f, covered by window %d (%.0f reads/s + %.0f writes/s) of %d in the size band",
 		mix, b.IOPS, b.Window, w.ReadIOPS, w.WriteIOPS, b.Windows), nil
 }
+
+// InterferenceFromHistory fits the read/write interference γ per size band
+// from saturated history windows, keeping the capacities of a benchmark
+// calibration cal (the path when fio measured the pure points but no
+// mixes). With T_read100 and T_write100 known at the band's size, each
+// saturated window k gives a_k = r_k/T_read100, b_k = w_k/T_write100 and
+// U_k = a_k + b_k + γ·4a_k b_k = u_k, linear in γ:
+//
+//	γ = Σ p_k (u_k − a_k − b_k) / Σ p_k²,   p_k = 4 a_k b_k,
+//
+// standard error √(Σ res²/(n−1) / Σ p²). Windows of one direction only
+// (p_k = 0) carry no information on γ; a band needs MinSaturated mixed
+// saturated windows at two or more read ratios at least MinReadRatioSpread
+// apart (one mix would fit γ, but could not show that the form holds). It
+// returns cal with one mixed point per fitted band (at 50% reads, on the
+// fitted frontier, so that NewModel reproduces γ), and the per-band report.
+// Bands at a size where cal already has mixed points are left to them.
+func InterferenceFromHistory(cal Calibration, windows []Window, opts EstimateOptions) (Calibration, Quality, error) {
+	if err := cal.Validate(); err != nil {
+		return Calibration{}, Quality{}, err
+	}
+	base := cal
+	base.Mixed = nil
+	pure, err := NewModel(base)
+	if err != nil {
+		return Calibration{}, Quality{}, err
+	}
+	o := opts.withDefaults()
+	keys, bands, err := sizeBands(windows)
+	if err != nil {
+		return Calibration{}, Quality{}, err
+	}
+	out := cal
+	out.Mixed = append([]MixedPoint(nil), cal.Mixed...)
+	q := Quality{Windows: len(windows)}
+	for _, k := range keys {
+		bf, sat := selectSaturated(bands[k], o)
+		q.Saturated += bf.Saturated
+		sc, err := pure.At(bf.IOSizeBytes)
+		if err != nil {
+			bf.GammaError = err.Error()
+			q.Bands = append(q.Bands, bf)
+			continue
+		}
+		bf.ReadIOPS, bf.WriteIOPS = sc.ReadIOPS, sc.WriteIOPS
+		for _, p := range cal.Mixed {
+			if math.Round(math.Log2(p.IOSizeBytes)) == float64(k) {
+				bf.GammaError = fmt.Sprintf("the calibration has mixed points at %g bytes; they fix γ here", p.IOSizeBytes)
+			}
+		}
+		if bf.GammaError != "" {
+			q.Bands = append(q.Bands, bf)
+			continue
+		}
+		var spp, spe float64
+		var n int
+		lo, hi := 1.0, 0.0
+		for _, w := range sat {
+			a, b := w.r/sc.ReadIOPS, w.w/sc.WriteIOPS
+			p := 4 * a * b
+			if p == 0 {
+				continue
+			}
+			n++
+			rho := w.r / (w.r + w.w)
+			lo, hi = math.Min(lo, rho), math.Max(hi, rho)
+			spp += p * p
+			spe += p * (w.u - a - b)
+		}
+		switch {
+		case n < o.MinSaturated:
+			bf.GammaError = fmt.Sprintf("%d saturated windows with both reads and writes, need %d", n, o.MinSaturated)
+		case hi-lo < o.MinReadRatioSpread:
+			bf.GammaError = fmt.Sprintf("saturated mixed windows span read ratios %.2f..%.2f; need >= 2 mixes at least %.2f apart", lo, hi, o.MinReadRatioSpread)
+		}
+		if bf.GammaError != "" {
+			q.Bands = append(q.Bands, bf)
+			continue
+		}
+		g := spe / spp
+		var ss float64
+		for _, w := range sat {
+			a, b := w.r/sc.ReadIOPS, w.w/sc.WriteIOPS
+			if a*b == 0 {
+				continue
+			}
+			d := a + b + 4*g*a*b - w.u
+			ss += d * d
+		}
+		bf.RMSResidual = math.Sqrt(ss / float64(n))
+		se := math.Sqrt(ss / float64(n-1) / spp)
+		if !finite(g) || g < MinGamma {
+			bf.GammaError = fmt.Sprintf("fitted γ = %.4g is below %v: the saturated windows lie far outside the calibration's two-point line; check the calibration", g, MinGamma)
+			q.Bands = append(q.Bands, bf)
+			continue
+		}
+		m50, err := MaxAtReadRatio(sc.ReadIOPS, sc.WriteIOPS, g, 0.5)
+		if err != nil {
+			bf.GammaError = err.Error()
+			q.Bands = append(q.Bands, bf)
+			continue
+		}
+		bf.GammaFitted, bf.Gamma, bf.GammaStdErr = true, g, se
+		q.Bands = append(q.Bands, bf)
+		out.Mixed = append(out.Mixed, MixedPoint{IOSizeBytes: bf.IOSizeBytes, ReadRatio: 0.5, IOPS: m50,
+			Source: fmt.Sprintf("history on the benchmark's capacities: %d saturated mixed windows, read ratio %.2f..%.2f, γ %.3f ± %.3f, rms utilization residual %.3f",
+				n, lo, hi, g, se, bf.RMSResidual)})
+	}
+	if _, err := NewModel(out); err != nil {
+		return Calibration{}, q, err
+	}
+	return out, q, nil
+}

@@ -155,3 +155,45 @@ func TestLowerBoundFromHistory(t *testing.T) {
 		}
 	}
 }
+
+// With the benchmark's capacities known, two mixes in history fix γ.
+func TestInterferenceFromHistoryOnBenchmark(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	bench := Calibration{Points: []Point{{IOSizeBytes: 4096, ReadIOPS: 120000, WriteIOPS: 24000}}}
+	ws := interferedWindows(rng, 60, 0.3, []float64{0.3, 0.7}, 0)
+	cal, q, err := InterferenceFromHistory(bench, ws, EstimateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := q.Bands[0]
+	if !b.GammaFitted || math.Abs(b.Gamma-0.3) > 1e-9 || b.GammaStdErr > 1e-9 || len(cal.Mixed) != 1 {
+		t.Fatalf("exact windows: %+v, mixed %+v", b, cal.Mixed)
+	}
+	m, _ := NewModel(cal)
+	if g := m.Interference(); math.Abs(g[0].Gamma-0.3) > 1e-9 {
+		t.Errorf("model γ %+v", g)
+	}
+	// Noisy windows: within 3 standard errors.
+	_, q, _ = InterferenceFromHistory(bench, interferedWindows(rng, 200, 0.3, []float64{0.3, 0.7}, 0.02), EstimateOptions{})
+	if b := q.Bands[0]; !b.GammaFitted || math.Abs(b.Gamma-0.3) > 3*b.GammaStdErr || b.GammaStdErr <= 0 {
+		t.Errorf("noisy windows: %+v", b)
+	}
+	// One mix only: refused, with the reason.
+	_, q, _ = InterferenceFromHistory(bench, interferedWindows(rng, 60, 0.3, []float64{0.5}, 0), EstimateOptions{})
+	if q.Bands[0].GammaFitted || !strings.Contains(q.Bands[0].GammaError, "need >= 2 mixes") {
+		t.Errorf("one mix: %+v", q.Bands[0])
+	}
+	// A benchmark mixed point at the size takes precedence.
+	withMix := bench
+	withMix.Mixed = []MixedPoint{{IOSizeBytes: 4096, ReadRatio: 0.5, IOPS: 30000}}
+	cal, q, _ = InterferenceFromHistory(withMix, ws, EstimateOptions{})
+	if len(cal.Mixed) != 1 || cal.Mixed[0].IOPS != 30000 || !strings.Contains(q.Bands[0].GammaError, "they fix γ here") {
+		t.Errorf("benchmark mixed point: %+v %+v", cal.Mixed, q.Bands[0])
+	}
+	if _, _, err := InterferenceFromHistory(Calibration{}, ws, EstimateOptions{}); err == nil || !strings.Contains(err.Error(), "points: empty") {
+		t.Errorf("empty calibration: %v", err)
+	}
+	if _, _, err := InterferenceFromHistory(bench, nil, EstimateOptions{}); err == nil || !strings.Contains(err.Error(), "windows: empty") {
+		t.Errorf("no windows: %v", err)
+	}
+}
