@@ -81,8 +81,9 @@
 // a·r + b·w + c·r·w = 1 with c = 4γab, linear in (a, b, c), fitted by least
 // squares; γ = c/(4ab), its standard error by the delta method from the
 // least-squares covariance σ²(XᵀX)⁻¹. Three unknowns need saturated windows
-// at three or more distinct read ratios. (With the capacities known from a
-// benchmark, one mix would do; that path is a mixed point.)
+// at three or more distinct read ratios. With the capacities known from a
+// benchmark, InterferenceFromHistory fits γ alone (linear in γ) from
+// saturated windows at two or more mixes.
 //
 // # Calibration as a distribution
 //
