@@ -116,7 +116,7 @@ func BenchmarkAtMixInterference10kClusters(b *testing.B) {
 }
 
 func FuzzLoadCalibration(f *testing.F) {
-	for _, name := range []string{"testdata/calibration.yml", "testdata/invalid-both-sizes.yml", "testdata/invalid-nan-read.yml"} {
+	for _, name := range []string{"testdata/calibration.yml", "testdata/calibration-runs.yml", "testdata/invalid-both-sizes.yml", "testdata/invalid-nan-read.yml", "testdata/invalid-mixed-ratio.yml"} {
 		data, err := os.ReadFile(name)
 		if err != nil {
 			f.Fatal(err)
