@@ -343,3 +343,19 @@ func TestMergeCalibrations(t *testing.T) {
 		t.Errorf("empty calibration: %v", err)
 	}
 }
+
+// AtMix allocates nothing, with interference and a runs band too.
+func TestAtMixAllocatesNothing(t *testing.T) {
+	m, err := NewModel(Calibration{
+		Points: []Point{{IOSizeBytes: 4096, ReadIOPS: 19000, WriteIOPS: 2500, ReadRuns: []float64{17000, 19000, 21000}, WriteRuns: []float64{2300, 2500, 2700}},
+			{IOSizeBytes: 65536, ReadIOPS: 9800, WriteIOPS: 2200}},
+		Mixed: []MixedPoint{{IOSizeBytes: 4096, ReadRatio: 0.5, IOPS: 4000, Runs: []float64{3800, 4200}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	classes := []OpClass{{Op: Read, IOSizeBytes: 4096, Rate: 1400}, {Op: Write, IOSizeBytes: 4096, Rate: 600}, {Op: Write, IOSizeBytes: 30000, Rate: 60}}
+	if n := testing.AllocsPerRun(100, func() { _, _ = m.AtMix(classes) }); n != 0 {
+		t.Errorf("AtMix allocates %v times per call", n)
+	}
+}
