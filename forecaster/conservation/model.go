@@ -228,7 +228,10 @@ func NewModel(c Calibration) (*Model, error) {
 		m.setGammas()
 		return m, nil
 	}
-	end := func(pick func(float64, []float64) float64) (Calibration, error) {
+	// The band's ends: every figure at its runs' min, resp. max. They use
+	// the central model's form of interpolation, so that the band measures
+	// the runs' spread, not a switch of form.
+	end := func(pick func(float64, []float64) float64) (*Model, error) {
 		e := Calibration{Cluster: c.Cluster, Interpolation: c.Interpolation}
 		for _, p := range c.Points {
 			e.Points = append(e.Points, Point{IOSizeBytes: p.IOSizeBytes, ReadIOPS: pick(p.ReadIOPS, p.ReadRuns), WriteIOPS: pick(p.WriteIOPS, p.WriteRuns)})
@@ -236,28 +239,23 @@ func NewModel(c Calibration) (*Model, error) {
 		for _, p := range c.Mixed {
 			e.Mixed = append(e.Mixed, MixedPoint{IOSizeBytes: p.IOSizeBytes, ReadRatio: p.ReadRatio, IOPS: pick(p.IOPS, p.Runs)})
 		}
-		return e, nil
+		return buildModel(e, m.form.Used)
 	}
-	loCal, _ := end(runsMin)
-	hiCal, _ := end(runsMax)
-	// The ends use the central model's form of interpolation, so that the
-	// band measures the runs' spread, not a switch of form.
-	if m.lo, err = buildModel(loCal, m.form.Used); err != nil {
+	if m.lo, err = end(runsMin); err != nil {
 		return nil, err
 	}
-	if m.hi, err = buildModel(hiCal, m.form.Used); err != nil {
+	if m.hi, err = end(runsMax); err != nil {
 		return nil, err
 	}
 	if m.gammas, err = fitGammas(c, m, m.lo, m.hi, false); err != nil {
 		return nil, err
 	}
 	m.setGammas()
+	// An end's γ below MinGamma (runs far apart) is held at the bound.
 	for _, e := range []*Model{m.lo, m.hi} {
-		g, err := fitGammas(Calibration{Points: e.cal.Points, Mixed: e.cal.Mixed}, e, nil, nil, true)
-		if err != nil {
-			return nil, fmt.Errorf("the runs' %s ends: %w", map[bool]string{true: "low", false: "high"}[e == m.lo], err)
+		if e.gammas, err = fitGammas(e.cal, e, nil, nil, true); err != nil {
+			return nil, err
 		}
-		e.gammas = g
 		e.setGammas()
 	}
 	return m, nil
