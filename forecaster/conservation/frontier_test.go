@@ -307,6 +307,11 @@ func TestRunsBand(t *testing.T) {
 	if !near(g.Lower, lo, 1e-12) || !near(g.Upper, hi, 1e-12) || !(g.Lower < g.Gamma && g.Gamma < g.Upper) {
 		t.Errorf("γ %v [%v, %v], want [%v, %v]", g.Gamma, g.Lower, g.Upper, lo, hi)
 	}
+	// Curve carries the same band.
+	curve, _, _ := m.Curve(4096, []float64{0.5, 1})
+	if !near(curve[0].MaxIOPSLower, 3600, 1e-12) || !near(curve[0].MaxIOPSUpper, 4400, 1e-12) || !near(curve[1].MaxIOPSLower, 16000, 1e-12) {
+		t.Errorf("curve band %+v", curve)
+	}
 	// At any mix the band brackets the central figure.
 	for rho := 0.0; rho <= 1; rho += 0.1 {
 		res, _ := m.AtMix([]OpClass{{Op: Read, IOSizeBytes: 4096, Rate: 10 * rho}, {Op: Write, IOSizeBytes: 4096, Rate: 10 * (1 - rho)}})

@@ -595,6 +595,10 @@ type CurvePoint struct {
 	MaxIOPS      float64 `json:"maxIops"`
 	MaxReadIOPS  float64 `json:"maxReadIops"`
 	MaxWriteIOPS float64 `json:"maxWriteIops"`
+	// The band of MaxIOPS over the calibration's runs (equal to MaxIOPS
+	// without runs), as Result.MaxTotalIOPSLower/Upper.
+	MaxIOPSLower float64 `json:"maxIopsLower"`
+	MaxIOPSUpper float64 `json:"maxIopsUpper"`
 }
 
 // Curve returns the capacity curve at one IO size: for each read ratio ρ in
@@ -602,7 +606,8 @@ type CurvePoint struct {
 //
 //	k = C / (R + (100−R) f_rw),  MaxReadIOPS = kR,  MaxWriteIOPS = k(100−R),
 //
-// or, where the size has interference γ ≠ 0, MaxAtReadRatio.
+// or, where the size has interference γ ≠ 0, MaxAtReadRatio; with runs,
+// MaxIOPSLower/Upper carry the band.
 //
 // The bool reports whether the size was extrapolated.
 func (m *Model) Curve(ioSizeBytes float64, readRatios []float64) ([]CurvePoint, bool, error) {
@@ -625,6 +630,22 @@ func (m *Model) Curve(ioSizeBytes float64, readRatios []float64) ([]CurvePoint, 
 			return nil, false, err
 		}
 		out[i] = CurvePoint{ReadRatio: rho, MaxIOPS: t, MaxReadIOPS: rho * t, MaxWriteIOPS: (1 - rho) * t}
+	}
+	for i := range out {
+		out[i].MaxIOPSLower, out[i].MaxIOPSUpper = out[i].MaxIOPS, out[i].MaxIOPS
+	}
+	for _, e := range [2]*Model{m.lo, m.hi} {
+		if e == nil {
+			continue
+		}
+		ec, _, err := e.Curve(ioSizeBytes, readRatios)
+		if err != nil {
+			return nil, false, err
+		}
+		for i := range out {
+			out[i].MaxIOPSLower = math.Min(out[i].MaxIOPSLower, ec[i].MaxIOPS)
+			out[i].MaxIOPSUpper = math.Max(out[i].MaxIOPSUpper, ec[i].MaxIOPS)
+		}
 	}
 	return out, sc.Extrapolated, nil
 }
