@@ -118,3 +118,36 @@ func TestCostModelOnCephLabCalibration(t *testing.T) {
 		t.Errorf("cost model does not raise 16 KiB: %+v vs %+v", c, l)
 	}
 }
+
+// The repository's scored real-Ceph run (e2e/ceph/results/latest.json: one
+// fio calibration, saturated 4 KiB mixes at 30/50/70% reads). Prints γ per
+// mix and leave-one-mix-out errors against the paper's; checks the 50%
+// mix's γ worked by hand: a = 2289.5/19193.44 = 0.11929,
+// b = 2289.5/2538.58 = 0.90188, γ = (1 − a − b)/(4ab) = −0.0492.
+func TestInterferenceOnCephLabRun(t *testing.T) {
+	tr, tw := 19193.440875, 2538.584566
+	measured := map[float64]float64{0.3: 4050, 0.5: 4579, 0.7: 6064}
+	ratios := []float64{0.3, 0.5, 0.7}
+	g50, err := GammaFromMixed(tr, tw, 0.5, 4579)
+	if err != nil || math.Abs(g50-(-0.0492)) > 5e-4 {
+		t.Errorf("γ at 50%%: %v, %v; want -0.0492", g50, err)
+	}
+	for _, out := range ratios {
+		g, _ := GammaFromMixed(tr, tw, out, measured[out])
+		var mixed []MixedPoint
+		for _, r := range ratios {
+			if r != out {
+				mixed = append(mixed, MixedPoint{IOSizeBytes: 4096, ReadRatio: r, IOPS: measured[r]})
+			}
+		}
+		m, err := NewModel(Calibration{Points: []Point{{IOSizeBytes: 4096, ReadIOPS: tr, WriteIOPS: tw}}, Mixed: mixed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gl := m.Interference()[0].Gamma
+		p, _ := MaxAtReadRatio(tr, tw, gl, out)
+		p0, _ := MaxAtReadRatio(tr, tw, 0, out)
+		t.Logf("%.0f%% reads: γ from this mix alone %.3f; γ from the other two %.3f predicts %.0f (error %.1f%%), paper %.0f (%.1f%%), measured %.0f",
+			100*out, g, gl, p, 100*math.Abs(p-measured[out])/measured[out], p0, 100*math.Abs(p0-measured[out])/measured[out], measured[out])
+	}
+}
