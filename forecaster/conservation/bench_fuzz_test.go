@@ -60,8 +60,63 @@ func BenchmarkAtMix10kClusters(b *testing.B) {
 	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/clusters, "heap-B/cluster")
 }
 
+// BenchmarkAtMixInterference10kClusters: as BenchmarkAtMix10kClusters, with
+// a mixed point at two sizes (γ interpolated across sizes, 4 read/write
+// pairs per mix) and repeated runs (so every call also evaluates the
+// band's two end models).
+func BenchmarkAtMixInterference10kClusters(b *testing.B) {
+	const clusters = 10000
+	rng := rand.New(rand.NewPCG(1, 1))
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	models := make([]*Model, clusters)
+	mixes := make([][]OpClass, clusters)
+	for i := range models {
+		s := 0.5 + rng.Float64()
+		c := Calibration{Points: []Point{
+			{IOSizeBytes: 4096, ReadIOPS: 180000 * s, WriteIOPS: 30000 * s, ReadRuns: []float64{170000 * s, 190000 * s}, WriteRuns: []float64{28000 * s, 32000 * s}},
+			{IOSizeBytes: 16384, ReadIOPS: 150000 * s, WriteIOPS: 25000 * s},
+			{IOSizeBytes: 131072, ReadIOPS: 40000 * s, WriteIOPS: 8000 * s},
+			{IOSizeBytes: 1 << 20, ReadIOPS: 6000 * s, WriteIOPS: 2000 * s},
+		}, Mixed: []MixedPoint{
+			{IOSizeBytes: 4096, ReadRatio: 0.5, IOPS: 45000 * s, Runs: []float64{43000 * s, 47000 * s}},
+			{IOSizeBytes: 131072, ReadRatio: 0.5, IOPS: 12500 * s},
+		}}
+		m, err := NewModel(c)
+		if err != nil {
+			b.Fatal(err)
+		}
+		models[i] = m
+		mixes[i] = []OpClass{
+			{Op: Read, IOSizeBytes: 4096 * (1 + 3*rng.Float64()), Rate: 1000 * rng.Float64()},
+			{Op: Write, IOSizeBytes: 4096 * (1 + 3*rng.Float64()), Rate: 300 * rng.Float64()},
+			{Op: Read, IOSizeBytes: 65536 * (1 + 3*rng.Float64()), Rate: 100 * rng.Float64()},
+			{Op: Write, IOSizeBytes: 65536 * (1 + 3*rng.Float64()), Rate: 50 * rng.Float64()},
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ReportAllocs()
+	b.ResetTimer()
+	var sink float64
+	for n := 0; n < b.N; n++ {
+		for i, m := range models {
+			r, err := m.AtMix(mixes[i])
+			if err != nil {
+				b.Fatal(err)
+			}
+			sink += r.MaxTotalIOPS + r.MaxTotalIOPSLower
+		}
+	}
+	if math.IsNaN(sink) {
+		b.Fatal("NaN")
+	}
+	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/clusters, "heap-B/cluster")
+}
+
 func FuzzLoadCalibration(f *testing.F) {
-	for _, name := range []string{"testdata/calibration.yml", "testdata/invalid-both-sizes.yml", "testdata/invalid-nan-read.yml"} {
+	for _, name := range []string{"testdata/calibration.yml", "testdata/calibration-runs.yml", "testdata/invalid-both-sizes.yml", "testdata/invalid-nan-read.yml", "testdata/invalid-mixed-ratio.yml"} {
 		data, err := os.ReadFile(name)
 		if err != nil {
 			f.Fatal(err)
@@ -80,7 +135,9 @@ func FuzzLoadCalibration(f *testing.F) {
 			t.Fatalf("loaded calibration rejected by NewModel: %v", err)
 		}
 		sc, err := m.At(c.Points[0].IOSizeBytes)
-		if err != nil || sc.ReadIOPS != c.Points[0].ReadIOPS {
+		// Log-log interpolation passes through the calibrated sizes; the
+		// cost model over three or more sizes is a fit, not an interpolation.
+		if err != nil || sc.Interpolation == LogLog && sc.ReadIOPS != c.Points[0].ReadIOPS || !(sc.ReadIOPS > 0) {
 			t.Fatalf("At(calibrated size) = %+v, %v", sc, err)
 		}
 	})

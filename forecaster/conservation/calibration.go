@@ -16,22 +16,103 @@ import (
 // calibrationFile is the YAML calibration file:
 //
 //	cluster: ceph-prod          # optional
+//	interpolation: auto         # optional: loglog (default), cost or auto
 //	points:
 //	  - io_size: 4KiB           # or io_size_bytes: 4096 (exactly one of the two)
 //	    read_iops: 182000       # saturated IOPS at 100% reads
-//	    write_iops: 41000       # saturated IOPS at 100% writes
+//	    write_iops: [41000, 39500, 43800]  # or a list of repeated runs
 //	    source: fio 2026-03-02  # optional, free text
+//	mixed:                      # optional: saturated mixed points, for γ
+//	  - io_size: 4KiB
+//	    read_ratio: 0.5         # strictly between 0 and 1
+//	    iops: [61000, 58800]    # total IOPS at that mix; a number or runs
 type calibrationFile struct {
-	Cluster string      `yaml:"cluster"`
-	Points  []pointFile `yaml:"points"`
+	Cluster       string      `yaml:"cluster"`
+	Interpolation string      `yaml:"interpolation,omitempty"`
+	Points        []pointFile `yaml:"points"`
+	Mixed         []mixedFile `yaml:"mixed,omitempty"`
 }
 
 type pointFile struct {
-	IOSize      *string  `yaml:"io_size"`
-	IOSizeBytes *float64 `yaml:"io_size_bytes"`
-	ReadIOPS    *float64 `yaml:"read_iops"`
-	WriteIOPS   *float64 `yaml:"write_iops"`
-	Source      string   `yaml:"source"`
+	IOSize      *string  `yaml:"io_size,omitempty"`
+	IOSizeBytes *float64 `yaml:"io_size_bytes,omitempty"`
+	ReadIOPS    runs     `yaml:"read_iops"`
+	WriteIOPS   runs     `yaml:"write_iops"`
+	Source      string   `yaml:"source,omitempty"`
+}
+
+type mixedFile struct {
+	IOSize      *string  `yaml:"io_size,omitempty"`
+	IOSizeBytes *float64 `yaml:"io_size_bytes,omitempty"`
+	ReadRatio   *float64 `yaml:"read_ratio"`
+	IOPS        runs     `yaml:"iops"`
+	Source      string   `yaml:"source,omitempty"`
+}
+
+// runs is a figure in the YAML file: one number, or a list of repeated runs.
+// nil means missing.
+type runs []float64
+
+func (r *runs) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.SequenceNode {
+		var v []float64
+		if err := n.Decode(&v); err != nil {
+			return err
+		}
+		if len(v) == 0 {
+			v = []float64{} // present but empty: reported by the loader
+		}
+		*r = v
+		return nil
+	}
+	var v float64
+	if err := n.Decode(&v); err != nil {
+		return err
+	}
+	*r = runs{v}
+	return nil
+}
+
+func (r runs) MarshalYAML() (any, error) {
+	if len(r) == 1 {
+		return r[0], nil
+	}
+	return []float64(r), nil
+}
+
+// figure turns a YAML figure into its central value (the runs' mean) and
+// its runs (nil for a single number).
+func (r runs) figure(name string) (float64, []float64, error) {
+	switch {
+	case r == nil:
+		return 0, nil, inputError(name, "missing")
+	case len(r) == 0:
+		return 0, nil, inputError(name, "empty list of runs")
+	case len(r) == 1:
+		return r[0], nil, nil
+	}
+	for k, v := range r {
+		if err := checkPositive(fmt.Sprintf("%s runs[%d]", name, k), v); err != nil {
+			return 0, nil, err
+		}
+	}
+	return mean(r), append([]float64(nil), r...), nil
+}
+
+func fileSize(name string, size *string, bytes *float64) (float64, error) {
+	switch {
+	case size != nil && bytes != nil:
+		return 0, inputError(name, "give io_size or io_size_bytes, not both")
+	case size != nil:
+		s, err := ParseSize(*size)
+		if err != nil {
+			return 0, inputError(name+".io_size", "%v", err)
+		}
+		return s, nil
+	case bytes != nil:
+		return *bytes, nil
+	}
+	return 0, inputError(name+".io_size", "missing (give io_size or io_size_bytes)")
 }
 
 // LoadCalibration decodes and validates a YAML calibration file. Decoding is
@@ -39,6 +120,8 @@ type pointFile struct {
 // and every validation error names the field, e.g.
 //
 //	invalid input: points[1].write_iops: must be > 0, got -5
+//
+// A figure given as a list of runs becomes their mean, the runs kept.
 func LoadCalibration(data []byte) (Calibration, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -53,31 +136,37 @@ func LoadCalibration(data []byte) (Calibration, error) {
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
 		return Calibration{}, inputError("calibration", "more than one YAML document")
 	}
-	c := Calibration{Cluster: f.Cluster, Points: make([]Point, 0, len(f.Points))}
+	c := Calibration{Cluster: f.Cluster, Interpolation: f.Interpolation, Points: make([]Point, 0, len(f.Points))}
 	for i, p := range f.Points {
 		name := fmt.Sprintf("points[%d]", i)
-		var size float64
-		switch {
-		case p.IOSize != nil && p.IOSizeBytes != nil:
-			return Calibration{}, inputError(name, "give io_size or io_size_bytes, not both")
-		case p.IOSize != nil:
-			s, err := ParseSize(*p.IOSize)
-			if err != nil {
-				return Calibration{}, inputError(name+".io_size", "%v", err)
-			}
-			size = s
-		case p.IOSizeBytes != nil:
-			size = *p.IOSizeBytes
-		default:
-			return Calibration{}, inputError(name+".io_size", "missing (give io_size or io_size_bytes)")
+		size, err := fileSize(name, p.IOSize, p.IOSizeBytes)
+		if err != nil {
+			return Calibration{}, err
 		}
-		if p.ReadIOPS == nil {
-			return Calibration{}, inputError(name+".read_iops", "missing")
+		r, rr, err := p.ReadIOPS.figure(name + ".read_iops")
+		if err != nil {
+			return Calibration{}, err
 		}
-		if p.WriteIOPS == nil {
-			return Calibration{}, inputError(name+".write_iops", "missing")
+		w, wr, err := p.WriteIOPS.figure(name + ".write_iops")
+		if err != nil {
+			return Calibration{}, err
 		}
-		c.Points = append(c.Points, Point{IOSizeBytes: size, ReadIOPS: *p.ReadIOPS, WriteIOPS: *p.WriteIOPS, Source: p.Source})
+		c.Points = append(c.Points, Point{IOSizeBytes: size, ReadIOPS: r, WriteIOPS: w, ReadRuns: rr, WriteRuns: wr, Source: p.Source})
+	}
+	for i, p := range f.Mixed {
+		name := fmt.Sprintf("mixed[%d]", i)
+		size, err := fileSize(name, p.IOSize, p.IOSizeBytes)
+		if err != nil {
+			return Calibration{}, err
+		}
+		if p.ReadRatio == nil {
+			return Calibration{}, inputError(name+".read_ratio", "missing")
+		}
+		v, vr, err := p.IOPS.figure(name + ".iops")
+		if err != nil {
+			return Calibration{}, err
+		}
+		c.Mixed = append(c.Mixed, MixedPoint{IOSizeBytes: size, ReadRatio: *p.ReadRatio, IOPS: v, Runs: vr, Source: p.Source})
 	}
 	if err := c.Validate(); err != nil {
 		return Calibration{}, err
@@ -102,15 +191,26 @@ func yamlMessage(err error) string {
 }
 
 // MarshalCalibration writes c in the YAML calibration file format (sizes in
-// bytes), so an estimated calibration can be reviewed and edited by hand.
+// bytes; a figure with runs as the list of its runs), so an estimated
+// calibration can be reviewed and edited by hand.
 func MarshalCalibration(c Calibration) ([]byte, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	f := calibrationFile{Cluster: c.Cluster}
+	fig := func(central float64, rs []float64) runs {
+		if len(rs) > 1 {
+			return append(runs(nil), rs...)
+		}
+		return runs{central}
+	}
+	f := calibrationFile{Cluster: c.Cluster, Interpolation: c.Interpolation}
 	for _, p := range c.Points {
 		p := p
-		f.Points = append(f.Points, pointFile{IOSizeBytes: &p.IOSizeBytes, ReadIOPS: &p.ReadIOPS, WriteIOPS: &p.WriteIOPS, Source: p.Source})
+		f.Points = append(f.Points, pointFile{IOSizeBytes: &p.IOSizeBytes, ReadIOPS: fig(p.ReadIOPS, p.ReadRuns), WriteIOPS: fig(p.WriteIOPS, p.WriteRuns), Source: p.Source})
+	}
+	for _, p := range c.Mixed {
+		p := p
+		f.Mixed = append(f.Mixed, mixedFile{IOSizeBytes: &p.IOSizeBytes, ReadRatio: &p.ReadRatio, IOPS: fig(p.IOPS, p.Runs), Source: p.Source})
 	}
 	return yaml.Marshal(f)
 }

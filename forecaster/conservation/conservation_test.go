@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -331,7 +332,7 @@ func TestJSONRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m2.Calibration().Points[3] != m.Calibration().Points[3] {
+	if !reflect.DeepEqual(m2.Calibration().Points[3], m.Calibration().Points[3]) {
 		t.Errorf("JSON round trip changed the calibration")
 	}
 }
@@ -366,7 +367,7 @@ func TestLoadCalibration(t *testing.T) {
 	if err != nil {
 		t.Fatalf("reloading marshalled calibration: %v\n%s", err, out)
 	}
-	if c2.Cluster != c.Cluster || len(c2.Points) != 4 || c2.Points[2] != c.Points[2] {
+	if c2.Cluster != c.Cluster || len(c2.Points) != 4 || !reflect.DeepEqual(c2.Points[2], c.Points[2]) {
 		t.Errorf("round trip: %+v", c2)
 	}
 }
@@ -458,7 +459,7 @@ func TestImportFioClientServerAndErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Points) != 1 || c.Points[0] != (Point{IOSizeBytes: 16384, ReadIOPS: 250, WriteIOPS: 75, Source: c.Points[0].Source}) {
+	if len(c.Points) != 1 || !reflect.DeepEqual(c.Points[0], Point{IOSizeBytes: 16384, ReadIOPS: 250, WriteIOPS: 75, Source: c.Points[0].Source}) {
 		t.Errorf("client/server: %+v", c.Points)
 	}
 	dec := `{"global options":{"kb_base":"1000"},"jobs":[

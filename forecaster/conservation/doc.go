@@ -1,15 +1,18 @@
 // Package conservation implements the conservation-of-processing-capability
-// model of Ra and Lee ("Fighting with Unknowns: Estimating the Performance of
-// Scalable Distributed Storage Systems with Minimal Measurement Data"):
-// for a fixed cluster and IO size S the work per second is constant across
+// model of Ra and Lee ("Fighting with Unknowns: Estimating the Performance
+// of Scalable Distributed Storage Systems with Minimal Measurement Data"),
+// extended by what a real Ceph cluster showed: read/write interference,
+// calibration noise, and a cost model across IO sizes.
+//
+// # The paper's law
+//
+// For a fixed cluster and IO size S the work per second is constant across
 // read/write mixes,
 //
 //	C(S) = T_read + f_rw(S) T_write = T_read100(S),   f_rw(S) = T_read100(S) / T_write100(S)   (eqs. 3, 4)
 //
 // so two saturated measurements per IO size (100% reads, 100% writes) give
 // the max IOPS at any mix.
-//
-// # Forms
 //
 //   - ReadWriteAtReadPercent is eq. 6 as published (R in percent):
 //     k = T_read100 / (R + (100−R) f_rw), T_read = kR, T_write = k(100−R).
@@ -19,35 +22,132 @@
 //     rates give): T_total = 1 / Σ P_i/M_i. OpToCapacityShares and
 //     CapacityToOpShares convert between the two; converted shares give the
 //     same total in either form.
-//   - Model.AtMix is the form used on live data: each op class i (direction,
-//     size, rate) uses rate_i/max_i of the capacity, U = Σ rate_i/max_i,
-//     max IOPS at the current mix = Σ rate_i / U, headroom = 1 − U. Eq. 6 is
-//     this with two classes and eq. 7 (op shares) with many.
 //
 // The API takes read ratios in 0..1 (the Prometheus convention) and converts
 // to the paper's percent internally.
 //
+// # The frontier with interference
+//
+// On the live form every op class i (direction, size, rate) uses the share
+// x_i = rate_i / max_i of the capacity, max_i = T_read100(S_i) for reads and
+// T_write100(S_i) for writes. The paper's law says the cluster saturates at
+// U = Σ x_i = 1. Saturated mixes on a real cluster sat 9-14% inside that
+// line, every repetition the same way; the form used here adds a pairwise
+// interference term between reads and writes:
+//
+//	U = Σ_i x_i + 4 Σ_{i read, j write} γ_ij x_i x_j = L + Q,
+//
+// one size: U = a + b + 4γab with a = rate_read/T_read100, b =
+// rate_write/T_write100. γ = 0 is the paper exactly; γ > 0 puts mixes inside
+// the line (at a 50/50 capacity split, a = b = ½, the paper's saturated load
+// reads U = 1 + γ). γ_ij is γ at the geometric mean of the two classes'
+// sizes, so a read class at 4095 bytes and a write class at 4100 bytes (mean
+// sizes from counters) interfere like 4 KiB. Classes of one direction at
+// different sizes get no pairwise term: that is an assumption, not a
+// finding. It is tested by a saturated mixed-size measurement: Model.AtMix
+// on its rates must give Utilization ≈ 1 (within the calibration's band);
+// a clear excess means sizes interfere too.
+//
+// U is no longer linear in load. Scaling every rate by s keeps the mix and
+// gives U(s) = sL + s²Q; the max at the mix is s·current with U(s) = 1,
+//
+//	s = 2 / (L + √(L² + 4Q)),
+//
+// the smaller root, written without cancellation (and evaluated as
+// 1/s = L(1 + √(1 + 4Q/L²))/2 with Q/L² formed from the shares relative to
+// L, so that nothing underflows). Result gives both U at the current load
+// (Utilization) and LoadRatio = current/max = 1/s; HeadroomRatio =
+// 1 − LoadRatio. With Q = 0 the code takes the paper's path, and results are
+// bit-identical to the law without interference.
+//
+// γ ≥ MinGamma = −¼ is required: below it U(s) can peak under 1 at some
+// mixes and the model would promise unbounded capacity. A mixed point must
+// also lie where U still rises along its ray (a + b + 8γab > 0; for one
+// point, a + b < 2), or the frontier would cross 1 before reaching it.
+//
+// # Fitting γ
+//
+// From a benchmark: a MixedPoint (size, read ratio ρ, saturated total IOPS
+// m) gives a = ρm/T_read100, b = (1−ρ)m/T_write100 and U = 1, so
+//
+//	γ = (1 − a − b) / (4ab)        (GammaFromMixed)
+//
+// and several mixed points at one size are fitted by least squares on
+// U_k − 1, linear in γ. γ between the sizes that have mixed points is
+// interpolated linearly in log size and held constant beyond them (a trend
+// in γ is not extrapolated); without mixed points γ = 0.
+//
+// From history (EstimateOptions.Interference): saturated windows lie on
+// a·r + b·w + c·r·w = 1 with c = 4γab, linear in (a, b, c), fitted by least
+// squares; γ = c/(4ab), its standard error by the delta method from the
+// least-squares covariance σ²(XᵀX)⁻¹. Three unknowns need saturated windows
+// at three or more distinct read ratios. With the capacities known from a
+// benchmark, InterferenceFromHistory fits γ alone (linear in γ) from
+// saturated windows at two or more mixes.
+//
+// # Calibration as a distribution
+//
+// Re-running the same fio calibration at once moved its figures by
+// +43/+22/−18/−27% on a busy 2-core machine. Every figure may carry its
+// repeated runs (Point.ReadRuns, Point.WriteRuns, MixedPoint.Runs; several
+// fio groups of one job, several files via MergeCalibrations, or a YAML
+// list); the figure is their mean. The band is min..max of the runs, not a
+// t-interval: calibrations have 2-5 runs, where the t quantile (12.7 for 2,
+// 3.2 for 4 runs) makes a mean's interval mostly a statement about t; the
+// noise is one-sided and not normal (a neighbour's load only slows the
+// cluster); and the range is what the cluster was actually seen to do.
+// The band's two ends are whole models: every figure at its runs' min
+// (γ refitted there), and every figure at its max; MaxTotalIOPSLower/Upper
+// are the least and greatest of the three models' max, so at a calibrated
+// mix the band is exactly the mixed runs' range. GammaFit.Lower/Upper bound
+// γ itself: γ falls as the mixed IOPS rise and rises with the pure ones, so
+// they are γ(mixed max, pure mins) and γ(mixed min, pure maxes).
+//
 // # Sizes between and beyond calibration points
 //
-// log C(S) and log T_write100(S) (hence log f_rw) are interpolated linearly
-// in log S between calibrated sizes, i.e. piecewise power laws, which is how
-// IOPS falls with size once bandwidth dominates. Outside the calibrated range
-// the power law through the nearest two points is extended and the result
-// carries Extrapolated = true; a one-point calibration is taken as constant
-// across sizes (also flagged). Extrapolated figures should be shown as such.
+// LogLog (the default): log C(S) and log T_write100(S) are linear in log S
+// between calibrated sizes, i.e. piecewise power laws; outside the range the
+// nearest segment is extended.
+//
+// Cost: each direction's time per op is a fixed part plus a per-byte part,
+// 1/T100(S) = c0 + c1·S (c0, c1 ≥ 0), fitted by non-negative least squares
+// on the relative residual (c0 + c1 S_k)T_k − 1. Two sizes determine it
+// exactly when IOPS fall no faster than 1/S. Between two sizes it always
+// lies on or above log-log: log T = −log(c0 + c1 eˣ) is concave in x = log S,
+// so it lies above its chord, the log-log line. On the real Ceph lab's
+// 4 KiB/64 KiB calibration it raises 16 KiB by 17% (reads) and 4% (writes)
+// over log-log, which had been 10-16% under the measured 16 KiB capacity.
+//
+// Auto: with three or more sizes, each size is predicted from the others by
+// both forms (leave-one-size-out), and the form with the lower RMS log error
+// is used; with fewer sizes LogLog. Model.SizeForm reports the errors and
+// the choice; At and Result name the form used.
+//
+// Outside the calibrated range results carry Extrapolated = true; a
+// one-point calibration is taken as constant across sizes (also flagged).
+//
+// # History without saturation
+//
+// LowerBoundFromHistory: a cluster that served r reads and w writes per
+// second can serve any load needing no more of either, so at read ratio ρ
+// the max is at least max_k min(r_k/ρ, w_k/(1−ρ)) over the windows of the
+// size band. It assumes nothing about the frontier's shape.
 //
 // # Calibration input
 //
-// LoadCalibration reads a strict YAML file (see testdata/calibration.yml),
-// ImportFio reads `fio --output-format=json`, and EstimateFromHistory fits the
-// capacity line a·T_read + b·T_write = 1 (a = 1/T_read100, b = 1/T_write100)
-// by least squares over windows that show saturation, per octave size band;
-// it needs saturated windows at two or more distinct read ratios. Estimates
-// from history are biased low on open-loop traffic (saturated-looking
-// windows are near, not at, capacity); EstimateOptions.QueueingCorrection
-// removes that bias for M/M/1-like queues but overestimates for closed-loop
-// clients. The README has the error table. Prefer a benchmark.
+// LoadCalibration reads a strict YAML file (see testdata/calibration.yml
+// and testdata/calibration-runs.yml), ImportFio reads
+// `fio --output-format=json` (pure jobs give points, randrw jobs mixed
+// points, repeated groups runs), and EstimateFromHistory fits the capacity
+// line a·T_read + b·T_write = 1 (a = 1/T_read100, b = 1/T_write100) by least
+// squares over windows that show saturation, per octave size band; it needs
+// saturated windows at two or more distinct read ratios (three with
+// Interference). Estimates from history are biased low on open-loop traffic
+// (saturated-looking windows are near, not at, capacity);
+// EstimateOptions.QueueingCorrection removes that bias for M/M/1-like
+// queues but overestimates for closed-loop clients. Prefer a benchmark.
 //
 // All result types are plain structs that encode to JSON. A Model is
-// immutable and safe for concurrent use; AtMix allocates nothing.
+// immutable and safe for concurrent use; AtMix allocates nothing (up to 16
+// op classes).
 package conservation

@@ -36,14 +36,21 @@ type fioDirection struct {
 
 // ImportFio turns fio JSON output into calibration points, one per block
 // size. Jobs that are 100% read (rw=read|randread, or a mixed rw with
-// rwmixread=100) give T_read100; 100% write jobs give T_write100; mixed and
-// trim jobs are skipped. Jobs of one reporting group (same groupid, i.e. no
-// stonewall between them) ran concurrently, so their IOPS are summed; when
-// several groups measured the same size and direction (an iodepth sweep, say)
-// the highest sum is the saturated figure. Options are read from the job,
-// then from the global options, then fio's defaults (rw=read, bs=4k).
-// Text before the JSON object (fio prints warnings there) is skipped. Every
-// calibrated size needs both a read and a write measurement.
+// rwmixread=100) give T_read100; 100% write jobs give T_write100; mixed jobs
+// (rw=randrw|rw with rwmixread strictly between 0 and 100, 50 by default,
+// one block size) give mixed points (total IOPS at that read ratio), which
+// fix the interference γ; trim jobs are skipped. Jobs of one reporting
+// group (same groupid, i.e. no stonewall between them) ran concurrently, so
+// their IOPS are summed.
+//
+// Several groups with the same pattern, size and load setting (iodepth and
+// numjobs) are repeated runs: the figure is their mean and the runs are
+// kept (Point.ReadRuns, ...). When groups differ in load setting (an iodepth
+// sweep), the setting with the highest mean is the saturated figure.
+// Options are read from the job, then from the global options, then fio's
+// defaults (rw=read, bs=4k). Text before the JSON object (fio prints
+// warnings there) is skipped. Every calibrated size needs both a read and a
+// write measurement.
 func ImportFio(data []byte) (Calibration, error) {
 	start := bytes.IndexByte(data, '{')
 	if start < 0 {
@@ -61,10 +68,17 @@ func ImportFio(data []byte) (Calibration, error) {
 	if len(jobs) == 0 {
 		return Calibration{}, inputError("fio", "no jobs and no client_stats in the output")
 	}
+	// A measurement: one pattern (kind; read percent for mixed jobs) at one
+	// size under one load setting.
+	type meas struct {
+		kind    fioJobKind
+		mix     float64
+		size    float64
+		setting string
+	}
 	type key struct {
 		group int
-		write bool
-		size  float64
+		meas
 	}
 	sums := map[key]float64{}
 	names := map[key][]string{}
@@ -84,7 +98,7 @@ func ImportFio(data []byte) (Calibration, error) {
 			}
 			return ""
 		}
-		kind, err := fioKind(opt)
+		kind, mix, err := fioKind(opt)
 		if err != nil {
 			return Calibration{}, inputError(name, "%v", err)
 		}
@@ -95,10 +109,18 @@ func ImportFio(data []byte) (Calibration, error) {
 		if err != nil {
 			return Calibration{}, inputError(name+".bs", "%v", err)
 		}
-		k := key{group: j.GroupID, write: kind == fioWrite, size: readSize}
-		iops := j.Read.IOPS
-		if kind == fioWrite {
+		k := key{group: j.GroupID, meas: meas{kind: kind, size: readSize, setting: "iodepth=" + opt("iodepth") + " numjobs=" + opt("numjobs")}}
+		var iops float64
+		switch kind {
+		case fioRead:
+			iops = j.Read.IOPS
+		case fioWrite:
 			k.size, iops = writeSize, j.Write.IOPS
+		case fioMixed:
+			if readSize != writeSize {
+				continue // a mixed point needs one size
+			}
+			k.mix, iops = mix, j.Read.IOPS+j.Write.IOPS
 		}
 		if !finite(iops) || iops < 0 {
 			return Calibration{}, inputError(name, "IOPS must be a finite number >= 0, got %v", iops)
@@ -110,31 +132,69 @@ func ImportFio(data []byte) (Calibration, error) {
 		}
 		names[k] = append(names[k], label)
 	}
-	type best struct {
-		iops  float64
-		group int
+	// Runs per measurement, in group order.
+	groups := make([]key, 0, len(sums))
+	for k := range sums {
+		groups = append(groups, k)
 	}
-	read, write := map[float64]best{}, map[float64]best{}
-	for k, v := range sums {
-		m := read
-		if k.write {
-			m = write
+	sort.Slice(groups, func(a, b int) bool { return groups[a].group < groups[b].group })
+	type runSet struct {
+		runs   []float64
+		groups []string
+		names  []string
+	}
+	byMeas := map[meas]*runSet{}
+	for _, k := range groups {
+		rs := byMeas[k.meas]
+		if rs == nil {
+			rs = &runSet{}
+			byMeas[k.meas] = rs
 		}
-		if b, ok := m[k.size]; !ok || v > b.iops {
-			m[k.size] = best{v, k.group}
+		rs.runs = append(rs.runs, sums[k])
+		rs.groups = append(rs.groups, strconv.Itoa(k.group))
+		rs.names = append(rs.names, strings.Join(names[k], ","))
+	}
+	// Per pattern and size, the setting with the highest mean.
+	type pattern struct {
+		kind fioJobKind
+		mix  float64
+		size float64
+	}
+	best := map[pattern]*runSet{}
+	for m, rs := range byMeas {
+		p := pattern{m.kind, m.mix, m.size}
+		if b, ok := best[p]; !ok || mean(rs.runs) > mean(b.runs) || mean(rs.runs) == mean(b.runs) && rs.groups[0] < b.groups[0] {
+			best[p] = rs
 		}
 	}
-	if len(read) == 0 && len(write) == 0 {
-		return Calibration{}, inputError("fio", "no 100%% read or 100%% write job found (mixed and trim jobs are not calibration points)")
-	}
-	sizes := make([]float64, 0, len(read))
-	for s := range read {
-		sizes = append(sizes, s)
-	}
-	for s := range write {
-		if _, ok := read[s]; !ok {
-			return Calibration{}, inputError("fio", "block size %g bytes has a 100%% write job but no 100%% read job", s)
+	figure := func(rs *runSet) (float64, []float64) {
+		if len(rs.runs) == 1 {
+			return rs.runs[0], nil
 		}
+		return mean(rs.runs), append([]float64(nil), rs.runs...)
+	}
+	describe := func(dir string, rs *runSet) string {
+		if len(rs.runs) == 1 {
+			return fmt.Sprintf("%s group %s (%s)", dir, rs.groups[0], rs.names[0])
+		}
+		return fmt.Sprintf("%s groups %s (%d runs: %s)", dir, strings.Join(rs.groups, "+"), len(rs.runs), strings.Join(rs.names, "; "))
+	}
+	var sizes []float64
+	hasPure := false
+	for p := range best {
+		switch p.kind {
+		case fioRead:
+			sizes = append(sizes, p.size)
+			hasPure = true
+		case fioWrite:
+			hasPure = true
+			if _, ok := best[pattern{fioRead, 0, p.size}]; !ok {
+				return Calibration{}, inputError("fio", "block size %g bytes has a 100%% write job but no 100%% read job", p.size)
+			}
+		}
+	}
+	if !hasPure {
+		return Calibration{}, inputError("fio", "no 100%% read or 100%% write job found (mixed jobs alone cannot calibrate: they need the pure points of their size)")
 	}
 	sort.Float64s(sizes)
 	version := out.Version
@@ -143,15 +203,33 @@ func ImportFio(data []byte) (Calibration, error) {
 	}
 	var c Calibration
 	for _, s := range sizes {
-		w, ok := write[s]
+		w, ok := best[pattern{fioWrite, 0, s}]
 		if !ok {
 			return Calibration{}, inputError("fio", "block size %g bytes has a 100%% read job but no 100%% write job", s)
 		}
-		r := read[s]
-		src := fmt.Sprintf("%s: read group %d (%s), write group %d (%s)", version,
-			r.group, strings.Join(names[key{r.group, false, s}], ","),
-			w.group, strings.Join(names[key{w.group, true, s}], ","))
-		c.Points = append(c.Points, Point{IOSizeBytes: s, ReadIOPS: r.iops, WriteIOPS: w.iops, Source: src})
+		r := best[pattern{fioRead, 0, s}]
+		rv, rr := figure(r)
+		wv, wr := figure(w)
+		c.Points = append(c.Points, Point{IOSizeBytes: s, ReadIOPS: rv, WriteIOPS: wv, ReadRuns: rr, WriteRuns: wr,
+			Source: fmt.Sprintf("%s: %s, %s", version, describe("read", r), describe("write", w))})
+	}
+	var mixes []pattern
+	for p := range best {
+		if p.kind == fioMixed {
+			mixes = append(mixes, p)
+		}
+	}
+	sort.Slice(mixes, func(a, b int) bool {
+		if mixes[a].size != mixes[b].size {
+			return mixes[a].size < mixes[b].size
+		}
+		return mixes[a].mix < mixes[b].mix
+	})
+	for _, p := range mixes {
+		rs := best[p]
+		v, vr := figure(rs)
+		c.Mixed = append(c.Mixed, MixedPoint{IOSizeBytes: p.size, ReadRatio: p.mix / 100, IOPS: v, Runs: vr,
+			Source: fmt.Sprintf("%s: %s", version, describe(fmt.Sprintf("%g%% read", p.mix), rs))})
 	}
 	if err := c.Validate(); err != nil {
 		return Calibration{}, err
@@ -165,9 +243,11 @@ const (
 	fioSkip fioJobKind = iota
 	fioRead
 	fioWrite
+	fioMixed
 )
 
-func fioKind(opt func(string) string) (fioJobKind, error) {
+// fioKind returns the job's pattern and, for a mixed job, its read percent.
+func fioKind(opt func(string) string) (fioJobKind, float64, error) {
 	rw := opt("rw")
 	if rw == "" {
 		rw = opt("readwrite")
@@ -177,35 +257,37 @@ func fioKind(opt func(string) string) (fioJobKind, error) {
 	}
 	switch rw {
 	case "", "read", "randread":
-		return fioRead, nil
+		return fioRead, 0, nil
 	case "write", "randwrite":
-		return fioWrite, nil
+		return fioWrite, 0, nil
 	case "trim", "randtrim", "trimwrite":
-		return fioSkip, nil
+		return fioSkip, 0, nil
 	case "rw", "readwrite", "randrw":
 		mix := 50.0
 		if v := opt("rwmixread"); v != "" {
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil {
-				return 0, fmt.Errorf("rwmixread %q: not a number", v)
+				return 0, 0, fmt.Errorf("rwmixread %q: not a number", v)
 			}
 			mix = f
 		} else if v := opt("rwmixwrite"); v != "" {
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil {
-				return 0, fmt.Errorf("rwmixwrite %q: not a number", v)
+				return 0, 0, fmt.Errorf("rwmixwrite %q: not a number", v)
 			}
 			mix = 100 - f
 		}
-		switch mix {
-		case 100:
-			return fioRead, nil
-		case 0:
-			return fioWrite, nil
+		switch {
+		case mix == 100:
+			return fioRead, 0, nil
+		case mix == 0:
+			return fioWrite, 0, nil
+		case mix > 0 && mix < 100:
+			return fioMixed, mix, nil
 		}
-		return fioSkip, nil
+		return 0, 0, fmt.Errorf("read percent %v: must be in 0..100", mix)
 	}
-	return 0, fmt.Errorf("rw %q: unknown I/O pattern", rw)
+	return 0, 0, fmt.Errorf("rw %q: unknown I/O pattern", rw)
 }
 
 // fioBlockSizes reads bs (or blocksize); "4k,64k" gives separate read and

@@ -42,6 +42,14 @@ type EstimateOptions struct {
 	// queue depth: throughput sits at capacity while latency keeps growing).
 	// Windows picked by Busy alone keep utilization 1.
 	QueueingCorrection bool `json:"queueingCorrection"`
+	// Interference also fits the read/write interference γ of each band:
+	// the saturated windows then lie on a·r + b·w + c·r·w = 1, c = 4γab,
+	// which is linear in (a, b, c) and fitted by least squares. It needs
+	// saturated windows at three or more distinct read ratios (two mixes
+	// and a pure one, or three mixes); with fewer the band keeps the
+	// γ = 0 fit and says why in BandFit.GammaError. A fitted band adds a
+	// mixed point at 50% reads to the calibration, which reproduces γ.
+	Interference bool `json:"interference"`
 }
 
 func (o EstimateOptions) withDefaults() EstimateOptions {
@@ -76,6 +84,13 @@ type BandFit struct {
 	Error        string  `json:"error,omitempty"`
 	ReadIOPS     float64 `json:"readIops,omitempty"`
 	WriteIOPS    float64 `json:"writeIops,omitempty"`
+	// With EstimateOptions.Interference: the fitted γ and its standard
+	// error (from the least-squares covariance, delta method), or why γ was
+	// not fitted.
+	GammaFitted bool    `json:"gammaFitted,omitempty"`
+	Gamma       float64 `json:"gamma,omitempty"`
+	GammaStdErr float64 `json:"gammaStdErr,omitempty"`
+	GammaError  string  `json:"gammaError,omitempty"`
 }
 
 // Quality is the report of EstimateFromHistory.
@@ -113,40 +128,20 @@ var ErrNotIdentifiable = errors.New("capacity line not identifiable")
 // Prefer a benchmark calibration whenever one exists.
 func EstimateFromHistory(windows []Window, opts EstimateOptions) (Calibration, Quality, error) {
 	o := opts.withDefaults()
-	if len(windows) == 0 {
-		return Calibration{}, Quality{}, inputError("windows", "empty")
+	keys, bands, err := sizeBands(windows)
+	if err != nil {
+		return Calibration{}, Quality{}, err
 	}
-	for i, w := range windows {
-		name := fmt.Sprintf("windows[%d]", i)
-		if err := checkPositive(name+".ioSizeBytes", w.IOSizeBytes); err != nil {
-			return Calibration{}, Quality{}, err
-		}
-		for _, f := range []struct {
-			n string
-			v float64
-		}{{".readIops", w.ReadIOPS}, {".writeIops", w.WriteIOPS}, {".latencySeconds", w.LatencySeconds}, {".busy", w.Busy}} {
-			if !finite(f.v) || f.v < 0 {
-				return Calibration{}, Quality{}, inputError(name+f.n, "must be a finite number >= 0, got %v", f.v)
-			}
-		}
-	}
-	bands := map[int][]Window{}
-	for _, w := range windows {
-		if w.ReadIOPS+w.WriteIOPS == 0 {
-			continue
-		}
-		b := int(math.Round(math.Log2(w.IOSizeBytes)))
-		bands[b] = append(bands[b], w)
-	}
-	keys := make([]int, 0, len(bands))
-	for k := range bands {
-		keys = append(keys, k)
-	}
-	sort.Ints(keys)
 	q := Quality{Windows: len(windows)}
 	var cal Calibration
 	for _, k := range keys {
-		bf, p := fitBand(bands[k], o)
+		bf, p, sat := fitBand(bands[k], o)
+		if bf.Fitted && o.Interference {
+			var mp MixedPoint
+			if bf, p, mp = fitBandInterference(bf, p, sat); bf.GammaFitted {
+				cal.Mixed = append(cal.Mixed, mp)
+			}
+		}
 		q.Saturated += bf.Saturated
 		q.Bands = append(q.Bands, bf)
 		if bf.Fitted {
@@ -163,7 +158,10 @@ func EstimateFromHistory(windows []Window, opts EstimateOptions) (Calibration, Q
 	return cal, q, nil
 }
 
-func fitBand(ws []Window, o EstimateOptions) (BandFit, Point) {
+// selectSaturated picks a band's saturated windows (latency at least
+// LatencyFactor × the band's floor, or Busy at least BusyThreshold) with
+// their target utilization, and fills the band's description.
+func selectSaturated(ws []Window, o EstimateOptions) (BandFit, []satWindow) {
 	var logSum float64
 	lats := make([]float64, 0, len(ws))
 	for _, w := range ws {
@@ -177,64 +175,109 @@ func fitBand(ws []Window, o EstimateOptions) (BandFit, Point) {
 		sort.Float64s(lats)
 		bf.LatencyFloor = lats[int(o.FloorQuantile*float64(len(lats)-1))]
 	}
-	var srr, srw, sww, sr, sw float64
-	target := make([]float64, 0, len(ws))
 	bf.ReadRatioMin, bf.ReadRatioMax = 1, 0
-	sat := make([]Window, 0, len(ws))
+	sat := make([]satWindow, 0, len(ws))
 	for _, w := range ws {
 		byLatency := bf.LatencyFloor > 0 && w.LatencySeconds >= o.LatencyFactor*bf.LatencyFloor
 		if !byLatency && !(w.Busy > 0 && w.Busy >= o.BusyThreshold) {
 			continue
 		}
-		sat = append(sat, w)
 		u := 1.0
 		if o.QueueingCorrection && byLatency {
 			u = 1 - bf.LatencyFloor/w.LatencySeconds
 		}
-		target = append(target, u)
+		sat = append(sat, satWindow{w.ReadIOPS, w.WriteIOPS, u})
 		rho := w.ReadIOPS / (w.ReadIOPS + w.WriteIOPS)
 		bf.ReadRatioMin = math.Min(bf.ReadRatioMin, rho)
 		bf.ReadRatioMax = math.Max(bf.ReadRatioMax, rho)
-		srr += w.ReadIOPS * w.ReadIOPS
-		srw += w.ReadIOPS * w.WriteIOPS
-		sww += w.WriteIOPS * w.WriteIOPS
-		sr += w.ReadIOPS * u
-		sw += w.WriteIOPS * u
 	}
 	bf.Saturated = len(sat)
 	if len(sat) == 0 {
 		bf.ReadRatioMin, bf.ReadRatioMax = 0, 0
 	}
+	return bf, sat
+}
+
+// sizeBands validates windows and groups those with load into octave size
+// bands (sizes within a factor √2 of a power of two), keys ascending.
+func sizeBands(windows []Window) ([]int, map[int][]Window, error) {
+	if len(windows) == 0 {
+		return nil, nil, inputError("windows", "empty")
+	}
+	for i, w := range windows {
+		name := fmt.Sprintf("windows[%d]", i)
+		if err := checkPositive(name+".ioSizeBytes", w.IOSizeBytes); err != nil {
+			return nil, nil, err
+		}
+		for _, f := range []struct {
+			n string
+			v float64
+		}{{".readIops", w.ReadIOPS}, {".writeIops", w.WriteIOPS}, {".latencySeconds", w.LatencySeconds}, {".busy", w.Busy}} {
+			if !finite(f.v) || f.v < 0 {
+				return nil, nil, inputError(name+f.n, "must be a finite number >= 0, got %v", f.v)
+			}
+		}
+	}
+	bands := map[int][]Window{}
+	for _, w := range windows {
+		if w.ReadIOPS+w.WriteIOPS == 0 {
+			continue
+		}
+		b := int(math.Round(math.Log2(w.IOSizeBytes)))
+		bands[b] = append(bands[b], w)
+	}
+	keys := make([]int, 0, len(bands))
+	for k := range bands {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	return keys, bands, nil
+}
+
+func fitBand(ws []Window, o EstimateOptions) (BandFit, Point, []satWindow) {
+	bf, sat := selectSaturated(ws, o)
+	var srr, srw, sww, sr, sw float64
+	for _, w := range sat {
+		srr += w.r * w.r
+		srw += w.r * w.w
+		sww += w.w * w.w
+		sr += w.r * w.u
+		sw += w.w * w.u
+	}
 	switch {
 	case len(sat) < o.MinSaturated:
 		bf.Error = fmt.Sprintf("%d saturated windows, need %d", len(sat), o.MinSaturated)
-		return bf, Point{}
+		return bf, Point{}, nil
 	case bf.ReadRatioMax-bf.ReadRatioMin < o.MinReadRatioSpread:
 		bf.Error = fmt.Sprintf("saturated windows span read ratios %.2f..%.2f; need windows at >= 2 distinct read ratios at least %.2f apart to fit the capacity line",
 			bf.ReadRatioMin, bf.ReadRatioMax, o.MinReadRatioSpread)
-		return bf, Point{}
+		return bf, Point{}, nil
 	}
 	// Normal equations of min Σ (a r + b w − u)², u the window's utilization
 	// (1, or 1 − floor/latency with QueueingCorrection).
 	det := srr*sww - srw*srw
 	if det <= 1e-12*srr*sww {
 		bf.Error = "saturated windows are collinear; need >= 2 distinct read ratios"
-		return bf, Point{}
+		return bf, Point{}, nil
 	}
 	a := (sr*sww - sw*srw) / det
 	b := (sw*srr - sr*srw) / det
 	if a <= 0 || b <= 0 || !finite(1/a) || !finite(1/b) {
 		bf.Error = fmt.Sprintf("fitted capacity line is not physical (1/T_read100=%g, 1/T_write100=%g); the saturated windows do not follow conservation", a, b)
-		return bf, Point{}
+		return bf, Point{}, nil
 	}
 	var ss float64
-	for i, w := range sat {
-		d := a*w.ReadIOPS + b*w.WriteIOPS - target[i]
+	for _, w := range sat {
+		d := a*w.r + b*w.w - w.u
 		ss += d * d
 	}
 	bf.RMSResidual = math.Sqrt(ss / float64(len(sat)))
 	bf.Fitted, bf.ReadIOPS, bf.WriteIOPS = true, 1/a, 1/b
 	src := fmt.Sprintf("history: %d saturated of %d windows, read ratio %.2f..%.2f, rms utilization residual %.3f",
 		bf.Saturated, bf.Windows, bf.ReadRatioMin, bf.ReadRatioMax, bf.RMSResidual)
-	return bf, Point{IOSizeBytes: bf.IOSizeBytes, ReadIOPS: 1 / a, WriteIOPS: 1 / b, Source: src}
+	return bf, Point{IOSizeBytes: bf.IOSizeBytes, ReadIOPS: 1 / a, WriteIOPS: 1 / b, Source: src}, sat
 }
+
+// satWindow is a saturated window's read and write IOPS and its target
+// utilization.
+type satWindow struct{ r, w, u float64 }

@@ -1,0 +1,275 @@
+package conservation
+
+import (
+	"fmt"
+	"math"
+	"sort"
+)
+
+// MinGamma is the lowest interference coefficient accepted. Below it the
+// frontier U = a + b + 4γab = 1 stops being reachable at some mixes (U
+// peaks below 1 when the discriminant (a+b)² + 16γab turns negative), i.e.
+// the model would promise unbounded capacity.
+const MinGamma = -0.25
+
+// FrontierUtilization is the utilization of one IO size under read/write
+// interference:
+//
+//	U = a + b + 4γab,   a = readRate/tRead100,   b = writeRate/tWrite100.
+//
+// γ = 0 is the conservation law of Ra and Lee exactly (U = a + b). γ > 0
+// means a mixed load costs more than its pure parts (mixes sit inside the
+// two-point line); at a 50/50 split of capacity (a = b = ½ on the line) U is
+// 1 + γ.
+func FrontierUtilization(readRate, writeRate, tRead100, tWrite100, gamma float64) (float64, error) {
+	if err := checkNonNegative("readRate", readRate); err != nil {
+		return 0, err
+	}
+	if err := checkNonNegative("writeRate", writeRate); err != nil {
+		return 0, err
+	}
+	if err := checkPositive("tRead100", tRead100); err != nil {
+		return 0, err
+	}
+	if err := checkPositive("tWrite100", tWrite100); err != nil {
+		return 0, err
+	}
+	if err := checkGamma("gamma", gamma); err != nil {
+		return 0, err
+	}
+	a, b := readRate/tRead100, writeRate/tWrite100
+	return a + b + 4*gamma*a*b, nil
+}
+
+// MaxAtReadRatio is the max total IOPS of one IO size at read ratio ρ (0..1)
+// under interference γ: the t > 0 with U(tρ, t(1−ρ)) = 1. With
+// L = ρ/T_read100 + (1−ρ)/T_write100 and Q = 4γ ρ(1−ρ)/(T_read100 T_write100),
+// U(t) = Lt + Qt², so
+//
+//	t = 2 / (L + √(L² + 4Q))
+//
+// (the smaller root, written without cancellation and scaled against
+// underflow). γ = 0 gives eq. 6.
+func MaxAtReadRatio(tRead100, tWrite100, gamma, readRatio float64) (float64, error) {
+	if err := checkPositive("tRead100", tRead100); err != nil {
+		return 0, err
+	}
+	if err := checkPositive("tWrite100", tWrite100); err != nil {
+		return 0, err
+	}
+	if err := checkGamma("gamma", gamma); err != nil {
+		return 0, err
+	}
+	if !finite(readRatio) || readRatio < 0 || readRatio > 1 {
+		return 0, inputError("readRatio", "must be in 0..1, got %v", readRatio)
+	}
+	a, b := readRatio/tRead100, (1-readRatio)/tWrite100
+	L := a + b
+	t := 1 / frontierScale(L, 4*gamma*(a/L)*(b/L))
+	if !(t > 0) || !finite(t) {
+		return 0, inputError("tRead100, tWrite100, gamma", "%v, %v, %v at read ratio %v are out of floating-point range", tRead100, tWrite100, gamma, readRatio)
+	}
+	return t, nil
+}
+
+// frontierScale returns 1/s, s the scale with U(s·load) = 1 when
+// U(load) = L + Q (L the linear part, Q the interference part), given
+// r = Q/L². The inverse is returned so that Q = 0 gives exactly L, as the
+// paper's form does. Written as 1/s = L(1 + √(1 + 4r))/2, with r computed
+// from the shares relative to L, so that neither L² nor Q underflows when
+// the load is tiny against the capacities.
+func frontierScale(L, r float64) float64 {
+	if r == 0 {
+		return L
+	}
+	d := 1 + 4*r
+	if d < 0 { // only by rounding at γ = MinGamma
+		d = 0
+	}
+	return L * (1 + math.Sqrt(d)) / 2
+}
+
+// GammaFromMixed is the interference implied by one saturated mixed
+// measurement: total IOPS m at read ratio ρ (strictly between 0 and 1) on a
+// size with pure capacities tRead100, tWrite100. With a = ρm/T_read100 and
+// b = (1−ρ)m/T_write100, U = 1 gives
+//
+//	γ = (1 − a − b) / (4ab).
+func GammaFromMixed(tRead100, tWrite100, readRatio, iops float64) (float64, error) {
+	if err := checkPositive("tRead100", tRead100); err != nil {
+		return 0, err
+	}
+	if err := checkPositive("tWrite100", tWrite100); err != nil {
+		return 0, err
+	}
+	if !finite(readRatio) || readRatio <= 0 || readRatio >= 1 {
+		return 0, inputError("readRatio", "must be strictly between 0 and 1 (a mix), got %v", readRatio)
+	}
+	if err := checkPositive("iops", iops); err != nil {
+		return 0, err
+	}
+	a, b := readRatio*iops/tRead100, (1-readRatio)*iops/tWrite100
+	if a+b >= 2 {
+		// U(t) = t(a+b) + t²(1−a−b) would peak before t = 1 and come back
+		// down to 1 there: the frontier (the first crossing) lies below the
+		// measured point, so no γ explains it.
+		return 0, inputError("iops", "%v at read ratio %v is at least twice the line between the pure points (%v): no frontier of this form passes through it", iops, readRatio, iops/(a+b))
+	}
+	g := (1 - a - b) / (4 * a * b)
+	if !finite(g) {
+		return 0, inputError("iops", "%v at read ratio %v gives no finite interference", iops, readRatio)
+	}
+	return g, nil
+}
+
+func checkNonNegative(name string, v float64) error {
+	if !finite(v) || v < 0 {
+		return inputError(name, "must be a finite number >= 0, got %v", v)
+	}
+	return nil
+}
+
+func checkGamma(name string, g float64) error {
+	if !finite(g) || g < MinGamma {
+		return inputError(name, "must be a finite number >= %v, got %v", MinGamma, g)
+	}
+	return nil
+}
+
+// GammaFit is the interference coefficient fitted at one IO size from the
+// calibration's mixed points.
+type GammaFit struct {
+	IOSizeBytes float64 `json:"ioSizeBytes"`
+	Gamma       float64 `json:"gamma"`
+	// Lower and Upper bound γ over the calibration's spread: γ falls as the
+	// mixed IOPS rise and rises with T_read100 and T_write100, so the bounds
+	// are γ(mixed max, pure mins) and γ(mixed min, pure maxes). Equal to
+	// Gamma when every figure is a single run.
+	Lower float64 `json:"gammaLower"`
+	Upper float64 `json:"gammaUpper"`
+	// MixedPoints is how many mixed points (read ratios) the fit used;
+	// RMSResidual is the RMS of U − 1 over them (0 with one point, which
+	// γ fits exactly).
+	MixedPoints int     `json:"mixedPoints"`
+	RMSResidual float64 `json:"rmsResidual"`
+}
+
+// fitGammas fits γ per size of c.Mixed given pure capacities from pure (the
+// same model, interference not yet set), and the bounds from lo and hi
+// (the models of the spread's low and high ends; nil without spread).
+// A γ below MinGamma is an error, or with clamp (the band's end models)
+// MinGamma.
+func fitGammas(c Calibration, pure, lo, hi *Model, clamp bool) ([]GammaFit, error) {
+	if len(c.Mixed) == 0 {
+		return nil, nil
+	}
+	bySize := map[float64][]int{}
+	var sizes []float64
+	for i, p := range c.Mixed {
+		if _, ok := bySize[p.IOSizeBytes]; !ok {
+			sizes = append(sizes, p.IOSizeBytes)
+		}
+		bySize[p.IOSizeBytes] = append(bySize[p.IOSizeBytes], i)
+	}
+	sort.Float64s(sizes)
+	out := make([]GammaFit, 0, len(sizes))
+	for _, s := range sizes {
+		idx := bySize[s]
+		fit := func(m *Model, pick func(MixedPoint) float64) (float64, float64, error) {
+			r, w, _ := m.at(math.Log(s))
+			// Least squares on U_k − 1 = (a_k + b_k − 1) + γ p_k, p_k = 4 a_k b_k.
+			var spp, spe float64
+			as, bs := make([]float64, len(idx)), make([]float64, len(idx))
+			for j, k := range idx {
+				p := c.Mixed[k]
+				mm := pick(p)
+				as[j], bs[j] = p.ReadRatio*mm/r, (1-p.ReadRatio)*mm/w
+				pk := 4 * as[j] * bs[j]
+				spp += pk * pk
+				spe += pk * (1 - as[j] - bs[j])
+			}
+			g := spe / spp
+			var ss float64
+			for j := range idx {
+				d := as[j] + bs[j] + 4*g*as[j]*bs[j] - 1
+				ss += d * d
+			}
+			if !finite(g) {
+				return 0, 0, inputError(fmt.Sprintf("mixed[%d].iops", idx[0]), "the mixed point(s) at %g bytes give no finite interference", s)
+			}
+			return g, math.Sqrt(ss / float64(len(idx))), nil
+		}
+		g, rms, err := fit(pure, func(p MixedPoint) float64 { return p.IOPS })
+		if err != nil {
+			return nil, err
+		}
+		if g < MinGamma {
+			if clamp {
+				g = MinGamma
+			} else {
+				return nil, inputError(fmt.Sprintf("mixed[%d].iops", idx[0]),
+					"the mixed point(s) at %g bytes imply interference γ = %.4g, below %v: the mix measured far above the line between the pure read and pure write points; check both calibrations", s, g, MinGamma)
+			}
+		}
+		// Each mixed point must lie where U still rises along its ray
+		// (a + b + 8γab > 0), or the frontier crosses 1 before it.
+		if rising := risingGamma(c, idx, pure, s); g <= rising {
+			if !clamp {
+				return nil, inputError(fmt.Sprintf("mixed[%d].iops", idx[0]),
+					"the mixed point(s) at %g bytes give γ = %.4g, whose frontier turns back before reaching them (γ must exceed %.4g): the mix measured far above the line between the pure points", s, g, rising)
+			}
+			g = rising + 1e-9*math.Abs(rising)
+		}
+		gf := GammaFit{IOSizeBytes: s, Gamma: g, Lower: g, Upper: g, MixedPoints: len(idx), RMSResidual: rms}
+		if lo != nil && hi != nil {
+			// γ(mixed max, pure mins) and γ(mixed min, pure maxes), as
+			// computed (the lower one may fall below MinGamma: that is
+			// what the runs allow, though no model would use it).
+			gl, _, err := fit(lo, func(p MixedPoint) float64 { return runsMax(p.IOPS, p.Runs) })
+			if err != nil {
+				return nil, err
+			}
+			gu, _, err := fit(hi, func(p MixedPoint) float64 { return runsMin(p.IOPS, p.Runs) })
+			if err != nil {
+				return nil, err
+			}
+			gf.Lower, gf.Upper = math.Min(gl, g), math.Max(gu, g)
+		}
+		out = append(out, gf)
+	}
+	return out, nil
+}
+
+// risingGamma is the γ below which U stops rising along the ray of some
+// mixed point of idx before reaching it: max_k −(a_k + b_k)/(8 a_k b_k).
+func risingGamma(c Calibration, idx []int, m *Model, s float64) float64 {
+	r, w, _ := m.at(math.Log(s))
+	g := math.Inf(-1)
+	for _, k := range idx {
+		p := c.Mixed[k]
+		a, b := p.ReadRatio*p.IOPS/r, (1-p.ReadRatio)*p.IOPS/w
+		g = math.Max(g, -(a+b)/(8*a*b))
+	}
+	return g
+}
+
+// gammaAt interpolates γ linearly in log size between the sizes that have a
+// fit, and holds the end values outside them (a trend in γ is not
+// extrapolated). No fit: 0, the paper.
+func gammaAt(logSize, gamma []float64, ls float64) float64 {
+	n := len(logSize)
+	switch {
+	case n == 0:
+		return 0
+	case ls <= logSize[0]:
+		return gamma[0]
+	case ls >= logSize[n-1]:
+		return gamma[n-1]
+	}
+	i := sort.SearchFloat64s(logSize, ls)
+	if logSize[i] == ls {
+		return gamma[i]
+	}
+	t := (ls - logSize[i-1]) / (logSize[i] - logSize[i-1])
+	return gamma[i-1] + t*(gamma[i]-gamma[i-1])
+}

@@ -1,0 +1,153 @@
+package conservation
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// A cluster whose time per op is exactly c0 + c1·S: the cost model
+// recovers it from any three sizes, leave-one-size-out prefers it, and
+// Auto uses it.
+func TestCostModelKnownTruth(t *testing.T) {
+	const rc0, rc1, wc0, wc1 = 5e-6, 4e-10, 3e-5, 2e-9
+	R := func(s float64) float64 { return 1 / (rc0 + rc1*s) }
+	W := func(s float64) float64 { return 1 / (wc0 + wc1*s) }
+	var cal Calibration
+	for _, s := range []float64{4096, 65536, 1 << 20} {
+		cal.Points = append(cal.Points, Point{IOSizeBytes: s, ReadIOPS: R(s), WriteIOPS: W(s)})
+	}
+	cal.Interpolation = Auto
+	m, err := NewModel(cal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := m.SizeForm()
+	if f.Used != Cost || !(f.CostLOO < 1e-9) || !(f.LogLogLOO > 0.01) || !strings.Contains(f.Reason, "cost model has the lower leave-one-size-out error") {
+		t.Errorf("form %+v, want cost chosen", f)
+	}
+	if !near(f.ReadC0, rc0, 1e-9) || !near(f.ReadC1, rc1, 1e-9) || !near(f.WriteC0, wc0, 1e-9) || !near(f.WriteC1, wc1, 1e-9) {
+		t.Errorf("coefficients %+v, want %v %v %v %v", f, rc0, rc1, wc0, wc1)
+	}
+	for _, s := range []float64{4096, 16384, 300000, 1 << 20, 8 << 20} {
+		sc, _ := m.At(s)
+		if !near(sc.ReadIOPS, R(s), 1e-9) || !near(sc.WriteIOPS, W(s), 1e-9) || sc.Interpolation != Cost {
+			t.Errorf("size %v: %+v, want %v %v", s, sc, R(s), W(s))
+		}
+	}
+	res, _ := m.AtMix([]OpClass{{Op: Read, IOSizeBytes: 16384, Rate: 1}})
+	if res.Interpolation != Cost {
+		t.Errorf("Result.Interpolation %q", res.Interpolation)
+	}
+	// The same calibration left at the default keeps log-log.
+	cal.Interpolation = ""
+	m, _ = NewModel(cal)
+	if sc, _ := m.At(16384); sc.Interpolation != LogLog || near(sc.ReadIOPS, R(16384), 1e-3) {
+		t.Errorf("default: %+v", sc)
+	}
+}
+
+// Power laws: log-log is exact, so leave-one-size-out prefers it.
+func TestAutoPrefersLogLogOnPowerLaws(t *testing.T) {
+	var cal Calibration
+	for _, s := range []float64{4096, 32768, 262144, 1 << 20} {
+		cal.Points = append(cal.Points, Point{IOSizeBytes: s, ReadIOPS: 2e6 * math.Pow(s, -0.5), WriteIOPS: 4e5 * math.Pow(s, -0.4)})
+	}
+	cal.Interpolation = Auto
+	m, _ := NewModel(cal)
+	if f := m.SizeForm(); f.Used != LogLog || f.LogLogLOO > 1e-12 || f.CostLOO < 0.01 {
+		t.Errorf("form %+v, want log-log", f)
+	}
+	// Auto with two sizes keeps log-log and says why.
+	cal.Points = cal.Points[:2]
+	m, _ = NewModel(cal)
+	if f := m.SizeForm(); f.Used != LogLog || !strings.Contains(f.Reason, "2 calibrated size(s) leave none to judge by") {
+		t.Errorf("two sizes: %+v", f)
+	}
+}
+
+// With two sizes the cost model is exactly determined: it passes through
+// both points, as long as IOPS fall no faster than 1/size (bandwidth does
+// not fall with size; otherwise c0 would be negative and NNLS holds it at 0). Between them it always lies on or above log-log: log T is
+// −log(c0 + c1·e^x) in x = log S, a concave function, so it lies above its
+// chord, which is the log-log interpolant. (c0, c1 >= 0.)
+func TestCostModelTwoSizesAboveLogLog(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for trial := 0; trial < 200; trial++ {
+		r4 := 1000 + 2e5*rng.Float64()
+		r64 := r4 * (1.0/16 + (1-1.0/16)*rng.Float64())
+		w4 := r4 / (1 + 9*rng.Float64())
+		w64 := w4 * (1.0/16 + (1-1.0/16)*rng.Float64())
+		pts := []Point{{IOSizeBytes: 4096, ReadIOPS: r4, WriteIOPS: w4}, {IOSizeBytes: 65536, ReadIOPS: r64, WriteIOPS: w64}}
+		cost, err := NewModel(Calibration{Points: pts, Interpolation: Cost})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ll, _ := NewModel(Calibration{Points: pts})
+		for _, p := range pts {
+			sc, _ := cost.At(p.IOSizeBytes)
+			if !near(sc.ReadIOPS, p.ReadIOPS, 1e-9) || !near(sc.WriteIOPS, p.WriteIOPS, 1e-9) {
+				t.Fatalf("cost model misses a calibrated point: %+v vs %+v", sc, p)
+			}
+		}
+		for _, s := range []float64{8192, 16384, 32768} {
+			c, _ := cost.At(s)
+			l, _ := ll.At(s)
+			if c.ReadIOPS < l.ReadIOPS*(1-1e-12) || c.WriteIOPS < l.WriteIOPS*(1-1e-12) {
+				t.Fatalf("size %v: cost %v/%v below log-log %v/%v", s, c.ReadIOPS, c.WriteIOPS, l.ReadIOPS, l.WriteIOPS)
+			}
+		}
+	}
+}
+
+// The real single-host Ceph lab's fio calibration (e2e/ceph, 4 KiB and
+// 64 KiB): there, 16 KiB from log-log interpolation came out 10-16% under
+// the measured capacity. The cost model moves 16 KiB up, the direction of
+// the error; by how much is logged. The lab's 16 KiB measurements are not
+// in the repository, so whether it closes the gap is not shown here.
+func TestCostModelOnCephLabCalibration(t *testing.T) {
+	pts := []Point{{IOSizeBytes: 4096, ReadIOPS: 19193.440875, WriteIOPS: 2538.584566}, {IOSizeBytes: 65536, ReadIOPS: 9840.709144, WriteIOPS: 2205.490405}}
+	ll, _ := NewModel(Calibration{Points: pts})
+	cost, _ := NewModel(Calibration{Points: pts, Interpolation: Cost})
+	l, _ := ll.At(16384)
+	c, _ := cost.At(16384)
+	t.Logf("16 KiB: log-log read %.0f write %.0f; cost read %.0f (%+.1f%%) write %.0f (%+.1f%%)",
+		l.ReadIOPS, l.WriteIOPS, c.ReadIOPS, 100*(c.ReadIOPS/l.ReadIOPS-1), c.WriteIOPS, 100*(c.WriteIOPS/l.WriteIOPS-1))
+	if !(c.ReadIOPS > l.ReadIOPS && c.WriteIOPS > l.WriteIOPS) {
+		t.Errorf("cost model does not raise 16 KiB: %+v vs %+v", c, l)
+	}
+}
+
+// The repository's scored real-Ceph run (e2e/ceph/results/latest.json: one
+// fio calibration, saturated 4 KiB mixes at 30/50/70% reads). Prints γ per
+// mix and leave-one-mix-out errors against the paper's; checks the 50%
+// mix's γ worked by hand: a = 2289.5/19193.44 = 0.11929,
+// b = 2289.5/2538.58 = 0.90188, γ = (1 − a − b)/(4ab) = −0.0492.
+func TestInterferenceOnCephLabRun(t *testing.T) {
+	tr, tw := 19193.440875, 2538.584566
+	measured := map[float64]float64{0.3: 4050, 0.5: 4579, 0.7: 6064}
+	ratios := []float64{0.3, 0.5, 0.7}
+	g50, err := GammaFromMixed(tr, tw, 0.5, 4579)
+	if err != nil || math.Abs(g50-(-0.0492)) > 5e-4 {
+		t.Errorf("γ at 50%%: %v, %v; want -0.0492", g50, err)
+	}
+	for _, out := range ratios {
+		g, _ := GammaFromMixed(tr, tw, out, measured[out])
+		var mixed []MixedPoint
+		for _, r := range ratios {
+			if r != out {
+				mixed = append(mixed, MixedPoint{IOSizeBytes: 4096, ReadRatio: r, IOPS: measured[r]})
+			}
+		}
+		m, err := NewModel(Calibration{Points: []Point{{IOSizeBytes: 4096, ReadIOPS: tr, WriteIOPS: tw}}, Mixed: mixed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gl := m.Interference()[0].Gamma
+		p, _ := MaxAtReadRatio(tr, tw, gl, out)
+		p0, _ := MaxAtReadRatio(tr, tw, 0, out)
+		t.Logf("%.0f%% reads: γ from this mix alone %.3f; γ from the other two %.3f predicts %.0f (error %.1f%%), paper %.0f (%.1f%%), measured %.0f",
+			100*out, g, gl, p, 100*math.Abs(p-measured[out])/measured[out], p0, 100*math.Abs(p0-measured[out])/measured[out], measured[out])
+	}
+}
