@@ -179,7 +179,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		return 1
 	}
 	fmt.Fprintf(stdout, "storcast listening on %s\n", displayURL(ln.Addr(), cfg.Web.ConfigFile != ""))
-	server := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	server := newHTTPServer(mux, defaultServerLimits)
 	webConfig := cfg.Web.ConfigFile
 	serveErr := make(chan error, 1)
 	go func() {
