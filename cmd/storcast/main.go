@@ -84,7 +84,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		return 1
 	}
 	fmt.Fprintf(stdout, "storcast listening on %s\n", displayURL(ln.Addr(), cfg.Web.ConfigFile != ""))
-	server := &http.Server{Handler: a.routes(ctx), ReadHeaderTimeout: 10 * time.Second}
+	server := newHTTPServer(a.routes(ctx), defaultServerLimits)
 	serveErr := serve(ln, server, cfg.Web.ConfigFile, log)
 
 	code = a.waitForStop(ctx, stop, serveErr)
