@@ -368,13 +368,16 @@ func displayURL(a net.Addr, tls bool) string {
 	return fmt.Sprintf("%s://%s/", scheme, net.JoinHostPort(host, port))
 }
 
-// fitters are the models storcast fits, in order: the latency model reads
-// the capacity model.
+// fitters are the models storcast fits, in order: the latency models and
+// the utilization trend read the capacity model. Both latency models are
+// fitted and backtested; fit.latency_model says which one is served.
 func fitters() []models.Fitter {
 	return []models.Fitter{
-		models.CapacityFitter{},
+		models.CapacityFitter{Estimate: conservation.EstimateOptions{Interference: true}},
 		models.InsideOutFitter{},
+		models.QueueingFitter{},
 		models.MLISPFitter{},
 		models.DemandTrend{},
+		models.SaturationFitter{},
 	}
 }

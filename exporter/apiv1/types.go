@@ -47,6 +47,9 @@ type ModelStatus struct {
 	// history yet waits for ("waiting for 19 more windows (about 19m)");
 	// Error then holds the detail.
 	Waiting string `json:"waiting,omitempty"`
+	// Note says what a fitted model could not identify (a bound instead of
+	// an estimate, say).
+	Note string `json:"note,omitempty"`
 }
 
 // ForecastPoint is one point of a forecast series.
