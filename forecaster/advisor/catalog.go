@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -126,7 +127,7 @@ func LoadCatalog(data []byte) (*Catalog, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, inputError("catalog", "empty document")
 		}
-		return nil, fmt.Errorf("%w: catalog: %s", ErrInput, yamlMessage(err))
+		return nil, fmt.Errorf("%w: %s", ErrInput, yamlMessage(data, err))
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
@@ -141,17 +142,105 @@ func LoadCatalog(data []byte) (*Catalog, error) {
 // unknownField matches yaml.v3's "field x not found in type pkg.T".
 var unknownField = regexp.MustCompile(`field (\S+) not found in type \S+`)
 
-// yamlMessage turns yaml.v3 errors into one line without Go type names.
-func yamlMessage(err error) string {
+// yamlMessage turns yaml.v3 errors into one line without Go type names,
+// each prefixed by the entry it is in (rule set, experiment), found from
+// its line number.
+func yamlMessage(data []byte, err error) string {
+	var root yaml.Node
+	_ = yaml.Unmarshal(data, &root) // best effort: only names the entry
 	var te *yaml.TypeError
 	if errors.As(err, &te) {
 		msgs := make([]string, len(te.Errors))
 		for i, e := range te.Errors {
-			msgs[i] = unknownField.ReplaceAllString(e, "unknown field $1")
+			entry := entryAt(&root, e)
+			if m := unknownField.FindStringSubmatch(e); m != nil {
+				// The walk ends on the unknown key itself; name its entry.
+				entry = strings.TrimSuffix(entry, "."+m[1])
+			}
+			msgs[i] = entry + ": " + unknownField.ReplaceAllString(e, "unknown field $1")
 		}
 		return strings.Join(msgs, "; ")
 	}
-	return strings.TrimPrefix(err.Error(), "yaml: ")
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	return entryAt(&root, msg) + ": " + msg
+}
+
+var lineNumber = regexp.MustCompile(`^line (\d+):`)
+
+// entryAt names the deepest entry of the document that the line of a yaml
+// error message ("line N: ...") falls in, e.g. "rule_sets[0]
+// (qos-cap).experiments[9]", or "catalog" when it cannot tell.
+func entryAt(root *yaml.Node, msg string) string {
+	m := lineNumber.FindStringSubmatch(msg)
+	if m == nil || root.Kind != yaml.DocumentNode || len(root.Content) == 0 {
+		return "catalog"
+	}
+	line, _ := strconv.Atoi(m[1])
+	path := ""
+	n := root.Content[0]
+	for {
+		switch n.Kind {
+		case yaml.MappingNode:
+			best := -1
+			for k := 0; k+1 < len(n.Content); k += 2 {
+				if l := n.Content[k].Line; l <= line && (best < 0 || l >= n.Content[best].Line) {
+					best = k
+				}
+			}
+			// Several keys on the line (a flow mapping): the error is in
+			// this entry, but which field is not known.
+			for k := 0; best >= 0 && k+1 < len(n.Content); k += 2 {
+				if k != best && n.Content[k].Line == n.Content[best].Line {
+					best = -1
+				}
+			}
+			if best < 0 {
+				return pathOrCatalog(path)
+			}
+			if path != "" {
+				path += "."
+			}
+			path += n.Content[best].Value
+			n = n.Content[best+1]
+		case yaml.SequenceNode:
+			best := -1
+			for k, c := range n.Content {
+				if c.Line <= line {
+					best = k
+				}
+			}
+			if best < 0 {
+				return pathOrCatalog(path)
+			}
+			n = n.Content[best]
+			path += fmt.Sprintf("[%d]", best)
+			if name := mapValue(n, "name"); name != "" {
+				path += " (" + name + ")"
+			}
+		default:
+			return pathOrCatalog(path)
+		}
+	}
+}
+
+func pathOrCatalog(p string) string {
+	if p == "" {
+		return "catalog"
+	}
+	return p
+}
+
+// mapValue is the scalar value of key in a mapping node, or "".
+func mapValue(n *yaml.Node, key string) string {
+	if n.Kind != yaml.MappingNode {
+		return ""
+	}
+	for k := 0; k+1 < len(n.Content); k += 2 {
+		if n.Content[k].Value == key && n.Content[k+1].Kind == yaml.ScalarNode {
+			return n.Content[k+1].Value
+		}
+	}
+	return ""
 }
 
 // Validate checks the catalog without I/O; LoadCatalog calls it.
