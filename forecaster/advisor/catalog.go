@@ -209,6 +209,11 @@ func entryAt(root *yaml.Node, msg string) string {
 					best = k
 				}
 			}
+			// Several items on the line (a flow sequence): which one is not
+			// known.
+			if best > 0 && n.Content[best-1].Line == n.Content[best].Line {
+				best = -1
+			}
 			if best < 0 {
 				return pathOrCatalog(path)
 			}
