@@ -39,7 +39,7 @@ var RuleSetNames = []string{"qos-cap", "read-window", "congestion-control"}
 // ruleSetDescriptions describe them for the catalog.
 var ruleSetDescriptions = []string{
 	"per-client rate cap: helps large sequential writes, hurts small random reads and fast workloads",
-	"large client RPC window: helps sequential reads once reads dominate (above about 8:1)",
+	"large client RPC window: helps sequential reads once reads dominate (from about 6:1, fully above 8:1)",
 	"congestion control that backs clients off: helps contended mixed workloads, hurts fast ones",
 }
 
