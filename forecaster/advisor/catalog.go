@@ -54,6 +54,10 @@ const MinExperiments = 10
 // says nothing about the run-to-run noise the boost has to stand out from.
 const MinRuns = 2
 
+// MaxBoost bounds a measured boost: a rule set that makes a workload more
+// than 11 times faster is a unit mix-up in the catalog, not a rule set.
+const MaxBoost = 10.0
+
 // Workload maps feature names to values.
 type Workload map[string]float64
 
@@ -105,13 +109,26 @@ func mean(v []float64) float64 {
 	return s / float64(len(v))
 }
 
+// stdErr is the standard error of the mean of v, computed on v scaled by
+// its largest magnitude so that squares cannot overflow.
 func stdErr(v []float64) float64 {
-	m := mean(v)
+	var scale float64
+	for _, x := range v {
+		scale = math.Max(scale, math.Abs(x))
+	}
+	if scale == 0 {
+		return 0
+	}
+	var m float64
+	for _, x := range v {
+		m += x / scale / float64(len(v))
+	}
 	var ss float64
 	for _, x := range v {
-		ss += (x - m) * (x - m)
+		d := x/scale - m
+		ss += d * d
 	}
-	return math.Sqrt(ss / float64(len(v)-1) / float64(len(v)))
+	return scale * math.Sqrt(ss/float64(len(v)-1)/float64(len(v)))
 }
 
 // LoadCatalog decodes and validates a YAML rule-set catalog. Decoding is
@@ -285,8 +302,8 @@ func (c *Catalog) Validate() error {
 			if err := checkRuns(ew+".with_rule_set", e.WithRuleSet); err != nil {
 				return err
 			}
-			if b := e.Boost(); !finite(b) {
-				return inputError(ew, "boost overflows float64 (%v)", b)
+			if b := e.Boost(); !(b <= MaxBoost) {
+				return inputError(ew, "with_rule_set is %.3g× baseline (boost %+.0f%%), more than %g×; are both in bytes/s?", b+1, 100*b, MaxBoost+1)
 			}
 			common = common || equalWorkload(e.Workload, rs.CommonWorkload)
 		}

@@ -42,6 +42,18 @@ func TestLoadCatalog(t *testing.T) {
 	}
 }
 
+// Run spreads near the float64 limit: squares must not overflow.
+func TestBoostStdErrLarge(t *testing.T) {
+	e := Experiment{Baseline: []float64{1e300, 1.7e308}, WithRuleSet: []float64{1e300, 1.7e308}}
+	// Both means ≈ 8.5e307 with standard error ≈ 8.5e307: relative 1 each.
+	if se := e.BoostStdErr(); math.Abs(se-math.Sqrt2) > 0.01 {
+		t.Errorf("standard error %v, want √2", se)
+	}
+	if se := (Experiment{Baseline: []float64{5, 5}, WithRuleSet: []float64{6, 6}}).BoostStdErr(); se != 0 {
+		t.Errorf("identical runs: standard error %v", se)
+	}
+}
+
 // One testdata/invalid-*.yml per error, its exact message in the first line
 // of the file ("# error: ...").
 func TestLoadCatalogInvalid(t *testing.T) {
