@@ -209,7 +209,7 @@ func (flatTrend) Scores() map[string]float64     { return map[string]float64{"io
 func (flatTrend) MarshalJSON() ([]byte, error)   { return []byte(`"flat"`), nil }
 
 func TestForecast(t *testing.T) {
-	t0 := math.Floor(float64(time.Now().Unix()))
+	t0 := float64(time.Now().Unix())
 	at := func(dt float64) string { return strconv.FormatFloat(t0+dt, 'f', -1, 64) }
 	capacity, _ := models.NewCapacity(conservation.Calibration{Points: []conservation.Point{{IOSizeBytes: 4096, ReadIOPS: 8000, WriteIOPS: 8000}}}, "file", 1, nil)
 	obs := features.Observed{ReadIOPS: 2000, IOPS: 2000, ReadRatio: 1, ReadSizeBytes: 4096, IOSizeBytes: 4096}
