@@ -257,3 +257,27 @@ func TestDeclaredIsWhatIsEmitted(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkloadSeries: the read share by bytes weighs each direction by its
+// own request size; an idle cluster exports no workload.
+func TestWorkloadSeries(t *testing.T) {
+	busy := &engine.Snapshot{Cluster: "c", HasObserved: true, Models: map[string]apiv1.ModelStatus{},
+		Observed: features.Observed{ReadIOPS: 1400, WriteIOPS: 600, IOPS: 2000, ReadRatio: 0.7, ReadSizeBytes: 4096, WriteSizeBytes: 65536, IOSizeBytes: 22528}}
+	idle := &engine.Snapshot{Cluster: "i", HasObserved: true, Models: map[string]apiv1.ModelStatus{},
+		Observed: features.Observed{Idle: true, ReadRatio: 0.7, ReadSizeBytes: 4096, WriteSizeBytes: 4096, IOSizeBytes: 4096}}
+	out := string(scrape(t, fixed{busy, idle}))
+	// 1400·4096 / (1400·4096 + 600·65536) = 0.12727...
+	for _, want := range []string{
+		`storcast_workload_read_ratio{by="bytes",cluster="c"} 0.12727272727272726`,
+		`storcast_workload_read_ratio{by="ops",cluster="c"} 0.7`,
+		`storcast_workload_request_size_bytes{cluster="c",op="write"} 65536`,
+		`storcast_workload_throughput_bytes{cluster="c",op="write"} 3.93216e+07`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %s", want)
+		}
+	}
+	if strings.Contains(out, `storcast_workload_read_ratio{by="ops",cluster="i"}`) {
+		t.Error("an idle cluster exports a workload")
+	}
+}

@@ -1,0 +1,50 @@
+package collector
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/storcast/storcast/exporter/engine"
+)
+
+// The workload's characterization (Lu's four features, as far as the
+// sources measure them): mean request size per direction, read share by
+// operations and by bytes, throughput. The sequential share is not
+// exported: neither the Ceph mgr module nor Swift's StatsD counters carry
+// it, and storcast does not invent it.
+var (
+	workloadRequestSizeDesc = newDesc("storcast_workload_request_size_bytes",
+		"Mean request size of the current workload per direction (bytes per operation).", []string{"cluster", "op"})
+	workloadReadRatioDesc = newDesc("storcast_workload_read_ratio",
+		"Share of reads in the current workload, by operations or by bytes, 0..1.", []string{"cluster", "by"})
+	workloadThroughputDesc = newDesc("storcast_workload_throughput_bytes",
+		"Throughput of the current workload per direction, bytes per second.", []string{"cluster", "op"})
+)
+
+// workloadCollector exports the characterization of each cluster's current
+// workload.
+type workloadCollector struct{}
+
+func (workloadCollector) Update(ch chan<- prometheus.Metric, snaps []*engine.Snapshot) error {
+	for _, s := range snaps {
+		// An idle observation carries the last busy mix: not this
+		// instant's workload.
+		if !s.HasObserved || s.Observed.Idle {
+			continue
+		}
+		o := s.Observed
+		rb, wb := o.ReadIOPS*o.ReadSizeBytes, o.WriteIOPS*o.WriteSizeBytes
+		if o.ReadSizeBytes > 0 {
+			gauge(ch, workloadRequestSizeDesc, o.ReadSizeBytes, s.Cluster, "read")
+		}
+		if o.WriteSizeBytes > 0 {
+			gauge(ch, workloadRequestSizeDesc, o.WriteSizeBytes, s.Cluster, "write")
+		}
+		gauge(ch, workloadReadRatioDesc, o.ReadRatio, s.Cluster, "ops")
+		if rb+wb > 0 {
+			gauge(ch, workloadReadRatioDesc, rb/(rb+wb), s.Cluster, "bytes")
+		}
+		gauge(ch, workloadThroughputDesc, rb, s.Cluster, "read")
+		gauge(ch, workloadThroughputDesc, wb, s.Cluster, "write")
+	}
+	return nil
+}
