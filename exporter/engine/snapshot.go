@@ -18,8 +18,8 @@ type Snapshot struct {
 	LatencyKind string
 	// LatencyModel is the latency model served (fit.latency_model).
 	LatencyModel string
-	Ready       bool // refreshed once or loaded from the state directory
-	SourceUp    bool // the last refresh gave a current observation
+	Ready        bool // refreshed once or loaded from the state directory
+	SourceUp     bool // the last refresh gave a current observation
 	// NoRecentData: the query backend answered, but no sample of the
 	// cluster's load is fresh (the data stopped arriving, or never came);
 	// SourceUp is false, SourceError names the queries, and the models
