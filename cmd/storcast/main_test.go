@@ -356,3 +356,40 @@ clusters: [{name: a, kind: ceph}, {name: b, kind: ceph}]
 		t.Errorf("temporary state files left: %v", tmp)
 	}
 }
+
+// TestConfigCheckRemoteNamesEmptyQueries: against a real Prometheus that
+// holds nothing of the cluster (the README's matcher on someone else's
+// Prometheus), --config.check.remote names each query that selects no
+// series and exits 1; --config.check alone still says OK.
+func TestConfigCheckRemoteNamesEmptyQueries(t *testing.T) {
+	testtool.Need(t, "prometheus")
+	dir := t.TempDir()
+	base := testtool.StartPrometheus(t, "", "global: {scrape_interval: 5s}\n", filepath.Join(dir, "prom"))
+	cfgPath := filepath.Join(dir, "storcast.yml")
+	if err := os.WriteFile(cfgPath, []byte(`prometheus: {url: "`+base+`"}
+state_dir: `+filepath.Join(dir, "state")+`
+clusters:
+  - {name: ceph-prod, kind: ceph, matchers: ['cluster="ceph-prod"']}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out syncBuffer
+	if code := run([]string{"--config.file=" + cfgPath, "--config.check"}, &out, io.Discard, nil); code != 0 {
+		t.Fatalf("--config.check: exit %d: %s", code, out.String())
+	}
+	out = syncBuffer{}
+	code := run([]string{"--config.file=" + cfgPath, "--config.check", "--config.check.remote"}, &out, io.Discard, nil)
+	got := out.String()
+	if code != 1 {
+		t.Errorf("--config.check.remote: exit %d, want 1:\n%s", code, got)
+	}
+	for _, want := range []string{
+		"ceph-prod\tread_ops\tEMPTY\tsum(rate(ceph_osd_op_r{cluster=\"ceph-prod\"}",
+		"ceph-prod\twrite_bytes\tEMPTY",
+		"remote check: 4 required queries (ops or bytes) select nothing",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in:\n%s", want, got)
+		}
+	}
+}

@@ -106,6 +106,13 @@ func (e *Engine) Stop() {
 	e.wg.Wait()
 }
 
+// Source is the source the loops read.
+func (e *Engine) Source() source.Source {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.opt.Source
+}
+
 // SetSource replaces the source; it takes effect at the next Start.
 func (e *Engine) SetSource(s source.Source) {
 	e.mu.Lock()

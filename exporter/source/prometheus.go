@@ -115,13 +115,9 @@ type job struct {
 	role, signal, query string
 }
 
-// Fetch implements Source.
-func (p *Prometheus) Fetch(ctx context.Context, cl *config.Cluster, r Range) (*Frame, error) {
-	n := r.N()
-	if n == 0 {
-		return nil, fmt.Errorf("empty range %v..%v step %v", r.Start, r.End, r.Step)
-	}
-	window := RateWindow(r.Step)
+// jobsFor lists the queries of a cluster: its signals, then (with hosts
+// configured) every host metric per role, in a fixed order.
+func jobsFor(cl *config.Cluster, window string) []job {
 	var jobs []job
 	for s, q := range ClusterQueries(cl, window) {
 		jobs = append(jobs, job{signal: s, query: q})
@@ -134,7 +130,64 @@ func (p *Prometheus) Fetch(ctx context.Context, cl *config.Cluster, r Range) (*F
 		}
 	}
 	sort.Slice(jobs, func(i, j int) bool { return jobs[i].role+jobs[i].signal < jobs[j].role+jobs[j].signal })
+	return jobs
+}
 
+// Probe is one query of a cluster and what it selected.
+type Probe struct {
+	Role   string // "" for a cluster signal
+	Signal string // the signal or host metric
+	Query  string
+	Series int   // series selected over the probe's range
+	Err    error // the query failed
+}
+
+// Required reports whether the cluster's observations need the probe's
+// query to select something (the ops and bytes signals).
+func (p Probe) Required() bool {
+	switch p.Signal {
+	case ReadOps, WriteOps, ReadBytes, WriteBytes:
+		return p.Role == ""
+	}
+	return false
+}
+
+// ProbeCluster runs each of the cluster's queries once over r and says how
+// many series each selects: what --config.check.remote prints and the
+// start-up logs, so that a matcher that selects nothing is named at once
+// instead of surfacing as "no data" later.
+func (p *Prometheus) ProbeCluster(ctx context.Context, cl *config.Cluster, r Range) []Probe {
+	jobs := jobsFor(cl, RateWindow(r.Step))
+	out := make([]Probe, len(jobs))
+	var wg sync.WaitGroup
+	for i, j := range jobs {
+		out[i] = Probe{Role: j.role, Signal: j.signal, Query: j.query}
+		select {
+		case p.sem <- struct{}{}:
+		case <-ctx.Done():
+			out[i].Err = ctx.Err()
+			continue
+		}
+		wg.Add(1)
+		go func(i int, q string) {
+			defer wg.Done()
+			defer func() { <-p.sem }()
+			m, _, err := p.query(ctx, cl.Name, q, r)
+			out[i].Series, out[i].Err = len(m), err
+		}(i, j.query)
+	}
+	wg.Wait()
+	return out
+}
+
+// Fetch implements Source.
+func (p *Prometheus) Fetch(ctx context.Context, cl *config.Cluster, r Range) (*Frame, error) {
+	n := r.N()
+	if n == 0 {
+		return nil, fmt.Errorf("empty range %v..%v step %v", r.Start, r.End, r.Step)
+	}
+	window := RateWindow(r.Step)
+	jobs := jobsFor(cl, window)
 	f := &Frame{Range: r, Signals: map[string][]float64{}, Hosts: map[string]map[string]map[string][]float64{}, Queries: map[string]string{}}
 	for _, j := range jobs {
 		if j.role == "" {

@@ -332,3 +332,43 @@ func TestBackoffCapped(t *testing.T) {
 		t.Errorf("backoffs %v (total %v)", slept, total)
 	}
 }
+
+// TestProbeClusterCountsSeries: the probe runs every query of the cluster
+// once and counts what each selects; an empty backend makes the required
+// ones (ops and bytes) empty.
+func TestProbeClusterCountsSeries(t *testing.T) {
+	fake := promfake.New(testWorkload().Answer)
+	defer fake.Close()
+	p, _ := testSource(t, fake.URL, nil)
+	cl := testCluster(t, `cluster="a"`)
+	r := Range{Start: testNow.Add(-10 * time.Minute), End: testNow, Step: time.Minute}
+	probes := p.ProbeCluster(context.Background(), cl, r)
+	want := len(ClusterQueries(cl, "1m"))
+	for _, qs := range HostQueries(cl, "1m") {
+		want += len(qs)
+	}
+	if len(probes) != want {
+		t.Fatalf("%d probes, want one per query (%d)", len(probes), want)
+	}
+	required := 0
+	for _, pr := range probes {
+		if pr.Err != nil || pr.Series == 0 {
+			t.Errorf("%s/%s: %d series, err %v", pr.Role, pr.Signal, pr.Series, pr.Err)
+		}
+		if pr.Role == "" && pr.Signal == ReadOps && pr.Series != 1 {
+			t.Errorf("read_ops selects %d series, want 1 (a sum)", pr.Series)
+		}
+		if pr.Required() {
+			required++
+		}
+	}
+	if required != 4 {
+		t.Errorf("%d required probes, want 4 (ops and bytes per direction)", required)
+	}
+	fake.SetMode(promfake.Empty)
+	for _, pr := range p.ProbeCluster(context.Background(), cl, r) {
+		if pr.Err != nil || pr.Series != 0 {
+			t.Errorf("empty backend: %s/%s: %d series, err %v", pr.Role, pr.Signal, pr.Series, pr.Err)
+		}
+	}
+}
