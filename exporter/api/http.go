@@ -58,7 +58,7 @@ func (s *Service) Handler(log *slog.Logger) http.Handler {
 		if err != nil {
 			return nil, err
 		}
-		return s.Forecast(r.FormValue("cluster"), r.FormValue("series"), start, end, step)
+		return s.Forecast(r.Context(), r.FormValue("cluster"), r.FormValue("series"), start, end, step)
 	})
 	h("POST /api/v1/whatif", func(r *http.Request) (any, error) {
 		var req apiv1.WhatIfRequest

@@ -73,6 +73,7 @@ func (s *Service) Clusters(ctx context.Context) []apiv1.Cluster {
 		for k, v := range sn.Models {
 			c.Models[k] = v
 		}
+		s.describeCluster(&c, sn)
 		out = append(out, c)
 	}
 	return out
@@ -117,6 +118,7 @@ func (s *Service) CapacityCurve(ctx context.Context, cluster string, ioSizeBytes
 			out.Current.MaxIOPS = sn.CapacityAtMix.MaxTotalIOPS
 		}
 	}
+	withClassSizes(&out.Current, sn)
 	return out, nil
 }
 
@@ -155,7 +157,7 @@ func (s *Service) LatencyCurve(ctx context.Context, cluster string) (apiv1.Laten
 var forecastUnits = map[string]string{"iops": "iops", "max_iops": "iops", "headroom_ratio": "ratio", "utilization_ratio": "ratio"}
 
 // Forecast answers /api/v1/forecast over [start, end] (Unix seconds).
-func (s *Service) Forecast(cluster, series string, start, end, step float64) (apiv1.Forecast, error) {
+func (s *Service) Forecast(ctx context.Context, cluster, series string, start, end, step float64) (apiv1.Forecast, error) {
 	sn, err := s.snapshot(cluster)
 	if err != nil {
 		return apiv1.Forecast{}, err
