@@ -222,12 +222,14 @@ func buildCluster(ctx context.Context, p Provider, c apiv1.Cluster, now time.Tim
 	return v
 }
 
-// Trend plot window: a week of history and, ahead, 1.25 times the
-// capacity ETA within [trendMinAhead, trendMaxAhead] (trendDefaultAhead
-// when the demand does not reach it).
+// Trend plot window: ahead, 1.25 times the capacity ETA within
+// [trendMinAhead, trendMaxAhead] (trendDefaultAhead when the demand does not
+// reach it); behind, as far as ahead within [trendMinBehind,
+// trendMaxBehind], so that a near ETA is not squeezed into a corner.
 const (
-	trendBehind       = 7 * 86400.0
-	trendMinAhead     = 7 * 86400.0
+	trendMinBehind    = 86400.0
+	trendMaxBehind    = 7 * 86400.0
+	trendMinAhead     = 86400.0
 	trendDefaultAhead = 30 * 86400.0
 	trendMaxAhead     = 365 * 86400.0
 	trendPoints       = 240
@@ -284,7 +286,7 @@ func buildTimeline(ctx context.Context, p Provider, c apiv1.Cluster, now time.Ti
 			v.ETAWaiting = m.Waiting
 		}
 	}
-	start, end := anchor-trendBehind, anchor+ahead
+	start, end := anchor-math.Max(trendMinBehind, math.Min(trendMaxBehind, ahead)), anchor+ahead
 	f, err := p.Forecast(ctx, c.Name, "iops", start, end, math.Ceil((end-start)/trendPoints))
 	if err != nil {
 		v.TrendErr = err.Error()

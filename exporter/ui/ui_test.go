@@ -142,7 +142,8 @@ func TestLandingPageEscapesEverything(t *testing.T) {
 	p := &fakeProvider{
 		clusters: []apiv1.Cluster{{Name: evil, Kind: `<b>ceph</b>`, Models: map[string]apiv1.ModelStatus{
 			`<i>m</i>`: {Fitted: false, Error: `<img src=x onerror=alert(3)>`},
-		}}},
+		}, DataAsOfUnix: demoAsOf, SaturationETAs: []apiv1.SaturationETA{{Limit: `<script>alert(6)</script>`, Seconds: ptr(86400)}}}},
+		trends: map[string]linearDemand{evil: {level: 1000, slope: 0.01}},
 		capacity: map[string]apiv1.CapacityCurve{evil: capacityOf(evil, 1e-4, 2e-4, 0.5, 1000, 4096)},
 		latency:  map[string]apiv1.LatencyCurve{},
 		latErr:   map[string]error{evil: errors.New(`<script>alert(4)</script>`)},
@@ -278,5 +279,79 @@ func TestNiceTicks(t *testing.T) {
 		if ticks[len(ticks)-1] < tc.hi {
 			t.Errorf("niceTicks(%g,%g): last tick %g below hi", tc.lo, tc.hi, ticks[len(ticks)-1])
 		}
+	}
+}
+
+// windowProvider records the window the page asks the demand trend for.
+type windowProvider struct {
+	fakeProvider
+	start, end, step float64
+}
+
+func (w *windowProvider) Forecast(ctx context.Context, cluster, series string, start, end, step float64) (apiv1.Forecast, error) {
+	w.start, w.end, w.step = start, end, step
+	return w.fakeProvider.Forecast(ctx, cluster, series, start, end, step)
+}
+
+// TestTrendWindow: the plot reaches 1.25 times past the capacity ETA (at
+// least a day, at most a year) and looks back as far (one to seven days).
+func TestTrendWindow(t *testing.T) {
+	for _, tc := range []struct {
+		eta           *float64
+		behind, ahead float64 // days
+	}{
+		{ptr(30 * 3600), 1.5625, 1.5625}, // 30 h ahead: 37.5 h either side
+		{ptr(3600), 1, 1},                // an hour: a day either side
+		{ptr(40 * 86400), 7, 50},
+		{ptr(1000 * 86400), 7, 365},
+		{nil, 7, 30}, // never reached: a month ahead
+	} {
+		w := &windowProvider{fakeProvider: fakeProvider{
+			clusters: []apiv1.Cluster{{Name: "c", DataAsOfUnix: demoAsOf, SaturationETAs: []apiv1.SaturationETA{{Limit: "max_iops", Seconds: tc.eta}}}},
+			trends:   map[string]linearDemand{"c": {level: 1000, slope: 0.001}},
+		}}
+		get(t, testHandler(w), http.MethodGet, "/")
+		behind, ahead := (demoAsOf-w.start)/86400, (w.end-demoAsOf)/86400
+		if math.Abs(behind-tc.behind) > 1e-9 || math.Abs(ahead-tc.ahead) > 1e-9 {
+			t.Errorf("ETA %v: window -%g..+%g days, want -%g..+%g", tc.eta, behind, ahead, tc.behind, tc.ahead)
+		}
+		if n := (w.end - w.start) / w.step; n > trendPoints || n < trendPoints-1 {
+			t.Errorf("ETA %v: %g steps, want about %d", tc.eta, n, trendPoints)
+		}
+	}
+}
+
+func TestFormatDuration(t *testing.T) {
+	for _, tc := range []struct {
+		sec  float64
+		want string
+	}{
+		{0, "0 s"}, {60, "60 s"}, {90, "2 min"}, {39 * 60, "39 min"}, {2 * 3600, "2 h"}, {35 * 3600, "35 h"},
+		{2 * 86400, "2.0 days"}, {15.55 * 86400, "16 days"}, {40 * 86400, "40 days"}, {3 * 365.25 * 86400, "3.0 years"},
+		{math.Inf(1), "n/a"}, {math.NaN(), "n/a"},
+	} {
+		if got := formatDuration(tc.sec); got != tc.want {
+			t.Errorf("formatDuration(%g) = %q, want %q", tc.sec, got, tc.want)
+		}
+	}
+}
+
+// TestETAAtTheLimit: a trend already at the limit says "now"; an ETA past
+// the plot's window draws no marker.
+func TestETAAtTheLimit(t *testing.T) {
+	p := &fakeProvider{
+		clusters: []apiv1.Cluster{{Name: "c", DataAsOfUnix: demoAsOf, SaturationETAs: []apiv1.SaturationETA{
+			{Limit: "latency_slo", Seconds: ptr(0)}, {Limit: "max_iops", Seconds: ptr(1000 * 86400)}}}},
+		trends: map[string]linearDemand{"c": {level: 1000, slope: 0.001}},
+	}
+	_, body := get(t, testHandler(p), http.MethodGet, "/")
+	for _, want := range []string{`data-limit="latency_slo">now <small>the trend is at the limit</small>`, `data-limit="max_iops">in 2.7 years`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	// The window ends a year ahead: one marker (day 0), not two.
+	if n := strings.Count(body, `class="eta"`); n != 1 {
+		t.Errorf("%d ETA markers, want 1", n)
 	}
 }
