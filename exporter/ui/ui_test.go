@@ -143,7 +143,7 @@ func TestLandingPageEscapesEverything(t *testing.T) {
 		clusters: []apiv1.Cluster{{Name: evil, Kind: `<b>ceph</b>`, Models: map[string]apiv1.ModelStatus{
 			`<i>m</i>`: {Fitted: false, Error: `<img src=x onerror=alert(3)>`},
 		}, DataAsOfUnix: demoAsOf, SaturationETAs: []apiv1.SaturationETA{{Limit: `<script>alert(6)</script>`, Seconds: ptr(86400)}}}},
-		trends: map[string]linearDemand{evil: {level: 1000, slope: 0.01}},
+		trends:   map[string]linearDemand{evil: {level: 1000, slope: 0.01}},
 		capacity: map[string]apiv1.CapacityCurve{evil: capacityOf(evil, 1e-4, 2e-4, 0.5, 1000, 4096)},
 		latency:  map[string]apiv1.LatencyCurve{},
 		latErr:   map[string]error{evil: errors.New(`<script>alert(4)</script>`)},
