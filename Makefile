@@ -11,12 +11,22 @@ TEST_TARGETS := test-go
 -include dashboards/dashboards.mk
 -include e2e/ceph/ceph.mk
 
+# Build information stamped into the binaries (storcast --version, the
+# build_info series), the way the Prometheus projects stamp theirs.
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo unknown)
+REVISION  ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+BRANCH    ?= $(shell git rev-parse --abbrev-ref HEAD 2>/dev/null || echo unknown)
+VERSION_PKG := github.com/prometheus/common/version
+LDFLAGS   := -X $(VERSION_PKG).Version=$(VERSION) -X $(VERSION_PKG).Revision=$(REVISION) \
+	-X $(VERSION_PKG).Branch=$(BRANCH) -X $(VERSION_PKG).BuildUser=$(shell id -un)@$(shell hostname) \
+	-X $(VERSION_PKG).BuildDate=$(shell date -u +%Y%m%d-%H:%M:%S)
+
 .PHONY: run test deps test-go bench build vet lint
 run:
-	$(GO) run ./cmd/storcast --demo
+	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/storcast --demo
 
 build:
-	$(GO) build -o bin/ ./cmd/...
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/...
 
 deps:
 	scripts/install-test-deps.sh

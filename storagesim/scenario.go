@@ -479,6 +479,19 @@ func (sc *Scenario) validate() error {
 	if sc.Personality != PersonalityCeph && sc.Personality != PersonalitySwift {
 		return fmt.Errorf("personality: %q is not one of ceph, swift", sc.Personality)
 	}
+	for _, step := range []func() error{sc.validateCluster, sc.validateCapacity, sc.validateLatency, sc.validateLoad, sc.validateNoiseAndFaults, sc.validateHost} {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	if !(sc.SLOSeconds > 0) {
+		return fmt.Errorf("slo_seconds: %g, must be > 0", sc.SLOSeconds)
+	}
+	return sc.resolveEvents()
+}
+
+// validateCluster checks the topology and the pools.
+func (sc *Scenario) validateCluster() error {
 	c := &sc.Cluster
 	if c.Hosts < 1 {
 		return fmt.Errorf("cluster.hosts: %d, must be at least 1", c.Hosts)
@@ -507,6 +520,12 @@ func (sc *Scenario) validate() error {
 	if math.Abs(shareSum-1) > 1e-6 {
 		return fmt.Errorf("cluster.pools: shares sum to %g, must sum to 1", shareSum)
 	}
+	return nil
+}
+
+// validateCapacity checks the capacity points and the interference, and
+// records the calibrated sizes.
+func (sc *Scenario) validateCapacity() error {
 	if len(sc.Capacity.Points) == 0 {
 		return errors.New("capacity.points: at least one point is required")
 	}
@@ -536,6 +555,11 @@ func (sc *Scenario) validate() error {
 	if s := sc.Capacity.OSDWeightSpread; s < 0 || s >= 1 {
 		return fmt.Errorf("capacity.osd_weight_spread: %g, must be in [0, 1)", s)
 	}
+	return nil
+}
+
+// validateLatency checks the latency curve and the client model.
+func (sc *Scenario) validateLatency() error {
 	if sc.Latency.KneeFactor <= 1 {
 		return fmt.Errorf("latency.knee_factor: %g, must be > 1", sc.Latency.KneeFactor)
 	}
@@ -545,6 +569,11 @@ func (sc *Scenario) validate() error {
 	if err := sc.validateClients(); err != nil {
 		return err
 	}
+	return nil
+}
+
+// validateLoad checks the offered load: level, mix, growth, daily cycle.
+func (sc *Scenario) validateLoad() error {
 	l := &sc.Load
 	if sc.Clients.Loop == "closed" {
 		if l.BaseIOPS != 0 {
@@ -573,6 +602,11 @@ func (sc *Scenario) validate() error {
 	if h := l.Diurnal.PeakHour; h < 0 || h >= 24 {
 		return fmt.Errorf("load.diurnal.peak_hour: %g, must be in [0, 24)", h)
 	}
+	return nil
+}
+
+// validateNoiseAndFaults checks the noise levels and the fault rates.
+func (sc *Scenario) validateNoiseAndFaults() error {
 	for _, n := range []struct {
 		name string
 		v    float64
@@ -590,6 +624,11 @@ func (sc *Scenario) validate() error {
 	if g := time.Duration(sc.Faults.ScrapeGapDuration); g < 0 || g > time.Hour {
 		return fmt.Errorf("faults.scrape_gap_duration: %s, must be in [0, 1h]", g)
 	}
+	return nil
+}
+
+// validateHost checks the hosts' CPU model.
+func (sc *Scenario) validateHost() error {
 	if sc.Host.CPUs < 1 || sc.Host.CPUs > 256 {
 		return fmt.Errorf("host.cpus: %d, must be in [1, 256]", sc.Host.CPUs)
 	}
@@ -614,10 +653,7 @@ func (sc *Scenario) validate() error {
 	default:
 		return fmt.Errorf("host.cpu_model: %q is not one of linear, saturating", sc.Host.CPUModel)
 	}
-	if !(sc.SLOSeconds > 0) {
-		return fmt.Errorf("slo_seconds: %g, must be > 0", sc.SLOSeconds)
-	}
-	return sc.resolveEvents()
+	return nil
 }
 
 // validateInterference checks capacity.interference and resolves its sizes.

@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/common/model"
 	"github.com/storcast/storcast/exporter/demo"
 	"github.com/storcast/storcast/forecaster/conservation"
 	"github.com/storcast/storcast/internal/testtool"
@@ -36,8 +37,12 @@ type integration struct {
 	sim      *storagesim.Cluster
 	simAddr  string
 	scenario string
-	history  []string // OpenMetrics files, one per 2 h block
-	storcast string   // storcast's address
+	lookback time.Duration // the history's length and storcast's fit.lookback
+	history  []string      // OpenMetrics files, one per 2 h block
+	storcast string        // storcast's address
+	// calibration is what the operator's benchmark gave (default: the
+	// scenario's pure read and write points).
+	calibration func() conservation.Calibration
 }
 
 const (
@@ -52,13 +57,19 @@ func newIntegration(t *testing.T) *integration {
 	// week, so the history reaches the latency knee that M-LISP must find.
 	// (On "steady", at 40% of capacity, M-LISP's curve stays below the SLO
 	// up to 1.2 x capacity and storcast exports no knee.)
-	it := &integration{t: t, dir: t.TempDir(), scenario: "growth"}
+	return newScenarioIntegration(t, "growth", 7*24*time.Hour)
+}
+
+// newScenarioIntegration starts a storagesim scenario live with its origin
+// lookback ago and writes that history.
+func newScenarioIntegration(t *testing.T, scenario string, lookback time.Duration) *integration {
+	it := &integration{t: t, dir: t.TempDir(), scenario: scenario, lookback: lookback}
 	sc, err := storagesim.LoadScenario(it.scenario)
 	if err != nil {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	origin := now.Add(-7 * 24 * time.Hour).Truncate(time.Hour)
+	origin := now.Add(-lookback).Truncate(time.Hour)
 	it.sim, err = storagesim.New(sc, 7, origin)
 	if err != nil {
 		t.Fatal(err)
@@ -103,8 +114,11 @@ scrape_configs:
 // the storcast binary against backend.
 func (it *integration) startStorcast(bin, backend, addr string) {
 	t := it.t
-	src := &demo.Source{Cluster: it.sim}
-	cal, err := conservation.MarshalCalibration(src.Calibration())
+	calibration := (&demo.Source{Cluster: it.sim}).Calibration
+	if it.calibration != nil {
+		calibration = it.calibration
+	}
+	cal, err := conservation.MarshalCalibration(calibration())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +128,7 @@ func (it *integration) startStorcast(bin, backend, addr string) {
 	cfg := fmt.Sprintf(`prometheus:
   url: %s
   timeout: 60s
-fit: {interval: 1h, stale_after: 3h, lookback: 7d, step: %s, refresh_interval: 5s}
+fit: {interval: 1h, stale_after: 3h, lookback: %s, step: %s, refresh_interval: 5s}
 state_dir: %s
 clusters:
   - name: sim
@@ -125,7 +139,7 @@ clusters:
       roles: [{name: osd}]
     latency_slo: {threshold: %s, latency: op}
     calibration: {file: calibration.yml}
-`, backend, backfillStep, filepath.Join(it.dir, "state"), time.Duration(it.sim.Scenario().SLOSeconds*float64(time.Second)))
+`, backend, model.Duration(it.lookback), backfillStep, filepath.Join(it.dir, "state"), time.Duration(it.sim.Scenario().SLOSeconds*float64(time.Second)))
 	path := filepath.Join(it.dir, "storcast.yml")
 	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)

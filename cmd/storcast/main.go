@@ -84,7 +84,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		return 1
 	}
 	fmt.Fprintf(stdout, "storcast listening on %s\n", displayURL(ln.Addr(), cfg.Web.ConfigFile != ""))
-	server := &http.Server{Handler: a.routes(ctx), ReadHeaderTimeout: 10 * time.Second}
+	server := newHTTPServer(a.routes(ctx), defaultServerLimits)
 	serveErr := serve(ln, server, cfg.Web.ConfigFile, log)
 
 	code = a.waitForStop(ctx, stop, serveErr)
@@ -368,13 +368,16 @@ func displayURL(a net.Addr, tls bool) string {
 	return fmt.Sprintf("%s://%s/", scheme, net.JoinHostPort(host, port))
 }
 
-// fitters are the models storcast fits, in order: the latency model reads
-// the capacity model.
+// fitters are the models storcast fits, in order: the latency models and
+// the utilization trend read the capacity model. Both latency models are
+// fitted and backtested; fit.latency_model says which one is served.
 func fitters() []models.Fitter {
 	return []models.Fitter{
-		models.CapacityFitter{},
+		models.CapacityFitter{Estimate: conservation.EstimateOptions{Interference: true}},
 		models.InsideOutFitter{},
+		models.QueueingFitter{},
 		models.MLISPFitter{},
 		models.DemandTrend{},
+		models.SaturationFitter{},
 	}
 }

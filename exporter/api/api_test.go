@@ -7,8 +7,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/storcast/storcast/exporter/apiv1"
 	"github.com/storcast/storcast/exporter/engine"
@@ -75,6 +77,11 @@ func testServer(t *testing.T) *httptest.Server {
 	return srv
 }
 
+// nowPlus returns now+dt as Unix seconds.
+func nowPlus(dt float64) string {
+	return strconv.FormatFloat(float64(time.Now().Unix())+dt, 'f', -1, 64)
+}
+
 func call(t *testing.T, srv *httptest.Server, method, path, body string) (int, apiv1.Envelope, []byte) {
 	t.Helper()
 	req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
@@ -107,8 +114,9 @@ func TestBadInputNamesTheParameter(t *testing.T) {
 		{"GET", "/api/v1/latency_curve?cluster=" + url.QueryEscape(`a"}) or vector(1)`), "", "cluster", 404},
 		{"GET", "/api/v1/forecast?cluster=a&series=bogus", "", "series", 400},
 		{"GET", "/api/v1/forecast?cluster=a&series=iops&start=yesterday", "", "start", 400},
-		{"GET", "/api/v1/forecast?cluster=a&series=iops&start=100&end=50", "", "end", 400},
-		{"GET", "/api/v1/forecast?cluster=a&series=iops&start=0&end=1e9&step=1", "", "step", 400},
+		{"GET", "/api/v1/forecast?cluster=a&series=iops&start=" + nowPlus(100) + "&end=" + nowPlus(50), "", "end", 400},
+		{"GET", "/api/v1/forecast?cluster=a&series=iops&start=" + nowPlus(0) + "&end=" + nowPlus(1e6) + "&step=1", "", "step", 400},
+		{"GET", "/api/v1/forecast?cluster=a&series=iops&start=0&end=100", "", "start", 400},
 		{"GET", "/api/v1/forecast?cluster=a&series=iops&step=-5m", "", "step", 400},
 		{"POST", "/api/v1/whatif", `{"cluster":"a","readRatio":1.5}`, "readRatio", 400},
 		{"POST", "/api/v1/whatif", `{"cluster":"a","hostsAdded":-1}`, "hostsAdded", 400},
@@ -201,16 +209,18 @@ func (flatTrend) Scores() map[string]float64     { return map[string]float64{"io
 func (flatTrend) MarshalJSON() ([]byte, error)   { return []byte(`"flat"`), nil }
 
 func TestForecast(t *testing.T) {
+	t0 := float64(time.Now().Unix())
+	at := func(dt float64) string { return strconv.FormatFloat(t0+dt, 'f', -1, 64) }
 	capacity, _ := models.NewCapacity(conservation.Calibration{Points: []conservation.Point{{IOSizeBytes: 4096, ReadIOPS: 8000, WriteIOPS: 8000}}}, "file", 1, nil)
 	obs := features.Observed{ReadIOPS: 2000, IOPS: 2000, ReadRatio: 1, ReadSizeBytes: 4096, IOSizeBytes: 4096}
 	res, _ := capacity.Model().AtMix(features.OpClasses(obs))
 	snap := &engine.Snapshot{Cluster: "a", SourceUp: true, Observed: obs, HasObserved: true,
 		Set:  models.Set{models.Conservation: capacity, models.Trend: flatTrend{}},
-		Live: models.Live{CapacityAtMix: res, HasCapacityAtMix: true}, History: []apiv1.ForecastPoint{{T: 50, Value: 1800}, {T: 150, Value: 1900}},
+		Live: models.Live{CapacityAtMix: res, HasCapacityAtMix: true}, History: []apiv1.ForecastPoint{{T: t0 + 50, Value: 1800}, {T: t0 + 150, Value: 1900}},
 		Models: map[string]apiv1.ModelStatus{models.Trend: {Fitted: true}}}
 	srv := httptest.NewServer(NewService(fakeEngine{snap}).Handler(nil))
 	defer srv.Close()
-	code, env, raw := call(t, srv, "GET", "/api/v1/forecast?cluster=a&series=utilization_ratio&start=0&end=100&step=50", "")
+	code, env, raw := call(t, srv, "GET", "/api/v1/forecast?cluster=a&series=utilization_ratio&start="+at(0)+"&end="+at(100)+"&step=50", "")
 	if code != 200 {
 		t.Fatalf("%d %s", code, raw)
 	}
@@ -218,13 +228,13 @@ func TestForecast(t *testing.T) {
 	b, _ := json.Marshal(env.Data)
 	json.Unmarshal(b, &f)
 	// max IOPS is 8000: utilization 2000/8000 with band 1900..2100/8000.
-	if len(f.Points) != 3 || f.Points[1].T != 50 || f.Points[1].Value != 0.25 || f.Points[1].Lower != 1900.0/8000 || f.Points[1].Upper != 2100.0/8000 {
+	if len(f.Points) != 3 || f.Points[1].T != t0+50 || f.Points[1].Value != 0.25 || f.Points[1].Lower != 1900.0/8000 || f.Points[1].Upper != 2100.0/8000 {
 		t.Errorf("points %+v", f.Points)
 	}
 	if len(f.Observed) != 1 || f.Observed[0].Value != 1800.0/8000 || f.Unit != "ratio" {
 		t.Errorf("observed %+v unit %s", f.Observed, f.Unit)
 	}
-	code, env, _ = call(t, srv, "GET", "/api/v1/forecast?cluster=a&series=headroom_ratio&start=0&end=0", "")
+	code, env, _ = call(t, srv, "GET", "/api/v1/forecast?cluster=a&series=headroom_ratio&start="+at(0)+"&end="+at(0), "")
 	b, _ = json.Marshal(env.Data)
 	json.Unmarshal(b, &f)
 	if code != 200 || f.Points[0].Value != 0.75 || f.Points[0].Lower != 1-2100.0/8000 {

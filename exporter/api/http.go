@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/prometheus/common/model"
@@ -54,25 +56,47 @@ func (s *Service) Handler(log *slog.Logger) http.Handler {
 		if err != nil {
 			return nil, err
 		}
-		step, err := durationParam(r, "step", math.Max((end-start)/250, 1))
+		// The default step gives 251 points (NaN when start or end is
+		// out of range: checkForecastRange names those first).
+		step, err := durationParam(r, "step", math.Max((end-start)/250, apiv1.MinStepSeconds))
 		if err != nil {
 			return nil, err
 		}
 		return s.Forecast(r.Context(), r.FormValue("cluster"), r.FormValue("series"), start, end, step)
 	})
 	h("POST /api/v1/whatif", func(r *http.Request) (any, error) {
-		var req apiv1.WhatIfRequest
-		dec := json.NewDecoder(io.LimitReader(r.Body, 1<<20))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&req); err != nil {
-			return nil, badData("body", "%v", err)
+		req, err := decodeWhatIf(r.Body)
+		if err != nil {
+			return nil, err
 		}
 		return s.WhatIf(req)
 	})
 	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
-		write(w, log, nil, &Error{Type: apiv1.ErrNotFound, Msg: fmt.Sprintf("path: no endpoint %s %s", r.Method, r.URL.Path)})
+		write(w, log, nil, &Error{Type: apiv1.ErrNotFound, Msg: fmt.Sprintf("path: no endpoint %s %s", r.Method, truncate(r.URL.Path, 200))})
 	})
 	return mux
+}
+
+// decodeWhatIf reads one JSON what-if request of at most
+// apiv1.MaxRequestBodyBytes, with no unknown fields and nothing after it.
+func decodeWhatIf(body io.Reader) (apiv1.WhatIfRequest, error) {
+	var req apiv1.WhatIfRequest
+	b, err := io.ReadAll(io.LimitReader(body, apiv1.MaxRequestBodyBytes+1))
+	if err != nil {
+		return req, badData("body", "reading: %v", err)
+	}
+	if len(b) > apiv1.MaxRequestBodyBytes {
+		return req, badData("body", "larger than %d bytes", apiv1.MaxRequestBodyBytes)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return req, badData("body", "%v", err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return req, badData("body", "data after the JSON object")
+	}
+	return req, nil
 }
 
 func write(w http.ResponseWriter, log *slog.Logger, data any, err error) {
@@ -92,12 +116,22 @@ func write(w http.ResponseWriter, log *slog.Logger, data any, err error) {
 	}
 	b, merr := json.Marshal(env)
 	if merr != nil {
+		// Every float the service returns is checked finite; reaching this
+		// is a bug, logged as one.
 		log.Error("encoding API response", "err", merr)
 		code = 500
 		b, _ = json.Marshal(apiv1.Envelope{Status: "error", ErrorType: apiv1.ErrInternal, Error: merr.Error()})
 	}
 	w.WriteHeader(code)
 	w.Write(b)
+}
+
+// truncate bounds request text echoed in an error.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
 }
 
 func floatParam(r *http.Request, name string, def float64) (float64, error) {
@@ -107,7 +141,7 @@ func floatParam(r *http.Request, name string, def float64) (float64, error) {
 	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, badData(name, "%q is not a finite number", s)
+		return 0, badData(name, "%q is not a finite number", truncate(s, 64))
 	}
 	return v, nil
 }
@@ -119,39 +153,47 @@ func intParam(r *http.Request, name string, def int) (int, error) {
 	}
 	v, err := strconv.Atoi(s)
 	if err != nil {
-		return 0, badData(name, "%q is not an integer", s)
+		return 0, badData(name, "%q is not an integer", truncate(s, 64))
 	}
 	return v, nil
 }
 
-// timeParam parses Unix seconds or RFC 3339.
+// timeParam parses Unix seconds or RFC 3339. The range is checked by the
+// service (checkForecastRange).
 func timeParam(r *http.Request, name string, def float64) (float64, error) {
 	s := r.FormValue(name)
 	if s == "" {
 		return def, nil
 	}
-	if v, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(v) && !math.IsInf(v, 0) {
+	if v, err := strconv.ParseFloat(s, 64); err == nil {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return 0, badData(name, "%q is not a finite time", truncate(s, 64))
+		}
 		return v, nil
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return 0, badData(name, "%q is neither Unix seconds nor RFC 3339", s)
+		return 0, badData(name, "%q is neither Unix seconds nor RFC 3339", truncate(s, 64))
 	}
 	return float64(t.UnixMilli()) / 1e3, nil
 }
 
-// durationParam parses a Prometheus duration ("5m") or seconds.
+// durationParam parses a Prometheus duration ("5m") or seconds. The range
+// is checked by the service (checkForecastRange).
 func durationParam(r *http.Request, name string, def float64) (float64, error) {
 	s := r.FormValue(name)
 	if s == "" {
 		return def, nil
 	}
-	if v, err := strconv.ParseFloat(s, 64); err == nil && v > 0 && !math.IsInf(v, 0) {
+	if v, err := strconv.ParseFloat(s, 64); err == nil {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return 0, badData(name, "%q is not a positive finite duration", truncate(s, 64))
+		}
 		return v, nil
 	}
-	d, err := model.ParseDuration(s)
+	d, err := model.ParseDuration(strings.TrimSpace(s))
 	if err != nil || d <= 0 {
-		return 0, badData(name, "%q is not a positive duration", s)
+		return 0, badData(name, "%q is not a positive duration like 5m or 300", truncate(s, 64))
 	}
 	return time.Duration(d).Seconds(), nil
 }

@@ -14,23 +14,23 @@ import (
 	"github.com/storcast/storcast/forecaster/conservation"
 )
 
-// lineTrend is 2000 IOPS at t0 growing by slope IOPS per second, band ±5%.
-type lineTrend struct{ t0, slope float64 }
+// growingTrend is 2000 IOPS at t0 growing by slope IOPS per second, band ±5%.
+type growingTrend struct{ t0, slope float64 }
 
-func (l lineTrend) At(t float64) models.Band {
+func (l growingTrend) At(t float64) models.Band {
 	m := 2000 + l.slope*(t-l.t0)
 	return models.Band{Lower: 0.95 * m, Mean: m, Upper: 1.05 * m}
 }
-func (l lineTrend) ETA(now, limit float64) float64 {
+func (l growingTrend) ETA(now, limit float64) float64 {
 	if !(l.slope > 0) {
 		return math.Inf(1)
 	}
 	return math.Max(0, (limit-l.At(now).Mean)/l.slope)
 }
-func (lineTrend) Accuracy() float64            { return 1 }
-func (lineTrend) Samples() int                 { return 10 }
-func (lineTrend) Scores() map[string]float64   { return map[string]float64{"iops": 1} }
-func (lineTrend) MarshalJSON() ([]byte, error) { return []byte(`"line"`), nil }
+func (growingTrend) Accuracy() float64            { return 1 }
+func (growingTrend) Samples() int                 { return 10 }
+func (growingTrend) Scores() map[string]float64   { return map[string]float64{"iops": 1} }
+func (growingTrend) MarshalJSON() ([]byte, error) { return []byte(`"line"`), nil }
 
 // scheduledEngine is a fakeEngine that tells its fit interval.
 type scheduledEngine struct {
@@ -59,7 +59,7 @@ func landingSnapshot(t *testing.T, name string, slope float64) *engine.Snapshot 
 	}
 	return &engine.Snapshot{Cluster: name, Kind: "ceph", SLOSeconds: 0.005, SourceUp: true, Observed: obs, HasObserved: true,
 		LastRefresh: time.Unix(t0+30, 0),
-		Set:         models.Set{models.Conservation: capacity, models.MLISP: lineLatency{}, models.Trend: lineTrend{t0: t0, slope: slope}},
+		Set:         models.Set{models.Conservation: capacity, models.MLISP: lineLatency{}, models.Trend: growingTrend{t0: t0, slope: slope}},
 		Live:        models.Live{CapacityAtMix: res, HasCapacityAtMix: true},
 		Models: map[string]apiv1.ModelStatus{
 			models.Conservation: {Fitted: true, LastFitUnix: t0 - 600},

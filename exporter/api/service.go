@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"time"
 
 	"github.com/prometheus/common/version"
 
@@ -52,6 +53,9 @@ func (s *Service) snapshot(cluster string) (*engine.Snapshot, error) {
 	if cluster == "" {
 		return nil, badData("cluster", "required")
 	}
+	if len(cluster) > apiv1.MaxClusterNameBytes {
+		return nil, badData("cluster", "longer than %d bytes", apiv1.MaxClusterNameBytes)
+	}
 	sn := s.eng.Snapshot(cluster)
 	if sn == nil {
 		return nil, &Error{Type: apiv1.ErrNotFound, Msg: fmt.Sprintf("cluster: unknown cluster %q", cluster)}
@@ -71,6 +75,12 @@ func (s *Service) Clusters(ctx context.Context) []apiv1.Cluster {
 	for _, sn := range snaps {
 		c := apiv1.Cluster{Name: sn.Cluster, Kind: sn.Kind, Models: map[string]apiv1.ModelStatus{}}
 		for k, v := range sn.Models {
+			if !finite(v.LastFitUnix) {
+				v.LastFitUnix = 0
+			}
+			if !finite(v.AccuracyRatio) {
+				v.AccuracyRatio, v.AccuracyMeasured = 0, false
+			}
 			c.Models[k] = v
 		}
 		s.describeCluster(&c, sn)
@@ -89,17 +99,18 @@ func (s *Service) CapacityCurve(ctx context.Context, cluster string, ioSizeBytes
 	if err != nil {
 		return apiv1.CapacityCurve{}, err
 	}
-	if math.IsNaN(ioSizeBytes) || math.IsInf(ioSizeBytes, 0) || ioSizeBytes < 0 {
-		return apiv1.CapacityCurve{}, badData("io_size_bytes", "must be a finite number >= 0, got %v", ioSizeBytes)
+	if ioSizeBytes != 0 && !(ioSizeBytes >= apiv1.MinIOSizeBytes && ioSizeBytes <= apiv1.MaxIOSizeBytes) {
+		return apiv1.CapacityCurve{}, badData("io_size_bytes", "must be 0 (today's mean IO size) or in [%d, %d] bytes, got %v",
+			apiv1.MinIOSizeBytes, apiv1.MaxIOSizeBytes, ioSizeBytes)
 	}
-	if points < 2 || points > 1001 {
-		return apiv1.CapacityCurve{}, badData("points", "must be between 2 and 1001, got %d", points)
+	if points < apiv1.MinCurvePoints || points > apiv1.MaxCurvePoints {
+		return apiv1.CapacityCurve{}, badData("points", "must be between %d and %d, got %d", apiv1.MinCurvePoints, apiv1.MaxCurvePoints, points)
 	}
 	if sn.Capacity() == nil {
 		return apiv1.CapacityCurve{}, unavailable("cluster %q: no capacity model fitted yet", cluster)
 	}
 	if ioSizeBytes == 0 {
-		if !sn.HasObserved {
+		if !observed(sn) || !(sn.Observed.IOSizeBytes > 0) {
 			return apiv1.CapacityCurve{}, unavailable("cluster %q: no observed IO size yet; give io_size_bytes", cluster)
 		}
 		ioSizeBytes = sn.Observed.IOSizeBytes
@@ -110,11 +121,16 @@ func (s *Service) CapacityCurve(ctx context.Context, cluster string, ioSizeBytes
 	}
 	out := apiv1.CapacityCurve{Cluster: cluster, IOSizeBytes: ioSizeBytes, Extrapolated: ext, Stale: stale(sn, models.Conservation)}
 	for _, p := range pts {
-		out.Points = append(out.Points, apiv1.CapacityPoint{ReadRatio: p.ReadRatio, MaxIOPS: p.MaxIOPS, MaxReadIOPS: p.MaxReadIOPS, MaxWriteIOPS: p.MaxWriteIOPS})
+		if finite(p.ReadRatio, p.MaxIOPS, p.MaxReadIOPS, p.MaxWriteIOPS) {
+			out.Points = append(out.Points, apiv1.CapacityPoint{ReadRatio: p.ReadRatio, MaxIOPS: p.MaxIOPS, MaxReadIOPS: p.MaxReadIOPS, MaxWriteIOPS: p.MaxWriteIOPS})
+		}
 	}
-	if sn.HasObserved {
+	if len(out.Points) == 0 {
+		return apiv1.CapacityCurve{}, unavailable("cluster %q: the capacity model has no finite value at %v bytes", cluster, ioSizeBytes)
+	}
+	if observed(sn) {
 		out.Current = apiv1.CurrentMix{ReadRatio: sn.Observed.ReadRatio, IOSizeBytes: sn.Observed.IOSizeBytes, IOPS: sn.Observed.IOPS}
-		if sn.HasCapacityAtMix {
+		if sn.HasCapacityAtMix && finite(sn.CapacityAtMix.MaxTotalIOPS) {
 			out.Current.MaxIOPS = sn.CapacityAtMix.MaxTotalIOPS
 		}
 	}
@@ -122,6 +138,25 @@ func (s *Service) CapacityCurve(ctx context.Context, cluster string, ioSizeBytes
 	return out, nil
 }
 
+// finite reports whether every v is a number JSON can carry.
+func finite(vs ...float64) bool {
+	for _, v := range vs {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// observed reports whether the snapshot has an observed mix whose numbers
+// are all finite (the source is outside storcast: a broken exporter can
+// send anything).
+func observed(sn *engine.Snapshot) bool {
+	o := sn.Observed
+	return sn.HasObserved && finite(o.ReadIOPS, o.WriteIOPS, o.IOPS, o.ReadRatio, o.ReadSizeBytes, o.WriteSizeBytes, o.IOSizeBytes)
+}
+
+// ptr returns &v, or nil (JSON null) where v is not finite.
 func ptr(v float64) *float64 {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return nil
@@ -138,17 +173,25 @@ func (s *Service) LatencyCurve(ctx context.Context, cluster string) (apiv1.Laten
 	if sn.Latency() == nil {
 		return apiv1.LatencyCurve{}, unavailable("cluster %q: no latency model fitted yet", cluster)
 	}
+	if !finite(sn.SLOSeconds) {
+		return apiv1.LatencyCurve{}, unavailable("cluster %q: no finite latency SLO", cluster)
+	}
 	k := sn.Latency().Crossing(sn.SLOSeconds)
 	out := apiv1.LatencyCurve{
 		Cluster: cluster, SLOSeconds: sn.SLOSeconds, Latency: sn.LatencyKind,
 		KneeIOPS: apiv1.Band{Lower: ptr(k.Lower), Mean: ptr(k.Mean), Upper: ptr(k.Upper)},
-		Observed: sn.ObservedLatencies, Stale: stale(sn, models.MLISP),
+		Stale:    stale(sn, models.MLISP),
 	}
-	if out.Observed == nil {
-		out.Observed = []apiv1.ObservedLatency{}
+	out.Points, out.Observed = []apiv1.LatencyPoint{}, []apiv1.ObservedLatency{}
+	for _, o := range sn.ObservedLatencies {
+		if finite(o.IOPS, o.LatencySeconds) {
+			out.Observed = append(out.Observed, o)
+		}
 	}
 	for _, p := range sn.Latency().Curve() {
-		out.Points = append(out.Points, apiv1.LatencyPoint{IOPS: p.IOPS, Lower: p.Lower, Mean: p.Mean, Upper: p.Upper})
+		if finite(p.IOPS, p.Lower, p.Mean, p.Upper) {
+			out.Points = append(out.Points, apiv1.LatencyPoint{IOPS: p.IOPS, Lower: p.Lower, Mean: p.Mean, Upper: p.Upper})
+		}
 	}
 	return out, nil
 }
@@ -156,7 +199,43 @@ func (s *Service) LatencyCurve(ctx context.Context, cluster string) (apiv1.Laten
 // Forecast series.
 var forecastUnits = map[string]string{"iops": "iops", "max_iops": "iops", "headroom_ratio": "ratio", "utilization_ratio": "ratio"}
 
-// Forecast answers /api/v1/forecast over [start, end] (Unix seconds).
+// checkForecastRange checks a forecast's times against now (Unix seconds)
+// and the point budget: start and end within apiv1.MaxTimeOffsetSeconds of
+// now, start <= end, step >= apiv1.MinStepSeconds and at most
+// apiv1.MaxForecastPoints points. It returns the number of points.
+func checkForecastRange(start, end, step, now float64) (int, error) {
+	for _, p := range []struct {
+		name string
+		v    float64
+	}{{"start", start}, {"end", end}} {
+		if !finite(p.v) || math.Abs(p.v-now) > apiv1.MaxTimeOffsetSeconds {
+			return 0, badData(p.name, "%v is not within %.0f days of now (%.0f)", p.v, apiv1.MaxTimeOffsetSeconds/86400, now)
+		}
+	}
+	if end < start {
+		return 0, badData("end", "%v is before start %v", end, start)
+	}
+	if !finite(step) || step < apiv1.MinStepSeconds {
+		return 0, badData("step", "%v s is below the minimum of %d s", step, apiv1.MinStepSeconds)
+	}
+	// Both operands are bounded: n is at most 2*MaxTimeOffsetSeconds+1.
+	n := math.Floor((end-start)/step) + 1
+	if n > apiv1.MaxForecastPoints {
+		return 0, badData("step", "%v s gives %.0f points; at most %d, use a step of at least %v s",
+			step, n, apiv1.MaxForecastPoints, math.Ceil((end-start)/(apiv1.MaxForecastPoints-1)))
+	}
+	return int(n), nil
+}
+
+// cancelled is the error of a request whose client has gone or whose
+// deadline has passed.
+func cancelled(ctx context.Context) error {
+	return &Error{Type: apiv1.ErrUnavailable, Msg: "request cancelled: " + context.Cause(ctx).Error()}
+}
+
+// Forecast answers /api/v1/forecast over [start, end] (Unix seconds) at
+// step seconds. The work is bounded by apiv1.MaxForecastPoints and stops
+// when ctx is done. Times where the model has no finite value are left out.
 func (s *Service) Forecast(ctx context.Context, cluster, series string, start, end, step float64) (apiv1.Forecast, error) {
 	sn, err := s.snapshot(cluster)
 	if err != nil {
@@ -164,24 +243,19 @@ func (s *Service) Forecast(ctx context.Context, cluster, series string, start, e
 	}
 	unit, ok := forecastUnits[series]
 	if !ok {
-		return apiv1.Forecast{}, badData("series", "unknown series %q (want iops, max_iops, headroom_ratio or utilization_ratio)", series)
+		return apiv1.Forecast{}, badData("series", "unknown series %q (want iops, max_iops, headroom_ratio or utilization_ratio)", truncate(series, 64))
 	}
-	if end < start {
-		return apiv1.Forecast{}, badData("end", "before start")
-	}
-	if step <= 0 {
-		return apiv1.Forecast{}, badData("step", "must be positive")
-	}
-	if n := (end-start)/step + 1; n > 11000 {
-		return apiv1.Forecast{}, badData("step", "%.0f points; at most 11000, use a larger step", n)
+	n, err := checkForecastRange(start, end, step, float64(time.Now().UnixMilli())/1e3)
+	if err != nil {
+		return apiv1.Forecast{}, err
 	}
 	if series != "max_iops" && sn.Trend() == nil {
 		return apiv1.Forecast{}, unavailable("cluster %q: no demand trend fitted yet", cluster)
 	}
-	if series != "iops" && !sn.HasCapacityAtMix {
+	maxIOPS := sn.CapacityAtMix.MaxTotalIOPS
+	if series != "iops" && (!sn.HasCapacityAtMix || !finite(maxIOPS) || !(maxIOPS > 0)) {
 		return apiv1.Forecast{}, unavailable("cluster %q: no capacity at the current mix yet", cluster)
 	}
-	maxIOPS := sn.CapacityAtMix.MaxTotalIOPS
 	conv := func(v float64) float64 {
 		switch series {
 		case "utilization_ratio":
@@ -191,26 +265,38 @@ func (s *Service) Forecast(ctx context.Context, cluster, series string, start, e
 		}
 		return v
 	}
-	out := apiv1.Forecast{Cluster: cluster, Series: series, Unit: unit, Points: []apiv1.ForecastPoint{}, Observed: []apiv1.ForecastPoint{}}
-	for t := start; t <= end; t += step {
+	out := apiv1.Forecast{Cluster: cluster, Series: series, Unit: unit, Points: make([]apiv1.ForecastPoint, 0, n), Observed: []apiv1.ForecastPoint{}}
+	// t from the index: t += step stops moving once step is below the
+	// spacing of floats near t.
+	for i := 0; i < n; i++ {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return apiv1.Forecast{}, cancelled(ctx)
+		}
+		t := start + float64(i)*step
 		if series == "max_iops" {
 			out.Points = append(out.Points, apiv1.ForecastPoint{T: t, Value: maxIOPS, Lower: maxIOPS, Upper: maxIOPS})
 			continue
 		}
 		b := sn.Trend().At(t)
-		lo, hi := conv(b.Lower), conv(b.Upper)
+		v, lo, hi := conv(b.Mean), conv(b.Lower), conv(b.Upper)
 		if lo > hi {
 			lo, hi = hi, lo
 		}
-		out.Points = append(out.Points, apiv1.ForecastPoint{T: t, Value: conv(b.Mean), Lower: lo, Upper: hi})
+		if finite(v, lo, hi) {
+			out.Points = append(out.Points, apiv1.ForecastPoint{T: t, Value: v, Lower: lo, Upper: hi})
+		}
 	}
 	// Max IOPS has no history (it is today's capacity at today's mix).
-	for _, p := range sn.History {
-		if series == "max_iops" || p.T < start || p.T > end {
+	for i, p := range sn.History {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return apiv1.Forecast{}, cancelled(ctx)
+		}
+		if series == "max_iops" || !(p.T >= start && p.T <= end) {
 			continue
 		}
-		v := conv(p.Value)
-		out.Observed = append(out.Observed, apiv1.ForecastPoint{T: p.T, Value: v, Lower: v, Upper: v})
+		if v := conv(p.Value); finite(v) {
+			out.Observed = append(out.Observed, apiv1.ForecastPoint{T: p.T, Value: v, Lower: v, Upper: v})
+		}
 	}
 	model := models.Trend
 	if series == "max_iops" {
@@ -220,35 +306,46 @@ func (s *Service) Forecast(ctx context.Context, cluster, series string, start, e
 	return out, nil
 }
 
+// checkWhatIf checks a what-if request against the bounds in apiv1.
+func checkWhatIf(req apiv1.WhatIfRequest) error {
+	if req.ReadRatio != nil && !(*req.ReadRatio >= 0 && *req.ReadRatio <= 1) {
+		return badData("readRatio", "must be in [0, 1], got %v", *req.ReadRatio)
+	}
+	if !(math.Abs(req.ExtraIOPS) <= apiv1.MaxExtraIOPS) {
+		return badData("extraIops", "must be finite and within ±%g, got %v", apiv1.MaxExtraIOPS, req.ExtraIOPS)
+	}
+	if req.HostsAdded < 0 || req.HostsAdded > apiv1.MaxHostsAdded {
+		return badData("hostsAdded", "must be in [0, %d], got %d", apiv1.MaxHostsAdded, req.HostsAdded)
+	}
+	if len(req.IOSizes) > apiv1.MaxIOSizes {
+		return badData("ioSizes", "%d sizes; at most %d", len(req.IOSizes), apiv1.MaxIOSizes)
+	}
+	var shareSum float64
+	for i, sz := range req.IOSizes {
+		if !(sz.Bytes >= apiv1.MinIOSizeBytes && sz.Bytes <= apiv1.MaxIOSizeBytes) {
+			return badData(fmt.Sprintf("ioSizes[%d].bytes", i), "must be in [%d, %d], got %v", apiv1.MinIOSizeBytes, apiv1.MaxIOSizeBytes, sz.Bytes)
+		}
+		if !(sz.Share >= 0 && sz.Share <= 1) {
+			return badData(fmt.Sprintf("ioSizes[%d].share", i), "must be in [0, 1], got %v", sz.Share)
+		}
+		shareSum += sz.Share
+	}
+	if len(req.IOSizes) > 0 && math.Abs(shareSum-1) > 1e-6 {
+		return badData("ioSizes", "shares sum to %v, want 1", shareSum)
+	}
+	return nil
+}
+
 // WhatIf answers POST /api/v1/whatif.
 func (s *Service) WhatIf(req apiv1.WhatIfRequest) (apiv1.WhatIfResult, error) {
 	sn, err := s.snapshot(req.Cluster)
 	if err != nil {
 		return apiv1.WhatIfResult{}, err
 	}
-	if req.ReadRatio != nil && (math.IsNaN(*req.ReadRatio) || *req.ReadRatio < 0 || *req.ReadRatio > 1) {
-		return apiv1.WhatIfResult{}, badData("readRatio", "must be in [0, 1], got %v", *req.ReadRatio)
+	if err := checkWhatIf(req); err != nil {
+		return apiv1.WhatIfResult{}, err
 	}
-	if math.IsNaN(req.ExtraIOPS) || math.IsInf(req.ExtraIOPS, 0) {
-		return apiv1.WhatIfResult{}, badData("extraIops", "must be finite")
-	}
-	if req.HostsAdded < 0 {
-		return apiv1.WhatIfResult{}, badData("hostsAdded", "must not be negative, got %d", req.HostsAdded)
-	}
-	var shareSum float64
-	for i, sz := range req.IOSizes {
-		if !(sz.Bytes > 0) || math.IsInf(sz.Bytes, 0) {
-			return apiv1.WhatIfResult{}, badData(fmt.Sprintf("ioSizes[%d].bytes", i), "must be a finite number > 0, got %v", sz.Bytes)
-		}
-		if !(sz.Share >= 0 && sz.Share <= 1) {
-			return apiv1.WhatIfResult{}, badData(fmt.Sprintf("ioSizes[%d].share", i), "must be in [0, 1], got %v", sz.Share)
-		}
-		shareSum += sz.Share
-	}
-	if len(req.IOSizes) > 0 && math.Abs(shareSum-1) > 1e-6 {
-		return apiv1.WhatIfResult{}, badData("ioSizes", "shares sum to %v, want 1", shareSum)
-	}
-	if sn.Capacity() == nil || !sn.HasObserved {
+	if sn.Capacity() == nil || !observed(sn) {
 		return apiv1.WhatIfResult{}, unavailable("cluster %q: no capacity model or observed mix yet", req.Cluster)
 	}
 	o := sn.Observed
@@ -289,6 +386,9 @@ func (s *Service) WhatIf(req apiv1.WhatIfRequest) (apiv1.WhatIfResult, error) {
 		scale = float64(sn.Hosts+req.HostsAdded) / float64(sn.Hosts)
 	}
 	maxIOPS := res.MaxTotalIOPS * scale
+	if !finite(maxIOPS) || !(maxIOPS > 0) {
+		return apiv1.WhatIfResult{}, unavailable("cluster %q: the capacity model has no finite max IOPS for this workload", req.Cluster)
+	}
 	out := apiv1.WhatIfResult{
 		Cluster: req.Cluster, IOPS: iops, MaxIOPS: maxIOPS,
 		UtilizationRatio: iops / maxIOPS, HeadroomRatio: 1 - iops/maxIOPS,

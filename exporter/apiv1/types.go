@@ -74,6 +74,9 @@ type ModelStatus struct {
 	// history yet waits for ("waiting for 19 more windows (about 19m)");
 	// Error then holds the detail.
 	Waiting string `json:"waiting,omitempty"`
+	// Note says what a fitted model could not identify (a bound instead of
+	// an estimate, say).
+	Note string `json:"note,omitempty"`
 }
 
 // ForecastPoint is one point of a forecast series.
@@ -90,8 +93,10 @@ type ForecastPoint struct {
 //
 // series is one of: iops (the demand trend of observed total IOPS),
 // max_iops, headroom_ratio, utilization_ratio. start/end are Unix seconds or
-// RFC 3339, step is a duration ("5m") or seconds. Points in the past carry the
-// fitted trend; Observed holds what was actually seen in [start, now].
+// RFC 3339, step is a duration ("5m") or seconds; see limits.go for their
+// bounds. Points in the past carry the fitted trend; Observed holds what was
+// actually seen in [start, now]. A time where the model has no finite value
+// has no point.
 type Forecast struct {
 	Cluster  string          `json:"cluster"`
 	Series   string          `json:"series"`

@@ -10,11 +10,17 @@ var (
 	maxIOPSDesc = newDesc("storcast_max_iops",
 		"Maximum operations per second at the current read/write and IO-size mix (conservation model).", []string{"cluster", "op"})
 	utilizationDesc = newDesc("storcast_utilization_ratio",
-		"Share of the processing capability in use at the current mix, sum of rate/max over op classes (above 1 past capacity).", []string{"cluster"})
+		"Utilization U of the capacity frontier at the current load and mix: sum of rate/max over op classes plus read/write interference (1 at capacity, above 1 past it).", []string{"cluster"})
 	headroomRatioDesc = newDesc("storcast_headroom_ratio",
-		"1 - storcast_utilization_ratio: the share of capability left.", []string{"cluster"})
+		"Share of max IOPS left at the current mix: 1 - observed/max (1 - U without interference).", []string{"cluster"})
 	headroomIOPSDesc = newDesc("storcast_headroom_iops",
 		"Operations per second left at the current mix: max - observed.", []string{"cluster"})
+	maxIOPSBoundDesc = newDesc("storcast_max_iops_bound",
+		"Band of the total max IOPS at the current mix: the calibration runs' spread (lower, upper), or, when history never saturated, the lower bound it proves.", []string{"cluster", "bound"})
+	headroomRatioBoundDesc = newDesc("storcast_headroom_ratio_bound",
+		"Band of storcast_headroom_ratio over the calibration runs' spread.", []string{"cluster", "bound"})
+	interferenceDesc = newDesc("storcast_capacity_interference_ratio",
+		"The read/write interference part of storcast_utilization_ratio (0 for the paper's model).", []string{"cluster"})
 	extrapolatedDesc = newDesc("storcast_capacity_extrapolated",
 		"1 when the current IO sizes lie outside the calibrated range (the capacity figures are extrapolated).", []string{"cluster"})
 )
@@ -25,6 +31,9 @@ type capacityCollector struct{}
 func (capacityCollector) Update(ch chan<- prometheus.Metric, snaps []*engine.Snapshot) error {
 	for _, s := range snaps {
 		if !s.HasCapacityAtMix {
+			if s.MaxIOPSLowerBound > 0 {
+				gauge(ch, maxIOPSBoundDesc, s.MaxIOPSLowerBound, s.Cluster, "lower")
+			}
 			continue
 		}
 		r := s.CapacityAtMix
@@ -35,6 +44,13 @@ func (capacityCollector) Update(ch chan<- prometheus.Metric, snaps []*engine.Sna
 		gauge(ch, headroomRatioDesc, r.HeadroomRatio, s.Cluster)
 		gauge(ch, headroomIOPSDesc, r.HeadroomIOPS, s.Cluster)
 		gauge(ch, extrapolatedDesc, b2f(r.Extrapolated), s.Cluster)
+		gauge(ch, interferenceDesc, r.Interference, s.Cluster)
+		if r.MaxTotalIOPSLower > 0 && r.MaxTotalIOPSUpper > 0 {
+			gauge(ch, maxIOPSBoundDesc, r.MaxTotalIOPSLower, s.Cluster, "lower")
+			gauge(ch, maxIOPSBoundDesc, r.MaxTotalIOPSUpper, s.Cluster, "upper")
+			gauge(ch, headroomRatioBoundDesc, r.HeadroomRatioLower, s.Cluster, "lower")
+			gauge(ch, headroomRatioBoundDesc, r.HeadroomRatioUpper, s.Cluster, "upper")
+		}
 	}
 	return nil
 }

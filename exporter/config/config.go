@@ -89,6 +89,10 @@ type Fit struct {
 	AccuracyThreshold float64 `yaml:"accuracy_threshold"`
 	// StaleAfter marks a model stale when its last successful fit is older.
 	StaleAfter time.Duration `yaml:"stale_after"`
+	// LatencyModel is the latency model served (both are fitted and
+	// backtested): "queueing", latency against the capacity frontier's
+	// utilization, or "mlisp", the paper's extrapolation in IOPS.
+	LatencyModel string `yaml:"latency_model"`
 }
 
 // Web is our own HTTP endpoint.
@@ -166,6 +170,7 @@ func Default() Config {
 			RefreshInterval:   30 * time.Second,
 			AccuracyThreshold: 0.7,
 			StaleAfter:        time.Hour,
+			LatencyModel:      "queueing",
 		},
 		StateDir: "data",
 		Web:      Web{ListenAddress: ":9595"},
@@ -249,6 +254,9 @@ func (c *Config) Validate() error {
 	}
 	if f.StaleAfter <= f.Interval {
 		return fmt.Errorf("fit.stale_after: %s must be longer than fit.interval (%s), or every model would go stale between fits", model.Duration(f.StaleAfter), model.Duration(f.Interval))
+	}
+	if f.LatencyModel != "queueing" && f.LatencyModel != "mlisp" {
+		return fmt.Errorf("fit.latency_model: %q is not queueing or mlisp", f.LatencyModel)
 	}
 	if !(f.AccuracyThreshold >= 0 && f.AccuracyThreshold <= 1) { // also refuses NaN
 		return fmt.Errorf("fit.accuracy_threshold: %v is outside [0, 1]", f.AccuracyThreshold)

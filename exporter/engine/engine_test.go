@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"strings"
@@ -509,5 +510,57 @@ func TestStoppedDataStillFits(t *testing.T) {
 	}
 	if n := s.Models[models.Trend].TrainingSamples; n < 300 {
 		t.Errorf("trend fitted on %d windows of a 6 h lookback whose last half hour is empty", n)
+	}
+}
+
+// TestKneeStableOnSteadyHistory: refitted every interval over a steady
+// history (the window moving on by an interval each time), the served
+// latency knee moves by less than 5%, and no accuracy trigger refits in
+// between.
+func TestKneeStableOnSteadyHistory(t *testing.T) {
+	fake := promfake.New(testWorkload().Answer)
+	defer fake.Close()
+	cfg := testConfig(t, fake.URL)
+	cfg.Fit.LatencyModel = "queueing"
+	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := &clock{t: testNow}
+	fitters := append(baseFitters(), models.QueueingFitter{})
+	e := New(Options{Source: src, Fitters: fitters, Now: clk.Now})
+	e.Start(context.Background(), cfg)
+	defer e.Stop()
+	var knees []float64
+	for fit := 1; fit <= 4; fit++ {
+		waitFor(t, fmt.Sprintf("fit %d", fit), func() bool { return e.Snapshot("a").Fits == fit })
+		s := e.Snapshot("a")
+		if s.LastFitReason != "interval" {
+			t.Errorf("fit %d: reason %q, want interval", fit, s.LastFitReason)
+		}
+		l := s.Latency()
+		if l == nil {
+			t.Fatalf("fit %d: no latency model: %+v", fit, s.Models[models.Queueing])
+		}
+		k := l.Crossing(s.SLOSeconds).Upper
+		if !(k > 0) || k > s.CapacityAtMix.MaxTotalIOPS {
+			t.Fatalf("fit %d: knee %v, max IOPS %v", fit, k, s.CapacityAtMix.MaxTotalIOPS)
+		}
+		knees = append(knees, k)
+		time.Sleep(200 * time.Millisecond) // refreshes: no trigger may fire
+		if n := e.Snapshot("a").Fits; n != fit {
+			t.Fatalf("refit between intervals (%d fits, reason %q)", n, e.Snapshot("a").LastFitReason)
+		}
+		clk.mu.Lock()
+		clk.t = clk.t.Add(cfg.Fit.Interval)
+		clk.mu.Unlock()
+	}
+	lo, hi := knees[0], knees[0]
+	for _, k := range knees {
+		lo, hi = min(lo, k), max(hi, k)
+	}
+	t.Logf("knees over 4 fits an hour apart: %.0f", knees)
+	if hi/lo-1 > 0.05 {
+		t.Errorf("knee moved %.1f%% across fits (limit 5%%): %v", 100*(hi/lo-1), knees)
 	}
 }

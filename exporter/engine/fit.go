@@ -83,7 +83,10 @@ func (e *Engine) record(next *Snapshot, name string, step, took time.Duration, m
 	}
 	st.Waiting = ""
 	acc := m.Scores()
-	st.Fitted, st.Error = true, ""
+	st.Fitted, st.Error, st.Note = true, "", ""
+	if n, ok := m.(models.Noter); ok {
+		st.Note = n.Note()
+	}
 	st.LastFitUnix = float64(e.opt.Now().UnixMilli()) / 1e3
 	st.TrainingSamples = m.Samples()
 	st.AccuracyRatio, st.AccuracyMeasured = meanAccuracy(acc), len(acc) > 0

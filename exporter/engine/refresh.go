@@ -55,6 +55,7 @@ func (e *Engine) refresh(ctx context.Context, cfg *config.Config, c *cluster, lo
 	next.Kind = c.cfg.Kind
 	next.SLOSeconds = c.cfg.LatencySLO.Threshold.Seconds()
 	next.LatencyKind = c.cfg.LatencySLO.Latency
+	next.LatencyModel = cfg.Fit.LatencyModel
 	next.Ready = true
 	if err != nil {
 		if ctx.Err() != nil {

@@ -16,6 +16,8 @@ type Snapshot struct {
 	Kind        string
 	SLOSeconds  float64
 	LatencyKind string
+	// LatencyModel is the latency model served (fit.latency_model).
+	LatencyModel string
 	Ready       bool // refreshed once or loaded from the state directory
 	SourceUp    bool // the last refresh gave a current observation
 	// NoRecentData: the query backend answered, but no sample of the
@@ -50,8 +52,12 @@ type Snapshot struct {
 
 // ETAs returns the saturation ETAs by limit (see models.Set.SaturationETAs).
 func (s *Snapshot) ETAs() map[string]float64 {
-	return s.Set.SaturationETAs(s.Observed, s.HasObserved, s.Live, s.SLOSeconds)
+	return s.Set.SaturationETAs(s.Observed, s.HasObserved, s.Live, s.SLOSeconds, s.Latency())
 }
+
+// Latency is the latency model served: the configured one
+// (fit.latency_model) when fitted, else the other.
+func (s *Snapshot) Latency() models.Latency { return s.Set.LatencyOf(s.LatencyModel) }
 
 // Ready reports whether every cluster has completed one refresh or loaded
 // a saved state.

@@ -348,3 +348,17 @@ func (o *Observed) UnmarshalJSON(data []byte) error {
 	}
 	return nil
 }
+
+// Observations returns the busy observations of the frame (each with its
+// time), in time order.
+func Observations(f *source.Frame) []Observed {
+	times := f.Times()
+	out := make([]Observed, 0, len(times))
+	for i := range times {
+		if o, ok := point(f, i); ok {
+			o.Time = times[i]
+			out = append(out, o)
+		}
+	}
+	return out
+}

@@ -67,6 +67,14 @@ func (f CapacityFitter) Fit(_ context.Context, in Input) (Fitted, error) {
 		return nil, errors.New("no usable window in the lookback")
 	}
 	cal, q, err := conservation.EstimateFromHistory(ws, f.Estimate)
+	if errors.Is(err, conservation.ErrNotIdentifiable) && in.HasObserved && in.Observed.IOSizeBytes > 0 {
+		// Never saturated: say what the history proves, a lower bound at
+		// today's mix, rather than nothing.
+		b, reason, berr := conservation.LowerBoundFromHistory(ws, in.Observed.IOSizeBytes, in.Observed.ReadRatio)
+		if berr == nil && b.IOPS > 0 {
+			return &CapacityBound{Bound: b, Reason: reason, N: b.Windows}, nil
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -87,11 +95,40 @@ func (f CapacityFitter) Fit(_ context.Context, in Input) (Fitted, error) {
 	return NewCapacity(cal, "history", q.Saturated, acc)
 }
 
-// Decode implements Fitter.
+// Decode implements Fitter: a calibration, or a lower bound.
 func (CapacityFitter) Decode(data []byte) (Fitted, error) {
+	var probe struct {
+		Bound *conservation.Bound `json:"bound"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, err
+	}
+	if probe.Bound != nil {
+		var b CapacityBound
+		err := json.Unmarshal(data, &b)
+		return &b, err
+	}
 	var c Capacity
 	if err := json.Unmarshal(data, &c); err != nil {
 		return nil, err
 	}
 	return NewCapacity(c.Calibration, c.Source, c.N, c.Acc)
+}
+
+// CapacityBound is what a history that never saturated proves: the max
+// total IOPS at the mix it was computed for is at least Bound.IOPS.
+type CapacityBound struct {
+	Bound  conservation.Bound `json:"bound"`
+	Reason string             `json:"reason"`
+	N      int                `json:"samples"`
+}
+
+var _ Fitted = (*CapacityBound)(nil)
+
+func (b *CapacityBound) Samples() int               { return b.N }
+func (b *CapacityBound) Scores() map[string]float64 { return nil }
+
+// Note says that the figure is a bound, and why.
+func (b *CapacityBound) Note() string {
+	return "history never saturated: max IOPS is only bounded from below (" + b.Reason + ")"
 }

@@ -60,6 +60,13 @@ type Fitted interface {
 	Scores() map[string]float64
 }
 
+// Noter is implemented by fitted models with something to say beside their
+// figures (a bound instead of an estimate, say); the engine puts it in the
+// model's status.
+type Noter interface {
+	Note() string
+}
+
 // Checker is implemented by fitted models that can score themselves on the
 // latest data between fits.
 type Checker interface {

@@ -23,10 +23,21 @@ func (s Set) InsideOut() *insideout.Model {
 	return nil
 }
 
-// Latency returns the fitted latency model, nil when there is none.
-func (s Set) Latency() Latency {
-	l, _ := s[MLISP].(Latency)
-	return l
+// LatencyOf returns the fitted latency model of that name, else any fitted
+// latency model (capacity-anchored first), nil when there is none.
+func (s Set) LatencyOf(name string) Latency {
+	for _, n := range []string{name, Queueing, MLISP} {
+		if l, ok := s[n].(Latency); ok {
+			return l
+		}
+	}
+	return nil
+}
+
+// Utilization returns the fitted utilization trend, nil when there is none.
+func (s Set) Utilization() *UtilizationFit {
+	u, _ := s[Saturation].(*UtilizationFit)
+	return u
 }
 
 // Trend returns the fitted demand trend, nil when there is none.
@@ -77,6 +88,9 @@ type Live struct {
 	// HostsFromInsideOut is the largest role's host count in the latest
 	// host window (0: none), for clusters whose source has no OSD host count.
 	HostsFromInsideOut int
+	// MaxIOPSLowerBound is what a history that never saturated proves of
+	// max total IOPS (0: no such bound; see CapacityBound).
+	MaxIOPSLowerBound float64
 }
 
 // Derive computes the live values from the latest observation and the recent
@@ -84,6 +98,9 @@ type Live struct {
 func (s Set) Derive(obs features.Observed, hasObs bool, recent *source.Frame) Live {
 	var l Live
 	l.CapacityAtMix, l.HasCapacityAtMix = s.AtMix(obs, hasObs)
+	if b, ok := s[Conservation].(*CapacityBound); ok {
+		l.MaxIOPSLowerBound = b.Bound.IOPS
+	}
 	if m := s.InsideOut(); m != nil && recent != nil {
 		if ws, _, err := features.HostWindows(recent, smoothSeconds, 0); err == nil && len(ws) > 0 {
 			last := ws[len(ws)-1]
@@ -98,21 +115,39 @@ func (s Set) Derive(obs features.Observed, hasObs bool, recent *source.Frame) Li
 	return l
 }
 
-// SaturationETAs returns the ETAs by limit ("max_iops", "latency_slo"):
-// seconds from the observation until the demand trend's mean reaches the
-// limit, +Inf when it does not grow. A limit without a model is absent.
-func (s Set) SaturationETAs(obs features.Observed, hasObs bool, live Live, sloSeconds float64) map[string]float64 {
+// SaturationETAs returns the ETAs by limit, in seconds from the
+// observation, +Inf when the limit is not reached:
+//
+//   - max_iops: when the utilization trend's daily peaks reach the capacity
+//     frontier (U = 1); 0 when utilization is already at 1 or the latency is
+//     over its SLO. Without the utilization trend, when the demand trend's
+//     mean reaches max IOPS at today's mix.
+//   - latency_slo: when the demand trend's mean reaches the latency knee
+//     (the upper band's SLO crossing); 0 when the latency is already over
+//     the SLO.
+//
+// A limit without its models is absent.
+func (s Set) SaturationETAs(obs features.Observed, hasObs bool, live Live, sloSeconds float64, latency Latency) map[string]float64 {
 	out := map[string]float64{}
-	tr := s.Trend()
-	if tr == nil || !hasObs {
+	if !hasObs {
 		return out
 	}
-	if live.HasCapacityAtMix {
+	overSLO := sloSeconds > 0 && obs.LatencySeconds > sloSeconds
+	if ut := s.Utilization(); ut != nil && live.HasCapacityAtMix {
+		out["max_iops"] = ut.ETA(obs.Time, live.CapacityAtMix.Utilization, overSLO).PeakSeconds
+	} else if tr := s.Trend(); tr != nil && live.HasCapacityAtMix {
 		out["max_iops"] = tr.ETA(obs.Time, live.CapacityAtMix.MaxTotalIOPS)
+		if overSLO || live.CapacityAtMix.Utilization >= 1 {
+			out["max_iops"] = 0
+		}
 	}
-	if l := s.Latency(); l != nil {
-		if k := l.Crossing(sloSeconds).Upper; !math.IsNaN(k) {
-			out["latency_slo"] = tr.ETA(obs.Time, k)
+	if latency != nil {
+		if overSLO {
+			out["latency_slo"] = 0
+		} else if k := latency.Crossing(sloSeconds).Upper; !math.IsNaN(k) {
+			if tr := s.Trend(); tr != nil {
+				out["latency_slo"] = tr.ETA(obs.Time, k)
+			}
 		}
 	}
 	return out

@@ -19,7 +19,7 @@ func FuzzFrontier(f *testing.F) {
 	f.Add(fuzzbytes.Of(19193, 2539, 0, 0.7, 6064, 10, 0, 4096))
 	f.Add(fuzzbytes.Of(1, 1, -0.25, 0.5, 2, 1, 1, 1))
 	f.Add(fuzzbytes.Of(1e308, 5e-324, 1e300, 1e-300, 1e308, 1e308, 5e-324, 1e308))
-	f.Add(fuzzbytes.Of(math.NaN(), math.Inf(1), math.Inf(-1), -1, 0, -0.0, 1, 2))
+	f.Add(fuzzbytes.Of(math.NaN(), math.Inf(1), math.Inf(-1), -1, 0, math.Copysign(0, -1), 1, 2))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		v := fuzzbytes.Floats(data)
 		if len(v) < 8 {
@@ -79,7 +79,7 @@ func FuzzFrontier(f *testing.F) {
 func FuzzLowerBoundFromHistory(f *testing.F) {
 	f.Add(fuzzbytes.Of(4096, 0.5, 4096, 3000, 1000, 4100, 1000, 2000))
 	f.Add(fuzzbytes.Of(4096, 1, 4096, 0, 0, 8192, 5e-324, 1e308))
-	f.Add(fuzzbytes.Of(math.NaN(), -1, 0, math.Inf(1), -0.0, 1, 1, 1))
+	f.Add(fuzzbytes.Of(math.NaN(), -1, 0, math.Inf(1), math.Copysign(0, -1), 1, 1, 1))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		v := fuzzbytes.Floats(data)
 		if len(v) < 2 {

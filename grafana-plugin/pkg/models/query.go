@@ -31,7 +31,7 @@ var ForecastSeries = []string{"iops", "max_iops", "headroom_ratio", "utilization
 
 // MaxForecastPoints bounds the points one forecast query asks for, as
 // Prometheus bounds a range query; the step grows to stay under it.
-const MaxForecastPoints = 11000
+const MaxForecastPoints = apiv1.MaxForecastPoints
 
 // Query is the JSON of one query, as the editor writes it.
 type Query struct {
@@ -202,15 +202,15 @@ func (m Query) WhatIfRequest() (apiv1.WhatIfRequest, error) {
 	}
 	if m.ExtraIOPS != "" {
 		v, err := strconv.ParseFloat(string(m.ExtraIOPS), 64)
-		if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
-			return r, fmt.Errorf("extraIops: %q is not a number >= 0", m.ExtraIOPS)
+		if err != nil || !(v >= 0 && v <= apiv1.MaxExtraIOPS) {
+			return r, fmt.Errorf("extraIops: %q is not a number in 0..%s", m.ExtraIOPS, strconv.FormatFloat(apiv1.MaxExtraIOPS, 'f', -1, 64))
 		}
 		r.ExtraIOPS = v
 	}
 	if m.HostsAdded != "" {
 		n, err := strconv.Atoi(string(m.HostsAdded))
-		if err != nil || n < 0 || n > 10000 {
-			return r, fmt.Errorf("hostsAdded: %q is not a whole number in 0..10000", m.HostsAdded)
+		if err != nil || n < 0 || n > apiv1.MaxHostsAdded {
+			return r, fmt.Errorf("hostsAdded: %q is not a whole number in 0..%d", m.HostsAdded, apiv1.MaxHostsAdded)
 		}
 		r.HostsAdded = n
 	}
@@ -264,8 +264,8 @@ func ParseBytes(s string) (float64, error) {
 		return 0, fmt.Errorf("%q is not a size like 4096, 4KiB or 1MiB", s)
 	}
 	v *= factor
-	if v < 1 || v > 1<<34 {
-		return 0, fmt.Errorf("%q is outside 1 B..16 GiB", s)
+	if v < apiv1.MinIOSizeBytes || v > apiv1.MaxIOSizeBytes {
+		return 0, fmt.Errorf("%q is outside storcast's 512 B..64 MiB", s)
 	}
 	return v, nil
 }

@@ -36,14 +36,14 @@ func TestParseRatio(t *testing.T) {
 
 func TestParseBytes(t *testing.T) {
 	good := map[string]float64{"4096": 4096, "4k": 4096, "4K": 4096, "4KiB": 4096, "4 KB": 4096,
-		"1MiB": 1 << 20, "1.5M": 1.5 * (1 << 20), "512B": 512, "1GiB": 1 << 30}
+		"1MiB": 1 << 20, "1.5M": 1.5 * (1 << 20), "512B": 512, "64MiB": 64 << 20}
 	for in, want := range good {
 		got, err := ParseBytes(in)
 		if err != nil || got != want {
 			t.Errorf("ParseBytes(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "k", "four", "0", "-4k", "32GiB", "4kb", "Inf"} {
+	for _, in := range []string{"", "k", "four", "0", "-4k", "32GiB", "1GiB", "511B", "64.5MiB", "4kb", "Inf"} {
 		if got, err := ParseBytes(in); err == nil {
 			t.Errorf("ParseBytes(%q) = %v, want an error", in, got)
 		}
@@ -171,10 +171,12 @@ func TestCapacityAndWhatIfRequests(t *testing.T) {
 		t.Errorf("what-if defaults keep today's mix: %+v, %v", w, err)
 	}
 	for q, want := range map[Query]string{
-		{Cluster: "c", ReadRatio: "70"}:   "readRatio: \"70\" is outside 0..1 (write 70% for a percentage)",
-		{Cluster: "c", ExtraIOPS: "-5"}:   `extraIops: "-5" is not a number >= 0`,
-		{Cluster: "c", HostsAdded: "1.5"}: `hostsAdded: "1.5" is not a whole number`,
-		{Cluster: "c", IOSize: "4k:50%"}:  "ioSize:",
+		{Cluster: "c", ReadRatio: "70"}:     "readRatio: \"70\" is outside 0..1 (write 70% for a percentage)",
+		{Cluster: "c", ExtraIOPS: "-5"}:     `extraIops: "-5" is not a number in 0..1000000000`,
+		{Cluster: "c", ExtraIOPS: "2e9"}:    `extraIops: "2e9" is not a number in 0..1000000000`,
+		{Cluster: "c", HostsAdded: "10001"}: `hostsAdded: "10001" is not a whole number in 0..10000`,
+		{Cluster: "c", HostsAdded: "1.5"}:   `hostsAdded: "1.5" is not a whole number`,
+		{Cluster: "c", IOSize: "4k:50%"}:    "ioSize:",
 	} {
 		if _, err := q.WhatIfRequest(); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%+v: error = %v, want it to contain %q", q, err, want)

@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -133,6 +134,9 @@ func TestForecastFollowsTheTrendIntoTheFuture(t *testing.T) {
 	if f.Meta == nil || f.Meta.Type != data.FrameTypeTimeSeriesWide || !strings.Contains(f.Meta.ExecutedQueryString, "series=iops") {
 		t.Errorf("meta = %+v", f.Meta)
 	}
+	if regexp.MustCompile(`[0-9.][eE][+-]?[0-9]`).MatchString(f.Meta.ExecutedQueryString) {
+		t.Errorf("executed query %q: numbers in exponent notation", f.Meta.ExecutedQueryString)
+	}
 	// Alerting needs distinct label sets per series.
 	seen := map[string]bool{}
 	for _, fr := range r.Frames {
@@ -254,8 +258,12 @@ func TestCapacityCurve(t *testing.T) {
 	// An IO size outside the calibrated range is flagged.
 	r = query(t, d, backend.DataQuery{QueryType: "capacityCurve", JSON: js(map[string]any{"cluster": "ceph-a", "ioSize": "8MiB"})})
 	mustOK(t, r)
-	if n := r.Frames[0].Meta.Notices; len(n) != 1 || !strings.Contains(n[0].Text, "extrapolated") {
+	if n := r.Frames[0].Meta.Notices; len(n) != 1 || !strings.Contains(n[0].Text, "IO size 8388608 bytes") || !strings.Contains(n[0].Text, "extrapolated") {
 		t.Errorf("notices = %+v", n)
+	}
+	// The query inspector shows the parameters as a person writes them.
+	if got, want := r.Frames[0].Meta.ExecutedQueryString, "GET /api/v1/capacity_curve?cluster=ceph-a&io_size_bytes=8388608"; got != want {
+		t.Errorf("executed query %q, want %q", got, want)
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/grafana/grafana-plugin-sdk-go/data"
@@ -45,6 +47,9 @@ func staleNotice(f *data.Frame, stale bool) {
 			Text: "storcast serves its last good fit: the model is stale (its source or fit is failing)"})
 	}
 }
+
+// number formats v as a person writes it: 1048576, 0.25, never 1.048576e+06.
+func number(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 func unixTime(s float64) time.Time {
 	return time.UnixMilli(int64(math.Round(s * 1000))).UTC()
@@ -134,7 +139,7 @@ func latencyFrames(lc apiv1.LatencyCurve) data.Frames {
 }
 
 func kneeText(lc apiv1.LatencyCurve) string {
-	s := fmt.Sprintf("%s latency crosses its %g ms SLO at %.0f IOPS", lc.Latency, lc.SLOSeconds*1000, *lc.KneeIOPS.Mean)
+	s := fmt.Sprintf("%s latency crosses its %s ms SLO at %.0f IOPS", lc.Latency, number(lc.SLOSeconds*1000), *lc.KneeIOPS.Mean)
 	if lc.KneeIOPS.Lower != nil && lc.KneeIOPS.Upper != nil {
 		s += fmt.Sprintf(" (95%% band %.0f to %.0f)", *lc.KneeIOPS.Lower, *lc.KneeIOPS.Upper)
 	}
@@ -157,11 +162,11 @@ func capacityFrames(cc apiv1.CapacityCurve) data.Frames {
 	)
 	curve.Meta = &data.FrameMeta{
 		Custom:              map[string]any{"cluster": cc.Cluster, "ioSizeBytes": cc.IOSizeBytes},
-		ExecutedQueryString: fmt.Sprintf("GET /api/v1/capacity_curve?cluster=%s&io_size_bytes=%g", cc.Cluster, cc.IOSizeBytes),
+		ExecutedQueryString: "GET /api/v1/capacity_curve?" + url.Values{"cluster": {cc.Cluster}, "io_size_bytes": {number(cc.IOSizeBytes)}}.Encode(),
 	}
 	if cc.Extrapolated {
 		curve.AppendNotices(data.Notice{Severity: data.NoticeSeverityWarning,
-			Text: fmt.Sprintf("IO size %g bytes is outside the range the model was calibrated on: the curve is extrapolated", cc.IOSizeBytes)})
+			Text: "IO size " + number(cc.IOSizeBytes) + " bytes is outside the range the model was calibrated on: the curve is extrapolated"})
 	}
 	staleNotice(curve, cc.Stale)
 	current := data.NewFrame("current",

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"math"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/storcast/storcast/exporter/demo"
+	"github.com/storcast/storcast/forecaster/conservation"
+	"github.com/storcast/storcast/internal/testtool"
+)
+
+// withMixedPoints is the calibration of an operator who also measured one
+// saturated 50/50 point per size (the recipe of docs/configuration.md): the
+// scenario's pure points, plus the true capacity at 50% reads of each size.
+// Sizes are interpolated by cost (a per-op plus a per-byte part): the source
+// gives mean read and write sizes, and only a cost linear in size makes the
+// capacity at a mean size that of the mix (log-log interpolation was 17%
+// under the truth on the interference scenario, cost 3%).
+func (it *integration) withMixedPoints() conservation.Calibration {
+	cal := (&demo.Source{Cluster: it.sim}).Calibration()
+	cal.Interpolation = "cost"
+	tr := it.sim.Truth(time.Now(), it.sim.Scenario().SLOSeconds)
+	for i, m := range tr.Mix {
+		share := make([]float64, len(tr.Mix))
+		share[i] = 1
+		iops, err := tr.MaxIOPSAt(0.5, share)
+		if err != nil {
+			it.t.Fatal(err)
+		}
+		cal.Mixed = append(cal.Mixed, conservation.MixedPoint{IOSizeBytes: m.SizeBytes, ReadRatio: 0.5, IOPS: iops, Source: "storagesim truth at 50% reads"})
+	}
+	return cal
+}
+
+// runScenario backfills a scenario's history into a real Prometheus and
+// runs storcast against it, calibrated with mixed points.
+func runScenario(t *testing.T, bin, promtool, scenario string, lookback time.Duration) (it *integration, base string) {
+	it = newScenarioIntegration(t, scenario, lookback)
+	it.calibration = it.withMixedPoints
+	data := filepath.Join(it.dir, "prom")
+	for _, f := range it.history {
+		if out, err := exec.Command(promtool, "tsdb", "create-blocks-from", "openmetrics", "-q", f, data).CombinedOutput(); err != nil {
+			t.Fatalf("promtool tsdb create-blocks-from openmetrics %s: %v\n%s", f, err, out)
+		}
+	}
+	addr := testtool.FreeAddr(t)
+	base = testtool.StartPrometheus(t, "", it.scrapeConfig(addr), data)
+	it.startStorcast(bin, base, addr)
+	return it, base
+}
+
+// query1 is the one sample of expr, failing the test otherwise.
+func query1(t *testing.T, base, expr string) float64 {
+	t.Helper()
+	res, err := testtool.Query(base, expr, time.Time{})
+	if err != nil || len(res) != 1 {
+		t.Fatalf("%s: %v samples, err %v", expr, res, err)
+	}
+	return res[0].Value
+}
+
+// TestPhysicalModelOnScenarios scores the physical model through a real
+// Prometheus on the storagesim scenarios built to break the paper's
+// assumptions (docs/storagesim.md): read/write and size interference,
+// closed-loop clients with a non-M/M/1 latency, demand growing toward a
+// capacity that falls as the mix drifts toward writes. The paper's
+// two-point model errs by 10-20% on them.
+func TestPhysicalModelOnScenarios(t *testing.T) {
+	testtool.Need(t, "prometheus")
+	promtool := testtool.Need(t, "promtool")
+	bin := buildStorcast(t, t.TempDir())
+
+	t.Run("interference", func(t *testing.T) {
+		it, base := runScenario(t, bin, promtool, "interference", 36*time.Hour)
+		waitSeries(t, base, `storcast_max_iops{op="total",cluster="sim"}`, 1, 4*time.Minute)
+		time.Sleep(10 * time.Second)
+		tr := it.truth()
+		maxIOPS := query1(t, base, `storcast_max_iops{op="total",cluster="sim"}`)
+		head := query1(t, base, `storcast_headroom_ratio{cluster="sim"}`)
+		rel := math.Abs(maxIOPS-tr.MaxIOPS.Total) / tr.MaxIOPS.Total
+		t.Logf("max IOPS %.0f, truth %.0f: %.1f%%; headroom %.3f, truth %.3f (read ratio %.2f)", maxIOPS, tr.MaxIOPS.Total, 100*rel, head, tr.HeadroomRatio, tr.Mix)
+		// The scenario also has interference between sizes (η = 0.1), which
+		// the frontier does not model (read/write only): 3.2% over the
+		// truth, hence 5% here rather than the 3% of a single size.
+		if rel > 0.05 {
+			t.Errorf("max IOPS %.1f%% from the truth (limit 5%%)", 100*rel)
+		}
+		if d := math.Abs(head - tr.HeadroomRatio); d > 0.03 {
+			t.Errorf("headroom %.3f, truth %.3f (limit ±0.03)", head, tr.HeadroomRatio)
+		}
+	})
+
+	t.Run("closed-loop", func(t *testing.T) {
+		it, base := runScenario(t, bin, promtool, "closed-loop", 20*time.Hour)
+		waitSeries(t, base, `storcast_latency_knee_iops{cluster="sim",bound="upper"}`, 1, 6*time.Minute)
+		time.Sleep(10 * time.Second)
+		tr := it.truth()
+		maxIOPS := query1(t, base, `storcast_max_iops{op="total",cluster="sim"}`)
+		knee := query1(t, base, `storcast_latency_knee_iops{cluster="sim",bound="upper"}`)
+		rel := math.Abs(maxIOPS-tr.MaxIOPS.Total) / tr.MaxIOPS.Total
+		relK := math.Abs(knee-tr.SLOCrossingIOPS) / tr.SLOCrossingIOPS
+		t.Logf("max IOPS %.0f, truth %.0f: %.1f%%; knee %.0f, true SLO crossing %.0f: %.1f%%", maxIOPS, tr.MaxIOPS.Total, 100*rel, knee, tr.SLOCrossingIOPS, 100*relK)
+		if knee > maxIOPS {
+			t.Errorf("knee %.0f above max IOPS %.0f", knee, maxIOPS)
+		}
+		if rel > 0.03 {
+			t.Errorf("max IOPS %.1f%% from the truth (limit 3%%)", 100*rel)
+		}
+		if relK > 0.05 {
+			t.Errorf("knee %.1f%% from the truth (limit 5%%)", 100*relK)
+		}
+	})
+
+	t.Run("growth-interference", func(t *testing.T) {
+		it, base := runScenario(t, bin, promtool, "growth-interference", 6*time.Hour)
+		waitSeries(t, base, `storcast_saturation_eta_seconds{cluster="sim",limit="max_iops"}`, 1, 6*time.Minute)
+		time.Sleep(10 * time.Second)
+		tr := it.truth()
+		if tr.SaturationTime == nil {
+			t.Fatal("the truth has no saturation time")
+		}
+		want := time.Until(*tr.SaturationTime).Seconds()
+		eta := query1(t, base, `storcast_saturation_eta_seconds{cluster="sim",limit="max_iops"}`)
+		rel := math.Abs(eta-want) / want
+		t.Logf("saturation ETA %.2f h, true crossing in %.2f h: %.1f%%", eta/3600, want/3600, 100*rel)
+		if rel > 0.10 {
+			t.Errorf("saturation ETA %.1f%% from the true crossing (limit 10%%)", 100*rel)
+		}
+	})
+}

@@ -1,0 +1,249 @@
+package models
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"sort"
+
+	"github.com/storcast/storcast/exporter/config"
+	"github.com/storcast/storcast/exporter/features"
+	"github.com/storcast/storcast/exporter/source"
+	"github.com/storcast/storcast/forecaster/backtest"
+	"github.com/storcast/storcast/forecaster/conservation"
+	"github.com/storcast/storcast/forecaster/queueing"
+)
+
+// Queueing is the name of the latency model anchored to capacity.
+const Queueing = "queueing"
+
+// utilizationSeries returns, per busy window of the frame, the capacity
+// frontier's utilization U at the window's load and mix, with the window's
+// observation; windows the capacity model cannot place are left out.
+func utilizationSeries(capm *conservation.Model, f *source.Frame) (obs []features.Observed, u []float64) {
+	for _, o := range features.Observations(f) {
+		res, err := capm.AtMix(features.OpClasses(o))
+		if err != nil || !finite(res.Utilization) {
+			continue
+		}
+		obs = append(obs, o)
+		u = append(u, res.Utilization)
+	}
+	return obs, u
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// mixAxis maps total IOPS at one mix to the frontier's utilization:
+// U(t) = L·t + Q·t² (Q, the read/write interference, is 0 for the paper's
+// model), and back.
+type mixAxis struct {
+	L float64 `json:"l"`
+	Q float64 `json:"q"`
+}
+
+// axisAt derives the axis of an observation's mix from the capacity model.
+func axisAt(capm *conservation.Model, o features.Observed) (mixAxis, bool) {
+	classes, ok := features.MixClasses(o)
+	if !ok {
+		return mixAxis{}, false
+	}
+	res, err := capm.AtMix(classes) // one op/s in all: U = L + Q
+	if err != nil {
+		return mixAxis{}, false
+	}
+	a := mixAxis{L: res.Utilization - res.Interference, Q: res.Interference}
+	return a, a.L > 0 && finite(a.L) && finite(a.Q)
+}
+
+func (a mixAxis) u(iops float64) float64 { return a.L*iops + a.Q*iops*iops }
+
+func (a mixAxis) iops(u float64) float64 {
+	if a.Q == 0 {
+		return u / a.L
+	}
+	return (-a.L + math.Sqrt(a.L*a.L+4*a.Q*u)) / (2 * a.Q)
+}
+
+// QueueingFitter fits latency against the capacity frontier's utilization
+// (forecaster/queueing): open or closed loop told from the history, the
+// curve rising toward capacity and stopping there. It reads the capacity
+// model fitted before it.
+type QueueingFitter struct {
+	Options queueing.Options
+	// BacktestQuantile is the load quantile of the backtest split; default 0.8.
+	BacktestQuantile float64
+}
+
+var (
+	_ Fitter  = QueueingFitter{}
+	_ Latency = (*queueingLatency)(nil)
+	_ Checker = (*queueingLatency)(nil)
+)
+
+func (QueueingFitter) Name() string                 { return Queueing }
+func (QueueingFitter) Enabled(*config.Cluster) bool { return true }
+
+// minQueueingWindows is the fewest windows with load and latency the fit
+// takes: enough for its band calibration.
+const minQueueingWindows = 20
+
+// Fit implements Fitter.
+func (f QueueingFitter) Fit(_ context.Context, in Input) (Fitted, error) {
+	c := in.Fitted.Capacity()
+	if c == nil {
+		return nil, errors.New("needs the capacity model, which is not fitted")
+	}
+	obs, u := utilizationSeries(c.Model(), in.Frame)
+	x, lat := make([]float64, len(obs)), make([]float64, len(obs))
+	usable := 0
+	for i, o := range obs {
+		x[i], lat[i] = o.IOPS, o.LatencySeconds
+		if o.LatencySeconds > 0 {
+			usable++
+		}
+	}
+	if err := needWindows(Queueing, usable, minQueueingWindows, "with load and latency"); err != nil {
+		return nil, err
+	}
+	samples, _, err := queueing.SamplesFrom(u, x, lat)
+	if err != nil {
+		return nil, err
+	}
+	m, err := queueing.Fit(samples, f.Options)
+	if err != nil {
+		return nil, err
+	}
+	mix := in.Observed
+	if !in.HasObserved || !(mix.IOSizeBytes > 0) {
+		mix = obs[len(obs)-1]
+	}
+	axis, ok := axisAt(c.Model(), mix)
+	if !ok {
+		return nil, errors.New("the capacity model cannot place the current mix")
+	}
+	return &queueingLatency{M: m, Axis: axis, Acc: f.backtest(samples), grid: grid(m)}, nil
+}
+
+// backtest scores the model above the load split it was not trained on
+// (the project's one protocol); NaN when it cannot run.
+func (f QueueingFitter) backtest(samples []queueing.Sample) float64 {
+	q := f.BacktestQuantile
+	if q <= 0 || q >= 1 {
+		q = 0.8
+	}
+	ws := make([]backtest.Window, len(samples))
+	loads := make([]float64, len(samples))
+	for i, s := range samples {
+		ws[i] = backtest.Window{Load: s.Throughput, Target: s.Latency, Features: []float64{s.U}}
+		loads[i] = s.Throughput
+	}
+	sort.Float64s(loads)
+	split := loads[int(q*float64(len(loads)-1))]
+	rep, err := backtest.Run(queueing.Forecaster{UColumn: 0, Options: f.Options}, ws, split, backtest.Options{})
+	if err != nil {
+		return math.NaN()
+	}
+	return rep.Accuracy
+}
+
+// Decode implements Fitter. The curve's grid is not kept by
+// forecaster/queueing's encoding, so a saved model is refitted, not
+// restored.
+func (QueueingFitter) Decode([]byte) (Fitted, error) {
+	return nil, errors.New("queueing: not restored from state; refitted at start")
+}
+
+// queueingLatency is a fitted queueing curve on the IOPS axis of the mix it
+// was fitted at.
+type queueingLatency struct {
+	M    *queueing.Model `json:"model"`
+	Axis mixAxis         `json:"axis"`
+	Acc  float64         `json:"accuracy"` // NaN: no backtest
+	grid []queueing.Point
+}
+
+// grid is the curve from zero load to capacity.
+func grid(m *queueing.Model) []queueing.Point {
+	pts, err := m.Curve(200)
+	if err != nil {
+		return nil
+	}
+	return pts
+}
+
+func (l *queueingLatency) Curve() []LatencyPoint {
+	out := make([]LatencyPoint, 0, len(l.grid))
+	for _, p := range l.grid {
+		if p.Saturated || p.U >= 1 {
+			break
+		}
+		out = append(out, LatencyPoint{IOPS: l.Axis.iops(p.U), Band: Band{Lower: p.Lower, Mean: p.Mean, Upper: p.Upper}})
+	}
+	return out
+}
+
+// At is the latency at iops at the fitted mix; ok is false at or past
+// capacity (saturation has no finite latency).
+func (l *queueingLatency) At(iops float64) (Band, bool) {
+	u := l.Axis.u(iops)
+	if !(u >= 0) || u >= 1 {
+		return Band{}, false
+	}
+	p, err := l.M.At(u)
+	if err != nil || p.Saturated {
+		return Band{}, false
+	}
+	return Band{Lower: p.Lower, Mean: p.Mean, Upper: p.Upper}, true
+}
+
+// Crossing is, per bound, the lowest IOPS below capacity at which the
+// bound reaches slo; NaN when it does not before capacity.
+func (l *queueingLatency) Crossing(slo float64) Band {
+	b := Band{NaN, NaN, NaN}
+	if !(slo > 0) {
+		return b
+	}
+	cross := func(get func(p queueing.Point) float64) float64 {
+		for k, p := range l.grid {
+			if p.Saturated || p.U >= 1 {
+				break
+			}
+			if v := get(p); v >= slo {
+				if k == 0 {
+					return l.Axis.iops(p.U)
+				}
+				q := l.grid[k-1]
+				f := (slo - get(q)) / (v - get(q))
+				return l.Axis.iops(q.U + f*(p.U-q.U))
+			}
+		}
+		return NaN
+	}
+	b.Lower = cross(func(p queueing.Point) float64 { return p.Lower })
+	b.Mean = cross(func(p queueing.Point) float64 { return p.Mean })
+	b.Upper = cross(func(p queueing.Point) float64 { return p.Upper })
+	return b
+}
+
+func (l *queueingLatency) Accuracy() float64          { return l.Acc }
+func (l *queueingLatency) Samples() int               { return l.M.N }
+func (l *queueingLatency) Scores() map[string]float64 { return scoreOf("latency", l.Acc) }
+
+func (l *queueingLatency) Check(_ *source.Frame, obs features.Observed, threshold float64) string {
+	return checkLatency(l, obs, threshold)
+}
+
+func (l *queueingLatency) MarshalJSON() ([]byte, error) {
+	acc := l.Acc
+	if !finite(acc) {
+		acc = -1
+	}
+	return json.Marshal(struct {
+		Class string  `json:"class"`
+		Axis  mixAxis `json:"axis"`
+		Acc   float64 `json:"accuracy"`
+		N     int     `json:"samples"`
+	}{l.M.Class.String(), l.Axis, acc, l.M.N})
+}

@@ -1,0 +1,68 @@
+package advisor
+
+import "math"
+
+// Rates are the per-second rates a live source gives over one window. A
+// rate the source does not have is NaN.
+type Rates struct {
+	// Client operations and bytes per direction: the Ceph mgr module
+	// (ceph_osd_op_r/_w, ceph_osd_op_r_out_bytes/_w_in_bytes, or
+	// ceph_pool_rd/_wr and _rd_bytes/_wr_bytes) or Swift's proxy through
+	// statsd_exporter (swift_proxy_count and swift_proxy_transfer by method
+	// GET/PUT).
+	ReadOps, WriteOps, ReadBytes, WriteBytes float64
+	// Block-layer requests of the storage hosts' data disks from
+	// node_exporter: node_disk_reads_merged_total and
+	// node_disk_reads_completed_total, and the same for writes.
+	DiskReadsMerged, DiskReadsCompleted, DiskWritesMerged, DiskWritesCompleted float64
+	// RuleSetActive says a traffic-control rule set is applied now: the
+	// measured throughput is then not the original throughput, which stays
+	// unknown.
+	RuleSetActive bool
+}
+
+// LiveWorkload derives what the rates can measure of the four features and
+// leaves out what they cannot (Predict then says which feature is
+// missing):
+//
+//	request_bytes       = (ReadBytes + WriteBytes) / (ReadOps + WriteOps)
+//	read_share          = ReadBytes / (ReadBytes + WriteBytes)
+//	original_throughput = ReadBytes + WriteBytes, unless RuleSetActive
+//	sequential_share    = merged / (merged + completed) over both directions,
+//	                      only with the node_exporter disk rates
+//
+// request_bytes is the mean client request, a lower bound of the
+// sequential request size (consecutive requests joined), which only a
+// client-side trace measures; sequential_share is a proxy: the share of
+// block requests the disks' queues merged into a neighbour, after the
+// storage daemons have reordered, replicated and added their own I/O. A
+// catalog used with LiveWorkload must have measured its experiments the
+// same way. It returns an error when there is no client traffic.
+func LiveWorkload(r Rates) (Workload, error) {
+	for _, v := range []float64{r.ReadOps, r.WriteOps, r.ReadBytes, r.WriteBytes} {
+		if !finite(v) || v < 0 {
+			return nil, inputError("rates", "client operations and bytes must be finite rates >= 0, got %v", v)
+		}
+	}
+	ops, bytes := r.ReadOps+r.WriteOps, r.ReadBytes+r.WriteBytes
+	if !(ops > 0 && bytes > 0) {
+		return nil, inputError("rates", "no client traffic (%v ops/s, %v bytes/s)", ops, bytes)
+	}
+	w := Workload{
+		RequestBytes: bytes / ops,
+		ReadShare:    r.ReadBytes / bytes,
+	}
+	if !r.RuleSetActive {
+		w[OriginalThroughput] = bytes
+	}
+	merged, completed := r.DiskReadsMerged+r.DiskWritesMerged, r.DiskReadsCompleted+r.DiskWritesCompleted
+	if finite(merged) && finite(completed) && merged >= 0 && completed >= 0 && merged+completed > 0 {
+		w[SequentialShare] = merged / (merged + completed)
+	}
+	for k, v := range w {
+		if checkValue(k, k, v) != nil || math.IsInf(v, 0) {
+			delete(w, k) // e.g. a request size that overflowed: not measured
+		}
+	}
+	return w, nil
+}
