@@ -83,6 +83,7 @@ func (s *Service) Clusters(ctx context.Context) []apiv1.Cluster {
 			}
 			c.Models[k] = v
 		}
+		s.describeCluster(&c, sn)
 		out = append(out, c)
 	}
 	return out
@@ -133,6 +134,7 @@ func (s *Service) CapacityCurve(ctx context.Context, cluster string, ioSizeBytes
 			out.Current.MaxIOPS = sn.CapacityAtMix.MaxTotalIOPS
 		}
 	}
+	withClassSizes(&out.Current, sn)
 	return out, nil
 }
 

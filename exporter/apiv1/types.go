@@ -28,6 +28,33 @@ type Cluster struct {
 	Name   string                 `json:"name"`
 	Kind   string                 `json:"kind"` // ceph, swift, generic
 	Models map[string]ModelStatus `json:"models"`
+
+	// The fields below are omitted while unknown (0 or empty).
+
+	// DataAsOfUnix is the time of the observation the current figures
+	// (IOPS now, the mix, the ETAs) are computed from.
+	DataAsOfUnix float64 `json:"dataAsOf,omitempty"`
+	// LastRefreshUnix is when the observed inputs were last fetched.
+	LastRefreshUnix float64 `json:"lastRefresh,omitempty"`
+	// LastFitUnix is the newest successful fit of any of the models.
+	LastFitUnix float64 `json:"lastFit,omitempty"`
+	// NextFitUnix is when the next scheduled fit is due: LastFitUnix plus
+	// fit.interval. An accuracy trigger may refit earlier; nothing refits
+	// while the query backend fails.
+	NextFitUnix float64 `json:"nextFit,omitempty"`
+	// SaturationETAs says when the demand trend's mean reaches each limit,
+	// ordered by limit name.
+	SaturationETAs []SaturationETA `json:"saturationEtas,omitempty"`
+}
+
+// SaturationETA is when the demand trend reaches one limit.
+type SaturationETA struct {
+	// Limit is max_iops (the capacity at the current mix) or latency_slo
+	// (the IOPS where the latency's upper 95% bound crosses the SLO).
+	Limit string `json:"limit"`
+	// Seconds from DataAsOfUnix until the trend's mean reaches the limit; 0
+	// when it is already there, null when the demand does not grow.
+	Seconds *float64 `json:"seconds"`
 }
 
 // ModelStatus describes the state of one fitted model of a cluster.
@@ -124,8 +151,12 @@ type CapacityPoint struct {
 type CurrentMix struct {
 	ReadRatio   float64 `json:"readRatio"`
 	IOSizeBytes float64 `json:"ioSizeBytes"` // op-weighted mean IO size
-	IOPS        float64 `json:"iops"`
-	MaxIOPS     float64 `json:"maxIops"`
+	// ReadSizeBytes and WriteSizeBytes are the mean size of a read and of a
+	// write; 0 when there are none (or the server predates them).
+	ReadSizeBytes  float64 `json:"readSizeBytes,omitempty"`
+	WriteSizeBytes float64 `json:"writeSizeBytes,omitempty"`
+	IOPS           float64 `json:"iops"`
+	MaxIOPS        float64 `json:"maxIops"`
 }
 
 // CapacityCurve is returned by

@@ -126,9 +126,10 @@ func niceTicks(lo, hi float64, n int) (ticks []float64, nlo, nhi float64) {
 }
 
 // latencySVG plots the predicted latency (mean and band) against IOPS, the
-// observed windows, the SLO, the mean knee and today's IOPS (current; NaN to
-// leave it out).
-func latencySVG(c apiv1.LatencyCurve, current float64) template.HTML {
+// observed windows, the SLO, the mean knee, today's IOPS (current) and the
+// capacity at today's mix (capacity, the max IOPS the latency climbs
+// towards); NaN leaves a marker out.
+func latencySVG(c apiv1.LatencyCurve, current, capacity float64) template.HTML {
 	var s svgWriter
 	s.open("Latency forecast for cluster " + c.Cluster)
 	var pts []apiv1.LatencyPoint
@@ -162,6 +163,9 @@ func latencySVG(c apiv1.LatencyCurve, current float64) template.HTML {
 	}
 	if isFinite(current) && current > 0 {
 		xmax = math.Max(xmax, current)
+	}
+	if isFinite(capacity) && capacity > 0 {
+		xmax = math.Max(xmax, capacity)
 	}
 	// Latency in milliseconds on the axis: it reads better than seconds.
 	xt, _, x1 := niceTicks(0, xmax, numTick)
@@ -205,6 +209,123 @@ func latencySVG(c apiv1.LatencyCurve, current float64) template.HTML {
 		x := f.X(current)
 		s.line(x, padT, x, plotH-padB, "now")
 		s.text(x+4, padT+26, "start", "label now-label", "now "+si(current))
+	}
+	if isFinite(capacity) && capacity > 0 && capacity <= f.x1 {
+		x := f.X(capacity)
+		s.line(x, padT, x, plotH-padB, "capacity-marker")
+		s.text(x-4, padT+40, "end", "label capacity-label", "capacity "+si(capacity))
+	}
+	return s.close()
+}
+
+// trendSVG plots the demand trend over time: the observed IOPS, the trend's
+// mean and 95% band from a week back to past the capacity ETA, the capacity
+// at today's mix and the latency SLO knee (upper bound) as limits, and where
+// the trend reaches each (etas). Time is in days from anchor (the data's
+// time); NaN limits are left out.
+func trendSVG(fc apiv1.Forecast, anchor, capacity, knee float64, etas []etaView) template.HTML {
+	var s svgWriter
+	s.open("Demand trend over time for cluster " + fc.Cluster)
+	var pts []apiv1.ForecastPoint
+	for _, p := range fc.Points {
+		if isFinite(p.T) && isFinite(p.Value) && isFinite(p.Lower) && isFinite(p.Upper) {
+			pts = append(pts, p)
+		}
+	}
+	var obs []apiv1.ForecastPoint
+	for _, p := range fc.Observed {
+		if isFinite(p.T) && isFinite(p.Value) && p.Value >= 0 {
+			obs = append(obs, p)
+		}
+	}
+	if len(pts) < 2 {
+		s.empty("no demand trend fitted yet")
+		return s.close()
+	}
+	day := func(t float64) float64 { return (t - anchor) / 86400 }
+	x0, x1 := day(pts[0].T), day(pts[len(pts)-1].T)
+	ymax := 0.0
+	for _, p := range pts {
+		ymax = math.Max(ymax, p.Value)
+	}
+	for _, p := range obs {
+		ymax = math.Max(ymax, p.Value)
+		x0 = math.Min(x0, day(p.T))
+	}
+	for _, l := range []float64{capacity, knee} {
+		if isFinite(l) && l > 0 {
+			ymax = math.Max(ymax, l*1.1)
+		}
+	}
+	// The band is clipped to the frame: far ahead it widens past any limit
+	// and would flatten the part that matters.
+	yt, _, y1 := niceTicks(0, ymax, numTick)
+	xt, _, _ := niceTicks(x0, x1, numTick)
+	var xs []float64
+	for _, v := range xt {
+		if v >= x0 && v <= x1 {
+			xs = append(xs, v)
+		}
+	}
+	f := frame{x0: x0, x1: x1, y0: 0, y1: y1}
+	s.axes(f, xs, yt, func(v float64) string {
+		switch {
+		case v == 0:
+			return "now"
+		case v > 0:
+			return "+" + trim(v) + "d"
+		default:
+			return trim(v) + "d"
+		}
+	}, si, "days from the data's time", "IOPS")
+	clip := func(v float64) float64 { return f.Y(math.Max(0, math.Min(v, f.y1))) }
+	band := make([][2]float64, 0, 2*len(pts))
+	for _, p := range pts {
+		band = append(band, [2]float64{f.X(day(p.T)), clip(p.Upper)})
+	}
+	for i := len(pts) - 1; i >= 0; i-- {
+		band = append(band, [2]float64{f.X(day(pts[i].T)), clip(pts[i].Lower)})
+	}
+	s.path(band, true, "band trend-band")
+	mean := make([][2]float64, 0, len(pts))
+	for _, p := range pts {
+		mean = append(mean, [2]float64{f.X(day(p.T)), clip(p.Value)})
+	}
+	s.path(mean, false, "mean trend-mean")
+	if len(obs) > 0 {
+		line := make([][2]float64, 0, len(obs))
+		for _, p := range obs {
+			line = append(line, [2]float64{f.X(day(p.T)), clip(p.Value)})
+		}
+		s.path(line, false, "history")
+	}
+	if isFinite(capacity) && capacity > 0 && capacity <= f.y1 {
+		y := f.Y(capacity)
+		s.line(padL, y, plotW-padR, y, "capacity-limit")
+		s.text(padL+4, y-4, "start", "label capacity-label", "max IOPS "+si(capacity))
+	}
+	if isFinite(knee) && knee > 0 && knee <= f.y1 {
+		y := f.Y(knee)
+		s.line(padL, y, plotW-padR, y, "slo")
+		s.text(padL+4, y+12, "start", "label slo-label", "SLO knee "+si(knee))
+	}
+	if 0 >= f.x0 && 0 <= f.x1 {
+		x := f.X(0)
+		s.line(x, padT, x, plotH-padB, "now")
+	}
+	for i, e := range etas {
+		if e.Seconds < 0 || day(anchor+e.Seconds) > f.x1 {
+			continue
+		}
+		x := f.X(e.Seconds / 86400)
+		s.line(x, padT, x, plotH-padB, "eta")
+		// The label on the side with room: left of a marker in the right
+		// half of the plot, right of one in the left half.
+		lx, anchor := x-4, "end"
+		if x < padL+(plotW-padL-padR)/2 {
+			lx, anchor = x+4, "start"
+		}
+		s.text(lx, padT+12+14*float64(i), anchor, "label eta-label", e.Label+" "+e.Text)
 	}
 	return s.close()
 }

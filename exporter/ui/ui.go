@@ -23,6 +23,9 @@ type Provider interface {
 	CapacityCurve(ctx context.Context, cluster string, ioSizeBytes float64, points int) (apiv1.CapacityCurve, error)
 	// LatencyCurve returns the predicted latency-vs-IOPS curve with its band.
 	LatencyCurve(ctx context.Context, cluster string) (apiv1.LatencyCurve, error)
+	// Forecast returns a forecast series over [start, end] (Unix seconds)
+	// at step seconds; the page asks for "iops", the demand trend.
+	Forecast(ctx context.Context, cluster, series string, start, end, step float64) (apiv1.Forecast, error)
 }
 
 // CurvePoints is the number of read ratios sampled for the capacity plot.
@@ -40,18 +43,26 @@ var pageTemplate = template.Must(template.New("page.html").Funcs(template.FuncMa
 	"bytes":   formatBytes,
 	"seconds": formatSeconds,
 	"optIOPS": formatOptIOPS,
+	"when":    formatTime,
+	"iopsUnit": func(v float64) string {
+		if !isFinite(v) {
+			return "n/a"
+		}
+		return formatIOPS(v) + " IOPS"
+	},
 }).ParseFS(templateFS, "templates/page.html"))
 
 type handler struct {
 	p   Provider
 	log *slog.Logger
+	now func() time.Time // the clock the page's "ago" and "in" are read against
 }
 
 // NewHandler returns the handler of the landing page. It answers GET and HEAD
 // on "/" only; any other path is 404 so that it can be mounted at "/" of a
 // mux without hiding typos of other endpoints.
 func NewHandler(p Provider) http.Handler {
-	return &handler{p: p, log: slog.Default()}
+	return &handler{p: p, log: slog.Default(), now: time.Now}
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -66,7 +77,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
-	page := buildPage(ctx, h.p)
+	page := buildPage(ctx, h.p, h.now())
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
@@ -93,6 +104,24 @@ type clusterView struct {
 	Headroom    float64
 	ReadRatio   float64
 	IOSizeBytes float64
+	// HeadroomIOPS is max IOPS - IOPS now (at least 0).
+	HeadroomIOPS float64
+	// ReadSizeBytes and WriteSizeBytes are the two classes of today's mix;
+	// both 0 when the Provider does not give them (the mean is shown).
+	ReadSizeBytes, WriteSizeBytes float64
+
+	// Freshness: when the figures' data was observed, when the models
+	// were fitted and when the next fit is due, in words.
+	DataAsOf, LastFit, NextFit string
+
+	// ETAs are the saturation ETAs; ETAWaiting says what the demand trend
+	// waits for when it has not fitted.
+	ETAs       []etaView
+	ETAWaiting string
+
+	TrendErr string
+	HasTrend bool
+	TrendSVG template.HTML
 
 	LatencyErr  string
 	HasLatency  bool
@@ -106,6 +135,16 @@ type clusterView struct {
 	CapacitySVG template.HTML
 }
 
+// etaView is one saturation ETA in words.
+type etaView struct {
+	Limit string // max_iops, latency_slo
+	Label string // what is reached
+	Text  string // "in 40 days", "now", "not reached"
+	Date  string // the date it is reached, "" when never
+	// Seconds from the anchor, -1 when never; used by the trend plot.
+	Seconds float64
+}
+
 type modelView struct {
 	Name     string
 	Fitted   bool
@@ -116,17 +155,17 @@ type modelView struct {
 	Waiting  string
 }
 
-func buildPage(ctx context.Context, p Provider) page {
+func buildPage(ctx context.Context, p Provider, now time.Time) page {
 	clusters := p.Clusters(ctx)
 	sort.SliceStable(clusters, func(i, j int) bool { return clusters[i].Name < clusters[j].Name })
 	out := page{Clusters: make([]clusterView, 0, len(clusters))}
 	for _, c := range clusters {
-		out.Clusters = append(out.Clusters, buildCluster(ctx, p, c))
+		out.Clusters = append(out.Clusters, buildCluster(ctx, p, c, now))
 	}
 	return out
 }
 
-func buildCluster(ctx context.Context, p Provider, c apiv1.Cluster) clusterView {
+func buildCluster(ctx context.Context, p Provider, c apiv1.Cluster, now time.Time) clusterView {
 	v := clusterView{Name: c.Name, Kind: c.Kind}
 	names := make([]string, 0, len(c.Models))
 	for n := range c.Models {
@@ -152,9 +191,16 @@ func buildCluster(ctx context.Context, p Provider, c apiv1.Cluster) clusterView 
 		v.Headroom = headroomRatio(curve.Current.IOPS, curve.Current.MaxIOPS)
 		v.ReadRatio = curve.Current.ReadRatio
 		v.IOSizeBytes = curve.Current.IOSizeBytes
+		v.ReadSizeBytes, v.WriteSizeBytes = curve.Current.ReadSizeBytes, curve.Current.WriteSizeBytes
+		if isFinite(curve.Current.MaxIOPS) && curve.Current.MaxIOPS > 0 && isFinite(curve.Current.IOPS) {
+			v.HeadroomIOPS = math.Max(0, curve.Current.MaxIOPS-curve.Current.IOPS)
+		} else {
+			v.HeadroomIOPS = math.NaN()
+		}
 		v.Stale = v.Stale || curve.Stale
 		v.CapacitySVG = capacitySVG(curve)
 	}
+	knee := math.NaN()
 	if curve, err := p.LatencyCurve(ctx, c.Name); err != nil {
 		v.LatencyErr = err.Error()
 	} else {
@@ -163,13 +209,133 @@ func buildCluster(ctx context.Context, p Provider, c apiv1.Cluster) clusterView 
 		v.LatencyKind = curve.Latency
 		v.Knee = curve.KneeIOPS
 		v.Stale = v.Stale || curve.Stale
-		current := math.NaN()
+		current, capacity := math.NaN(), math.NaN()
 		if cc != nil {
-			current = cc.Current.IOPS
+			current, capacity = cc.Current.IOPS, cc.Current.MaxIOPS
 		}
-		v.LatencySVG = latencySVG(curve, current)
+		if curve.KneeIOPS.Upper != nil {
+			knee = *curve.KneeIOPS.Upper
+		}
+		v.LatencySVG = latencySVG(curve, current, capacity)
 	}
+	buildTimeline(ctx, p, c, now, &v, knee)
 	return v
+}
+
+// Trend plot window: ahead, 1.25 times the capacity ETA within
+// [trendMinAhead, trendMaxAhead] (trendDefaultAhead when the demand does not
+// reach it); behind, as far as ahead within [trendMinBehind,
+// trendMaxBehind], so that a near ETA is not squeezed into a corner.
+const (
+	trendMinBehind    = 86400.0
+	trendMaxBehind    = 7 * 86400.0
+	trendMinAhead     = 86400.0
+	trendDefaultAhead = 30 * 86400.0
+	trendMaxAhead     = 365 * 86400.0
+	trendPoints       = 240
+)
+
+// buildTimeline fills the "when" part of a cluster: freshness, saturation
+// ETAs and the demand trend plot. knee is the IOPS where the latency's upper
+// bound crosses the SLO (NaN when unknown).
+func buildTimeline(ctx context.Context, p Provider, c apiv1.Cluster, now time.Time, v *clusterView, knee float64) {
+	nowUnix := float64(now.UnixMilli()) / 1e3
+	anchor := nowUnix
+	if c.DataAsOfUnix > 0 {
+		anchor = c.DataAsOfUnix
+		v.DataAsOf = formatTime(c.DataAsOfUnix) + " (" + ago(nowUnix-c.DataAsOfUnix) + ")"
+	}
+	if c.LastFitUnix > 0 {
+		v.LastFit = formatTime(c.LastFitUnix) + " (" + ago(nowUnix-c.LastFitUnix) + ")"
+	}
+	if c.NextFitUnix > 0 {
+		if d := c.NextFitUnix - nowUnix; d > 0 {
+			v.NextFit = "by " + formatTime(c.NextFitUnix) + " (in " + formatDuration(d) + ")"
+		} else {
+			v.NextFit = "due at the next refresh"
+		}
+	}
+	ahead := trendDefaultAhead
+	for _, e := range c.SaturationETAs {
+		ev := etaView{Limit: e.Limit, Label: e.Limit, Seconds: -1}
+		switch e.Limit {
+		case "max_iops":
+			ev.Label = "max IOPS reached"
+		case "latency_slo":
+			ev.Label = "latency SLO reached"
+		}
+		switch {
+		case e.Seconds == nil || !isFinite(*e.Seconds):
+			ev.Text = "not reached"
+			ev.Date = "demand is not growing"
+		case *e.Seconds <= 0:
+			ev.Text, ev.Seconds = "now", 0
+			ev.Date = "the trend is at the limit"
+		default:
+			ev.Seconds = *e.Seconds
+			ev.Text = "in " + formatDuration(*e.Seconds)
+			ev.Date = formatTime(anchor + *e.Seconds)
+			if e.Limit == "max_iops" {
+				ahead = math.Max(trendMinAhead, math.Min(trendMaxAhead, 1.25**e.Seconds))
+			}
+		}
+		v.ETAs = append(v.ETAs, ev)
+	}
+	if len(v.ETAs) == 0 {
+		if m, ok := c.Models["trend"]; ok && m.Waiting != "" {
+			v.ETAWaiting = m.Waiting
+		}
+	}
+	start, end := anchor-math.Max(trendMinBehind, math.Min(trendMaxBehind, ahead)), anchor+ahead
+	f, err := p.Forecast(ctx, c.Name, "iops", start, end, math.Ceil((end-start)/trendPoints))
+	if err != nil {
+		v.TrendErr = err.Error()
+		return
+	}
+	v.HasTrend = true
+	v.Stale = v.Stale || f.Stale
+	capacity := math.NaN()
+	if v.HasCapacity {
+		capacity = v.MaxIOPS
+	}
+	v.TrendSVG = trendSVG(f, anchor, capacity, knee, v.ETAs)
+}
+
+// ago writes a past interval: "2 min ago".
+func ago(sec float64) string {
+	if sec < 0 {
+		return "in " + formatDuration(-sec)
+	}
+	return formatDuration(sec) + " ago"
+}
+
+// formatTime writes a Unix time in UTC to the minute.
+func formatTime(unix float64) string {
+	if !isFinite(unix) || unix <= 0 {
+		return "n/a"
+	}
+	return time.UnixMilli(int64(unix * 1e3)).UTC().Format("2006-01-02 15:04 UTC")
+}
+
+// formatDuration writes a span in the unit a person plans with: seconds,
+// minutes, hours, days, years.
+func formatDuration(sec float64) string {
+	switch a := math.Abs(sec); {
+	case !isFinite(sec):
+		return "n/a"
+	case a < 90:
+		return strconv.FormatFloat(math.Round(sec), 'f', 0, 64) + " s"
+	case a < 2*3600:
+		return strconv.FormatFloat(math.Round(sec/60), 'f', 0, 64) + " min"
+	case a < 48*3600:
+		return strconv.FormatFloat(sec/3600, 'f', 0, 64) + " h"
+	case a < 10*86400:
+		return strconv.FormatFloat(sec/86400, 'f', 1, 64) + " days"
+	case a < 730*86400:
+		return strconv.FormatFloat(sec/86400, 'f', 0, 64) + " days"
+	default:
+		return strconv.FormatFloat(sec/(365.25*86400), 'f', 1, 64) + " years"
+	}
 }
 
 // headroomRatio is 1 - iops/max clamped to [0,1]; NaN when max is not positive.

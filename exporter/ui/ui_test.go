@@ -45,7 +45,7 @@ func golden(t *testing.T, name, got string) {
 }
 
 func TestLandingPageGolden(t *testing.T) {
-	res, body := get(t, NewHandler(demoProvider()), http.MethodGet, "/")
+	res, body := get(t, testHandler(demoProvider()), http.MethodGet, "/")
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("status %d", res.StatusCode)
 	}
@@ -56,15 +56,27 @@ func TestLandingPageGolden(t *testing.T) {
 }
 
 func TestLandingPageFigures(t *testing.T) {
-	_, body := get(t, NewHandler(demoProvider()), http.MethodGet, "/")
+	_, body := get(t, testHandler(demoProvider()), http.MethodGet, "/")
 	// ceph-prod: max IOPS at r=0.7 with per-op costs 1/60000 and 1/20000 is
 	// 1/(0.7/60000+0.3/20000) = 37500; headroom 1-21500/37500 = 42.7%.
 	for _, want := range []string{
 		`<dd class="fig-iops">21.5k</dd>`,
 		`<dd class="fig-max-iops">37.5k</dd>`,
-		`<dd class="fig-headroom">42.7%</dd>`,
+		`>16k IOPS <small>42.7%</small></dd>`,
 		`<dd class="fig-read-ratio">70.0%</dd>`,
-		`<dd class="fig-io-size">16 KiB</dd>`,
+		// The two classes, not their op-weighted mean (which stays in the title).
+		`their op-weighted mean is 16 KiB"><small>reads</small> 4 KiB <small>writes</small> 44 KiB</dd>`,
+		// Demand grows 16k IOPS in 40 days from 21.5k: it reaches the 37.5k capacity in
+		// 40 days and the SLO knee's upper bound (27720) in 6220/16000*40 = 15.55 days,
+		// from the data's time 2026-11-23 23:59 UTC.
+		`data-limit="max_iops">in 40 days <small>2027-01-02 23:59 UTC</small></dd>`,
+		`data-limit="latency_slo">in 16 days <small>2026-12-09 13:11 UTC</small></dd>`,
+		`<span class="data-as-of">2026-11-23 23:59 UTC (60 s ago)</span>`,
+		`<span class="last-fit">2026-11-23 23:39 UTC (21 min ago)</span>`,
+		`<span class="next-fit">by 2026-11-24 00:39 UTC (in 39 min)</span>`,
+		// A flat demand reaches nothing; a trend that waits says for what.
+		`data-limit="max_iops">not reached <small>demand is not growing</small></dd>`,
+		`class="fig-eta waiting">demand trend waiting for 24 more windows with load (about 24m0s)</dd>`,
 		`<a href="/metrics">`,
 		`<a href="/api/v1/latency_curve?cluster=ceph-prod">`,
 		`class="error">capacity model: cluster &#34;ceph-new&#34;: no model fitted yet`,
@@ -86,8 +98,42 @@ func TestLandingPageFigures(t *testing.T) {
 	if !(a >= 0 && a < b && b < c) {
 		t.Errorf("clusters not in name order: %d %d %d", a, b, c)
 	}
-	if n := strings.Count(body, "<svg "); n != 4 {
-		t.Errorf("%d SVG plots, want 4 (two per healthy cluster)", n)
+	if n := strings.Count(body, "<svg "); n != 6 {
+		t.Errorf("%d SVG plots, want 6 (three per healthy cluster)", n)
+	}
+}
+
+// TestLandingPageMarkers checks where the plots put the limits: ceph-prod's
+// trend plot spans -7..+50 days (1.25 × the 40-day ETA) over 408 units from
+// x=58, and 0..50k IOPS over 206 units up from y=220; its latency plot spans
+// 0..40k IOPS.
+func TestLandingPageMarkers(t *testing.T) {
+	_, body := get(t, testHandler(demoProvider()), http.MethodGet, "/")
+	sec := body[strings.Index(body, `data-cluster="ceph-prod"`):strings.Index(body, `data-cluster="swift-dc2"`)]
+	trend := sec[strings.Index(sec, `aria-label="Demand trend over time`):]
+	trend = trend[:strings.Index(trend, "</svg>")]
+	latency := sec[strings.Index(sec, `aria-label="Latency forecast`):]
+	latency = latency[:strings.Index(latency, "</svg>")]
+	for _, want := range []string{
+		// The ETA at day 40: x = 58 + 408*47/57 = 394.42; day 15.55: 58 + 408*22.55/57 = 219.41.
+		`<line x1="394.42" y1="14.00" x2="394.42" y2="220.00" class="eta"/>`,
+		`<line x1="219.41" y1="14.00" x2="219.41" y2="220.00" class="eta"/>`,
+		`>max IOPS reached in 40 days</text>`,
+		// The capacity 37.5k: y = 220 - 206*37500/50000 = 65.5.
+		`<line x1="58.00" y1="65.50" x2="466.00" y2="65.50" class="capacity-limit"/>`,
+		// Now (day 0): x = 58 + 408*7/57 = 108.11.
+		`<line x1="108.11" y1="14.00" x2="108.11" y2="220.00" class="now"/>`,
+		`class="band trend-band"`, `class="mean trend-mean"`, `class="history"`,
+	} {
+		if !strings.Contains(trend, want) {
+			t.Errorf("trend plot lacks %s", want)
+		}
+	}
+	// Capacity on the latency plot: x = 58 + 408*37500/40000 = 440.5.
+	for _, want := range []string{`<line x1="440.50" y1="14.00" x2="440.50" y2="220.00" class="capacity-marker"/>`, `>capacity 37.5k</text>`} {
+		if !strings.Contains(latency, want) {
+			t.Errorf("latency plot lacks %s", want)
+		}
 	}
 }
 
@@ -96,7 +142,8 @@ func TestLandingPageEscapesEverything(t *testing.T) {
 	p := &fakeProvider{
 		clusters: []apiv1.Cluster{{Name: evil, Kind: `<b>ceph</b>`, Models: map[string]apiv1.ModelStatus{
 			`<i>m</i>`: {Fitted: false, Error: `<img src=x onerror=alert(3)>`},
-		}}},
+		}, DataAsOfUnix: demoAsOf, SaturationETAs: []apiv1.SaturationETA{{Limit: `<script>alert(6)</script>`, Seconds: ptr(86400)}}}},
+		trends:   map[string]linearDemand{evil: {level: 1000, slope: 0.01}},
 		capacity: map[string]apiv1.CapacityCurve{evil: capacityOf(evil, 1e-4, 2e-4, 0.5, 1000, 4096)},
 		latency:  map[string]apiv1.LatencyCurve{},
 		latErr:   map[string]error{evil: errors.New(`<script>alert(4)</script>`)},
@@ -105,7 +152,7 @@ func TestLandingPageEscapesEverything(t *testing.T) {
 	lc.Latency = `"><script>alert(5)</script>`
 	p.latency[evil] = lc
 	p.latErr = nil
-	_, body := get(t, NewHandler(p), http.MethodGet, "/")
+	_, body := get(t, testHandler(p), http.MethodGet, "/")
 	for _, bad := range []string{"<script", "<img", "<svg onload", "<b>", "<i>"} {
 		if strings.Contains(body, bad) {
 			t.Errorf("unescaped %q in page", bad)
@@ -121,7 +168,7 @@ func TestLandingPageEscapesEverything(t *testing.T) {
 
 	// An error message with markup is shown as text.
 	p.latErr = map[string]error{evil: errors.New(`<script>alert(4)</script>`)}
-	_, body = get(t, NewHandler(p), http.MethodGet, "/")
+	_, body = get(t, testHandler(p), http.MethodGet, "/")
 	if strings.Contains(body, "<script") || !strings.Contains(body, "latency model: &lt;script&gt;alert(4)&lt;/script&gt;") {
 		t.Errorf("error message not shown escaped")
 	}
@@ -141,7 +188,7 @@ func TestLandingPageNonFiniteValues(t *testing.T) {
 		capacity: map[string]apiv1.CapacityCurve{"c": cc},
 		latency:  map[string]apiv1.LatencyCurve{"c": lc},
 	}
-	res, body := get(t, NewHandler(p), http.MethodGet, "/")
+	res, body := get(t, testHandler(p), http.MethodGet, "/")
 	if res.StatusCode != 200 {
 		t.Fatalf("status %d", res.StatusCode)
 	}
@@ -150,7 +197,7 @@ func TestLandingPageNonFiniteValues(t *testing.T) {
 			t.Errorf("%q written into the page", bad)
 		}
 	}
-	if !strings.Contains(body, `<dd class="fig-max-iops">n/a</dd>`) || !strings.Contains(body, `<dd class="fig-headroom">n/a</dd>`) {
+	if !strings.Contains(body, `<dd class="fig-max-iops">n/a</dd>`) || !strings.Contains(body, `>n/a <small>n/a</small></dd>`) {
 		t.Errorf("non-finite max IOPS not shown as n/a")
 	}
 	// A NaN knee is n/a; bounds that do not cross the SLO are "beyond".
@@ -160,7 +207,7 @@ func TestLandingPageNonFiniteValues(t *testing.T) {
 }
 
 func TestLandingPageEmpty(t *testing.T) {
-	_, body := get(t, NewHandler(&fakeProvider{}), http.MethodGet, "/")
+	_, body := get(t, testHandler(&fakeProvider{}), http.MethodGet, "/")
 	if !strings.Contains(body, "No clusters are configured yet") {
 		t.Errorf("empty page lacks its message")
 	}
@@ -170,7 +217,7 @@ func TestLandingPageEmpty(t *testing.T) {
 		capacity: map[string]apiv1.CapacityCurve{"c": {Cluster: "c"}},
 		latency:  map[string]apiv1.LatencyCurve{"c": {Cluster: "c"}},
 	}
-	_, body = get(t, NewHandler(p), http.MethodGet, "/")
+	_, body = get(t, testHandler(p), http.MethodGet, "/")
 	for _, want := range []string{"no latency curve fitted yet", "no capacity model fitted yet"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("page lacks %q", want)
@@ -179,7 +226,7 @@ func TestLandingPageEmpty(t *testing.T) {
 }
 
 func TestLandingPageRoutes(t *testing.T) {
-	h := NewHandler(demoProvider())
+	h := testHandler(demoProvider())
 	if res, _ := get(t, h, http.MethodGet, "/nope"); res.StatusCode != http.StatusNotFound {
 		t.Errorf("GET /nope: %d, want 404", res.StatusCode)
 	}
@@ -205,7 +252,7 @@ func (c *cancelProvider) Clusters(ctx context.Context) []apiv1.Cluster {
 }
 
 func TestLandingPageContextHasDeadline(t *testing.T) {
-	_, body := get(t, NewHandler(&cancelProvider{}), http.MethodGet, "/")
+	_, body := get(t, testHandler(&cancelProvider{}), http.MethodGet, "/")
 	if strings.Contains(body, "no-deadline") {
 		t.Errorf("Provider called without a deadline")
 	}
@@ -232,5 +279,79 @@ func TestNiceTicks(t *testing.T) {
 		if ticks[len(ticks)-1] < tc.hi {
 			t.Errorf("niceTicks(%g,%g): last tick %g below hi", tc.lo, tc.hi, ticks[len(ticks)-1])
 		}
+	}
+}
+
+// windowProvider records the window the page asks the demand trend for.
+type windowProvider struct {
+	fakeProvider
+	start, end, step float64
+}
+
+func (w *windowProvider) Forecast(ctx context.Context, cluster, series string, start, end, step float64) (apiv1.Forecast, error) {
+	w.start, w.end, w.step = start, end, step
+	return w.fakeProvider.Forecast(ctx, cluster, series, start, end, step)
+}
+
+// TestTrendWindow: the plot reaches 1.25 times past the capacity ETA (at
+// least a day, at most a year) and looks back as far (one to seven days).
+func TestTrendWindow(t *testing.T) {
+	for _, tc := range []struct {
+		eta           *float64
+		behind, ahead float64 // days
+	}{
+		{ptr(30 * 3600), 1.5625, 1.5625}, // 30 h ahead: 37.5 h either side
+		{ptr(3600), 1, 1},                // an hour: a day either side
+		{ptr(40 * 86400), 7, 50},
+		{ptr(1000 * 86400), 7, 365},
+		{nil, 7, 30}, // never reached: a month ahead
+	} {
+		w := &windowProvider{fakeProvider: fakeProvider{
+			clusters: []apiv1.Cluster{{Name: "c", DataAsOfUnix: demoAsOf, SaturationETAs: []apiv1.SaturationETA{{Limit: "max_iops", Seconds: tc.eta}}}},
+			trends:   map[string]linearDemand{"c": {level: 1000, slope: 0.001}},
+		}}
+		get(t, testHandler(w), http.MethodGet, "/")
+		behind, ahead := (demoAsOf-w.start)/86400, (w.end-demoAsOf)/86400
+		if math.Abs(behind-tc.behind) > 1e-9 || math.Abs(ahead-tc.ahead) > 1e-9 {
+			t.Errorf("ETA %v: window -%g..+%g days, want -%g..+%g", tc.eta, behind, ahead, tc.behind, tc.ahead)
+		}
+		if n := (w.end - w.start) / w.step; n > trendPoints || n < trendPoints-1 {
+			t.Errorf("ETA %v: %g steps, want about %d", tc.eta, n, trendPoints)
+		}
+	}
+}
+
+func TestFormatDuration(t *testing.T) {
+	for _, tc := range []struct {
+		sec  float64
+		want string
+	}{
+		{0, "0 s"}, {60, "60 s"}, {90, "2 min"}, {39 * 60, "39 min"}, {2 * 3600, "2 h"}, {35 * 3600, "35 h"},
+		{2 * 86400, "2.0 days"}, {15.55 * 86400, "16 days"}, {40 * 86400, "40 days"}, {3 * 365.25 * 86400, "3.0 years"},
+		{math.Inf(1), "n/a"}, {math.NaN(), "n/a"},
+	} {
+		if got := formatDuration(tc.sec); got != tc.want {
+			t.Errorf("formatDuration(%g) = %q, want %q", tc.sec, got, tc.want)
+		}
+	}
+}
+
+// TestETAAtTheLimit: a trend already at the limit says "now"; an ETA past
+// the plot's window draws no marker.
+func TestETAAtTheLimit(t *testing.T) {
+	p := &fakeProvider{
+		clusters: []apiv1.Cluster{{Name: "c", DataAsOfUnix: demoAsOf, SaturationETAs: []apiv1.SaturationETA{
+			{Limit: "latency_slo", Seconds: ptr(0)}, {Limit: "max_iops", Seconds: ptr(1000 * 86400)}}}},
+		trends: map[string]linearDemand{"c": {level: 1000, slope: 0.001}},
+	}
+	_, body := get(t, testHandler(p), http.MethodGet, "/")
+	for _, want := range []string{`data-limit="latency_slo">now <small>the trend is at the limit</small>`, `data-limit="max_iops">in 2.7 years`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	// The window ends a year ahead: one marker (day 0), not two.
+	if n := strings.Count(body, `class="eta"`); n != 1 {
+		t.Errorf("%d ETA markers, want 1", n)
 	}
 }

@@ -1,0 +1,137 @@
+package api
+
+import (
+	"encoding/json"
+	"math"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/storcast/storcast/exporter/apiv1"
+	"github.com/storcast/storcast/exporter/engine"
+	"github.com/storcast/storcast/exporter/features"
+	"github.com/storcast/storcast/exporter/models"
+	"github.com/storcast/storcast/forecaster/conservation"
+)
+
+// growingTrend is 2000 IOPS at t0 growing by slope IOPS per second, band ±5%.
+type growingTrend struct{ t0, slope float64 }
+
+func (l growingTrend) At(t float64) models.Band {
+	m := 2000 + l.slope*(t-l.t0)
+	return models.Band{Lower: 0.95 * m, Mean: m, Upper: 1.05 * m}
+}
+func (l growingTrend) ETA(now, limit float64) float64 {
+	if !(l.slope > 0) {
+		return math.Inf(1)
+	}
+	return math.Max(0, (limit-l.At(now).Mean)/l.slope)
+}
+func (growingTrend) Accuracy() float64            { return 1 }
+func (growingTrend) Samples() int                 { return 10 }
+func (growingTrend) Scores() map[string]float64   { return map[string]float64{"iops": 1} }
+func (growingTrend) MarshalJSON() ([]byte, error) { return []byte(`"line"`), nil }
+
+// scheduledEngine is a fakeEngine that tells its fit interval.
+type scheduledEngine struct {
+	fakeEngine
+	interval time.Duration
+}
+
+func (s scheduledEngine) FitInterval() time.Duration { return s.interval }
+
+func landingSnapshot(t *testing.T, name string, slope float64) *engine.Snapshot {
+	t.Helper()
+	capacity, err := models.NewCapacity(conservation.Calibration{Points: []conservation.Point{{IOSizeBytes: 4096, ReadIOPS: 12000, WriteIOPS: 4000}}}, "file", 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const t0 = 1.7e9
+	// Reads of 4 KiB and writes of 64 KiB: the mean (19.6 KiB) is a size
+	// no client issues.
+	obs := features.Observed{Time: t0, ReadIOPS: 1400, WriteIOPS: 600, IOPS: 2000, ReadRatio: 0.7, ReadSizeBytes: 4096, WriteSizeBytes: 65536,
+		IOSizeBytes: (1400*4096 + 600*65536) / 2000.0}
+	// The live capacity is taken at 4 KiB for both classes (the only
+	// calibrated size), which keeps the expected ETA a hand calculation.
+	res, err := capacity.Model().AtMix([]conservation.OpClass{{Op: conservation.Read, IOSizeBytes: 4096, Rate: 1400}, {Op: conservation.Write, IOSizeBytes: 4096, Rate: 600}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &engine.Snapshot{Cluster: name, Kind: "ceph", SLOSeconds: 0.005, SourceUp: true, Observed: obs, HasObserved: true,
+		LastRefresh: time.Unix(t0+30, 0),
+		Set:         models.Set{models.Conservation: capacity, models.MLISP: lineLatency{}, models.Trend: growingTrend{t0: t0, slope: slope}},
+		Live:        models.Live{CapacityAtMix: res, HasCapacityAtMix: true},
+		Models: map[string]apiv1.ModelStatus{
+			models.Conservation: {Fitted: true, LastFitUnix: t0 - 600},
+			models.Trend:        {Fitted: true, LastFitUnix: t0 - 300},
+			models.MLISP:        {Fitted: false, LastFitUnix: 0, Waiting: "waiting for 24 more windows with load and latency (about 24m0s)"},
+		}}
+}
+
+func TestClustersCarryFreshnessAndETAs(t *testing.T) {
+	grow := landingSnapshot(t, "grow", 0.01)
+	flat := landingSnapshot(t, "flat", 0)
+	srv := httptest.NewServer(NewService(scheduledEngine{fakeEngine{grow, flat}, time.Hour}).Handler(nil))
+	defer srv.Close()
+	code, env, raw := call(t, srv, "GET", "/api/v1/clusters", "")
+	if code != 200 {
+		t.Fatalf("%d %s", code, raw)
+	}
+	var cs []apiv1.Cluster
+	b, _ := json.Marshal(env.Data)
+	if err := json.Unmarshal(b, &cs); err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != 2 {
+		t.Fatalf("%d clusters", len(cs))
+	}
+	g := cs[0]
+	if g.DataAsOfUnix != 1.7e9 || g.LastRefreshUnix != 1.7e9+30 || g.LastFitUnix != 1.7e9-300 || g.NextFitUnix != 1.7e9-300+3600 {
+		t.Errorf("times: dataAsOf %v lastRefresh %v lastFit %v nextFit %v", g.DataAsOfUnix, g.LastRefreshUnix, g.LastFitUnix, g.NextFitUnix)
+	}
+	// Capacity at 70% reads (12000 reads/s or 4000 writes/s alone): 1/(0.7/12000+0.3/4000) = 7500
+	// IOPS, reached from 2000 at 0.01 IOPS/s in 550000 s. The latency's upper bound (1.1 × (1 ms +
+	// 1 µs per IOPS)) crosses 5 ms at (5/1.1 - 1)/0.001 = 3545.45 IOPS: 154545 s.
+	want := map[string]float64{"latency_slo": ((0.005/1.1-0.001)/1e-6 - 2000) / 0.01, "max_iops": 550000}
+	if len(g.SaturationETAs) != 2 || g.SaturationETAs[0].Limit != "latency_slo" || g.SaturationETAs[1].Limit != "max_iops" {
+		t.Fatalf("ETAs %+v", g.SaturationETAs)
+	}
+	for _, e := range g.SaturationETAs {
+		if e.Seconds == nil {
+			t.Errorf("ETA %s = null, want %v", e.Limit, want[e.Limit])
+		} else if math.Abs(*e.Seconds-want[e.Limit]) > 1e-3 {
+			t.Errorf("ETA %s = %v, want %v", e.Limit, *e.Seconds, want[e.Limit])
+		}
+	}
+	// A flat trend never reaches a limit: null, not a number.
+	for _, e := range cs[1].SaturationETAs {
+		if e.Seconds != nil {
+			t.Errorf("flat trend: ETA %s = %v, want null", e.Limit, *e.Seconds)
+		}
+	}
+	// Without a fit interval there is no next fit.
+	srv2 := httptest.NewServer(NewService(fakeEngine{grow}).Handler(nil))
+	defer srv2.Close()
+	_, env, _ = call(t, srv2, "GET", "/api/v1/clusters", "")
+	b, _ = json.Marshal(env.Data)
+	cs = nil
+	json.Unmarshal(b, &cs)
+	if len(cs) != 1 || cs[0].NextFitUnix != 0 || cs[0].LastFitUnix == 0 {
+		t.Errorf("without FitInterval: %+v", cs)
+	}
+}
+
+func TestCapacityCurveCarriesClassSizes(t *testing.T) {
+	srv := httptest.NewServer(NewService(fakeEngine{landingSnapshot(t, "a", 0.01)}).Handler(nil))
+	defer srv.Close()
+	code, env, raw := call(t, srv, "GET", "/api/v1/capacity_curve?cluster=a&points=3", "")
+	if code != 200 {
+		t.Fatalf("%d %s", code, raw)
+	}
+	var c apiv1.CapacityCurve
+	b, _ := json.Marshal(env.Data)
+	json.Unmarshal(b, &c)
+	if c.Current.ReadSizeBytes != 4096 || c.Current.WriteSizeBytes != 65536 {
+		t.Errorf("class sizes %v / %v, want 4096 / 65536", c.Current.ReadSizeBytes, c.Current.WriteSizeBytes)
+	}
+}
