@@ -27,11 +27,12 @@ type Engine struct {
 	opt Options
 	log *slog.Logger
 
-	mu       sync.Mutex
-	clusters map[string]*cluster
-	order    []string
-	cancel   context.CancelFunc
-	wg       sync.WaitGroup
+	mu          sync.Mutex
+	fitInterval time.Duration // of the configuration in force
+	clusters    map[string]*cluster
+	order       []string
+	cancel      context.CancelFunc
+	wg          sync.WaitGroup
 }
 
 // New returns an engine; Start runs it.
@@ -69,6 +70,7 @@ func (e *Engine) Start(ctx context.Context, cfg *config.Config) {
 
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.fitInterval = cfg.Fit.Interval
 	ctx, e.cancel = context.WithCancel(ctx)
 	old := e.clusters
 	e.clusters = map[string]*cluster{}
@@ -104,6 +106,14 @@ func (e *Engine) Stop() {
 	}
 	e.mu.Unlock()
 	e.wg.Wait()
+}
+
+// FitInterval is fit.interval of the configuration in force (the landing
+// page's next fit).
+func (e *Engine) FitInterval() time.Duration {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.fitInterval
 }
 
 // Source is the source the loops read.

@@ -322,6 +322,9 @@ func TestAnyFitterScheduledPersistedRestored(t *testing.T) {
 	e := New(Options{Source: src, Fitters: fitters, Now: (&clock{t: testNow}).Now})
 	e.Start(context.Background(), cfg)
 	waitFor(t, "saved state", func() bool { _, err := state.Load(cfg.StateDir, "a"); return err == nil })
+	if e.FitInterval() != cfg.Fit.Interval {
+		t.Errorf("FitInterval %v, want %v", e.FitInterval(), cfg.Fit.Interval)
+	}
 	s := e.Snapshot("a")
 	m, ok := s.Set["counting"].(*countingModel)
 	if !ok || m.Fits != 1 {
