@@ -12,7 +12,6 @@ import (
 // simScore is what one seed of the storagesim rule-set truth gives.
 type simScore struct {
 	corr, mae   float64 // own held-out workloads, pooled over rule sets
-	corrMeasVsT float64 // measured boost vs truth on the catalog: the noise ceiling
 	hit         float64 // recommendation = best true rule set (or none)
 	regret      float64 // mean true boost lost against the best choice
 	cvError     float64 // mean CVError over rule sets
