@@ -11,13 +11,13 @@ import (
 
 // simScore is what one seed of the storagesim rule-set truth gives.
 type simScore struct {
-	corr, mae   float64 // own held-out workloads, pooled over rule sets
-	hit         float64 // recommendation = best true rule set (or none)
-	regret      float64 // mean true boost lost against the best choice
-	cvError     float64 // mean CVError over rule sets
-	constMAE    float64 // MAE of predicting each rule set's mean catalog boost
-	constHit    float64 // hit rate of always recommending the best mean rule set
-	noiseFloor  float64 // mean run-noise standard error of the catalog's boosts
+	corr, mae  float64 // own held-out workloads, pooled over rule sets
+	hit        float64 // recommendation = best true rule set (or none)
+	regret     float64 // mean true boost lost against the best choice
+	cvError    float64 // mean CVError over rule sets
+	constMAE   float64 // MAE of predicting each rule set's mean catalog boost
+	constHit   float64 // hit rate of always recommending the best mean rule set
+	noiseFloor float64 // mean run-noise standard error of the catalog's boosts
 	// per rule set, on its own held-out workloads
 	rsCorr, rsMAE []float64
 }
