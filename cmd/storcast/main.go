@@ -389,5 +389,6 @@ func fitters() []models.Fitter {
 		models.MLISPFitter{},
 		models.DemandTrend{},
 		models.SaturationFitter{},
+		models.AdvisorFitter{},
 	}
 }

@@ -96,6 +96,7 @@ func New(src Snapshotter, log *slog.Logger) *Exporter {
 		{"latency", latencyCollector{}},
 		{"model", modelCollector{}},
 		{"observed", observedCollector{}},
+		{"ruleset", rulesetCollector{}},
 		{"workload", workloadCollector{}},
 	}}
 }

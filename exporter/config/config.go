@@ -115,6 +115,8 @@ type Cluster struct {
 	Hosts       Hosts             `yaml:"hosts"`
 	LatencySLO  LatencySLO        `yaml:"latency_slo"`
 	Calibration Calibration       `yaml:"calibration"`
+	// Advisor is the rule-set catalog of the traffic-control advisor.
+	Advisor Advisor `yaml:"advisor"`
 }
 
 // SourceKey renders every setting of c that its queries and models depend
@@ -151,6 +153,13 @@ type LatencySLO struct {
 type Calibration struct {
 	File   string `yaml:"file"`
 	Format string `yaml:"format"` // yaml or fio; empty: by file extension
+}
+
+// Advisor names the rule-set catalog (forecaster/advisor's YAML) whose
+// experiments train one model tree per traffic-control rule set; empty:
+// no advisor for the cluster.
+type Advisor struct {
+	CatalogFile string `yaml:"catalog_file"`
 }
 
 // Default returns the configuration every file is decoded on top of.

@@ -131,6 +131,9 @@ func relativeTo(c *Config, dir string) {
 		if f := c.Clusters[i].Calibration.File; f != "" && !filepath.IsAbs(f) {
 			c.Clusters[i].Calibration.File = filepath.Join(dir, f)
 		}
+		if f := c.Clusters[i].Advisor.CatalogFile; f != "" && !filepath.IsAbs(f) {
+			c.Clusters[i].Advisor.CatalogFile = filepath.Join(dir, f)
+		}
 	}
 	if f := c.Web.ConfigFile; f != "" && !filepath.IsAbs(f) {
 		c.Web.ConfigFile = filepath.Join(dir, f)

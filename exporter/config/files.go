@@ -12,6 +12,7 @@ import (
 	commoncfg "github.com/prometheus/common/config"
 	"github.com/prometheus/exporter-toolkit/web"
 
+	"github.com/storcast/storcast/forecaster/advisor"
 	"github.com/storcast/storcast/forecaster/conservation"
 )
 
@@ -23,11 +24,15 @@ import (
 // created as one. It returns the first problem, naming the key.
 func (c *Config) CheckFiles() error {
 	for i, cl := range c.Clusters {
-		if cl.Calibration.File == "" {
-			continue
+		if cl.Calibration.File != "" {
+			if _, err := cl.Calibration.Load(); err != nil {
+				return fmt.Errorf("clusters[%d].calibration.file: %v", i, err)
+			}
 		}
-		if _, err := cl.Calibration.Load(); err != nil {
-			return fmt.Errorf("clusters[%d].calibration.file: %v", i, err)
+		if cl.Advisor.CatalogFile != "" {
+			if _, err := cl.Advisor.Load(); err != nil {
+				return fmt.Errorf("clusters[%d].advisor.catalog_file: %v", i, err)
+			}
 		}
 	}
 	if f := c.Web.ConfigFile; f != "" {
@@ -164,4 +169,17 @@ func pathError(err error) error {
 		return fmt.Errorf("%s: %v", pe.Path, pe.Err)
 	}
 	return err
+}
+
+// Load reads and decodes the rule-set catalog, strictly.
+func (a Advisor) Load() (*advisor.Catalog, error) {
+	data, err := os.ReadFile(a.CatalogFile)
+	if err != nil {
+		return nil, pathError(err)
+	}
+	cat, err := advisor.LoadCatalog(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", a.CatalogFile, err)
+	}
+	return cat, nil
 }

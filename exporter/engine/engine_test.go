@@ -567,3 +567,41 @@ func TestKneeStableOnSteadyHistory(t *testing.T) {
 		t.Errorf("knee moved %.1f%% across fits (limit 5%%): %v", 100*(hi/lo-1), knees)
 	}
 }
+
+// TestAdvisorAnswersForTheWorkload: a cluster with a rule-set catalog gets
+// the advisor trained from it and a predicted boost per rule set for the
+// observed workload, the recommendation among them.
+func TestAdvisorAnswersForTheWorkload(t *testing.T) {
+	fake := promfake.New(testWorkload().Answer)
+	defer fake.Close()
+	cfg := testConfig(t, fake.URL)
+	cfg.Clusters[0].Advisor.CatalogFile = "testdata/advisor-catalog.yml"
+	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := New(Options{Source: src, Fitters: append(baseFitters(), models.AdvisorFitter{}), Now: (&clock{t: testNow}).Now})
+	e.Start(context.Background(), cfg)
+	defer e.Stop()
+	waitFor(t, "first fit", func() bool { return e.Snapshot("a").Fits == 1 })
+	s := e.Snapshot("a")
+	if st := s.Models[models.Advisor]; !st.Fitted || st.TrainingSamples == 0 || !st.AccuracyMeasured {
+		t.Fatalf("advisor status %+v", st)
+	}
+	rs := s.RuleSets
+	if rs == nil || rs.Err != "" || len(rs.Predictions) == 0 {
+		t.Fatalf("rule sets %+v", rs)
+	}
+	best, bestBoost := "", 0.0
+	for _, p := range rs.Predictions {
+		if math.IsNaN(p.Boost) || math.IsInf(p.Boost, 0) {
+			t.Errorf("%s: boost %v", p.RuleSet, p.Boost)
+		}
+		if p.Boost > bestBoost {
+			best, bestBoost = p.RuleSet, p.Boost
+		}
+	}
+	if rs.Recommended != best {
+		t.Errorf("recommended %q, the highest positive predicted boost is %q", rs.Recommended, best)
+	}
+}

@@ -91,6 +91,9 @@ type Live struct {
 	// MaxIOPSLowerBound is what a history that never saturated proves of
 	// max total IOPS (0: no such bound; see CapacityBound).
 	MaxIOPSLowerBound float64
+	// RuleSets is the advisor's answer for the current workload (nil
+	// without an advisor or while idle).
+	RuleSets *RuleSets
 }
 
 // Derive computes the live values from the latest observation and the recent
@@ -100,6 +103,10 @@ func (s Set) Derive(obs features.Observed, hasObs bool, recent *source.Frame) Li
 	l.CapacityAtMix, l.HasCapacityAtMix = s.AtMix(obs, hasObs)
 	if b, ok := s[Conservation].(*CapacityBound); ok {
 		l.MaxIOPSLowerBound = b.Bound.IOPS
+	}
+	if a, ok := s[Advisor].(*AdvisorFit); ok && hasObs && !obs.Idle {
+		rs := a.predictRuleSets(obs)
+		l.RuleSets = &rs
 	}
 	if m := s.InsideOut(); m != nil && recent != nil {
 		if ws, _, err := features.HostWindows(recent, smoothSeconds, 0); err == nil && len(ws) > 0 {
