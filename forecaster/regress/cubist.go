@@ -46,7 +46,7 @@ type CubistModel struct {
 	Range []float64   `json:"range,omitempty"`
 }
 
-// Cubist is the Learner for FitCubist. Its box: committees in [1, 20],
+// Cubist is the Learner for FitCubist. Its box: committees in [1, 10],
 // neighbors in [0, 9] and the M5 smallest leaf in [2, 100]; defaults are
 // Cubist's (1 committee, no neighbours) and M5's leaf of 4.
 type Cubist struct{}
@@ -57,7 +57,7 @@ func (Cubist) Name() string { return "Cubist" }
 // Params implements Learner.
 func (Cubist) Params() []Param {
 	return []Param{
-		{Name: "committees", Lower: 1, Upper: 20, Integer: true, Default: 1},
+		{Name: "committees", Lower: 1, Upper: 10, Integer: true, Default: 1},
 		{Name: "neighbors", Lower: 0, Upper: 9, Integer: true, Default: 0},
 		{Name: "minleaf", Lower: 2, Upper: 100, Integer: true, Default: 4},
 	}

@@ -146,8 +146,8 @@ func (m *MARSModel) Predict(x []float64) float64 {
 	return s
 }
 
-// MARS is the Learner for FitMARS. Its box: nk (MaxTerms) in [3, 60],
-// thresh in [1e-6, 0.1] (log scale) and degree in {1, 2}; the penalty
+// MARS is the Learner for FitMARS. Its box: nk (MaxTerms) in [3, 41],
+// thresh in [1e-5, 0.01] (log scale) and degree in {1, 2}; the penalty
 // follows the degree (2 or 3) and the spans are automatic, as in earth.
 type MARS struct{}
 
@@ -157,8 +157,8 @@ func (MARS) Name() string { return "MARS" }
 // Params implements Learner.
 func (MARS) Params() []Param {
 	return []Param{
-		{Name: "nk", Lower: 3, Upper: 60, Integer: true, Default: 21},
-		{Name: "thresh", Lower: 1e-6, Upper: 0.1, Log: true, Default: 0.001},
+		{Name: "nk", Lower: 3, Upper: 41, Integer: true, Default: 21},
+		{Name: "thresh", Lower: 1e-5, Upper: 0.01, Log: true, Default: 0.001},
 		{Name: "degree", Lower: 1, Upper: 2, Integer: true, Default: 1},
 	}
 }
@@ -355,7 +355,10 @@ func (f *marsFwd) spans(parent int, degree int) (minSpan, endSpan, startSpan int
 				nUsed++
 			}
 		}
-		minSpan = int((2.9702 + math.Log(float64(f.p*nUsed))) / 1.7329)
+		minSpan = 1
+		if nUsed > 0 { // log(0): a parent that is zero everywhere has no knots anyway
+			minSpan = int((2.9702 + math.Log(float64(f.p*nUsed))) / 1.7329)
+		}
 	}
 	minSpan = max(1, minSpan)
 	nAvail := max(0, n-2*endSpan)

@@ -3,9 +3,11 @@ package regress
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // SearchOptions configures the iterative grid refinement of Noorshams et
@@ -274,29 +276,52 @@ func CVRMSE(l Learner, X [][]float64, y []float64, params []float64, k int, seed
 }
 
 func cvRMSE(l Learner, X [][]float64, y []float64, params []float64, folds []Fold) (float64, error) {
+	// Folds run concurrently (one goroutine per CPU); each writes its own
+	// slot and the mean is summed in fold order, so the result does not
+	// depend on scheduling.
+	rmse := make([]float64, len(folds))
+	errs := make([]error, len(folds))
+	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	var wg sync.WaitGroup
+	for f := range folds {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(f int) {
+			defer func() { <-sem; wg.Done() }()
+			rmse[f], errs[f] = foldRMSE(l, X, y, params, folds[f])
+		}(f)
+	}
+	wg.Wait()
 	var mean float64
-	for f, fold := range folds {
-		xtr := make([][]float64, len(fold.Train))
-		ytr := make([]float64, len(fold.Train))
-		for r, i := range fold.Train {
-			xtr[r], ytr[r] = X[i], y[i]
+	for f := range folds {
+		if errs[f] != nil {
+			return 0, fmt.Errorf("fold %d of %d: %w", f+1, len(folds), errs[f])
 		}
-		m, err := l.Fit(xtr, ytr, params)
-		if err != nil {
-			return 0, fmt.Errorf("fold %d of %d: %w", f+1, len(folds), err)
-		}
-		var ss float64
-		for _, i := range fold.Test {
-			d := m.Predict(X[i]) - y[i]
-			ss += d * d
-		}
-		rmse := math.Sqrt(ss / float64(len(fold.Test)))
-		if math.IsNaN(rmse) {
-			return 0, fmt.Errorf("fold %d of %d: prediction is NaN", f+1, len(folds))
-		}
-		mean += rmse / float64(len(folds))
+		mean += rmse[f] / float64(len(folds))
 	}
 	return mean, nil
+}
+
+func foldRMSE(l Learner, X [][]float64, y []float64, params []float64, fold Fold) (float64, error) {
+	xtr := make([][]float64, len(fold.Train))
+	ytr := make([]float64, len(fold.Train))
+	for r, i := range fold.Train {
+		xtr[r], ytr[r] = X[i], y[i]
+	}
+	m, err := l.Fit(xtr, ytr, params)
+	if err != nil {
+		return 0, err
+	}
+	var ss float64
+	for _, i := range fold.Test {
+		d := m.Predict(X[i]) - y[i]
+		ss += d * d
+	}
+	rmse := math.Sqrt(ss / float64(len(fold.Test)))
+	if math.IsNaN(rmse) {
+		return 0, fmt.Errorf("prediction is NaN")
+	}
+	return rmse, nil
 }
 
 // SearchResult is the outcome of Search for one learner.
