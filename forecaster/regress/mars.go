@@ -489,14 +489,25 @@ func (f *marsFwd) findKnot(parent, pred int, qLin []float64, yLin, deltaLin, max
 	n := float64(f.n)
 	iSpan := startSpan
 	bestPos, bestDelta := -1, deltaLin
+	// covCol[k] += xd·covSx[k] is deferred while covSx does not change
+	// (the parent is zero at the case passed): pend holds the sum of xd.
+	var pend float64
 	for i := f.n - 2; i >= endSpan; i-- {
 		ix0, ix1 := ord[i], ord[i+1]
 		x0, x1 := xs[ix0], xs[ix1]
 		b1 := pcol[ix1]
 		xd := x1 - x0
-		for k, q := range basis {
-			covSx[k] += q[ix1] * b1
-			covCol[k] += xd * covSx[k]
+		if b1 == 0 {
+			pend += xd
+		} else {
+			for k, q := range basis {
+				if pend != 0 {
+					covCol[k] += pend * covSx[k]
+				}
+				covSx[k] += q[ix1] * b1
+				covCol[k] += xd * covSx[k]
+			}
+			pend = 0
 		}
 		bxSum += b1
 		bxSqSum += b1 * b1

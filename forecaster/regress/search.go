@@ -33,6 +33,12 @@ type SearchOptions struct {
 	// Seed fixes the cross-validation folds (the same folds for every
 	// candidate).
 	Seed uint64 `json:"seed"`
+	// Start lists points evaluated with the lower corner before round 1
+	// (snapped into the box). Search puts the learner's defaults here, so
+	// that tuning never returns parameters that score worse than the
+	// defaults on the same folds; Algorithm 1 itself starts from the
+	// corner alone.
+	Start [][]float64 `json:"start,omitempty"`
 }
 
 func (o SearchOptions) withDefaults() SearchOptions {
@@ -88,13 +94,13 @@ type Optimum struct {
 }
 
 // Optimize minimizes f over the box by Algorithm 1: start at the lower
-// corner; in each round, for each of the Explore best points ν found so
+// corner (and the Start points); in each round, for each of the Explore best points ν found so
 // far, take per parameter the nearest evaluated values below and above ν_i
 // (the box bounds when there are none), cut that interval into Splits+1
 // equal steps (in log space for Log parameters, rounded for Integer ones)
 // and evaluate every not yet evaluated point of the product grid. Stop after
-// MaxRounds rounds, when a round evaluates nothing new, or when the best
-// value improves by less than Epsilon relative. Folds and Seed are not used.
+// MaxRounds rounds, when a round evaluates nothing new, or when a round
+// after the first improves the best value by less than Epsilon relative. Folds and Seed are not used.
 // The result is deterministic: ties go to the earlier evaluated point.
 func Optimize(box []Param, f func(params []float64) (float64, error), o SearchOptions) (*Optimum, error) {
 	if err := o.validate(); err != nil {
@@ -140,7 +146,20 @@ func Optimize(box []Param, f func(params []float64) (float64, error), o SearchOp
 		corner[i] = snap(p, p.Lower)
 	}
 	eval(corner, 0)
-	bestScore := res.Candidates[0].Score
+	for k, v := range o.Start {
+		if len(v) != len(box) {
+			return nil, inputError("Start", "point %d has %d values for %d parameters", k, len(v), len(box))
+		}
+		w := make([]float64, len(v))
+		for i, p := range box {
+			if math.IsNaN(v[i]) {
+				return nil, inputError("Start", "point %d: %s is NaN", k, p.Name)
+			}
+			w[i] = snap(p, v[i])
+		}
+		eval(w, 0)
+	}
+	bestScore := math.Inf(1)
 	for round := 1; round <= o.MaxRounds; round++ {
 		before := len(res.Candidates)
 		for _, piv := range bestIndices(res.Candidates, o.Explore) {
@@ -165,13 +184,12 @@ func Optimize(box []Param, f func(params []float64) (float64, error), o SearchOp
 		if len(res.Candidates) == before {
 			break
 		}
+		// The epsilon rule compares consecutive rounds; round 1 (the first
+		// grid over the whole box) sets the reference.
 		nb := res.Candidates[bestIndices(res.Candidates, 1)[0]].Score
-		improved := bestScore - nb
-		if math.IsInf(bestScore, 1) && !math.IsInf(nb, 1) {
-			improved = math.Inf(1)
-		}
+		prev := bestScore
 		bestScore = math.Min(bestScore, nb)
-		if o.Epsilon > 0 && !(improved >= o.Epsilon*math.Abs(bestScore+improved)) {
+		if round > 1 && o.Epsilon > 0 && !math.IsInf(prev, 1) && !(prev-nb >= o.Epsilon*math.Abs(prev)) {
 			break
 		}
 	}
@@ -338,8 +356,8 @@ type SearchResult struct {
 
 // Search tunes l's parameters on X and y by Optimize with the objective
 // "mean RMSE of Folds-fold cross-validation" (the same folds for every
-// candidate), also scores the default parameters, and refits the winner on
-// all the data.
+// candidate), starting from the lower corner and the learner's defaults,
+// and refits the winner on all the data.
 func Search(l Learner, X [][]float64, y []float64, o SearchOptions) (*SearchResult, error) {
 	if l == nil {
 		return nil, inputError("learner", "nil")
@@ -356,14 +374,17 @@ func Search(l Learner, X [][]float64, y []float64, o SearchOptions) (*SearchResu
 		return nil, err
 	}
 	obj := func(p []float64) (float64, error) { return cvRMSE(l, X, y, p, folds) }
+	o.Start = append([][]float64{Defaults(l)}, o.Start...)
 	opt, err := Optimize(l.Params(), obj, o)
 	if err != nil {
 		return nil, err
 	}
 	r := &SearchResult{Learner: l.Name(), Params: l.Params(), Default: Defaults(l), Optimum: *opt}
-	r.DefaultScore, err = obj(r.Default)
-	if err != nil {
-		r.DefaultScore = math.Inf(1)
+	r.DefaultScore = math.Inf(1)
+	for _, c := range opt.Candidates {
+		if paramKey(c.Params) == paramKey(r.Default) {
+			r.DefaultScore = c.Score
+		}
 	}
 	if math.IsInf(r.Best.Score, 1) {
 		return r, fmt.Errorf("%s: no parameter vector could be fitted: %s", l.Name(), r.Best.Err)

@@ -79,10 +79,10 @@ func TestOptimizeDeterministicAndStops(t *testing.T) {
 	if r1.Rounds > 3 {
 		t.Errorf("%d rounds, limit 3", r1.Rounds)
 	}
-	// A flat objective stops after one round: nothing improves.
+	// A flat objective stops after round 2: nothing improves on round 1.
 	flat, _ := Optimize(box, func([]float64) (float64, error) { return 1, nil }, SearchOptions{MaxRounds: 10})
-	if flat.Rounds != 1 {
-		t.Errorf("flat objective ran %d rounds, want 1 (epsilon rule)", flat.Rounds)
+	if flat.Rounds != 2 {
+		t.Errorf("flat objective ran %d rounds, want 2 (epsilon rule)", flat.Rounds)
 	}
 	// Failing points score +Inf with the reason; the others still win.
 	fail, err := Optimize(box, func(p []float64) (float64, error) {
@@ -111,5 +111,54 @@ func TestOptimizeBadInput(t *testing.T) {
 		if _, err := Optimize(c.box, f, c.o); !errors.Is(err, ErrInput) {
 			t.Errorf("%s: err %v, want ErrInput", name, err)
 		}
+	}
+}
+
+// constLearner predicts its one parameter everywhere.
+type constLearner struct{ def float64 }
+
+func (c constLearner) Name() string { return "const" }
+func (c constLearner) Params() []Param {
+	return []Param{{Name: "c", Lower: 0, Upper: 10, Default: c.def}}
+}
+func (c constLearner) Fit(X [][]float64, y []float64, p []float64) (Model, error) {
+	if err := checkParams(c.Params(), p); err != nil {
+		return nil, err
+	}
+	if _, err := denseXY(X, y); err != nil {
+		return nil, err
+	}
+	return constModel(p[0]), nil
+}
+
+type constModel float64
+
+func (m constModel) Predict([]float64) float64 { return float64(m) }
+
+// Search scores the defaults on the same folds and starts from them, so a
+// default that the coarse grid misses still wins; CVRMSE of a constant
+// predictor is the RMSE around that constant.
+func TestSearchStartsFromDefaults(t *testing.T) {
+	var X [][]float64
+	var y []float64
+	for i := 0; i < 50; i++ {
+		X = append(X, []float64{float64(i)})
+		y = append(y, 3.3)
+	}
+	l := constLearner{def: 3.3}
+	res, err := Search(l, X, y, SearchOptions{Splits: 1, Explore: 1, MaxRounds: 1, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Best.Params[0] != 3.3 || res.Best.Score > 1e-12 || res.DefaultScore != res.Best.Score {
+		t.Errorf("best %+v default score %v", res.Best, res.DefaultScore)
+	}
+	// Without the default the grid {0, 5, 10} gives |5 − 3.3| = 1.7.
+	s, err := CVRMSE(l, X, y, []float64{5}, 10, 2)
+	if err != nil || math.Abs(s-1.7) > 1e-12 {
+		t.Errorf("CVRMSE at 5: %v %v", s, err)
+	}
+	if _, err := Search(l, X, y[:10], SearchOptions{}); !errors.Is(err, ErrInput) {
+		t.Errorf("mismatched y: %v", err)
 	}
 }
