@@ -99,9 +99,11 @@
 // all parameters (log-spaced for Log parameters, rounded for Integer ones;
 // points evaluated before are not evaluated again). It stops after
 // MaxRounds rounds, when a round finds nothing new, or when the best value
-// improves by less than Epsilon relative. The box around each explored
-// point shrinks every round, so for a convex c the search converges to the
-// minimum. Search uses c(p) = mean RMSE over the folds of a seeded k-fold
+// improves by less than Epsilon relative (from round 2 on). The box around
+// each explored point shrinks every round; the paper argues that with
+// unlimited rounds this reaches a local (for convex c, the global) minimum.
+// Search also starts from the learner's defaults, so its winner never
+// scores worse than them on the same folds. Search uses c(p) = mean RMSE over the folds of a seeded k-fold
 // cross-validation (k = 10 by default, the same folds for every candidate),
 // reports every candidate and the default parameters' score, and refits the
 // winner; SearchAll does this for several learners and names the best.
