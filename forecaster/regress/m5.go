@@ -3,7 +3,6 @@ package regress
 import (
 	"math"
 	"slices"
-	"sort"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -213,7 +212,20 @@ func (b *m5Builder) presort() {
 		for i := range o {
 			o[i] = i
 		}
-		sort.SliceStable(o, func(a, c int) bool { return b.at(o[a], j) < b.at(o[c], j) })
+		col := make([]float64, b.n)
+		for i := range col {
+			col[i] = b.at(i, j)
+		}
+		// Ties by row index: the same order as a stable sort, faster.
+		slices.SortFunc(o, func(a, c int) int {
+			if col[a] < col[c] {
+				return -1
+			}
+			if col[a] > col[c] {
+				return 1
+			}
+			return a - c
+		})
 		b.order[j] = o
 	}
 	b.left = make([]bool, b.n)
@@ -409,21 +421,33 @@ func (b *m5Builder) lsq(rows []int, feats []int) (M5Linear, float64) {
 		for a := range xm {
 			xm[a] /= float64(n)
 		}
-		A := mat.NewSymDense(k, nil)
-		rhs := mat.NewVecDense(k, nil)
+		// Accumulate in plain slices (same order of additions as before)
+		// and wrap them once: element access through mat was the hot spot.
+		av := make([]float64, k*k)
+		rv := make([]float64, k)
 		xc := make([]float64, k)
 		for _, i := range rows {
+			row := b.x[i*b.p : (i+1)*b.p]
 			for a, j := range feats {
-				xc[a] = b.at(i, j) - xm[a]
+				xc[a] = row[j] - xm[a]
 			}
 			yc := b.y[i] - ym
 			for a := 0; a < k; a++ {
-				rhs.SetVec(a, rhs.AtVec(a)+xc[a]*yc)
+				rv[a] += xc[a] * yc
+				xa := xc[a]
+				ar := av[a*k : (a+1)*k]
 				for c := a; c < k; c++ {
-					A.SetSym(a, c, A.At(a, c)+xc[a]*xc[c])
+					ar[c] += xa * xc[c]
 				}
 			}
 		}
+		for a := 0; a < k; a++ { // mirror the upper triangle
+			for c := a + 1; c < k; c++ {
+				av[c*k+a] = av[a*k+c]
+			}
+		}
+		A := mat.NewSymDense(k, av)
+		rhs := mat.NewVecDense(k, rv)
 		var tr float64
 		for a := 0; a < k; a++ {
 			tr += A.At(a, a)
@@ -456,10 +480,8 @@ func (b *m5Builder) lsq(rows []int, feats []int) (M5Linear, float64) {
 		}
 	}
 	var abs float64
-	row := make([]float64, b.p)
 	for _, i := range rows {
-		copy(row, b.x[i*b.p:(i+1)*b.p])
-		abs += math.Abs(b.y[i] - m.Predict(row))
+		abs += math.Abs(b.y[i] - m.Predict(b.x[i*b.p:(i+1)*b.p]))
 	}
 	nu := float64(k + 1)
 	factor := 10.0

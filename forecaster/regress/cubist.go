@@ -1,0 +1,273 @@
+package regress
+
+import (
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// CubistOptions controls a Cubist fit.
+type CubistOptions struct {
+	// Committees is the number of rule models (≥ 1).
+	Committees int `json:"committees"`
+	// Neighbors is the number of training cases used by the instance-based
+	// correction (0 disables it).
+	Neighbors int `json:"neighbors"`
+	// M5 grows each committee member.
+	M5 M5Options `json:"m5"`
+}
+
+// CubistCond is one condition of a rule: x[Var] < Value when Less, else
+// x[Var] ≥ Value.
+type CubistCond struct {
+	Var   int     `json:"var"`
+	Value float64 `json:"value"`
+	Less  bool    `json:"less"`
+}
+
+// CubistRule is "if every condition holds then ŷ = Model(x)".
+type CubistRule struct {
+	Conds []CubistCond `json:"conds"`
+	Model M5Linear     `json:"model"`
+}
+
+// CubistModel is a fitted Cubist model: committees of rule sets, averaged,
+// with an optional instance-based correction.
+type CubistModel struct {
+	P          int            `json:"p"`
+	Committees [][]CubistRule `json:"committees"`
+	Neighbors  int            `json:"neighbors"`
+	// Training cases for the correction: X, y, the committee prediction at
+	// each case, and the per-feature ranges that scale the distance.
+	X     [][]float64 `json:"x,omitempty"`
+	Y     []float64   `json:"y,omitempty"`
+	FX    []float64   `json:"fx,omitempty"`
+	Range []float64   `json:"range,omitempty"`
+}
+
+// Cubist is the Learner for FitCubist. Its box: committees in [1, 10],
+// neighbors in [0, 9] and the M5 smallest leaf in [2, 100]; defaults are
+// Cubist's (1 committee, no neighbours) and M5's leaf of 4.
+type Cubist struct{}
+
+// Name implements Learner.
+func (Cubist) Name() string { return "Cubist" }
+
+// Params implements Learner.
+func (Cubist) Params() []Param {
+	return []Param{
+		{Name: "committees", Lower: 1, Upper: 10, Integer: true, Default: 1},
+		{Name: "neighbors", Lower: 0, Upper: 9, Integer: true, Default: 0},
+		{Name: "minleaf", Lower: 2, Upper: 100, Integer: true, Default: 4},
+	}
+}
+
+// Fit implements Learner.
+func (l Cubist) Fit(X [][]float64, y []float64, params []float64) (Model, error) {
+	if err := checkParams(l.Params(), params); err != nil {
+		return nil, err
+	}
+	d, err := denseXY(X, y)
+	if err != nil {
+		return nil, err
+	}
+	return FitCubist(d, y, CubistOptions{Committees: int(params[0]), Neighbors: int(params[1]),
+		M5: M5Options{MinLeaf: int(params[2])}})
+}
+
+// FitCubist fits Cubist-style committees of M5 rule models to X and y (see
+// the package documentation for the math and where it departs from
+// Quinlan's Cubist).
+func FitCubist(X mat.Matrix, y []float64, o CubistOptions) (*CubistModel, error) {
+	if o.Committees < 1 || o.Committees > 1000 {
+		return nil, inputError("Committees", "%d; must be in [1, 1000]", o.Committees)
+	}
+	if o.Neighbors < 0 {
+		return nil, inputError("Neighbors", "negative (%d)", o.Neighbors)
+	}
+	if err := o.M5.validate(); err != nil {
+		return nil, err
+	}
+	if o.M5.Smoothing {
+		return nil, inputError("M5.Smoothing", "not supported: rules use each leaf's own model")
+	}
+	if err := CheckXY(X, y); err != nil {
+		return nil, err
+	}
+	n, p := X.Dims()
+	rowsX := make([][]float64, n)
+	for i := range rowsX {
+		rowsX[i] = mat.Row(nil, i, X)
+	}
+	m := &CubistModel{P: p}
+	target := append([]float64(nil), y...)
+	sum := make([]float64, n)
+	for c := 0; c < o.Committees; c++ {
+		tree, err := FitM5(X, target, o.M5)
+		if err != nil {
+			return nil, err
+		}
+		rules := cubistRules(tree)
+		m.Committees = append(m.Committees, rules)
+		// The next member fits y' = 2y − f_c(x): where this member
+		// over-predicts, the next one aims low, and the reverse.
+		for i, x := range rowsX {
+			f := cubistRulePredict(rules, x)
+			sum[i] += f
+			target[i] = 2*y[i] - f
+		}
+		if !allFinite(target) {
+			return nil, inputError("y", "committee targets overflow float64; rescale y")
+		}
+	}
+	if o.Neighbors > 0 {
+		m.Neighbors = min(o.Neighbors, n)
+		m.X, m.Y, m.FX = rowsX, append([]float64(nil), y...), make([]float64, n)
+		for i := range sum {
+			m.FX[i] = sum[i] / float64(o.Committees)
+		}
+		m.Range = make([]float64, p)
+		for j := 0; j < p; j++ {
+			lo, hi := math.Inf(1), math.Inf(-1)
+			for _, x := range rowsX {
+				lo, hi = math.Min(lo, x[j]), math.Max(hi, x[j])
+			}
+			m.Range[j] = hi - lo
+			if !(m.Range[j] > 0) || math.IsInf(m.Range[j], 0) {
+				m.Range[j] = 0 // constant (or overflowing) feature: ignored
+			}
+		}
+	}
+	return m, nil
+}
+
+// cubistRules turns every leaf of an M5 tree into a rule whose conditions
+// are the tightest bounds on each variable along the leaf's path.
+func cubistRules(t *M5Tree) []CubistRule {
+	var rules []CubistRule
+	type bound struct {
+		lo, hi       float64
+		hasLo, hasHi bool
+	}
+	var walk func(i int, b map[int]bound)
+	walk = func(i int, b map[int]bound) {
+		nd := &t.Nodes[i]
+		if nd.IsLeaf() {
+			vars := make([]int, 0, len(b))
+			for v := range b {
+				vars = append(vars, v)
+			}
+			sort.Ints(vars)
+			var conds []CubistCond
+			for _, v := range vars {
+				if b[v].hasLo {
+					conds = append(conds, CubistCond{Var: v, Value: b[v].lo})
+				}
+				if b[v].hasHi {
+					conds = append(conds, CubistCond{Var: v, Value: b[v].hi, Less: true})
+				}
+			}
+			rules = append(rules, CubistRule{Conds: conds, Model: nd.Model})
+			return
+		}
+		left, right := map[int]bound{}, map[int]bound{}
+		for k, v := range b {
+			left[k], right[k] = v, v
+		}
+		l := left[nd.Feature]
+		if !l.hasHi || nd.Threshold < l.hi {
+			l.hi, l.hasHi = nd.Threshold, true
+		}
+		left[nd.Feature] = l
+		r := right[nd.Feature]
+		if !r.hasLo || nd.Threshold > r.lo {
+			r.lo, r.hasLo = nd.Threshold, true
+		}
+		right[nd.Feature] = r
+		walk(nd.Left, left)
+		walk(nd.Right, right)
+	}
+	walk(0, map[int]bound{})
+	return rules
+}
+
+// cubistRulePredict averages the models of the rules that cover x (the
+// rules of one tree cover every x exactly once).
+func cubistRulePredict(rules []CubistRule, x []float64) float64 {
+	var s float64
+	k := 0
+	for r := range rules {
+		ok := true
+		for _, c := range rules[r].Conds {
+			if (x[c.Var] < c.Value) != c.Less {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			s += rules[r].Model.Predict(x)
+			k++
+		}
+	}
+	if k == 0 {
+		return math.NaN()
+	}
+	return s / float64(k)
+}
+
+// ModelPredict is the committee average at x, without the instance-based
+// correction.
+func (m *CubistModel) ModelPredict(x []float64) float64 {
+	if len(x) != m.P || len(m.Committees) == 0 {
+		return math.NaN()
+	}
+	var s float64
+	for _, rules := range m.Committees {
+		s += cubistRulePredict(rules, x)
+	}
+	return s / float64(len(m.Committees))
+}
+
+// Predict returns the committee average at x, corrected by the Neighbors
+// nearest training cases n as
+//
+//	ŷ = Σ w_n (y_n + f(x) − f(n)) / Σ w_n,  w_n = 1/(d(x, n) + 0.5),
+//
+// d the Manhattan distance on range-scaled features; NaN when len(x) != P.
+func (m *CubistModel) Predict(x []float64) float64 {
+	f := m.ModelPredict(x)
+	if m.Neighbors == 0 || math.IsNaN(f) {
+		return f
+	}
+	type nb struct {
+		d float64
+		i int
+	}
+	best := make([]nb, 0, m.Neighbors+1)
+	for i, z := range m.X {
+		var d float64
+		for j, r := range m.Range {
+			if r > 0 {
+				d += math.Abs(x[j]-z[j]) / r
+			}
+		}
+		if len(best) == m.Neighbors && !(d < best[len(best)-1].d) {
+			continue
+		}
+		k := sort.Search(len(best), func(a int) bool { return best[a].d > d })
+		best = append(best, nb{})
+		copy(best[k+1:], best[k:])
+		best[k] = nb{d, i}
+		if len(best) > m.Neighbors {
+			best = best[:m.Neighbors]
+		}
+	}
+	var sw, s float64
+	for _, b := range best {
+		w := 1 / (b.d + 0.5)
+		sw += w
+		s += w * (m.Y[b.i] + f - m.FX[b.i])
+	}
+	return s / sw
+}
