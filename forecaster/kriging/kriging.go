@@ -524,16 +524,4 @@ func (m *Model) Predict(x []float64) float64 {
 	return p.Mean
 }
 
-// Trainer fits Kriging models with fixed options; it implements
-// regress.Trainer.
-type Trainer struct{ Options Options }
-
-// Train calls Fit(X, y, t.Options).
-func (t Trainer) Train(X mat.Matrix, y []float64) (regress.Model, error) {
-	return Fit(X, y, t.Options)
-}
-
-var (
-	_ regress.Model   = (*Model)(nil)
-	_ regress.Trainer = Trainer{}
-)
+var _ regress.Model = (*Model)(nil)

@@ -102,14 +102,6 @@ type Tree struct {
 	rows []int
 }
 
-// TreeTrainer fits CART trees with fixed options; it implements Trainer.
-type TreeTrainer struct{ Options TreeOptions }
-
-// Train fits a tree to X and y.
-func (t TreeTrainer) Train(X mat.Matrix, y []float64) (Model, error) {
-	return FitTree(X, y, t.Options)
-}
-
 // FitTree grows a CART regression tree on X (n×p) and y, honouring MinSplit,
 // MinBucket, MaxDepth and Tolerance, then prunes it at CP. It returns an error
 // wrapping ErrInput for empty, mismatched or non-finite input and for invalid

@@ -34,15 +34,6 @@ type ElasticNet struct {
 // Lasso returns the ElasticNet trainer with L1Ratio = 1.
 func Lasso(alpha float64) ElasticNet { return ElasticNet{Alpha: alpha, L1Ratio: 1} }
 
-// Train implements Trainer. A fit that did not converge is an error.
-func (e ElasticNet) Train(X mat.Matrix, y []float64) (Model, error) {
-	m, err := e.Fit(X, y)
-	if err != nil {
-		return nil, err
-	}
-	return m, nil
-}
-
 // Fit fits e to X and y. When coordinate descent does not converge the
 // last iterate is returned together with an error wrapping ErrNotConverged.
 func (e ElasticNet) Fit(X mat.Matrix, y []float64) (*LinearModel, error) {
