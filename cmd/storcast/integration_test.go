@@ -103,8 +103,7 @@ scrape_configs:
 // the storcast binary against backend.
 func (it *integration) startStorcast(bin, backend, addr string) {
 	t := it.t
-	src := &demo.Source{Cluster: it.sim}
-	cal, err := conservation.MarshalCalibration(src.Calibration())
+	cal, err := conservation.MarshalCalibration(demo.Calibration(it.sim.Scenario()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -90,10 +90,10 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		return 1
 	}
 
-	var demoSrc *demo.Source
+	var demoSrc *demo.Prometheus
 	newSource := func(c *config.Config) (source.Source, error) {
 		if c.Demo {
-			return demoSrc, nil
+			return source.NewPrometheusQuerier(demoSrc, c.Prometheus, srcMetrics, log), nil
 		}
 		return source.NewPrometheus(c.Prometheus, srcMetrics, log)
 	}
@@ -103,6 +103,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 			log.Error("demo", "err", err)
 			return 1
 		}
+		defer demoSrc.Close()
 		if err := prepareDemo(cfg, demoSrc); err != nil {
 			log.Error("demo", "err", err)
 			return 1
@@ -223,7 +224,7 @@ loop:
 
 // prepareDemo points the demo cluster at the scenario's benchmark
 // calibration, written to the state directory.
-func prepareDemo(cfg *config.Config, src *demo.Source) error {
+func prepareDemo(cfg *config.Config, src *demo.Prometheus) error {
 	if err := os.MkdirAll(cfg.StateDir, 0o755); err != nil {
 		return err
 	}
@@ -244,11 +245,9 @@ func prepareDemo(cfg *config.Config, src *demo.Source) error {
 		}
 		cfg.Clusters[i].LatencySLO.Threshold = time.Duration(src.Cluster.Scenario().SLOSeconds * float64(time.Second))
 	}
-	// storagesim computes every 5 s tick of its history: a day is ~4 s of
-	// CPU, a week ~30 s. A day is enough for every model and keeps the
-	// first forecasts within a minute.
-	if cfg.Fit.Lookback > 24*time.Hour {
-		cfg.Fit.Lookback = 24 * time.Hour
+	// The demo Prometheus keeps demo.MaxLookback of history (see there).
+	if cfg.Fit.Lookback > demo.MaxLookback {
+		cfg.Fit.Lookback = demo.MaxLookback
 	}
 	if cfg.Fit.RefreshInterval > 15*time.Second {
 		cfg.Fit.RefreshInterval = 15 * time.Second
