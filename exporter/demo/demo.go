@@ -31,6 +31,7 @@ import (
 	"github.com/prometheus/prometheus/promql"
 	"github.com/prometheus/prometheus/storage"
 	"github.com/prometheus/prometheus/tsdb"
+	"github.com/prometheus/prometheus/tsdb/chunks"
 
 	"github.com/storcast/storcast/forecaster/conservation"
 	"github.com/storcast/storcast/storagesim"
@@ -108,6 +109,10 @@ func newPrometheus(c *storagesim.Cluster, clock func() time.Time, retention, int
 	}
 	opts := tsdb.DefaultHeadOptions()
 	opts.ChunkDirRoot = dir
+	// A few hundred series: the server's defaults (16384 stripes, a 4 MiB
+	// chunk write buffer) would cost more memory than the data.
+	opts.StripeSize = 256
+	opts.ChunkWriteBufferSize = chunks.MinWriteBufferSize
 	head, err := tsdb.NewHead(nil, nil, nil, nil, opts, nil)
 	if err != nil {
 		_ = os.RemoveAll(dir)
