@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -105,11 +106,23 @@ func BenchmarkFetchDay(b *testing.B) {
 	if err := p.scrapeUntil(context.Background(), now); err != nil {
 		b.Fatal(err)
 	}
+	cpu0 := cpuSeconds(b)
 	for b.Loop() {
 		if _, err := s.Fetch(context.Background(), cl, r); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric((cpuSeconds(b)-cpu0)/float64(b.N), "cpu-s/op")
+}
+
+// cpuSeconds is the process's user+system CPU time: on a shared machine a
+// steadier cost than wall time.
+func cpuSeconds(b *testing.B) float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 func TestFetchLatency(t *testing.T) {
@@ -296,13 +309,17 @@ func TestScrapeGapIsStale(t *testing.T) {
 // forecast.
 func BenchmarkScrapeDay(b *testing.B) {
 	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	var cpu float64
 	for b.Loop() {
 		b.StopTimer()
 		p, _ := demoAt(b, "steady", now, 24*time.Hour)
 		p.Cluster.Sample(now.Add(-24 * time.Hour)) // the simulator's own start-up
 		b.StartTimer()
+		cpu0 := cpuSeconds(b)
 		if err := p.scrapeUntil(context.Background(), now); err != nil {
 			b.Fatal(err)
 		}
+		cpu += cpuSeconds(b) - cpu0
 	}
+	b.ReportMetric(cpu/float64(b.N), "cpu-s/op")
 }
