@@ -33,8 +33,11 @@ func demoCluster(t testing.TB) *config.Cluster {
 }
 
 // demoAt is the demo Prometheus of a scenario started age before now, its
-// clock stopped at now, read through the production source.
-func demoAt(t testing.TB, scenario string, now time.Time, age time.Duration) (*Prometheus, *source.Prometheus) {
+// clock stopped at now, keeping retention of history (the demo's is
+// MaxLookback+retentionMargin; tests reading a few hours keep less, which
+// saves them appending a day of scrapes), read through the production
+// source.
+func demoAt(t testing.TB, scenario string, now time.Time, age, retention time.Duration) (*Prometheus, *source.Prometheus) {
 	t.Helper()
 	sc, err := storagesim.LoadScenario(scenario)
 	if err != nil {
@@ -44,7 +47,7 @@ func demoAt(t testing.TB, scenario string, now time.Time, age time.Duration) (*P
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := newPrometheus(c, func() time.Time { return now }, MaxLookback+retentionMargin, ScrapeInterval)
+	p, err := newPrometheus(c, func() time.Time { return now }, retention, ScrapeInterval)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +64,7 @@ func demoAt(t testing.TB, scenario string, now time.Time, age time.Duration) (*P
 // noise of the scenario.
 func TestFetchMatchesTruth(t *testing.T) {
 	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
-	p, s := demoAt(t, "steady", now, 24*time.Hour)
+	p, s := demoAt(t, "steady", now, 24*time.Hour, 4*time.Hour)
 	cl := demoCluster(t)
 	r := source.Range{Start: now.Add(-3 * time.Hour), End: now, Step: time.Minute}
 	f, err := s.Fetch(context.Background(), cl, r)
@@ -100,7 +103,7 @@ func TestFetchMatchesTruth(t *testing.T) {
 // BenchmarkScrapeDay.
 func BenchmarkFetchDay(b *testing.B) {
 	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
-	p, s := demoAt(b, "steady", now, 7*24*time.Hour)
+	p, s := demoAt(b, "steady", now, 7*24*time.Hour, MaxLookback+retentionMargin)
 	cl := demoCluster(b)
 	r := source.Range{Start: now.Add(-24 * time.Hour), End: now, Step: time.Minute}
 	if err := p.scrapeUntil(context.Background(), now); err != nil {
@@ -127,7 +130,7 @@ func cpuSeconds(b *testing.B) float64 {
 
 func TestFetchLatency(t *testing.T) {
 	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
-	p, s := demoAt(t, "steady", now, 24*time.Hour)
+	p, s := demoAt(t, "steady", now, 24*time.Hour, 2*time.Hour)
 	f, err := s.Fetch(context.Background(), demoCluster(t), source.Range{Start: now.Add(-time.Hour), End: now, Step: time.Minute})
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +145,7 @@ func TestFetchLatency(t *testing.T) {
 // TestFetchSwift: the Swift personality through the Swift mapping.
 func TestFetchSwift(t *testing.T) {
 	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
-	p, s := demoAt(t, "swift", now, 2*time.Hour)
+	p, s := demoAt(t, "swift", now, 2*time.Hour, MaxLookback+retentionMargin)
 	cl := demoCluster(t)
 	cl.Kind = config.KindSwift
 	f, err := s.Fetch(context.Background(), cl, source.Range{Start: now.Add(-30 * time.Minute), End: now, Step: time.Minute})
@@ -176,7 +179,7 @@ func TestFetchCounterResets(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
-	p, s := demoAt(t, path, now, 2*time.Hour)
+	p, s := demoAt(t, path, now, 2*time.Hour, MaxLookback+retentionMargin)
 	f, err := s.Fetch(context.Background(), demoCluster(t), source.Range{Start: now.Add(-time.Hour), End: now, Step: time.Minute})
 	if err != nil {
 		t.Fatal(err)
@@ -262,7 +265,7 @@ func TestScrapesKeepArriving(t *testing.T) {
 // retried).
 func TestQueryErrors(t *testing.T) {
 	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
-	p, _ := demoAt(t, "steady", now, time.Hour)
+	p, _ := demoAt(t, "steady", now, time.Hour, MaxLookback+retentionMargin)
 	_, _, _, err := p.QueryRange(context.Background(), "sum(rate(ceph_osd_op_r[2m])", v1.Range{Start: now.Add(-time.Hour), End: now, Step: time.Minute})
 	var apiErr *v1.Error
 	if !errors.As(err, &apiErr) || apiErr.Type != v1.ErrBadData {
@@ -280,20 +283,36 @@ func TestQueryErrors(t *testing.T) {
 // an instant selector there finds nothing instead of the last value.
 func TestScrapeGapIsStale(t *testing.T) {
 	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
-	p, _ := demoAt(t, "steady", now, 24*time.Hour)
-	var gap time.Time
-	var instance string
-	for ts := now.Add(-24 * time.Hour).Truncate(ScrapeInterval); ts.Before(now) && gap.IsZero(); ts = ts.Add(ScrapeInterval) {
-		for _, tg := range p.Cluster.Sample(ts).Targets {
+	sc, err := storagesim.LoadScenario("steady")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := storagesim.New(sc, 1, now.Add(-24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A gap lasts scrape_gap_duration (1 m in steady): a 1 m grid meets
+	// each; its first scrape is within the minute before.
+	down := func(ts time.Time) string {
+		for _, tg := range c.Sample(ts).Targets {
 			if !tg.Up && tg.Job == "node" {
-				gap, instance = ts, tg.Instance
-				break
+				return tg.Instance
 			}
 		}
+		return ""
 	}
-	if gap.IsZero() {
+	var gap time.Time
+	var instance string
+	for ts := now.Add(-23 * time.Hour).Truncate(time.Minute); ts.Before(now) && instance == ""; ts = ts.Add(time.Minute) {
+		instance, gap = down(ts), ts
+	}
+	if instance == "" {
 		t.Fatal("steady has no node scrape gap in its last day")
 	}
+	for ts := gap.Add(-ScrapeInterval); down(ts) == instance; ts = ts.Add(-ScrapeInterval) {
+		gap = ts
+	}
+	p, _ := demoAt(t, "steady", now, 24*time.Hour, now.Sub(gap)+time.Hour)
 	v, _, _, err := p.QueryRange(context.Background(), `node_load1{instance="`+instance+`"}`, v1.Range{Start: gap.Add(-time.Minute), End: gap, Step: time.Minute})
 	if err != nil {
 		t.Fatal(err)
@@ -312,7 +331,7 @@ func BenchmarkScrapeDay(b *testing.B) {
 	var cpu float64
 	for b.Loop() {
 		b.StopTimer()
-		p, _ := demoAt(b, "steady", now, 24*time.Hour)
+		p, _ := demoAt(b, "steady", now, 24*time.Hour, MaxLookback+retentionMargin)
 		p.Cluster.Sample(now.Add(-24 * time.Hour)) // the simulator's own start-up
 		b.StartTimer()
 		cpu0 := cpuSeconds(b)
