@@ -5,10 +5,10 @@
 // source.Prometheus with the production PromQL (source.ClusterQueries and
 // source.HostQueries): the demo exercises every query storcast sends.
 //
-// Scrapes are not driven by a timer: before each query, Prometheus appends
-// every scrape the simulator produced since the last one (one per
-// ScrapeInterval on a fixed grid), as a real Prometheus would have done
-// meanwhile. A target in a simulated scrape gap, or a series that
+// Scrapes are not driven by a timer: New appends the history the fits read,
+// then before each query Prometheus appends every scrape the simulator
+// produced since the last one (one per ScrapeInterval on a fixed grid), as a
+// real Prometheus would have done meanwhile. A target in a simulated scrape gap, or a series that
 // disappears, gets a staleness marker, as Prometheus writes one after a
 // failed scrape. Data older than MaxLookback plus a margin is truncated from
 // the head, so memory stays bounded however long the demo runs.
@@ -87,8 +87,11 @@ type scraped struct {
 
 // New loads a storagesim scenario (a shipped name or a path) whose cluster
 // started age before now, and returns a Prometheus whose clock starts at
-// now and runs at the wall clock's pace. Its first query appends the
-// scrapes of the last MaxLookback (and margin) since the cluster started.
+// now and runs at the wall clock's pace, holding the scrapes of the last
+// MaxLookback (and margin) since the cluster started. Appending them takes
+// a few seconds of CPU; doing it here rather than in the first query keeps
+// that one-off cost out of the queries' timeouts, as a real Prometheus has
+// its history before storcast asks.
 func New(scenario string, seed int64, now time.Time, age time.Duration) (*Prometheus, error) {
 	sc, err := storagesim.LoadScenario(scenario)
 	if err != nil {
@@ -99,7 +102,15 @@ func New(scenario string, seed int64, now time.Time, age time.Duration) (*Promet
 		return nil, err
 	}
 	start := time.Now()
-	return newPrometheus(c, func() time.Time { return now.Add(time.Since(start)) }, MaxLookback+retentionMargin, ScrapeInterval)
+	p, err := newPrometheus(c, func() time.Time { return now.Add(time.Since(start)) }, MaxLookback+retentionMargin, ScrapeInterval)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.scrapeUntil(context.Background(), p.clock()); err != nil {
+		_ = p.Close()
+		return nil, err
+	}
+	return p, nil
 }
 
 func newPrometheus(c *storagesim.Cluster, clock func() time.Time, retention, interval time.Duration) (*Prometheus, error) {
