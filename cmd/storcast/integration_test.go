@@ -114,7 +114,7 @@ scrape_configs:
 // the storcast binary against backend.
 func (it *integration) startStorcast(bin, backend, addr string) {
 	t := it.t
-	calibration := (&demo.Source{Cluster: it.sim}).Calibration
+	calibration := func() conservation.Calibration { return demo.Calibration(it.sim.Scenario()) }
 	if it.calibration != nil {
 		calibration = it.calibration
 	}

@@ -77,6 +77,9 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		log.Error("start-up failed", "err", err)
 		return 1
 	}
+	if a.demoSrc != nil {
+		defer a.demoSrc.Close()
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	a.eng.Start(ctx, cfg)
@@ -183,7 +186,7 @@ type app struct {
 	log        *slog.Logger
 	reg        *prometheus.Registry
 	srcMetrics *source.Metrics
-	demoSrc    *demo.Source
+	demoSrc    *demo.Prometheus // the demo's in-process Prometheus (nil: none)
 	eng        *engine.Engine
 
 	mu  sync.Mutex // serialises reloads; guards cfg
@@ -220,7 +223,7 @@ func newApp(o *options, cfg *config.Config, log *slog.Logger) (*app, error) {
 
 func (a *app) newSource(c *config.Config) (source.Source, error) {
 	if c.Demo {
-		return a.demoSrc, nil
+		return source.NewPrometheusQuerier(a.demoSrc, c.Prometheus, a.srcMetrics, a.log), nil
 	}
 	return source.NewPrometheus(c.Prometheus, a.srcMetrics, a.log)
 }
@@ -333,7 +336,7 @@ func (a *app) waitForStop(ctx context.Context, stop <-chan struct{}, serveErr <-
 
 // prepareDemo points the demo cluster at the scenario's benchmark
 // calibration, written to the state directory.
-func prepareDemo(cfg *config.Config, src *demo.Source) error {
+func prepareDemo(cfg *config.Config, src *demo.Prometheus) error {
 	if err := os.MkdirAll(cfg.StateDir, 0o755); err != nil {
 		return err
 	}
@@ -354,11 +357,9 @@ func prepareDemo(cfg *config.Config, src *demo.Source) error {
 		}
 		cfg.Clusters[i].LatencySLO.Threshold = time.Duration(src.Cluster.Scenario().SLOSeconds * float64(time.Second))
 	}
-	// storagesim computes every 5 s tick of its history: a day is ~4 s of
-	// CPU, a week ~30 s. A day is enough for every model and keeps the
-	// first forecasts within a minute.
-	if cfg.Fit.Lookback > 24*time.Hour {
-		cfg.Fit.Lookback = 24 * time.Hour
+	// The demo Prometheus keeps demo.MaxLookback of history (see there).
+	if cfg.Fit.Lookback > demo.MaxLookback {
+		cfg.Fit.Lookback = demo.MaxLookback
 	}
 	if cfg.Fit.RefreshInterval > 15*time.Second {
 		cfg.Fit.RefreshInterval = 15 * time.Second

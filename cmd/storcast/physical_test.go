@@ -20,7 +20,7 @@ import (
 // capacity at a mean size that of the mix (log-log interpolation was 17%
 // under the truth on the interference scenario, cost 3%).
 func (it *integration) withMixedPoints() conservation.Calibration {
-	cal := (&demo.Source{Cluster: it.sim}).Calibration()
+	cal := demo.Calibration(it.sim.Scenario())
 	cal.Interpolation = "cost"
 	tr := it.sim.Truth(time.Now(), it.sim.Scenario().SLOSeconds)
 	for i, m := range tr.Mix {

@@ -2,10 +2,13 @@
 // returns them as a Frame: every series aligned on one time grid
 // (start, start+step, ...), NaN where no value exists.
 //
-// Two implementations satisfy Source: Prometheus (any Prometheus-compatible
-// HTTP API: Prometheus, Thanos, Mimir, VictoriaMetrics) and the demo source
-// in exporter/demo (an in-process storagesim cluster). Everything after the
-// Source interface (features, fitting, series, API) is the same code for both.
+// Prometheus is the one Source: it sends its PromQL through a Querier (the
+// range-query part of client_golang's v1.API). In production the Querier is
+// the HTTP API of any Prometheus-compatible backend (Prometheus, Thanos,
+// Mimir, VictoriaMetrics); under `storcast --demo` it is the in-process
+// Prometheus of exporter/demo (Prometheus's TSDB head and PromQL engine
+// scraping a storagesim cluster). The queries, retries, timeouts and
+// alignment are the same code for both.
 //
 // # Queries
 //

@@ -33,9 +33,17 @@ const (
 	MaxQueriesInFlight = 8
 )
 
+// Querier is the part of a Prometheus-compatible query API the source uses:
+// range queries. client_golang's v1.API is one (production, over HTTP); the
+// demo's in-process Prometheus (package exporter/demo) is another, so both
+// run the same PromQL through the same retries, timeouts and alignment.
+type Querier interface {
+	QueryRange(ctx context.Context, query string, r v1.Range, opts ...v1.Option) (model.Value, v1.Warnings, v1.Infos, error)
+}
+
 // Prometheus is a Source reading a Prometheus-compatible query API.
 type Prometheus struct {
-	api         v1.API
+	api         Querier
 	cfg         config.Prometheus
 	log         *slog.Logger
 	sem         chan struct{} // bounds the queries in flight across every cluster
@@ -98,6 +106,13 @@ func NewPrometheus(cfg config.Prometheus, m *Metrics, log *slog.Logger) (*Promet
 	if err != nil {
 		return nil, fmt.Errorf("prometheus.url: %w", err)
 	}
+	return NewPrometheusQuerier(v1.NewAPI(client), cfg, m, log), nil
+}
+
+// NewPrometheusQuerier returns a source sending its queries to q, with
+// cfg's timeout, retries and series limit (cfg.URL and cfg.HTTPConfig are
+// not used), counting into m (nil: counters that are not registered).
+func NewPrometheusQuerier(q Querier, cfg config.Prometheus, m *Metrics, log *slog.Logger) *Prometheus {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -105,10 +120,10 @@ func NewPrometheus(cfg config.Prometheus, m *Metrics, log *slog.Logger) (*Promet
 		m, _ = NewMetrics(nil)
 	}
 	return &Prometheus{
-		api: v1.NewAPI(client), cfg: cfg, log: log, sem: make(chan struct{}, MaxQueriesInFlight),
+		api: q, cfg: cfg, log: log, sem: make(chan struct{}, MaxQueriesInFlight),
 		queries: m.Queries, errs: m.Errors, retries: m.Retries, respBytes: m.RespBytes,
 		sleepBefore: sleepCtx,
-	}, nil
+	}
 }
 
 type job struct {
