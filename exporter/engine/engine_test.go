@@ -50,10 +50,11 @@ func testWorkload() promfake.Workload {
 	return promfake.Workload{IOPS: promfake.Diurnal(2000, 0.3), ReadRatio: 0.7, ReadSize: 4096, WriteSize: 4096, Capacity: 8000, L0: 0.001, Hosts: 4}
 }
 
-// waitFor polls cond until it holds or 10 s pass.
+// waitFor polls cond until it holds or 30 s pass (a loaded CI machine
+// runs several test binaries at once).
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
