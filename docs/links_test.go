@@ -27,9 +27,15 @@ func trackedFiles(t *testing.T) (root string, files []string) {
 		t.Fatalf("git ls-files: %v", err)
 	}
 	for _, f := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		if f != "" && !strings.Contains(f, "node_modules/") {
-			files = append(files, f)
+		if f == "" || strings.Contains(f, "node_modules") {
+			continue
 		}
+		// Regular files only: a link (a node_modules linked into a
+		// checkout, say) is not the repository's text.
+		if st, err := os.Lstat(filepath.Join(root, f)); err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		files = append(files, f)
 	}
 	return root, files
 }
