@@ -66,7 +66,7 @@ func BenchmarkFitCycle(b *testing.B) {
 	clk := &clock{t: testNow}
 	e := New(Options{Source: src, Fitters: append(baseFitters(), models.MLISPFitter{}, models.DemandTrend{}), Now: clk.Now})
 	cl := &cluster{name: "big", cfg: c.Clusters[0], src: src}
-	cl.snap.Store(&Snapshot{Cluster: "big", Models: e.emptyStatuses()})
+	cl.snap.Store(&Snapshot{Cluster: "big", Models: e.emptyStatuses(&c.Clusters[0])})
 	log := slog.New(slog.DiscardHandler)
 	var peak uint64
 	for b.Loop() {

@@ -94,11 +94,14 @@ func (e *Engine) Snapshot(name string) *Snapshot {
 	return nil
 }
 
-// emptyStatuses has one empty status per fitter.
-func (e *Engine) emptyStatuses() map[string]apiv1.ModelStatus {
+// emptyStatuses has one empty status per fitter the cluster enables (a
+// cluster without a rule-set catalog has no advisor to wait for).
+func (e *Engine) emptyStatuses(cl *config.Cluster) map[string]apiv1.ModelStatus {
 	m := map[string]apiv1.ModelStatus{}
 	for _, f := range e.opt.Fitters {
-		m[f.Name()] = apiv1.ModelStatus{}
+		if f.Enabled(cl) {
+			m[f.Name()] = apiv1.ModelStatus{}
+		}
 	}
 	return m
 }
