@@ -335,7 +335,7 @@ func (p *Prometheus) entry(tg storagesim.Target, s storagesim.Series) *scraped {
 		return e
 	}
 	b := labels.NewScratchBuilder(len(s.Labels) + 3)
-	b.Add(labels.MetricName, s.Name)
+	b.Add(model.MetricNameLabel, s.Name)
 	b.Add("job", tg.Job)
 	b.Add("instance", tg.Instance)
 	for _, n := range p.names {
