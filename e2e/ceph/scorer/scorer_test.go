@@ -103,9 +103,9 @@ func TestCurveAndLatencyInterpolation(t *testing.T) {
 }
 
 func TestMissingStorcastSeriesFail(t *testing.T) {
-	r := &Report{Bounds: Bounds{CephVsFio: 1, Conservation: 1, CurveVsModel: 1, LiveMaxIOPS: 1, HeadroomAbs: 1,
+	r := &Report{Sys: cephSystem, Bounds: Bounds{ClusterVsClient: 1, Conservation: 1, CurveVsModel: 1, LiveMaxIOPS: 1, HeadroomAbs: 1,
 		InsideOutMAPE: 1, MLISP: 1, PassiveVsMeas: 1, RequireStorcast: true}}
-	r.Steps = []StepScore{{StepRecord: StepRecord{Name: "r50-sat", ReadPct: 50}, Fio: FioResult{ReadIOPS: 50, WriteIOPS: 50}, CephIOPS: 100}}
+	r.Steps = []StepScore{{StepRecord: StepRecord{Name: "r50-sat", ReadPct: 50}, Fio: FioResult{ReadIOPS: 50, WriteIOPS: 50}, ClusterIOPS: 100}}
 	r.Mixes = []MixScore{{ReadPct: 50, Measured: 100, Model: 110}}
 	checks := r.check()
 	pass := map[string]bool{}
@@ -123,8 +123,8 @@ func TestMissingStorcastSeriesFail(t *testing.T) {
 }
 
 func TestBoundsAreEnforced(t *testing.T) {
-	r := &Report{Bounds: Bounds{CephVsFio: 0.1, Conservation: 0.1}}
-	r.Steps = []StepScore{{StepRecord: StepRecord{Name: "r50-sat", ReadPct: 50}, Fio: FioResult{ReadIOPS: 50, WriteIOPS: 50}, CephIOPS: 100}}
+	r := &Report{Sys: cephSystem, Bounds: Bounds{ClusterVsClient: 0.1, Conservation: 0.1}}
+	r.Steps = []StepScore{{StepRecord: StepRecord{Name: "r50-sat", ReadPct: 50}, Fio: FioResult{ReadIOPS: 50, WriteIOPS: 50}, ClusterIOPS: 100}}
 	r.Mixes = []MixScore{{ReadPct: 50, Measured: 100, Model: 125}}
 	for _, c := range r.check() {
 		if c.Name == "conservation model (fio calibration) vs measured max IOPS" && (c.Pass || math.Abs(c.Value-0.25) > 1e-12) {
