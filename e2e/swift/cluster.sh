@@ -27,7 +27,7 @@ install_missing() {
 	command -v swift-container-server >/dev/null || need+=(swift-container)
 	command -v swift-object-server >/dev/null || need+=(swift-object)
 	command -v memcached >/dev/null || need+=(memcached)
-	python3 -c 'import swiftclient' 2>/dev/null || need+=(python3-swiftclient)
+	command -v swift >/dev/null || need+=(python3-swiftclient) # the swift CLI
 	command -v prometheus >/dev/null || need+=(prometheus)
 	command -v prometheus-node-exporter >/dev/null || need+=(prometheus-node-exporter)
 	if [ ${#need[@]} != 0 ]; then
@@ -130,18 +130,26 @@ CONF
 # build_rings: account, container and object (policy 0) rings over the 3 devices d1..d3, one zone
 # each, 3 replicas.
 build_rings() {
-	local etc=$E2E_DIR/etc kind port d
+	local etc=$E2E_DIR/etc kind port pids=()
 	for kind in account container object; do
 		case $kind in
 		account) port=$ACCOUNT_PORT ;;
 		container) port=$CONTAINER_PORT ;;
 		object) port=$OBJECT_PORT ;;
 		esac
-		quiet swift-ring-builder "$etc/$kind.builder" create "$PART_POWER" 3 1
-		for d in 1 2 3; do
-			quiet swift-ring-builder "$etc/$kind.builder" add "r1z$d-127.0.0.1:$port/d$d" 100
-		done
-		quiet swift-ring-builder "$etc/$kind.builder" rebalance
+		# The three rings in parallel: swift-ring-builder is a Python start-up per call.
+		(
+			quiet swift-ring-builder "$etc/$kind.builder" create "$PART_POWER" 3 1 &&
+				quiet swift-ring-builder "$etc/$kind.builder" add "r1z1-127.0.0.1:$port/d1" 100 \
+					"r1z2-127.0.0.1:$port/d2" 100 "r1z3-127.0.0.1:$port/d3" 100 &&
+				quiet swift-ring-builder "$etc/$kind.builder" rebalance
+		) &
+		pids+=($!)
+	done
+	local p
+	for p in "${pids[@]}"; do wait "$p" || die "swift-ring-builder failed"; done
+	for kind in account container object; do
+		[ -s "$etc/$kind.ring.gz" ] || die "no $kind ring"
 	done
 }
 
