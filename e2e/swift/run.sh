@@ -16,7 +16,7 @@
 # (storagesim's golden test compares its Swift personality with them).
 # Exits non-zero on any failure, printing the daemons' state and logs; leaves nothing running.
 #
-# Knobs: E2E_DIR, SWIFT_DEVICES, STEP_SECONDS (40), GAP_SECONDS (5), CAL_RUNTIME (12),
+# Knobs: E2E_DIR, SWIFT_DEVICES, STEP_SECONDS (35), GAP_SECONDS (5), CAL_RUNTIME (12),
 # CONCURRENCY (16), SLO_FRACTION (0.5), KEEP=1 (leave the cluster up; "make e2e-swift-down").
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -24,7 +24,7 @@ ROOT=$(cd "$HERE/../.." && pwd)
 # shellcheck source=lib.sh
 . "$HERE/lib.sh"
 
-STEP_SECONDS=${STEP_SECONDS:-40}
+STEP_SECONDS=${STEP_SECONDS:-35}
 GAP_SECONDS=${GAP_SECONDS:-5}
 CAL_RUNTIME=${CAL_RUNTIME:-12}
 CONCURRENCY=${CONCURRENCY:-16}
@@ -73,16 +73,17 @@ child_ticks() {
 }
 swift_rss_mb() { local s=0 n; for n in proxy-server account-server container-server object-server; do s=$((s + $(rss_mb $n))); done; echo $s; }
 
-# start_storcast NAME PORT LOOKBACK [CALIBRATION]: a storcast instance on the cluster's Prometheus.
+# start_storcast NAME PORT LOOKBACK [CALIBRATION [STEP]]: a storcast instance on the cluster's
+# Prometheus, fitting every STEP (5s) of the lookback.
 start_storcast() {
-	local name=$1 port=$2 lookback=$3 cal=${4:-}
+	local name=$1 port=$2 lookback=$3 cal=${4:-} step=${5:-5s}
 	local dir=$E2E_DIR/$name
 	mkdir -p "$dir"
 	{
 		cat <<YAML
 prometheus: {url: "$PROM", timeout: 20s}
 # No early refits (accuracy_threshold ~0): each fit costs seconds of CPU that the cluster needs.
-fit: {interval: 60s, lookback: $lookback, step: 5s, refresh_interval: 5s, accuracy_threshold: 0.01, stale_after: 30m}
+fit: {interval: 60s, lookback: $lookback, step: $step, refresh_interval: 5s, accuracy_threshold: 0.01, stale_after: 30m}
 state_dir: "$dir/state"
 web: {listen_address: "127.0.0.1:$port"}
 clusters:
@@ -161,7 +162,9 @@ print(max(1,round(lat*float(sys.argv[2]))))' "$E2E_DIR/calibration-runs.json" "$
 			lb=$(($(date +%s) - LOAD_START + 5))
 			B_PORT=$(free_port)
 			log "M-LISP snapshot: storcast with lookback ${lb}s on :$B_PORT"
-			start_storcast mlisp "$B_PORT" "${lb}s" </dev/null
+			# M-LISP needs 30 windows; the three 35 s steps give ~27 at 5 s, so this instance samples
+			# every 3 s (its rates are over 1m windows either way).
+			start_storcast mlisp "$B_PORT" "${lb}s" "" 3s </dev/null
 			if wait_api "http://127.0.0.1:$B_PORT/api/v1/latency_curve?cluster=e2e" 120; then
 				curl -fsS "http://127.0.0.1:$B_PORT/api/v1/latency_curve?cluster=e2e" >"$E2E_DIR/mlisp_lower.json"
 			else

@@ -118,33 +118,49 @@ type Client struct {
 }
 
 // Connect authenticates with tempauth (v1.0: X-Storage-User/X-Storage-Pass)
-// and creates the container.
+// and creates the container. A 5xx answer (the proxy's memcached late on a
+// busy machine) is retried a few times, as a client would; a 4xx is not.
 func Connect(c common, conns int) (*Client, error) {
-	tr := &http.Transport{MaxIdleConns: conns * 2, MaxIdleConnsPerHost: conns * 2, MaxConnsPerHost: 0, IdleConnTimeout: time.Minute}
+	var err error
+	for try := 0; try < 4; try++ {
+		if try > 0 {
+			time.Sleep(time.Duration(try) * time.Second)
+		}
+		var cl *Client
+		var retry bool
+		if cl, retry, err = connect(c, conns); err == nil || !retry {
+			return cl, err
+		}
+	}
+	return nil, err
+}
+
+func connect(c common, conns int) (cl *Client, retry bool, err error) {
+	tr := &http.Transport{MaxIdleConns: conns * 2, MaxIdleConnsPerHost: conns * 2, IdleConnTimeout: time.Minute}
 	hc := &http.Client{Transport: tr, Timeout: c.timeout}
 	req, err := http.NewRequest(http.MethodGet, c.auth, nil)
 	if err != nil {
-		return nil, fmt.Errorf("-auth %q: %v", c.auth, err)
+		return nil, false, fmt.Errorf("-auth %q: %v", c.auth, err)
 	}
 	req.Header.Set("X-Storage-User", c.user)
 	req.Header.Set("X-Storage-Pass", c.key)
 	resp, err := hc.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("auth: %v", err)
+		return nil, true, fmt.Errorf("auth: %v", err)
 	}
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		return nil, fmt.Errorf("auth %s as %s: HTTP %s", c.auth, c.user, resp.Status)
+		return nil, resp.StatusCode >= 500, fmt.Errorf("auth %s as %s: HTTP %s", c.auth, c.user, resp.Status)
 	}
-	cl := &Client{http: hc, storage: resp.Header.Get("X-Storage-Url"), token: resp.Header.Get("X-Auth-Token"), container: c.container}
+	cl = &Client{http: hc, storage: resp.Header.Get("X-Storage-Url"), token: resp.Header.Get("X-Auth-Token"), container: c.container}
 	if cl.storage == "" || cl.token == "" {
-		return nil, fmt.Errorf("auth %s: no X-Storage-Url or X-Auth-Token in the answer", c.auth)
+		return nil, false, fmt.Errorf("auth %s: no X-Storage-Url or X-Auth-Token in the answer", c.auth)
 	}
 	if code, err := cl.do(context.Background(), http.MethodPut, cl.storage+"/"+c.container, nil); err != nil || code/100 != 2 {
-		return nil, fmt.Errorf("creating container %s: HTTP %d %v", c.container, code, err)
+		return nil, err != nil || code >= 500, fmt.Errorf("creating container %s: HTTP %d %v", c.container, code, err)
 	}
-	return cl, nil
+	return cl, false, nil
 }
 
 func (cl *Client) ensurePayload(n int) {
