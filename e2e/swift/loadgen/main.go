@@ -300,10 +300,13 @@ type JobJSON struct {
 	Concurrency int     `json:"concurrency"`
 	Rate        float64 `json:"rate_ops"`
 	Seconds     float64 `json:"seconds"`
-	Failed      int64   `json:"failed"`
-	FirstError  string  `json:"first_error,omitempty"`
-	Read        DirJSON `json:"read"`
-	Write       DirJSON `json:"write"`
+	// The measured interval, Unix seconds: ops completing inside it count.
+	MeasureStart float64 `json:"measure_start_unix"`
+	MeasureEnd   float64 `json:"measure_end_unix"`
+	Failed       int64   `json:"failed"`
+	FirstError   string  `json:"first_error,omitempty"`
+	Read         DirJSON `json:"read"`
+	Write        DirJSON `json:"write"`
 }
 
 // DirJSON is one direction: completed ops per second and mean latency.
@@ -337,7 +340,9 @@ func Run(cl *Client, objects int, ld Load) (JobJSON, error) {
 	start := time.Now()
 	measureFrom := start.Add(ld.Ramp)
 	end := start.Add(ld.Duration)
-	ctx, cancel := context.WithDeadline(context.Background(), end.Add(30*time.Second))
+	// Requests still in flight at the end are cancelled (they would not be
+	// counted), so a step lasts its duration however slow the cluster is.
+	ctx, cancel := context.WithDeadline(context.Background(), end)
 	defer cancel()
 	var ticket atomic.Int64
 	var mu sync.Mutex
@@ -412,7 +417,8 @@ func Run(cl *Client, objects int, ld Load) (JobJSON, error) {
 		return d
 	}
 	j := JobJSON{JobName: ld.Name, ReadPct: ld.ReadPct, Sizes: ld.Sizes, Concurrency: ld.Concurrency, Rate: ld.Rate,
-		Seconds: secs, Failed: rd.failed + wr.failed, FirstError: firstErr, Read: dir(rd), Write: dir(wr)}
+		Seconds: secs, MeasureStart: float64(measureFrom.UnixNano()) / 1e9, MeasureEnd: float64(end.UnixNano()) / 1e9,
+		Failed: rd.failed + wr.failed, FirstError: firstErr, Read: dir(rd), Write: dir(wr)}
 	total := rd.ops + wr.ops + j.Failed
 	// More than 1% failed requests: the figures are not the cluster's capacity.
 	if total == 0 || j.Failed*100 > total {

@@ -27,11 +27,15 @@ type objectServer struct {
 	puts      atomic.Int64
 	failPUT   bool
 	authCalls atomic.Int64
+	authFails int64 // the first authFails logins answer 503
 }
 
 func (s *objectServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == "/auth/v1.0" {
-		s.authCalls.Add(1)
+		if s.authCalls.Add(1) <= s.authFails {
+			http.Error(w, "memcache late", http.StatusServiceUnavailable)
+			return
+		}
 		if r.Header.Get("X-Storage-User") != "test:tester" || r.Header.Get("X-Storage-Pass") != "testing" {
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
@@ -227,5 +231,27 @@ func TestCalibrateWritesWhatStorcastImports(t *testing.T) {
 		if p.ReadIOPS != byName["cal-r100-"+n].Read.IOPS || p.WriteIOPS != byName["cal-r0-"+n].Write.IOPS {
 			t.Errorf("%s: point %+v does not carry the runs' IOPS", n, p)
 		}
+	}
+}
+
+// A login answered 503 (the proxy's memcached late) is retried; a 401 is not.
+func TestConnectRetriesOnlyServerErrors(t *testing.T) {
+	s, c := newServer(t)
+	s.authFails = 2
+	if _, err := Connect(c, 1); err != nil {
+		t.Fatalf("two 503s then success: %v", err)
+	}
+	if n := s.authCalls.Load(); n != 3 {
+		t.Errorf("%d logins, want 3", n)
+	}
+	s.authCalls.Store(0)
+	s.authFails = 0
+	bad := c
+	bad.key = "wrong"
+	if _, err := Connect(bad, 1); err == nil {
+		t.Fatal("wrong key accepted")
+	}
+	if n := s.authCalls.Load(); n != 1 {
+		t.Errorf("a 401 was tried %d times, want once", n)
 	}
 }
