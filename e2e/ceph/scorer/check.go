@@ -87,6 +87,22 @@ func (r *Report) check() []Check {
 	w, d = worst(v, n)
 	add("storcast_max_iops vs measured max IOPS", w, b.LiveMaxIOPS, d)
 
+	// The same series against the model of the same calibration at the
+	// step's mix and size: noise in the measured capacity cancels, what is
+	// left is storcast's detection of the mix and the (mean) IO size from
+	// the system's counters, smeared by the 1m rate window over the step
+	// before.
+	v, n = nil, nil
+	for _, m := range r.Mixes {
+		x := math.NaN()
+		if m.HaveLive && m.Model > 0 {
+			x = relErr(m.Live, m.Model)
+		}
+		v, n = append(v, x), append(n, m.label())
+	}
+	w, d = worst(v, n)
+	add("plumbing: storcast_max_iops vs conservation model at the step's mix and size", w, b.LiveVsModel, d)
+
 	v, n = nil, nil
 	for _, s := range r.Steps {
 		if s.Plan.Saturated() {

@@ -56,6 +56,14 @@ func (r *Report) Markdown() string {
 		w("| %.0f KiB | %.0f | %.0f | %.2f |\n", p.IOSizeBytes/1024, p.ReadIOPS, p.WriteIOPS, p.FRW())
 	}
 
+	if len(r.CalibrationMixes) > 0 {
+		w("\nThe calibration's own mixed runs, measured right after the points above, against the conservation model of those points:\n\n")
+		w("| run | reads | IO size | measured IOPS | model | error |\n|---|---:|---:|---:|---:|---:|\n")
+		for _, c := range r.CalibrationMixes {
+			w("| %s | %d%% | %.0f KiB | %.0f | %.0f | %s |\n", c.Name, c.ReadPct, c.IOSizeBytes/1024, c.Measured, c.Model, errOr(c.Model, c.Measured, true))
+		}
+	}
+
 	w("\n## Load steps\n\n")
 	w("CPU: cores busy on the whole machine, of which the system under test (%s daemons, Prometheus, storcast, %s); ", sys.Name, sys.Client)
 	w("\"other\" is the rest of the machine (the noisy neighbour), flagged (!) above %.1f cores; steal flagged above %s.\n\n", r.Bounds.MaxOtherCores, pct(r.Bounds.MaxSteal))
@@ -90,6 +98,17 @@ func (r *Report) Markdown() string {
 		w("| %d%% | %s | %s | %.0f | %s | %s | %s | %s | %s |\n", m.ReadPct, sizeLabel(m), meas, m.Model, errOr(m.Model, m.Measured, true),
 			num(m.Curve, m.HaveCurve), errOr(m.Curve, m.Measured, m.HaveCurve), num(m.Live, m.HaveLive), errOr(m.Live, m.Measured, m.HaveLive))
 	}
+
+	within, small := 0, 0
+	for _, m := range r.Mixes {
+		if m.BSBytes <= 32768 && m.Measured > 0 {
+			small++
+			if relErr(m.Model, m.Measured) < 0.10 {
+				within++
+			}
+		}
+	}
+	w("\nThe conservation model's published accuracy is <10%% for IO of at most 32 KiB: here %d of %d such mixes are within 10%%.\n", within, small)
 
 	w("\n## Headroom at the rate-limited steps\n\n")
 	w("Measured headroom = 1 - offered / measured max at the same mix.\n\n")

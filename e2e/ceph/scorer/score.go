@@ -23,6 +23,7 @@ type Bounds struct {
 	ClusterVsClient float64 // the storage system's op rate vs the load tool's IOPS at the saturated steps (plumbing)
 	Conservation    float64 // conservation model (calibration) vs measured saturated IOPS, per mix
 	LiveMaxIOPS     float64 // storcast_max_iops at the end of a saturated step vs measured
+	LiveVsModel     float64 // storcast_max_iops vs the conservation model at the step's mix and size (plumbing: mix and size detection)
 	HeadroomAbs     float64 // storcast_headroom_ratio vs measured headroom, ratio points
 	InsideOutMAPE   float64 // storcast_predicted_iops vs the system's IOPS over the load
 	MLISP           float64 // M-LISP mean forecast vs measured latency at the higher steps (mean error)
@@ -106,6 +107,7 @@ type Report struct {
 	MeasuredKnee     float64
 	HaveMeasuredKnee bool
 	PassiveIOSize    float64 // the IO size the passive curve was read at
+	CalibrationMixes []CalibrationMix
 }
 
 // MixScore is the conservation comparison at one read ratio.
@@ -190,11 +192,13 @@ func runScore(args []string, stdout, stderr io.Writer) int {
 	lag := fs.Duration("lag", 0, "how late the system's counters reach Prometheus (0: the system's default, 5 s)")
 	sloSeconds := fs.Float64("slo", 0, "latency SLO storcast was given, seconds (for the measured knee; 0: storcast's)")
 	passiveSize := fs.Float64("passive-io-size", 4096, "IO size the passive capacity curve was read at, bytes")
+	calRuns := fs.String("calibration-runs", "", "every calibration run (loadgen calibrate -runs): its mixed points are compared with the model")
 	var b Bounds
 	fs.Float64Var(&b.CurveVsModel, "max-curve-vs-model", 0.02, "bound: storcast curve vs conservation model of the same fio file")
 	fs.Float64Var(&b.ClusterVsClient, "max-cluster-vs-client", 0.15, "bound: the system's op rate vs the load tool's IOPS at saturated steps")
 	fs.Float64Var(&b.Conservation, "max-conservation", 0.50, "bound: conservation model vs measured saturated IOPS")
 	fs.Float64Var(&b.LiveMaxIOPS, "max-live-max-iops", 0.50, "bound: storcast_max_iops vs measured saturated IOPS")
+	fs.Float64Var(&b.LiveVsModel, "max-live-vs-model", 0.25, "bound: storcast_max_iops vs the conservation model at the saturated step's mix and size")
 	fs.Float64Var(&b.HeadroomAbs, "max-headroom-abs", 0.40, "bound: |storcast_headroom_ratio - measured headroom|")
 	fs.Float64Var(&b.InsideOutMAPE, "max-insideout-mape", 3.0, "bound: Inside-Out MAPE over the load")
 	fs.Float64Var(&b.MLISP, "max-mlisp", 1.0, "bound: M-LISP mean relative error at the higher ramp steps")
@@ -216,7 +220,7 @@ func runScore(args []string, stdout, stderr io.Writer) int {
 	rep, err := score(scoreInput{
 		stepsPath: *stepsPath, calPath: *calPath, promURL: *promURL, storcastURL: *storcastURL,
 		mlispPath: *mlispPath, passivePath: *passivePath, passiveStatus: *passiveStatus, lag: *lag,
-		loadStart: *loadStart, loadEnd: *loadEnd, bounds: b, sys: sys, slo: *sloSeconds, passiveSize: *passiveSize,
+		loadStart: *loadStart, loadEnd: *loadEnd, bounds: b, sys: sys, slo: *sloSeconds, passiveSize: *passiveSize, calRuns: *calRuns,
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "scorer score:", err)
@@ -271,6 +275,7 @@ type scoreInput struct {
 	bounds                                                                          Bounds
 	sys                                                                             System
 	slo, passiveSize                                                                float64
+	calRuns                                                                         string
 }
 
 // mixKey identifies a mix: read share and IO size.
@@ -318,6 +323,15 @@ func score(in scoreInput) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{When: time.Now().UTC(), Calibration: cal, Model: model, Bounds: in.bounds, Sys: in.sys, PassiveIOSize: in.passiveSize}
+	if in.calRuns != "" {
+		data, err := os.ReadFile(in.calRuns)
+		if err != nil {
+			return nil, err
+		}
+		if rep.CalibrationMixes, err = ParseCalibrationMixes(data, model); err != nil {
+			return nil, err
+		}
+	}
 	for _, r := range recs {
 		p, ok := byName[r.Name]
 		if !ok {
@@ -335,7 +349,7 @@ func score(in scoreInput) (*Report, error) {
 		// Counters across the step, shifted by the lag, trimmed at the start
 		// (fio's connect and ramp, the mgr's 5 s refresh).
 		stepLen := time.Duration((r.End - r.Start) * float64(time.Second))
-		win := (stepLen - 12*time.Second).Truncate(time.Second)
+		win := (stepLen - in.sys.Trim).Truncate(time.Second)
 		at := unix(r.End).Add(in.lag)
 		ops, okOps, err := prom.Instant(fmt.Sprintf(q.ClusterOps, promDuration(win)), at)
 		if err != nil {

@@ -103,7 +103,7 @@ func TestCurveAndLatencyInterpolation(t *testing.T) {
 }
 
 func TestMissingStorcastSeriesFail(t *testing.T) {
-	r := &Report{Sys: cephSystem, Bounds: Bounds{ClusterVsClient: 1, Conservation: 1, CurveVsModel: 1, LiveMaxIOPS: 1, HeadroomAbs: 1,
+	r := &Report{Sys: cephSystem, Bounds: Bounds{ClusterVsClient: 1, Conservation: 1, CurveVsModel: 1, LiveMaxIOPS: 1, LiveVsModel: 1, HeadroomAbs: 1,
 		InsideOutMAPE: 1, MLISP: 1, PassiveVsMeas: 1, RequireStorcast: true}}
 	r.Steps = []StepScore{{StepRecord: StepRecord{Name: "r50-sat", ReadPct: 50}, Fio: FioResult{ReadIOPS: 50, WriteIOPS: 50}, ClusterIOPS: 100}}
 	r.Mixes = []MixScore{{ReadPct: 50, Measured: 100, Model: 110}}
@@ -115,7 +115,7 @@ func TestMissingStorcastSeriesFail(t *testing.T) {
 	if !pass["plumbing: Ceph op rate vs fio IOPS (saturated steps)"] || !pass["conservation model (fio calibration) vs measured max IOPS"] {
 		t.Errorf("measured-side checks failed: %+v", checks)
 	}
-	for _, name := range []string{"storcast_max_iops vs measured max IOPS", "Inside-Out storcast_predicted_iops MAPE over the load", "passive calibration vs measured max IOPS"} {
+	for _, name := range []string{"storcast_max_iops vs measured max IOPS", "plumbing: storcast_max_iops vs conservation model at the step's mix and size", "Inside-Out storcast_predicted_iops MAPE over the load", "passive calibration vs measured max IOPS"} {
 		if p, ok := pass[name]; !ok || p {
 			t.Errorf("check %q: present=%v pass=%v; want a failure when storcast served nothing", name, ok, p)
 		}
@@ -230,5 +230,33 @@ func TestMeasuredKneeInterpolatesTheRamp(t *testing.T) {
 	}
 	if k, ok := measuredKnee(steps, 0.01); !ok || k != 100 {
 		t.Errorf("SLO below every step: knee = %v, %v; want the lowest step's 100", k, ok)
+	}
+}
+
+func TestCalibrationMixesAgainstTheModel(t *testing.T) {
+	cal, err := conservation.LoadCalibration([]byte(swiftCalYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := conservation.NewModel(cal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := `{"jobs":[{"jobname":"cal-r100-4k","read":{"iops":240}},{"jobname":"cal-r0-4k","write":{"iops":80}},
+	{"jobname":"cal-r50-4k","read":{"iops":60},"write":{"iops":60}},{"jobname":"cal-r50-64k","read":{"iops":40},"write":{"iops":40}}]}`
+	mixes, err := ParseCalibrationMixes([]byte(runs), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mixes) != 2 {
+		t.Fatalf("got %d mixed runs, want the two 50/50 ones: %+v", len(mixes), mixes)
+	}
+	// 50/50 at 4 KiB with 240 GET/s and 80 PUT/s: each op costs 1/240 or
+	// 1/80 of a second of capacity, so 1 / (0.5/240 + 0.5/80) = 120 IOPS.
+	if c := mixes[0]; c.IOSizeBytes != 4096 || c.Measured != 120 || math.Abs(c.Model-120) > 1e-9 {
+		t.Errorf("4 KiB 50/50: %+v, want measured 120 and model 120", c)
+	}
+	if c := mixes[1]; c.IOSizeBytes != 65536 || math.Abs(c.Model-1/(0.5/150+0.5/60)) > 1e-9 {
+		t.Errorf("64 KiB 50/50: %+v, want model %v", c, 1/(0.5/150+0.5/60))
 	}
 }
