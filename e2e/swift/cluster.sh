@@ -54,7 +54,9 @@ server_conf() {
 [DEFAULT]
 bind_ip = 127.0.0.1
 bind_port = $2
-workers = 1
+# One process per server (no forked worker): its CPU and RSS are the recorded PID's, which is what
+# the harness accounts per step.
+workers = 0
 user = $(id -un)
 swift_dir = $E2E_DIR/etc
 devices = $SWIFT_DEVICES

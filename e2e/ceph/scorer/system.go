@@ -75,7 +75,7 @@ const swiftObject = `type="object",method=~"GET|PUT",policy="all",cluster="e2e"`
 
 var swiftSystem = System{
 	Kind: "swift", Name: "Swift", Client: "loadgen", Daemons: "the 4 Swift servers",
-	Description: "One host: Swift 2.30 all-in-one (1 proxy, account, container and object server, one worker each), 3 replicas over 3 tmpfs directory devices; " +
+	Description: "One host: Swift 2.30 all-in-one (1 proxy, account, container and object server, one process each), 3 replicas over 3 tmpfs directory devices; " +
 		"object GET/PUT through tempauth by e2e/swift/loadgen (closed loop, or open loop at a rate).",
 	Queries: Queries{
 		MaxIOPS:       defaultQueries.MaxIOPS,
