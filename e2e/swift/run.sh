@@ -151,6 +151,9 @@ print(max(1,round(lat*float(sys.argv[2]))))' "$E2E_DIR/calibration-runs.json" "$
 
 	phase load
 	start_storcast main "$STORCAST_PORT" 30m "$E2E_DIR/calibration.yml"
+	# storcast's rates are over 1m windows: a minute without load, so that no window of the load's
+	# lookback (M-LISP's snapshot, the passive estimate) still holds calibration requests.
+	sleep 60
 	: >"$E2E_DIR/steps.jsonl"
 	LOAD_START=$(date +%s)
 	while read -r -u 3 kind name readpct bs rate_r rate_w; do
