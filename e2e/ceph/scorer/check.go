@@ -58,6 +58,25 @@ func (r *Report) check() []Check {
 	w, d = worst(v, n)
 	add(fmt.Sprintf("conservation model (%s calibration) vs measured max IOPS", sys.Client), w, b.Conservation, d)
 
+	if b.FactorOff > 0 {
+		v, n = nil, nil
+		for _, m := range r.Mixes {
+			x := math.NaN()
+			if m.Measured > 0 && m.Model > 0 {
+				x = factorOff(m.Model, m.Measured)
+				if b.RequireStorcast {
+					x = math.NaN()
+					if m.HaveLive && m.Live > 0 {
+						x = math.Max(factorOff(m.Model, m.Measured), factorOff(m.Live, m.Measured))
+					}
+				}
+			}
+			v, n = append(v, x), append(n, m.label())
+		}
+		w, d = worst(v, n)
+		add("conservation model and storcast_max_iops vs measured max, as a factor either way", w, b.FactorOff, d)
+	}
+
 	if !b.RequireStorcast {
 		return out
 	}
@@ -168,6 +187,10 @@ func (r *Report) check() []Check {
 	add("passive calibration vs measured max IOPS", w, b.PassiveVsMeas, d)
 	return out
 }
+
+// factorOff is how many times too high or too low pred is, minus one:
+// 0 when equal, 1 when off by 2x in either direction.
+func factorOff(pred, meas float64) float64 { return math.Max(pred/meas, meas/pred) - 1 }
 
 // label names a mix in the checks: "50% reads", with the IO size when the
 // plan has more than one.

@@ -24,6 +24,12 @@ type Bounds struct {
 	Conservation    float64 // conservation model (calibration) vs measured saturated IOPS, per mix
 	LiveMaxIOPS     float64 // storcast_max_iops at the end of a saturated step vs measured
 	LiveVsModel     float64 // storcast_max_iops vs the conservation model at the step's mix and size (plumbing: mix and size detection)
+	// FactorOff bounds max(pred/meas, meas/pred) - 1 for the conservation
+	// model and storcast_max_iops (0: not checked). The relative errors
+	// above cannot exceed 100% when the prediction is low, so on a noisy
+	// machine, where their bounds must be wide, only this catches a
+	// prediction that is grossly low.
+	FactorOff       float64
 	HeadroomAbs     float64 // storcast_headroom_ratio vs measured headroom, ratio points
 	InsideOutMAPE   float64 // storcast_predicted_iops vs the system's IOPS over the load
 	MLISP           float64 // M-LISP mean forecast vs measured latency at the higher steps (mean error)
@@ -198,6 +204,7 @@ func runScore(args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&b.ClusterVsClient, "max-cluster-vs-client", 0.15, "bound: the system's op rate vs the load tool's IOPS at saturated steps")
 	fs.Float64Var(&b.Conservation, "max-conservation", 0.50, "bound: conservation model vs measured saturated IOPS")
 	fs.Float64Var(&b.LiveMaxIOPS, "max-live-max-iops", 0.50, "bound: storcast_max_iops vs measured saturated IOPS")
+	fs.Float64Var(&b.FactorOff, "max-factor-off", 0, "bound: max(pred/meas, meas/pred) - 1 of the conservation model and storcast_max_iops vs measured max (0: not checked)")
 	fs.Float64Var(&b.LiveVsModel, "max-live-vs-model", 0.25, "bound: storcast_max_iops vs the conservation model at the saturated step's mix and size")
 	fs.Float64Var(&b.HeadroomAbs, "max-headroom-abs", 0.40, "bound: |storcast_headroom_ratio - measured headroom|")
 	fs.Float64Var(&b.InsideOutMAPE, "max-insideout-mape", 3.0, "bound: Inside-Out MAPE over the load")

@@ -3,6 +3,7 @@ package main
 import (
 	"math"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/storcast/storcast/exporter/apiv1"
@@ -258,5 +259,28 @@ func TestCalibrationMixesAgainstTheModel(t *testing.T) {
 	}
 	if c := mixes[1]; c.IOSizeBytes != 65536 || math.Abs(c.Model-1/(0.5/150+0.5/60)) > 1e-9 {
 		t.Errorf("64 KiB 50/50: %+v, want model %v", c, 1/(0.5/150+0.5/60))
+	}
+}
+
+// A prediction 10x too low is only 90% off as a relative error; the factor
+// check catches it either way.
+func TestFactorCheckCatchesLowPredictions(t *testing.T) {
+	r := &Report{Sys: swiftSystem, Bounds: Bounds{ClusterVsClient: 1, Conservation: 6, FactorOff: 6}}
+	r.Mixes = []MixScore{{ReadPct: 50, BS: "4k", Measured: 100, Model: 10}}
+	var conservation, factor *Check
+	checks := r.check()
+	for i := range checks {
+		switch {
+		case strings.HasPrefix(checks[i].Name, "conservation model (loadgen"):
+			conservation = &checks[i]
+		case strings.HasPrefix(checks[i].Name, "conservation model and storcast_max_iops"):
+			factor = &checks[i]
+		}
+	}
+	if conservation == nil || !conservation.Pass || math.Abs(conservation.Value-0.9) > 1e-12 {
+		t.Errorf("relative error check: %+v, want 90%% passing a 600%% bound", conservation)
+	}
+	if factor == nil || factor.Pass || math.Abs(factor.Value-9) > 1e-12 {
+		t.Errorf("factor check: %+v, want 9 (10x low) failing a bound of 6", factor)
 	}
 }
