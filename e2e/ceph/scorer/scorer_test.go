@@ -284,3 +284,21 @@ func TestFactorCheckCatchesLowPredictions(t *testing.T) {
 		t.Errorf("factor check: %+v, want 9 (10x low) failing a bound of 6", factor)
 	}
 }
+
+func TestSwiftPlanPutsNoRateLimitedStepAfterASaturatedOne(t *testing.T) {
+	steps, err := swiftSystem.PlanFrom([]byte(swiftCalYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sat := false
+	for _, s := range steps {
+		if s.Kind != "load" {
+			continue
+		}
+		if s.Saturated() {
+			sat = true
+		} else if sat {
+			t.Errorf("%s: rate-limited step after a saturated one", s.Name)
+		}
+	}
+}

@@ -116,7 +116,7 @@ var (
 	swiftBS, swiftBSBytes           = "4k", 4096.0
 	swiftUncalBS, swiftUncalBSBytes = "16k", 16384.0
 	swiftMixedBS, swiftMixedBSBytes = "4k,64k", (4096.0 + 65536.0) / 2
-	swiftUncalFractions             = []float64{0.5, 0}
+	swiftUncalFractions             = []float64{0.5}
 )
 
 // SwiftPlan returns the Swift load steps: the Ceph plan's ramp and mixes at
@@ -124,17 +124,39 @@ var (
 // capacity, and saturated) and saturated with mixed 4 KiB / 64 KiB objects.
 // The mixed step's size is the mean object size, which is what storcast
 // sees (bytes over ops).
+//
+// The steps (35 s) are shorter than storcast's 1m rate window, so every
+// rate-limited step runs before any saturated one: a rate-limited step right
+// after a saturated step would be read through a window still holding the
+// saturation. The ramp's 80% step comes right after the mark; its saturated
+// step follows the other rate-limited ones.
 func SwiftPlan(m *conservation.Model) ([]PlanStep, error) {
 	p := planner{m: m}
-	p.ramp(swiftBS, swiftBSBytes)
-	for _, r := range otherMixes {
-		for _, f := range otherFraction {
-			p.add(r, swiftBS, swiftBSBytes, f, "")
+	for _, f := range rampLower {
+		if s := p.add(rampReadPct, swiftBS, swiftBSBytes, f, ""); s != nil {
+			s.Ramp = true
 		}
 	}
-	for _, f := range swiftUncalFractions {
-		p.add(rampReadPct, swiftUncalBS, swiftUncalBSBytes, f, "16k")
+	p.out = append(p.out, PlanStep{Kind: "mark", Name: "mlisp"})
+	for _, f := range rampHigher {
+		if f == 0 {
+			continue // saturated: below, with the others
+		}
+		if s := p.add(rampReadPct, swiftBS, swiftBSBytes, f, ""); s != nil {
+			s.Ramp = true
+		}
 	}
+	for _, r := range otherMixes {
+		p.add(r, swiftBS, swiftBSBytes, otherFraction[0], "")
+	}
+	p.add(rampReadPct, swiftUncalBS, swiftUncalBSBytes, swiftUncalFractions[0], "16k")
+	if s := p.add(rampReadPct, swiftBS, swiftBSBytes, 0, ""); s != nil {
+		s.Ramp = true
+	}
+	for _, r := range otherMixes {
+		p.add(r, swiftBS, swiftBSBytes, 0, "")
+	}
+	p.add(rampReadPct, swiftUncalBS, swiftUncalBSBytes, 0, "16k")
 	p.add(rampReadPct, swiftMixedBS, swiftMixedBSBytes, 0, "mixsize")
 	return p.out, p.err
 }
