@@ -6,10 +6,10 @@
 #   calibrate loadgen calibrate: saturated 100% GET, 100% PUT and 50/50 at 4 KiB and 64 KiB; the
 #             calibration YAML storcast imports (calibration.yml) and every run (calibration-runs.json)
 #   load      storcast (with the calibration) runs while loadgen drives the plan the scorer derives
-#             from the calibration: a rate-limited ramp at 50% GETs (20, 40, 60% of the predicted
-#             capacity; M-LISP snapshot; 80%, saturated), 70% and 30% GETs rate-limited at 50% and
-#             saturated, 16 KiB objects (not calibrated) at 50% and saturated, and saturated with
-#             mixed 4 KiB / 64 KiB objects
+#             from the calibration (scorer SwiftPlan), after a quiet minute: rate-limited first (a ramp
+#             at 50% GETs, 20, 40, 60% of the predicted capacity; M-LISP snapshot; 80%; 70% and 30%
+#             GETs and 16 KiB objects, not calibrated, at 50%), then saturated (50, 70, 30% GETs,
+#             16 KiB, and mixed 4 KiB / 64 KiB objects)
 #   passive   a storcast without calibration file estimates capacity from the load history
 #   score     the scorer writes results/latest.md (and .json); exits non-zero past a bound
 # The real Swift series names statsd_exporter produced are written to testdata/real-swift-series.txt
