@@ -10,6 +10,7 @@ TEST_TARGETS := test-go
 -include alerts/alerts.mk
 -include dashboards/dashboards.mk
 -include e2e/ceph/ceph.mk
+-include e2e/swift/swift.mk
 
 # Build information stamped into the binaries (storcast --version, the
 # build_info series), the way the Prometheus projects stamp theirs.

@@ -10,6 +10,7 @@ import (
 // missing fails: a missing series is broken plumbing.
 func (r *Report) check() []Check {
 	b := r.Bounds
+	sys := r.Sys
 	var out []Check
 	add := func(name string, value, bound float64, detail string) {
 		pass := !math.IsNaN(value) && value <= bound
@@ -38,12 +39,12 @@ func (r *Report) check() []Check {
 	var n []string
 	for _, s := range r.Steps {
 		if s.Plan.Saturated() {
-			v = append(v, relErr(s.CephIOPS, s.Fio.IOPS()))
+			v = append(v, relErr(s.ClusterIOPS, s.Fio.IOPS()))
 			n = append(n, s.Name)
 		}
 	}
 	w, d := worst(v, n)
-	add("plumbing: Ceph op rate vs fio IOPS (saturated steps)", w, b.CephVsFio, d)
+	add(fmt.Sprintf("plumbing: %s op rate vs %s IOPS (saturated steps)", sys.Name, sys.Client), w, b.ClusterVsClient, d)
 
 	v, n = nil, nil
 	for _, m := range r.Mixes {
@@ -52,10 +53,29 @@ func (r *Report) check() []Check {
 		} else {
 			v = append(v, math.NaN())
 		}
-		n = append(n, fmt.Sprintf("%d%% reads", m.ReadPct))
+		n = append(n, m.label())
 	}
 	w, d = worst(v, n)
-	add("conservation model (fio calibration) vs measured max IOPS", w, b.Conservation, d)
+	add(fmt.Sprintf("conservation model (%s calibration) vs measured max IOPS", sys.Client), w, b.Conservation, d)
+
+	if b.FactorOff > 0 {
+		v, n = nil, nil
+		for _, m := range r.Mixes {
+			x := math.NaN()
+			if m.Measured > 0 && m.Model > 0 {
+				x = factorOff(m.Model, m.Measured)
+				if b.RequireStorcast {
+					x = math.NaN()
+					if m.HaveLive && m.Live > 0 {
+						x = math.Max(factorOff(m.Model, m.Measured), factorOff(m.Live, m.Measured))
+					}
+				}
+			}
+			v, n = append(v, x), append(n, m.label())
+		}
+		w, d = worst(v, n)
+		add("conservation model and storcast_max_iops vs measured max, as a factor either way", w, b.FactorOff, d)
+	}
 
 	if !b.RequireStorcast {
 		return out
@@ -66,7 +86,7 @@ func (r *Report) check() []Check {
 		if m.HaveCurve {
 			x = relErr(m.Curve, m.Model)
 		}
-		name := fmt.Sprintf("%d%% reads", m.ReadPct)
+		name := m.label()
 		if r.CurveErr != "" {
 			name += " (" + r.CurveErr + ")"
 		}
@@ -81,10 +101,26 @@ func (r *Report) check() []Check {
 		if m.HaveLive && m.Measured > 0 {
 			x = relErr(m.Live, m.Measured)
 		}
-		v, n = append(v, x), append(n, fmt.Sprintf("%d%% reads", m.ReadPct))
+		v, n = append(v, x), append(n, m.label())
 	}
 	w, d = worst(v, n)
 	add("storcast_max_iops vs measured max IOPS", w, b.LiveMaxIOPS, d)
+
+	// The same series against the model of the same calibration at the
+	// step's mix and size: noise in the measured capacity cancels, what is
+	// left is storcast's detection of the mix and the (mean) IO size from
+	// the system's counters, smeared by the 1m rate window over the step
+	// before.
+	v, n = nil, nil
+	for _, m := range r.Mixes {
+		x := math.NaN()
+		if m.HaveLive && m.Model > 0 {
+			x = relErr(m.Live, m.Model)
+		}
+		v, n = append(v, x), append(n, m.label())
+	}
+	w, d = worst(v, n)
+	add("plumbing: storcast_max_iops vs conservation model at the step's mix and size", w, b.LiveVsModel, d)
 
 	v, n = nil, nil
 	for _, s := range r.Steps {
@@ -108,8 +144,8 @@ func (r *Report) check() []Check {
 
 	sum, cnt := 0.0, 0
 	for _, s := range r.Steps {
-		if s.HighRamp && s.HaveForecast && s.HaveCephLat {
-			sum += relErr(s.ForecastLat.Mean, s.CephLatency)
+		if s.HighRamp && s.HaveForecast && s.HaveClusterLat {
+			sum += relErr(s.ForecastLat.Mean, s.ClusterLatency)
 			cnt++
 		}
 	}
@@ -134,6 +170,9 @@ func (r *Report) check() []Check {
 	}
 	v, n = nil, nil
 	for _, m := range r.Mixes {
+		if r.PassiveIOSize != 0 && m.BSBytes != 0 && m.BSBytes != r.PassiveIOSize {
+			continue // the passive curve was read at another IO size
+		}
 		x := math.NaN()
 		if m.HavePassive && m.Measured > 0 {
 			x = relErr(m.Passive, m.Measured)
@@ -142,11 +181,24 @@ func (r *Report) check() []Check {
 		if r.PassiveFitErr != "" {
 			why += "; fit: " + r.PassiveFitErr
 		}
-		v, n = append(v, x), append(n, fmt.Sprintf("%d%% reads (%s)", m.ReadPct, why))
+		v, n = append(v, x), append(n, fmt.Sprintf("%s (%s)", m.label(), why))
 	}
 	w, d = worst(v, n)
 	add("passive calibration vs measured max IOPS", w, b.PassiveVsMeas, d)
 	return out
+}
+
+// factorOff is how many times too high or too low pred is, minus one:
+// 0 when equal, 1 when off by 2x in either direction.
+func factorOff(pred, meas float64) float64 { return math.Max(pred/meas, meas/pred) - 1 }
+
+// label names a mix in the checks: "50% reads", with the IO size when the
+// plan has more than one.
+func (m MixScore) label() string {
+	if m.BS == "" || m.BS == planBS {
+		return fmt.Sprintf("%d%% reads", m.ReadPct)
+	}
+	return fmt.Sprintf("%d%% reads %s", m.ReadPct, m.BS)
 }
 
 // measuredHeadroom is 1 - offered/measured max at the step's mix.

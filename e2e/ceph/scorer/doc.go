@@ -31,6 +31,16 @@
 //     calibration file (estimated from the load history only) against the
 //     fio-calibrated curve and the measured saturated IOPS.
 //
+// The same scorer serves the Swift suite (e2e/swift/run.sh) with -system
+// swift: the calibration is the YAML file loadgen writes, the load tool's
+// results are loadgen's fio-shaped JSON, Swift's op rate and latency are the
+// proxy's (swift_proxy_count/_sum, object GET/PUT, policy="all"), and the
+// plan adds 16 KiB objects (not calibrated) and a mixed 4 KiB / 64 KiB step
+// (see System and SwiftPlan). Mixes are keyed by read share and IO size.
+// Both systems also get the measured latency knee (where the ramp's latency
+// crosses the SLO) next to M-LISP's, and storcast_max_iops against the model
+// at the step's mix and size (plumbing: mix and size detection).
+//
 // Every comparison has a bound (flags -max-*); score exits 1 when any is
 // exceeded or when a series storcast must serve is missing, after writing the
 // table. Bounds are set from repeated runs (see the README).

@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
+
+	"github.com/storcast/storcast/forecaster/conservation"
 )
 
 // StepRecord is one line of steps.jsonl, written by run.sh after each fio step.
@@ -76,6 +79,48 @@ type fioDir struct {
 	LatNS struct {
 		Mean float64 `json:"mean"`
 	} `json:"lat_ns"`
+}
+
+// CalibrationMix is a mixed run of the calibration itself (loadgen's
+// cal-r<read%>-<size> jobs other than 100% and 0%): the conservation law
+// checked on points measured back to back with the ones it is built from.
+type CalibrationMix struct {
+	Name        string
+	ReadPct     int
+	IOSizeBytes float64
+	Measured    float64 // IOPS, both directions
+	Model       float64 // conservation model of the calibration at the same mix and size
+}
+
+// ParseCalibrationMixes reads the mixed runs from a calibration runs file
+// (fio-shaped JSON, one job per run, named cal-r<read%>-<size>) and puts the
+// model's prediction next to each.
+func ParseCalibrationMixes(data []byte, m *conservation.Model) ([]CalibrationMix, error) {
+	var f fioStepJSON
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("decoding calibration runs: %v", err)
+	}
+	var out []CalibrationMix
+	for _, j := range f.Jobs {
+		var readPct int
+		var size string
+		if n, err := fmt.Sscanf(strings.Replace(j.JobName, "-", " ", 2), "cal r%d %s", &readPct, &size); err != nil || n != 2 {
+			continue
+		}
+		if readPct <= 0 || readPct >= 100 {
+			continue
+		}
+		bytes, err := conservation.ParseSize(size)
+		if err != nil {
+			return nil, fmt.Errorf("calibration run %s: %v", j.JobName, err)
+		}
+		pts, _, err := m.Curve(bytes, []float64{float64(readPct) / 100})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, CalibrationMix{Name: j.JobName, ReadPct: readPct, IOSizeBytes: bytes, Measured: j.Read.IOPS + j.Write.IOPS, Model: pts[0].MaxIOPS})
+	}
+	return out, nil
 }
 
 // ParseFioStep sums the jobs of one fio JSON output (text before the JSON,
