@@ -10,6 +10,7 @@ TEST_TARGETS := test-go
 -include alerts/alerts.mk
 -include dashboards/dashboards.mk
 -include e2e/ceph/ceph.mk
+-include e2e/swift/swift.mk
 
 .PHONY: run test deps test-go bench build vet lint
 run:

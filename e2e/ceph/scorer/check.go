@@ -10,6 +10,7 @@ import (
 // missing fails: a missing series is broken plumbing.
 func (r *Report) check() []Check {
 	b := r.Bounds
+	sys := r.Sys
 	var out []Check
 	add := func(name string, value, bound float64, detail string) {
 		pass := !math.IsNaN(value) && value <= bound
@@ -38,12 +39,12 @@ func (r *Report) check() []Check {
 	var n []string
 	for _, s := range r.Steps {
 		if s.Plan.Saturated() {
-			v = append(v, relErr(s.CephIOPS, s.Fio.IOPS()))
+			v = append(v, relErr(s.ClusterIOPS, s.Fio.IOPS()))
 			n = append(n, s.Name)
 		}
 	}
 	w, d := worst(v, n)
-	add("plumbing: Ceph op rate vs fio IOPS (saturated steps)", w, b.CephVsFio, d)
+	add(fmt.Sprintf("plumbing: %s op rate vs %s IOPS (saturated steps)", sys.Name, sys.Client), w, b.ClusterVsClient, d)
 
 	v, n = nil, nil
 	for _, m := range r.Mixes {
@@ -52,10 +53,10 @@ func (r *Report) check() []Check {
 		} else {
 			v = append(v, math.NaN())
 		}
-		n = append(n, fmt.Sprintf("%d%% reads", m.ReadPct))
+		n = append(n, m.label())
 	}
 	w, d = worst(v, n)
-	add("conservation model (fio calibration) vs measured max IOPS", w, b.Conservation, d)
+	add(fmt.Sprintf("conservation model (%s calibration) vs measured max IOPS", sys.Client), w, b.Conservation, d)
 
 	if !b.RequireStorcast {
 		return out
@@ -66,7 +67,7 @@ func (r *Report) check() []Check {
 		if m.HaveCurve {
 			x = relErr(m.Curve, m.Model)
 		}
-		name := fmt.Sprintf("%d%% reads", m.ReadPct)
+		name := m.label()
 		if r.CurveErr != "" {
 			name += " (" + r.CurveErr + ")"
 		}
@@ -81,7 +82,7 @@ func (r *Report) check() []Check {
 		if m.HaveLive && m.Measured > 0 {
 			x = relErr(m.Live, m.Measured)
 		}
-		v, n = append(v, x), append(n, fmt.Sprintf("%d%% reads", m.ReadPct))
+		v, n = append(v, x), append(n, m.label())
 	}
 	w, d = worst(v, n)
 	add("storcast_max_iops vs measured max IOPS", w, b.LiveMaxIOPS, d)
@@ -108,8 +109,8 @@ func (r *Report) check() []Check {
 
 	sum, cnt := 0.0, 0
 	for _, s := range r.Steps {
-		if s.HighRamp && s.HaveForecast && s.HaveCephLat {
-			sum += relErr(s.ForecastLat.Mean, s.CephLatency)
+		if s.HighRamp && s.HaveForecast && s.HaveClusterLat {
+			sum += relErr(s.ForecastLat.Mean, s.ClusterLatency)
 			cnt++
 		}
 	}
@@ -134,6 +135,9 @@ func (r *Report) check() []Check {
 	}
 	v, n = nil, nil
 	for _, m := range r.Mixes {
+		if r.PassiveIOSize != 0 && m.BSBytes != 0 && m.BSBytes != r.PassiveIOSize {
+			continue // the passive curve was read at another IO size
+		}
 		x := math.NaN()
 		if m.HavePassive && m.Measured > 0 {
 			x = relErr(m.Passive, m.Measured)
@@ -142,11 +146,20 @@ func (r *Report) check() []Check {
 		if r.PassiveFitErr != "" {
 			why += "; fit: " + r.PassiveFitErr
 		}
-		v, n = append(v, x), append(n, fmt.Sprintf("%d%% reads (%s)", m.ReadPct, why))
+		v, n = append(v, x), append(n, fmt.Sprintf("%s (%s)", m.label(), why))
 	}
 	w, d = worst(v, n)
 	add("passive calibration vs measured max IOPS", w, b.PassiveVsMeas, d)
 	return out
+}
+
+// label names a mix in the checks: "50% reads", with the IO size when the
+// plan has more than one.
+func (m MixScore) label() string {
+	if m.BS == "" || m.BS == planBS {
+		return fmt.Sprintf("%d%% reads", m.ReadPct)
+	}
+	return fmt.Sprintf("%d%% reads %s", m.ReadPct, m.BS)
 }
 
 // measuredHeadroom is 1 - offered/measured max at the step's mix.

@@ -18,8 +18,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "plan":
 		fs := flag.NewFlagSet("plan", flag.ContinueOnError)
 		fs.SetOutput(stderr)
-		cal := fs.String("calibration", "", "fio JSON of the calibration run")
+		sysKind := fs.String("system", "ceph", "storage system: ceph (fio JSON calibration) or swift (calibration YAML)")
+		cal := fs.String("calibration", "", "calibration file (ceph: fio JSON; swift: calibration YAML)")
 		if err := fs.Parse(args[1:]); err != nil {
+			return 2
+		}
+		sys, err := systemFor(*sysKind)
+		if err != nil {
+			fmt.Fprintln(stderr, "scorer plan:", err)
 			return 2
 		}
 		data, err := os.ReadFile(*cal)
@@ -27,7 +33,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "scorer plan:", err)
 			return 1
 		}
-		steps, err := PlanFromFio(data)
+		steps, err := sys.PlanFrom(data)
 		if err != nil {
 			fmt.Fprintln(stderr, "scorer plan:", err)
 			return 1

@@ -19,24 +19,16 @@ type PlanStep struct {
 	Fraction  float64 // of the predicted capacity; 0 = saturated (no rate limit)
 	RateRead  int     // fio --rate_iops for reads, 0 = unlimited
 	RateWrite int
+	Ramp      bool // a step of the ramp (its steps after the mark are the M-LISP targets)
 }
 
 // Saturated reports whether the step runs without a rate limit.
 func (s PlanStep) Saturated() bool { return s.Fraction == 0 }
 
-// PlanFromFio derives the load plan from fio's calibration JSON: rate limits
-// are fractions of the capacity the conservation model predicts at each mix.
-func PlanFromFio(fioJSON []byte) ([]PlanStep, error) {
-	cal, err := conservation.ImportFio(fioJSON)
-	if err != nil {
-		return nil, err
-	}
-	m, err := conservation.NewModel(cal)
-	if err != nil {
-		return nil, err
-	}
-	return Plan(m)
-}
+// PlanFromFio derives the Ceph load plan from fio's calibration JSON: rate
+// limits are fractions of the capacity the conservation model predicts at
+// each mix.
+func PlanFromFio(fioJSON []byte) ([]PlanStep, error) { return cephSystem.PlanFrom(fioJSON) }
 
 // The plan's shape: the ramp (50% reads) and the other mixes.
 var (
@@ -49,45 +41,69 @@ var (
 
 const planBS, planBSBytes = "4k", 4096.0
 
-// Plan returns the load steps for a calibrated model.
+// Plan returns the Ceph load steps for a calibrated model: the ramp and the
+// other mixes, all at 4 KiB.
 func Plan(m *conservation.Model) ([]PlanStep, error) {
-	var out []PlanStep
-	add := func(readPct int, f float64) error {
-		pts, _, err := m.Curve(planBSBytes, []float64{float64(readPct) / 100})
-		if err != nil {
-			return err
-		}
-		s := PlanStep{Kind: "load", ReadPct: readPct, BS: planBS, BSBytes: planBSBytes, Fraction: f}
-		if f == 0 {
-			s.Name = fmt.Sprintf("r%d-sat", readPct)
-		} else {
-			s.Name = fmt.Sprintf("r%d-f%02d", readPct, int(math.Round(f*100)))
-			total := f * pts[0].MaxIOPS
-			s.RateRead = int(math.Max(1, math.Round(total*float64(readPct)/100)))
-			s.RateWrite = int(math.Max(1, math.Round(total*float64(100-readPct)/100)))
-		}
-		out = append(out, s)
-		return nil
-	}
-	for _, f := range rampLower {
-		if err := add(rampReadPct, f); err != nil {
-			return nil, err
-		}
-	}
-	out = append(out, PlanStep{Kind: "mark", Name: "mlisp"})
-	for _, f := range rampHigher {
-		if err := add(rampReadPct, f); err != nil {
-			return nil, err
-		}
-	}
+	p := planner{m: m}
+	p.ramp(planBS, planBSBytes)
 	for _, r := range otherMixes {
 		for _, f := range otherFraction {
-			if err := add(r, f); err != nil {
-				return nil, err
-			}
+			p.add(r, planBS, planBSBytes, f, "")
 		}
 	}
-	return out, nil
+	return p.out, p.err
+}
+
+// planner builds a plan step by step; the first error sticks.
+type planner struct {
+	m   *conservation.Model
+	out []PlanStep
+	err error
+}
+
+// add appends a load step at readPct and IO size bsBytes (bs as the load
+// tool spells it), rate-limited at fraction f of the predicted capacity (0:
+// saturated). suffix, when set, goes into the name (r50-16k-sat).
+func (p *planner) add(readPct int, bs string, bsBytes, f float64, suffix string) *PlanStep {
+	if p.err != nil {
+		return nil
+	}
+	pts, _, err := p.m.Curve(bsBytes, []float64{float64(readPct) / 100})
+	if err != nil {
+		p.err = err
+		return nil
+	}
+	s := PlanStep{Kind: "load", ReadPct: readPct, BS: bs, BSBytes: bsBytes, Fraction: f}
+	name := fmt.Sprintf("r%d", readPct)
+	if suffix != "" {
+		name += "-" + suffix
+	}
+	if f == 0 {
+		s.Name = name + "-sat"
+	} else {
+		s.Name = fmt.Sprintf("%s-f%02d", name, int(math.Round(f*100)))
+		total := f * pts[0].MaxIOPS
+		s.RateRead = int(math.Max(1, math.Round(total*float64(readPct)/100)))
+		s.RateWrite = int(math.Max(1, math.Round(total*float64(100-readPct)/100)))
+	}
+	p.out = append(p.out, s)
+	return &p.out[len(p.out)-1]
+}
+
+// ramp appends the ramp at rampReadPct: the lower steps, the M-LISP mark,
+// the higher steps.
+func (p *planner) ramp(bs string, bsBytes float64) {
+	for _, f := range rampLower {
+		if s := p.add(rampReadPct, bs, bsBytes, f, ""); s != nil {
+			s.Ramp = true
+		}
+	}
+	p.out = append(p.out, PlanStep{Kind: "mark", Name: "mlisp"})
+	for _, f := range rampHigher {
+		if s := p.add(rampReadPct, bs, bsBytes, f, ""); s != nil {
+			s.Ramp = true
+		}
+	}
 }
 
 // WritePlan prints the plan in the format run.sh reads:

@@ -39,15 +39,16 @@ func errOr(pred, meas float64, ok bool) string {
 func (r *Report) Markdown() string {
 	var b strings.Builder
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
-	w("# Storcast on a real Ceph cluster: scored run\n\n")
-	w("%s. One host: 1 mon, 1 mgr, 3 memstore OSDs, size-3 pool, 4 KiB random IO through librbd (fio, iodepth 32).\n", r.When.Format("2006-01-02 15:04 UTC"))
+	sys := r.Sys
+	w("# Storcast on a real %s cluster: scored run\n\n", sys.Name)
+	w("%s. %s\n", r.When.Format("2006-01-02 15:04 UTC"), sys.Description)
 	if r.Phases != "" {
 		w("Phase durations (s): %s. ", r.Phases)
 	}
 	if r.PeakOSDRSSMB > 0 {
-		w("Peak RSS of the 3 OSDs together: %.0f MB.", r.PeakOSDRSSMB)
+		w("Peak RSS of %s together: %.0f MB.", sys.Daemons, r.PeakOSDRSSMB)
 	}
-	w("\n\n## Calibration (fio, saturated, 100%% read / 100%% write)\n\n")
+	w("\n\n## Calibration (%s, saturated, 100%% read / 100%% write)\n\n", sys.Client)
 	w("| IO size | read IOPS | write IOPS | f_rw |\n|---|---:|---:|---:|\n")
 	pts := append(r.Calibration.Points[:0:0], r.Calibration.Points...)
 	sort.Slice(pts, func(i, j int) bool { return pts[i].IOSizeBytes < pts[j].IOSizeBytes })
@@ -56,10 +57,10 @@ func (r *Report) Markdown() string {
 	}
 
 	w("\n## Load steps\n\n")
-	w("CPU: cores busy on the whole machine, of which the system under test (Ceph daemons, Prometheus, storcast, fio); ")
+	w("CPU: cores busy on the whole machine, of which the system under test (%s daemons, Prometheus, storcast, %s); ", sys.Name, sys.Client)
 	w("\"other\" is the rest of the machine (the noisy neighbour), flagged (!) above %.1f cores; steal flagged above %s.\n\n", r.Bounds.MaxOtherCores, pct(r.Bounds.MaxSteal))
-	w("| step | reads | rate limit (IOPS) | fio IOPS | Ceph IOPS | fio latency ms | Ceph op latency ms | CPU busy / ours / other | steal | OSD RSS MB |\n")
-	w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	w("| step | reads | size | rate limit (IOPS) | %[1]s IOPS | %[2]s IOPS | %[1]s latency ms | %[2]s op latency ms | CPU busy / ours / other | steal | RSS MB |\n", sys.Client, sys.Name)
+	w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, s := range r.Steps {
 		limit := "saturated"
 		if !s.Plan.Saturated() {
@@ -73,20 +74,20 @@ func (r *Report) Markdown() string {
 		if s.OtherCores() > r.Bounds.MaxOtherCores {
 			other += " (!)"
 		}
-		w("| %s | %d%% | %s | %.0f | %.0f | %.2f | %s | %.2f / %.2f / %s | %s | %.0f |\n", s.Name, s.ReadPct, limit, s.Fio.IOPS(), s.CephIOPS,
-			1000*s.Fio.Latency, ms(s.CephLatency, s.HaveCephLat), s.BusyCores, s.OursCores, other, steal, s.OSDRSSMB)
+		w("| %s | %d%% | %s | %s | %.0f | %.0f | %.2f | %s | %.2f / %.2f / %s | %s | %.0f |\n", s.Name, s.ReadPct, s.Plan.BS, limit, s.Fio.IOPS(), s.ClusterIOPS,
+			1000*s.Fio.Latency, ms(s.ClusterLatency, s.HaveClusterLat), s.BusyCores, s.OursCores, other, steal, s.OSDRSSMB)
 	}
 
-	w("\n## Conservation: max IOPS at each mix (4 KiB)\n\n")
-	w("Measured = the highest IOPS fio achieved at the mix: the saturated step, or (named) a rate-limited step that got more while the neighbour left more CPU. Model = the conservation model (paper eq. 6) on the fio calibration. ")
-	w("Curve = storcast's `/api/v1/capacity_curve`. Live = `storcast_max_iops` at the end of the saturated step (mix detected from Ceph's counters).\n\n")
-	w("| reads | measured | model | error | storcast curve | error | storcast_max_iops | error |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	w("\n## Conservation: max IOPS at each mix\n\n")
+	w("Measured = the highest IOPS %[1]s achieved at the mix: the saturated step, or (named) a rate-limited step that got more while the neighbour left more CPU. Model = the conservation model (paper eq. 6) on the %[1]s calibration, at the mix's (mean) IO size. ", sys.Client)
+	w("Curve = storcast's `/api/v1/capacity_curve`. Live = `storcast_max_iops` at the end of the saturated step (mix and size detected from %s's counters).\n\n", sys.Name)
+	w("| reads | size | measured | model | error | storcast curve | error | storcast_max_iops | error |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, m := range r.Mixes {
 		meas := fmt.Sprintf("%.0f", m.Measured)
 		if !strings.HasSuffix(m.MeasuredFrom, "-sat") {
 			meas += " (" + m.MeasuredFrom + ")"
 		}
-		w("| %d%% | %s | %.0f | %s | %s | %s | %s | %s |\n", m.ReadPct, meas, m.Model, errOr(m.Model, m.Measured, true),
+		w("| %d%% | %s | %s | %.0f | %s | %s | %s | %s | %s |\n", m.ReadPct, sizeLabel(m), meas, m.Model, errOr(m.Model, m.Measured, true),
 			num(m.Curve, m.HaveCurve), errOr(m.Curve, m.Measured, m.HaveCurve), num(m.Live, m.HaveLive), errOr(m.Live, m.Measured, m.HaveLive))
 	}
 
@@ -106,12 +107,12 @@ func (r *Report) Markdown() string {
 	}
 
 	w("\n## Inside-Out: IOPS implied by host metrics\n\n")
-	w("`storcast_predicted_iops` vs Ceph's IOPS (1m rate of `ceph_osd_op_r` + `ceph_osd_op_w`) at each step's end. ")
+	w("`storcast_predicted_iops` vs %s's IOPS (1m rate, `%s`) at each step's end. ", sys.Name, sys.Queries.ClusterIOPS1m)
 	w("Over the whole load (every 5 s, windows above 10%% of the peak): MAPE %s over %d windows (accuracy %s).\n\n",
 		pct(r.InsideOutMAPE), r.InsideOutN, pct(math.Max(1-r.InsideOutMAPE, 0)))
-	w("| step | Ceph IOPS (1m) | storcast_predicted_iops | error |\n|---|---:|---:|---:|\n")
+	w("| step | %s IOPS (1m) | storcast_predicted_iops | error |\n|---|---:|---:|---:|\n", sys.Name)
 	for _, s := range r.Steps {
-		w("| %s | %.0f | %s | %s |\n", s.Name, s.CephIOPS1m, num(s.PredictedIOPS, s.HavePredicted), errOr(s.PredictedIOPS, s.CephIOPS1m, s.HavePredicted))
+		w("| %s | %.0f | %s | %s |\n", s.Name, s.ClusterIOPS1m, num(s.PredictedIOPS, s.HavePredicted), errOr(s.PredictedIOPS, s.ClusterIOPS1m, s.HavePredicted))
 	}
 
 	w("\n## M-LISP: latency beyond the highest load seen\n\n")
@@ -119,39 +120,52 @@ func (r *Report) Markdown() string {
 		w("No forecast: %s\n", r.MLISPErr)
 	} else {
 		w("Trained on the ramp's lower steps only (a storcast whose lookback ended before the higher steps); ")
-		w("read at the IOPS fio measured in each higher step, against the mean OSD op latency Ceph measured there. ")
-		w("SLO %.0f ms (%s latency); knee (upper band crosses the SLO) %s IOPS.\n\n", 1000*r.MLISP.SLOSeconds, r.MLISP.Latency, bandNum(r.MLISP.KneeIOPS.Upper))
+		w("read at the IOPS %s measured in each higher step, against the mean op latency %s measured there. ", sys.Client, sys.Name)
+		w("SLO %.0f ms (%s latency); knee (upper band crosses the SLO) %s IOPS, (mean crosses) %s IOPS; ", 1000*r.MLISP.SLOSeconds, r.MLISP.Latency, bandNum(r.MLISP.KneeIOPS.Upper), bandNum(r.MLISP.KneeIOPS.Mean))
+		if r.HaveMeasuredKnee {
+			w("measured knee (the ramp's %s latency crosses the SLO, linear between steps) %.0f IOPS", sys.Name, r.MeasuredKnee)
+			if k := r.MLISP.KneeIOPS.Mean; k != nil {
+				w(", forecast (mean) error %s", pct(relErr(*k, r.MeasuredKnee)))
+			}
+			w(".\n\n")
+		} else {
+			w("the measured latency never reached the SLO along the ramp (no measured knee).\n\n")
+		}
 		w("| step | IOPS | measured ms | forecast ms [95%% band] | error | covered |\n|---|---:|---:|---:|---:|:---:|\n")
 		for _, s := range r.Steps {
 			if !s.HighRamp {
 				continue
 			}
 			if !s.HaveForecast {
-				w("| %s | %.0f | %s | n/a | n/a | n/a |\n", s.Name, s.Fio.IOPS(), ms(s.CephLatency, s.HaveCephLat))
+				w("| %s | %.0f | %s | n/a | n/a | n/a |\n", s.Name, s.Fio.IOPS(), ms(s.ClusterLatency, s.HaveClusterLat))
 				continue
 			}
 			cov := "no"
-			if s.HaveCephLat && s.CephLatency >= s.ForecastLat.Lower && s.CephLatency <= s.ForecastLat.Upper {
+			if s.HaveClusterLat && s.ClusterLatency >= s.ForecastLat.Lower && s.ClusterLatency <= s.ForecastLat.Upper {
 				cov = "yes"
 			}
 			beyond := ""
 			if s.ForecastBeyond {
 				beyond = " (beyond curve)"
 			}
-			w("| %s | %.0f%s | %s | %.2f [%.2f, %.2f] | %s | %s |\n", s.Name, s.Fio.IOPS(), beyond, ms(s.CephLatency, s.HaveCephLat),
-				1000*s.ForecastLat.Mean, 1000*s.ForecastLat.Lower, 1000*s.ForecastLat.Upper, errOr(s.ForecastLat.Mean, s.CephLatency, s.HaveCephLat), cov)
+			w("| %s | %.0f%s | %s | %.2f [%.2f, %.2f] | %s | %s |\n", s.Name, s.Fio.IOPS(), beyond, ms(s.ClusterLatency, s.HaveClusterLat),
+				1000*s.ForecastLat.Mean, 1000*s.ForecastLat.Lower, 1000*s.ForecastLat.Upper, errOr(s.ForecastLat.Mean, s.ClusterLatency, s.HaveClusterLat), cov)
 		}
 	}
 
-	w("\n## Passive calibration (history only) vs fio\n\n")
+	w("\n## Passive calibration (history only) vs %s\n\n", sys.Client)
 	if r.Passive == nil {
 		w("No passive curve: %s\n", r.PassiveErr)
 		if r.PassiveFitErr != "" {
 			w("\nThe passive storcast's conservation fit reported: %s\n", r.PassiveFitErr)
 		}
 	} else {
-		w("| reads | measured | fio-calibrated model | passive | passive error | passive vs fio |\n|---:|---:|---:|---:|---:|---:|\n")
+		w("Read at %.0f KiB; mixes of other sizes are not compared.\n\n", r.PassiveIOSize/1024)
+		w("| reads | measured | %[1]s-calibrated model | passive | passive error | passive vs %[1]s |\n|---:|---:|---:|---:|---:|---:|\n", sys.Client)
 		for _, m := range r.Mixes {
+			if m.BSBytes != 0 && r.PassiveIOSize != 0 && m.BSBytes != r.PassiveIOSize {
+				continue
+			}
 			w("| %d%% | %.0f | %.0f | %s | %s | %s |\n", m.ReadPct, m.Measured, m.Model, num(m.Passive, m.HavePassive),
 				errOr(m.Passive, m.Measured, m.HavePassive), errOr(m.Passive, m.Model, m.HavePassive))
 		}
@@ -166,6 +180,14 @@ func (r *Report) Markdown() string {
 		w("| %s | %s | %s | %s (%s) |\n", c.Name, fmtCheck(c), fmtBound(c), res, c.Detail)
 	}
 	return b.String()
+}
+
+// sizeLabel is the mix's IO size: "4k", or for mixed sizes the sizes and the mean.
+func sizeLabel(m MixScore) string {
+	if strings.Contains(m.BS, ",") {
+		return fmt.Sprintf("%s (mean %.0f KiB)", m.BS, m.BSBytes/1024)
+	}
+	return m.BS
 }
 
 func bandNum(p *float64) string {
@@ -204,12 +226,17 @@ func (r *Report) Summary() map[string]any {
 	}
 	steps := []map[string]any{}
 	for _, s := range r.Steps {
-		steps = append(steps, map[string]any{"name": s.Name, "readPct": s.ReadPct, "fioIops": s.Fio.IOPS(), "cephIops": s.CephIOPS,
-			"cephLatencySeconds": s.CephLatency, "steal": s.Steal, "busyCores": s.BusyCores, "oursCores": s.OursCores, "osdRssMB": s.OSDRSSMB,
+		steps = append(steps, map[string]any{"name": s.Name, "readPct": s.ReadPct, "bs": s.Plan.BS, "clientIops": s.Fio.IOPS(), "clusterIops": s.ClusterIOPS,
+			"clientLatencySeconds": s.Fio.Latency, "clusterLatencySeconds": s.ClusterLatency, "steal": s.Steal, "busyCores": s.BusyCores, "oursCores": s.OursCores, "osdRssMB": s.OSDRSSMB,
 			"storcastMaxIops": nanNil(s.LiveMaxIOPS, s.HaveMax), "storcastHeadroom": nanNil(s.LiveHeadroom, s.HaveHeadroom),
 			"storcastPredictedIops": nanNil(s.PredictedIOPS, s.HavePredicted)})
 	}
-	return map[string]any{"when": r.When, "phases": r.Phases, "peakOsdRssMB": r.PeakOSDRSSMB, "calibration": r.Calibration, "steps": steps, "checks": checks}
+	mixes := []map[string]any{}
+	for _, m := range r.Mixes {
+		mixes = append(mixes, map[string]any{"readPct": m.ReadPct, "bs": m.BS, "ioSizeBytes": m.BSBytes, "measured": m.Measured, "model": m.Model,
+			"curve": nanNil(m.Curve, m.HaveCurve), "live": nanNil(m.Live, m.HaveLive), "passive": nanNil(m.Passive, m.HavePassive)})
+	}
+	return map[string]any{"system": r.Sys.Kind, "when": r.When, "phases": r.Phases, "mixes": mixes, "measuredKnee": nanNil(r.MeasuredKnee, r.HaveMeasuredKnee), "peakOsdRssMB": r.PeakOSDRSSMB, "calibration": r.Calibration, "steps": steps, "checks": checks}
 }
 
 func nanNil(x float64, ok bool) any {

@@ -19,12 +19,12 @@ const clusterName = "e2e"
 
 // Bounds are the pass bounds of the suite; see the README for how each was set.
 type Bounds struct {
-	CurveVsModel    float64 // storcast's capacity curve vs the conservation model of the same fio file (plumbing)
-	CephVsFio       float64 // Ceph's op rate vs fio's IOPS at the saturated steps (plumbing)
-	Conservation    float64 // conservation model (fio calibration) vs measured saturated IOPS, per mix
+	CurveVsModel    float64 // storcast's capacity curve vs the conservation model of the same calibration file (plumbing)
+	ClusterVsClient float64 // the storage system's op rate vs the load tool's IOPS at the saturated steps (plumbing)
+	Conservation    float64 // conservation model (calibration) vs measured saturated IOPS, per mix
 	LiveMaxIOPS     float64 // storcast_max_iops at the end of a saturated step vs measured
 	HeadroomAbs     float64 // storcast_headroom_ratio vs measured headroom, ratio points
-	InsideOutMAPE   float64 // storcast_predicted_iops vs Ceph's IOPS over the load
+	InsideOutMAPE   float64 // storcast_predicted_iops vs the system's IOPS over the load
 	MLISP           float64 // M-LISP mean forecast vs measured latency at the higher steps (mean error)
 	PassiveVsMeas   float64 // passive calibration's curve vs measured saturated IOPS, per mix
 	MaxSteal        float64 // steps with more steal than this are flagged (not failed)
@@ -34,19 +34,19 @@ type Bounds struct {
 
 // Queries are the PromQL expressions the scorer evaluates; %s is the window.
 type Queries struct {
-	MaxIOPS, Headroom, PredictedIOPS string // storcast's series
-	CephIOPS1m                       string // Ceph's IOPS the way storcast sees it (1m rate)
-	CephOps, CephLatSum, CephLatCnt  string // counters, for increase() across a step
+	MaxIOPS, Headroom, PredictedIOPS         string // storcast's series
+	ClusterIOPS1m                            string // the system's IOPS the way storcast sees it (1m rate)
+	ClusterOps, ClusterLatSum, ClusterLatCnt string // counters, for increase() across a step
 }
 
 var defaultQueries = Queries{
 	MaxIOPS:       `max(avg_over_time(storcast_max_iops{cluster="e2e",op="total"}[15s]))`,
 	Headroom:      `max(avg_over_time(storcast_headroom_ratio{cluster="e2e"}[15s]))`,
 	PredictedIOPS: `sum(avg_over_time(storcast_predicted_iops{cluster="e2e"}[15s]))`,
-	CephIOPS1m:    `sum(rate(ceph_osd_op_r{cluster="e2e"}[1m])) + sum(rate(ceph_osd_op_w{cluster="e2e"}[1m]))`,
-	CephOps:       `sum(increase(ceph_osd_op_r{cluster="e2e"}[%[1]s])) + sum(increase(ceph_osd_op_w{cluster="e2e"}[%[1]s]))`,
-	CephLatSum:    `sum(increase(ceph_osd_op_latency_sum{cluster="e2e"}[%[1]s]))`,
-	CephLatCnt:    `sum(increase(ceph_osd_op_latency_count{cluster="e2e"}[%[1]s]))`,
+	ClusterIOPS1m: `sum(rate(ceph_osd_op_r{cluster="e2e"}[1m])) + sum(rate(ceph_osd_op_w{cluster="e2e"}[1m]))`,
+	ClusterOps:    `sum(increase(ceph_osd_op_r{cluster="e2e"}[%[1]s])) + sum(increase(ceph_osd_op_w{cluster="e2e"}[%[1]s]))`,
+	ClusterLatSum: `sum(increase(ceph_osd_op_latency_sum{cluster="e2e"}[%[1]s]))`,
+	ClusterLatCnt: `sum(increase(ceph_osd_op_latency_count{cluster="e2e"}[%[1]s]))`,
 }
 
 // StepScore is everything known about one load step.
@@ -54,17 +54,17 @@ type StepScore struct {
 	StepRecord
 	Plan           PlanStep
 	Fio            FioResult
-	CephIOPS       float64 // increase of op_r+op_w across the step / its length
-	CephLatency    float64 // mean OSD op latency across the step, seconds
-	CephIOPS1m     float64 // at the step's end, same window as storcast
+	ClusterIOPS    float64 // increase of op_r+op_w across the step / its length
+	ClusterLatency float64 // mean OSD op latency across the step, seconds
+	ClusterIOPS1m  float64 // at the step's end, same window as storcast
 	LiveMaxIOPS    float64
 	LiveHeadroom   float64
 	PredictedIOPS  float64
 	HaveMax        bool
 	HaveHeadroom   bool
 	HavePredicted  bool
-	HaveCephLat    bool
-	MeasuredMax    float64 // saturated IOPS fio measured at the step's mix
+	HaveClusterLat bool
+	MeasuredMax    float64 // saturated IOPS the load tool measured at the step's mix (read share and size)
 	HighRamp       bool    // a ramp step after the M-LISP mark
 	ForecastLat    apiv1.LatencyPoint
 	HaveForecast   bool
@@ -100,14 +100,22 @@ type Report struct {
 	PeakOSDRSSMB  float64
 	Phases        string
 	Bounds        Bounds
+	Sys           System
+	// The IOPS where the measured latency of the ramp crosses the SLO
+	// (linear between steps; HaveMeasuredKnee false when it never does).
+	MeasuredKnee     float64
+	HaveMeasuredKnee bool
+	PassiveIOSize    float64 // the IO size the passive curve was read at
 }
 
 // MixScore is the conservation comparison at one read ratio.
 type MixScore struct {
 	ReadPct      int
-	Measured     float64 // fio: the highest IOPS at the mix (normally the saturated step)
+	BS           string  // IO size as the load tool spells it
+	BSBytes      float64 // IO size (mean, for mixed sizes)
+	Measured     float64 // the highest IOPS the load tool achieved at the mix (normally the saturated step)
 	MeasuredFrom string  // the step it comes from
-	Model        float64 // conservation model of the fio calibration
+	Model        float64 // conservation model of the calibration
 	Curve        float64 // storcast's capacity curve (main instance)
 	Live         float64 // storcast_max_iops at the end of the saturated step
 	Passive      float64 // passive storcast's capacity curve
@@ -166,8 +174,9 @@ func promDuration(d time.Duration) string { return fmt.Sprintf("%ds", int(d.Seco
 func runScore(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("score", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	sysKind := fs.String("system", "ceph", "storage system: ceph (fio JSON calibration) or swift (calibration YAML)")
 	stepsPath := fs.String("steps", "", "steps.jsonl written by run.sh")
-	calPath := fs.String("calibration", "", "fio JSON of the calibration run")
+	calPath := fs.String("calibration", "", "calibration file (ceph: fio JSON; swift: calibration YAML)")
 	promURL := fs.String("prometheus", "", "Prometheus URL")
 	storcastURL := fs.String("storcast", "", "main storcast's URL (empty: storcast not run, its checks are skipped)")
 	mlispPath := fs.String("mlisp", "", "latency_curve response of the storcast trained on the lower ramp steps")
@@ -178,10 +187,12 @@ func runScore(args []string, stdout, stderr io.Writer) int {
 	peakRSS := fs.Float64("peak-osd-rss-mb", 0, "peak RSS of the three OSDs together, MB")
 	phases := fs.String("phases", "", "phase durations, as run.sh prints them")
 	out := fs.String("out", "", "markdown file to write (also printed)")
-	lag := fs.Duration("lag", 5*time.Second, "how late Ceph's counters reach Prometheus (mgr refresh 5 s, scrape 5 s)")
+	lag := fs.Duration("lag", 0, "how late the system's counters reach Prometheus (0: the system's default, 5 s)")
+	sloSeconds := fs.Float64("slo", 0, "latency SLO storcast was given, seconds (for the measured knee; 0: storcast's)")
+	passiveSize := fs.Float64("passive-io-size", 4096, "IO size the passive capacity curve was read at, bytes")
 	var b Bounds
 	fs.Float64Var(&b.CurveVsModel, "max-curve-vs-model", 0.02, "bound: storcast curve vs conservation model of the same fio file")
-	fs.Float64Var(&b.CephVsFio, "max-ceph-vs-fio", 0.15, "bound: Ceph op rate vs fio IOPS at saturated steps")
+	fs.Float64Var(&b.ClusterVsClient, "max-cluster-vs-client", 0.15, "bound: the system's op rate vs the load tool's IOPS at saturated steps")
 	fs.Float64Var(&b.Conservation, "max-conservation", 0.50, "bound: conservation model vs measured saturated IOPS")
 	fs.Float64Var(&b.LiveMaxIOPS, "max-live-max-iops", 0.50, "bound: storcast_max_iops vs measured saturated IOPS")
 	fs.Float64Var(&b.HeadroomAbs, "max-headroom-abs", 0.40, "bound: |storcast_headroom_ratio - measured headroom|")
@@ -194,10 +205,18 @@ func runScore(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	b.RequireStorcast = *storcastURL != ""
+	sys, err := systemFor(*sysKind)
+	if err != nil {
+		fmt.Fprintln(stderr, "scorer score:", err)
+		return 2
+	}
+	if *lag == 0 {
+		*lag = sys.Lag
+	}
 	rep, err := score(scoreInput{
 		stepsPath: *stepsPath, calPath: *calPath, promURL: *promURL, storcastURL: *storcastURL,
 		mlispPath: *mlispPath, passivePath: *passivePath, passiveStatus: *passiveStatus, lag: *lag,
-		loadStart: *loadStart, loadEnd: *loadEnd, bounds: b, q: defaultQueries,
+		loadStart: *loadStart, loadEnd: *loadEnd, bounds: b, sys: sys, slo: *sloSeconds, passiveSize: *passiveSize,
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "scorer score:", err)
@@ -250,38 +269,42 @@ type scoreInput struct {
 	lag                                                                             time.Duration
 	loadStart, loadEnd                                                              float64
 	bounds                                                                          Bounds
-	q                                                                               Queries
+	sys                                                                             System
+	slo, passiveSize                                                                float64
+}
+
+// mixKey identifies a mix: read share and IO size.
+type mixKey struct {
+	readPct int
+	bs      string
 }
 
 func unix(f float64) time.Time { return time.Unix(0, int64(f*1e9)) }
 
 func score(in scoreInput) (*Report, error) {
-	calJSON, err := os.ReadFile(in.calPath)
+	q := in.sys.Queries
+	cal, model, err := in.sys.LoadModel(in.calPath)
 	if err != nil {
 		return nil, err
 	}
-	cal, err := conservation.ImportFio(calJSON)
-	if err != nil {
-		return nil, fmt.Errorf("calibration: %w", err)
-	}
-	model, err := conservation.NewModel(cal)
-	if err != nil {
-		return nil, err
-	}
-	plan, err := Plan(model)
+	plan, err := in.sys.Plan(model)
 	if err != nil {
 		return nil, err
 	}
 	byName := map[string]PlanStep{}
 	afterMark := map[string]bool{}
 	seenMark := false
+	var mixOrder []mixKey // every mix with a saturated step, in plan order
 	for _, p := range plan {
 		if p.Kind == "mark" {
 			seenMark = true
 			continue
 		}
 		byName[p.Name] = p
-		afterMark[p.Name] = seenMark && p.ReadPct == rampReadPct
+		afterMark[p.Name] = seenMark && p.Ramp
+		if p.Saturated() {
+			mixOrder = append(mixOrder, mixKey{p.ReadPct, p.BS})
+		}
 	}
 	recs, err := ReadSteps(in.stepsPath)
 	if err != nil {
@@ -294,7 +317,7 @@ func score(in scoreInput) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{When: time.Now().UTC(), Calibration: cal, Model: model, Bounds: in.bounds}
+	rep := &Report{When: time.Now().UTC(), Calibration: cal, Model: model, Bounds: in.bounds, Sys: in.sys, PassiveIOSize: in.passiveSize}
 	for _, r := range recs {
 		p, ok := byName[r.Name]
 		if !ok {
@@ -314,36 +337,36 @@ func score(in scoreInput) (*Report, error) {
 		stepLen := time.Duration((r.End - r.Start) * float64(time.Second))
 		win := (stepLen - 12*time.Second).Truncate(time.Second)
 		at := unix(r.End).Add(in.lag)
-		ops, okOps, err := prom.Instant(fmt.Sprintf(in.q.CephOps, promDuration(win)), at)
+		ops, okOps, err := prom.Instant(fmt.Sprintf(q.ClusterOps, promDuration(win)), at)
 		if err != nil {
 			return nil, err
 		}
 		if okOps {
-			s.CephIOPS = ops / win.Seconds()
+			s.ClusterIOPS = ops / win.Seconds()
 		}
-		ls, ok1, err := prom.Instant(fmt.Sprintf(in.q.CephLatSum, promDuration(win)), at)
+		ls, ok1, err := prom.Instant(fmt.Sprintf(q.ClusterLatSum, promDuration(win)), at)
 		if err != nil {
 			return nil, err
 		}
-		lc, ok2, err := prom.Instant(fmt.Sprintf(in.q.CephLatCnt, promDuration(win)), at)
+		lc, ok2, err := prom.Instant(fmt.Sprintf(q.ClusterLatCnt, promDuration(win)), at)
 		if err != nil {
 			return nil, err
 		}
 		if ok1 && ok2 && lc > 0 {
-			s.CephLatency, s.HaveCephLat = ls/lc, true
+			s.ClusterLatency, s.HaveClusterLat = ls/lc, true
 		}
 		end := unix(r.End).Add(5 * time.Second)
-		if s.CephIOPS1m, _, err = prom.Instant(in.q.CephIOPS1m, end); err != nil {
+		if s.ClusterIOPS1m, _, err = prom.Instant(q.ClusterIOPS1m, end); err != nil {
 			return nil, err
 		}
 		if in.storcastURL != "" {
-			if s.LiveMaxIOPS, s.HaveMax, err = prom.Instant(in.q.MaxIOPS, end); err != nil {
+			if s.LiveMaxIOPS, s.HaveMax, err = prom.Instant(q.MaxIOPS, end); err != nil {
 				return nil, err
 			}
-			if s.LiveHeadroom, s.HaveHeadroom, err = prom.Instant(in.q.Headroom, end); err != nil {
+			if s.LiveHeadroom, s.HaveHeadroom, err = prom.Instant(q.Headroom, end); err != nil {
 				return nil, err
 			}
-			if s.PredictedIOPS, s.HavePredicted, err = prom.Instant(in.q.PredictedIOPS, end); err != nil {
+			if s.PredictedIOPS, s.HavePredicted, err = prom.Instant(q.PredictedIOPS, end); err != nil {
 				return nil, err
 			}
 		}
@@ -353,30 +376,43 @@ func score(in scoreInput) (*Report, error) {
 	// That is the saturated step, except when the neighbour took more CPU
 	// during it than during a rate-limited step of the same mix: capacity is
 	// at least any throughput achieved.
-	measMax := map[int]float64{}
-	measFrom := map[int]string{}
+	measMax := map[mixKey]float64{}
+	measFrom := map[mixKey]string{}
+	key := func(s StepScore) mixKey { return mixKey{s.ReadPct, s.Plan.BS} }
 	for _, s := range rep.Steps {
-		if s.Plan.Saturated() && s.Fio.IOPS() >= measMax[s.ReadPct] {
-			measMax[s.ReadPct], measFrom[s.ReadPct] = s.Fio.IOPS(), s.Name
+		if s.Plan.Saturated() && s.Fio.IOPS() >= measMax[key(s)] {
+			measMax[key(s)], measFrom[key(s)] = s.Fio.IOPS(), s.Name
 		}
 	}
 	for _, s := range rep.Steps {
-		if !s.Plan.Saturated() && s.Fio.IOPS() > measMax[s.ReadPct] {
-			measMax[s.ReadPct], measFrom[s.ReadPct] = s.Fio.IOPS(), s.Name
+		if !s.Plan.Saturated() && s.Fio.IOPS() > measMax[key(s)] {
+			measMax[key(s)], measFrom[key(s)] = s.Fio.IOPS(), s.Name
 		}
 	}
 	for i := range rep.Steps {
-		rep.Steps[i].MeasuredMax = measMax[rep.Steps[i].ReadPct]
+		rep.Steps[i].MeasuredMax = measMax[key(rep.Steps[i])]
 	}
+	// storcast's capacity curve at every IO size of the plan.
+	curves := map[float64]*apiv1.CapacityCurve{}
 	if in.storcastURL != "" {
-		var c apiv1.CapacityCurve
-		if err := getAPI(capacityURL(in.storcastURL, planBSBytes, 21), &c); err != nil {
-			rep.CurveErr = err.Error()
-		} else {
-			rep.Curve = &c
+		for _, mk := range mixOrder {
+			size := byName[mixName(plan, mk)].BSBytes
+			if _, done := curves[size]; done {
+				continue
+			}
+			var c apiv1.CapacityCurve
+			if err := getAPI(capacityURL(in.storcastURL, size, 21), &c); err != nil {
+				rep.CurveErr = err.Error()
+				curves[size] = nil
+			} else {
+				curves[size] = &c
+				if rep.Curve == nil {
+					rep.Curve = &c
+				}
+			}
 		}
 		if in.loadEnd > in.loadStart {
-			rep.InsideOutMAPE, rep.InsideOutN, err = insideOutMAPE(prom, in.q, unix(in.loadStart), unix(in.loadEnd))
+			rep.InsideOutMAPE, rep.InsideOutN, err = insideOutMAPE(prom, q, unix(in.loadStart), unix(in.loadEnd))
 			if err != nil {
 				return nil, err
 			}
@@ -391,26 +427,34 @@ func score(in scoreInput) (*Report, error) {
 			s.ForecastLat, s.ForecastBeyond, s.HaveForecast = latencyAt(rep.MLISP.Points, s.Fio.IOPS())
 		}
 	}
-	for _, r := range []int{rampReadPct, otherMixes[0], otherMixes[1]} {
-		ms := MixScore{ReadPct: r, Measured: measMax[r], MeasuredFrom: measFrom[r]}
-		pts, _, err := model.Curve(planBSBytes, []float64{float64(r) / 100})
+	for _, mk := range mixOrder {
+		r := mk.readPct
+		size := byName[mixName(plan, mk)].BSBytes
+		ms := MixScore{ReadPct: r, BS: mk.bs, BSBytes: size, Measured: measMax[mk], MeasuredFrom: measFrom[mk]}
+		pts, _, err := model.Curve(size, []float64{float64(r) / 100})
 		if err != nil {
 			return nil, err
 		}
 		ms.Model = pts[0].MaxIOPS
-		if rep.Curve != nil {
-			ms.Curve, ms.HaveCurve = curveAt(rep.Curve.Points, float64(r)/100)
+		if c := curves[size]; c != nil {
+			ms.Curve, ms.HaveCurve = curveAt(c.Points, float64(r)/100)
 		}
-		if rep.Passive != nil {
+		// The passive curve was read at one IO size: only mixes of that size compare.
+		if rep.Passive != nil && size == in.passiveSize {
 			ms.Passive, ms.HavePassive = curveAt(rep.Passive.Points, float64(r)/100)
 		}
 		for _, s := range rep.Steps {
-			if s.ReadPct == r && s.Plan.Saturated() {
+			if key(s) == mk && s.Plan.Saturated() {
 				ms.Live, ms.HaveLive, ms.Steal = s.LiveMaxIOPS, s.HaveMax, s.Steal
 			}
 		}
 		rep.Mixes = append(rep.Mixes, ms)
 	}
+	slo := in.slo
+	if slo == 0 && rep.MLISP != nil {
+		slo = rep.MLISP.SLOSeconds
+	}
+	rep.MeasuredKnee, rep.HaveMeasuredKnee = measuredKnee(rep.Steps, slo)
 	rep.Checks = rep.check()
 	return rep, nil
 }
@@ -470,12 +514,51 @@ func readCapacityCurve(path string) (*apiv1.CapacityCurve, string) {
 // insideOutMAPE compares storcast_predicted_iops with Ceph's 1m IOPS every
 // 5 s over the load, skipping windows where the cluster is nearly idle (below
 // 10% of the highest IOPS seen), where a relative error means nothing.
+// mixName returns the name of the saturated plan step of a mix.
+func mixName(plan []PlanStep, mk mixKey) string {
+	for _, p := range plan {
+		if p.Kind == "load" && p.Saturated() && p.ReadPct == mk.readPct && p.BS == mk.bs {
+			return p.Name
+		}
+	}
+	return ""
+}
+
+// measuredKnee returns the IOPS at which the latency the system measured
+// along the ramp first crosses slo seconds, linear between the ramp's steps
+// in order of IOPS; ok is false when no step reaches the SLO or when a
+// latency is missing.
+func measuredKnee(steps []StepScore, slo float64) (float64, bool) {
+	if slo <= 0 {
+		return 0, false
+	}
+	var ramp []StepScore
+	for _, s := range steps {
+		if s.Plan.Ramp && s.HaveClusterLat {
+			ramp = append(ramp, s)
+		}
+	}
+	sort.Slice(ramp, func(i, j int) bool { return ramp[i].ClusterIOPS < ramp[j].ClusterIOPS })
+	for i, s := range ramp {
+		if s.ClusterLatency < slo {
+			continue
+		}
+		if i == 0 {
+			return s.ClusterIOPS, true
+		}
+		a := ramp[i-1]
+		w := (slo - a.ClusterLatency) / (s.ClusterLatency - a.ClusterLatency)
+		return a.ClusterIOPS + w*(s.ClusterIOPS-a.ClusterIOPS), true
+	}
+	return 0, false
+}
+
 func insideOutMAPE(p *Prom, q Queries, start, end time.Time) (float64, int, error) {
 	pred, err := p.Range(q.PredictedIOPS, start, end, 5*time.Second)
 	if err != nil {
 		return 0, 0, err
 	}
-	meas, err := p.Range(q.CephIOPS1m, start, end, 5*time.Second)
+	meas, err := p.Range(q.ClusterIOPS1m, start, end, 5*time.Second)
 	if err != nil {
 		return 0, 0, err
 	}

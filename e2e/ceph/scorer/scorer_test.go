@@ -103,9 +103,9 @@ func TestCurveAndLatencyInterpolation(t *testing.T) {
 }
 
 func TestMissingStorcastSeriesFail(t *testing.T) {
-	r := &Report{Bounds: Bounds{CephVsFio: 1, Conservation: 1, CurveVsModel: 1, LiveMaxIOPS: 1, HeadroomAbs: 1,
+	r := &Report{Sys: cephSystem, Bounds: Bounds{ClusterVsClient: 1, Conservation: 1, CurveVsModel: 1, LiveMaxIOPS: 1, HeadroomAbs: 1,
 		InsideOutMAPE: 1, MLISP: 1, PassiveVsMeas: 1, RequireStorcast: true}}
-	r.Steps = []StepScore{{StepRecord: StepRecord{Name: "r50-sat", ReadPct: 50}, Fio: FioResult{ReadIOPS: 50, WriteIOPS: 50}, CephIOPS: 100}}
+	r.Steps = []StepScore{{StepRecord: StepRecord{Name: "r50-sat", ReadPct: 50}, Fio: FioResult{ReadIOPS: 50, WriteIOPS: 50}, ClusterIOPS: 100}}
 	r.Mixes = []MixScore{{ReadPct: 50, Measured: 100, Model: 110}}
 	checks := r.check()
 	pass := map[string]bool{}
@@ -123,12 +123,112 @@ func TestMissingStorcastSeriesFail(t *testing.T) {
 }
 
 func TestBoundsAreEnforced(t *testing.T) {
-	r := &Report{Bounds: Bounds{CephVsFio: 0.1, Conservation: 0.1}}
-	r.Steps = []StepScore{{StepRecord: StepRecord{Name: "r50-sat", ReadPct: 50}, Fio: FioResult{ReadIOPS: 50, WriteIOPS: 50}, CephIOPS: 100}}
+	r := &Report{Sys: cephSystem, Bounds: Bounds{ClusterVsClient: 0.1, Conservation: 0.1}}
+	r.Steps = []StepScore{{StepRecord: StepRecord{Name: "r50-sat", ReadPct: 50}, Fio: FioResult{ReadIOPS: 50, WriteIOPS: 50}, ClusterIOPS: 100}}
 	r.Mixes = []MixScore{{ReadPct: 50, Measured: 100, Model: 125}}
 	for _, c := range r.check() {
 		if c.Name == "conservation model (fio calibration) vs measured max IOPS" && (c.Pass || math.Abs(c.Value-0.25) > 1e-12) {
 			t.Errorf("got %+v, want a 25%% error failing a 10%% bound", c)
 		}
+	}
+}
+
+// A Swift calibration as loadgen writes it (figures from a run of the Swift suite).
+const swiftCalYAML = `cluster: e2e
+points:
+  - io_size_bytes: 4096
+    read_iops: 240
+    write_iops: 80
+  - io_size_bytes: 65536
+    read_iops: 150
+    write_iops: 60
+`
+
+func TestSwiftPlanCoversMixesSizesAndRamp(t *testing.T) {
+	steps, err := swiftSystem.PlanFrom([]byte(swiftCalYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cal, err := conservation.LoadCalibration([]byte(swiftCalYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := conservation.NewModel(cal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]PlanStep{}
+	ramp, marks := 0, 0
+	for _, s := range steps {
+		if s.Kind == "mark" {
+			marks++
+			continue
+		}
+		names[s.Name] = s
+		if s.Ramp {
+			ramp++
+			if s.ReadPct != 50 || s.BS != "4k" {
+				t.Errorf("%s: a ramp step at %d%% %s, want 50%% 4k", s.Name, s.ReadPct, s.BS)
+			}
+		}
+		if !s.Saturated() {
+			pts, _, err := m.Curve(s.BSBytes, []float64{float64(s.ReadPct) / 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := float64(s.RateRead+s.RateWrite), s.Fraction*pts[0].MaxIOPS; math.Abs(got-want) > 2 {
+				t.Errorf("%s: rate %v, want %v (%.0f%% of the predicted %v)", s.Name, got, want, 100*s.Fraction, pts[0].MaxIOPS)
+			}
+		}
+	}
+	if marks != 1 || ramp != 5 {
+		t.Errorf("%d marks and %d ramp steps, want 1 and 5", marks, ramp)
+	}
+	for _, want := range []struct {
+		name  string
+		read  int
+		bs    string
+		bytes float64
+	}{
+		{"r70-sat", 70, "4k", 4096}, {"r30-sat", 30, "4k", 4096}, {"r30-f50", 30, "4k", 4096},
+		{"r50-16k-sat", 50, "16k", 16384}, {"r50-mixsize-sat", 50, "4k,64k", (4096 + 65536) / 2},
+	} {
+		s, ok := names[want.name]
+		if !ok {
+			t.Errorf("plan has no step %s", want.name)
+			continue
+		}
+		if s.ReadPct != want.read || s.BS != want.bs || s.BSBytes != want.bytes {
+			t.Errorf("%s: %d%% %s (%v B), want %d%% %s (%v B)", want.name, s.ReadPct, s.BS, s.BSBytes, want.read, want.bs, want.bytes)
+		}
+	}
+	// The Ceph plan is unchanged by the generalisation: 4 KiB only, 10 lines.
+	ceph, err := PlanFromFio(loadCal(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range ceph {
+		if s.Kind == "load" && s.BS != "4k" {
+			t.Errorf("ceph step %s at %s", s.Name, s.BS)
+		}
+	}
+}
+
+func TestMeasuredKneeInterpolatesTheRamp(t *testing.T) {
+	step := func(iops, lat float64) StepScore {
+		return StepScore{Plan: PlanStep{Ramp: true}, ClusterIOPS: iops, ClusterLatency: lat, HaveClusterLat: true}
+	}
+	steps := []StepScore{step(300, 0.2), step(100, 0.05), step(200, 0.1),
+		// Not on the ramp: ignored even though it crosses the SLO earlier.
+		{ClusterIOPS: 50, ClusterLatency: 1, HaveClusterLat: true}}
+	// 0.15 s lies halfway between 200 IOPS (0.1 s) and 300 IOPS (0.2 s).
+	if k, ok := measuredKnee(steps, 0.15); !ok || math.Abs(k-250) > 1e-9 {
+		t.Errorf("knee = %v, %v; want 250, true", k, ok)
+	}
+	if _, ok := measuredKnee(steps, 0.5); ok {
+		t.Error("a knee where no step reaches the SLO")
+	}
+	if k, ok := measuredKnee(steps, 0.01); !ok || k != 100 {
+		t.Errorf("SLO below every step: knee = %v, %v; want the lowest step's 100", k, ok)
 	}
 }

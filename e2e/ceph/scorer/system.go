@@ -1,0 +1,131 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/storcast/storcast/forecaster/conservation"
+)
+
+// System is what differs between the suites the scorer serves: the storage
+// system's own counters, the load tool, the calibration's file format and
+// the plan. Everything else (steps, checks, table) is shared.
+type System struct {
+	Kind        string // flag value: ceph or swift
+	Name        string // the storage system, in the table: "Ceph"
+	Client      string // the load tool: "fio"
+	Description string // the cluster and the load, one sentence
+	Daemons     string // the storage daemons whose RSS run.sh records (osdRssMB)
+	Queries     Queries
+	// ImportCalibration reads the calibration file run.sh wrote.
+	ImportCalibration func(data []byte) (conservation.Calibration, error)
+	// Plan derives the load steps from the calibrated model.
+	Plan func(m *conservation.Model) ([]PlanStep, error)
+	// Lag is how late the system's counters reach Prometheus.
+	Lag time.Duration
+}
+
+// PlanFrom reads a calibration file's content and derives the plan.
+func (s System) PlanFrom(calibration []byte) ([]PlanStep, error) {
+	cal, err := s.ImportCalibration(calibration)
+	if err != nil {
+		return nil, err
+	}
+	m, err := conservation.NewModel(cal)
+	if err != nil {
+		return nil, err
+	}
+	return s.Plan(m)
+}
+
+// LoadModel reads a calibration file and builds the conservation model.
+func (s System) LoadModel(path string) (conservation.Calibration, *conservation.Model, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return conservation.Calibration{}, nil, err
+	}
+	cal, err := s.ImportCalibration(data)
+	if err != nil {
+		return cal, nil, fmt.Errorf("calibration: %w", err)
+	}
+	m, err := conservation.NewModel(cal)
+	return cal, m, err
+}
+
+var cephSystem = System{
+	Kind: "ceph", Name: "Ceph", Client: "fio", Daemons: "the 3 OSDs",
+	Description:       "One host: 1 mon, 1 mgr, 3 memstore OSDs, size-3 pool, 4 KiB random IO through librbd (fio, iodepth 32).",
+	Queries:           defaultQueries,
+	ImportCalibration: conservation.ImportFio,
+	Plan:              Plan,
+	// mgr refresh 5 s, scrape 5 s.
+	Lag: 5 * time.Second,
+}
+
+// swiftObject selects the proxy's object requests: GETs are reads, PUTs
+// writes, policy="all" the per-request totals (the same requests are also
+// counted per policy). The names are statsd_exporter's with the shipped
+// mapping, the same storcast's SwiftMapping queries.
+const swiftObject = `type="object",method=~"GET|PUT",policy="all",cluster="e2e"`
+
+var swiftSystem = System{
+	Kind: "swift", Name: "Swift", Client: "loadgen", Daemons: "the 4 Swift servers",
+	Description: "One host: Swift 2.30 all-in-one (1 proxy, account, container and object server, one worker each), 3 replicas over 3 tmpfs directory devices; " +
+		"object GET/PUT through tempauth by e2e/swift/loadgen (closed loop, or open loop at a rate).",
+	Queries: Queries{
+		MaxIOPS:       defaultQueries.MaxIOPS,
+		Headroom:      defaultQueries.Headroom,
+		PredictedIOPS: defaultQueries.PredictedIOPS,
+		ClusterIOPS1m: `sum(rate(swift_proxy_count{` + swiftObject + `}[1m]))`,
+		ClusterOps:    `sum(increase(swift_proxy_count{` + swiftObject + `}[%[1]s]))`,
+		ClusterLatSum: `sum(increase(swift_proxy_sum{` + swiftObject + `}[%[1]s]))`,
+		ClusterLatCnt: `sum(increase(swift_proxy_count{` + swiftObject + `}[%[1]s]))`,
+	},
+	ImportCalibration: conservation.LoadCalibration,
+	Plan:              SwiftPlan,
+	// statsd_exporter counts as the StatsD packets arrive; scrape 5 s.
+	Lag: 5 * time.Second,
+}
+
+var systems = map[string]System{"ceph": cephSystem, "swift": swiftSystem}
+
+func systemFor(kind string) (System, error) {
+	s, ok := systems[kind]
+	if !ok {
+		return System{}, fmt.Errorf("-system %q: want ceph or swift", kind)
+	}
+	return s, nil
+}
+
+// The Swift plan's object sizes: the ramp and the other mixes at the
+// smaller calibrated size, then one size the calibration did not measure
+// (between the calibrated ones, at most 32 KiB where the conservation model's
+// published Swift accuracy holds) and a step whose objects are half 4 KiB,
+// half 64 KiB.
+var (
+	swiftBS, swiftBSBytes           = "4k", 4096.0
+	swiftUncalBS, swiftUncalBSBytes = "16k", 16384.0
+	swiftMixedBS, swiftMixedBSBytes = "4k,64k", (4096.0 + 65536.0) / 2
+	swiftUncalFractions             = []float64{0.5, 0}
+)
+
+// SwiftPlan returns the Swift load steps: the Ceph plan's ramp and mixes at
+// 4 KiB, then 50% GETs at 16 KiB (rate-limited at half the predicted
+// capacity, and saturated) and saturated with mixed 4 KiB / 64 KiB objects.
+// The mixed step's size is the mean object size, which is what storcast
+// sees (bytes over ops).
+func SwiftPlan(m *conservation.Model) ([]PlanStep, error) {
+	p := planner{m: m}
+	p.ramp(swiftBS, swiftBSBytes)
+	for _, r := range otherMixes {
+		for _, f := range otherFraction {
+			p.add(r, swiftBS, swiftBSBytes, f, "")
+		}
+	}
+	for _, f := range swiftUncalFractions {
+		p.add(rampReadPct, swiftUncalBS, swiftUncalBSBytes, f, "16k")
+	}
+	p.add(rampReadPct, swiftMixedBS, swiftMixedBSBytes, 0, "mixsize")
+	return p.out, p.err
+}

@@ -1,0 +1,235 @@
+#!/usr/bin/env bash
+# run.sh: the real-Swift end-to-end suite (make e2e-swift). Phases:
+#   build     storcast, the scorer (shared with e2e/ceph) and the load driver (e2e/swift/loadgen)
+#   cluster   cluster.sh up: Swift all-in-one, statsd_exporter, node_exporter, Prometheus
+#   fill      256 objects of each size the load uses, so GETs read real objects
+#   calibrate loadgen calibrate: saturated 100% GET, 100% PUT and 50/50 at 4 KiB and 64 KiB; the
+#             calibration YAML storcast imports (calibration.yml) and every run (calibration-runs.json)
+#   load      storcast (with the calibration) runs while loadgen drives the plan the scorer derives
+#             from the calibration: a rate-limited ramp at 50% GETs (20, 40, 60% of the predicted
+#             capacity; M-LISP snapshot; 80%, saturated), 70% and 30% GETs rate-limited at 50% and
+#             saturated, 16 KiB objects (not calibrated) at 50% and saturated, and saturated with
+#             mixed 4 KiB / 64 KiB objects
+#   passive   a storcast without calibration file estimates capacity from the load history
+#   score     the scorer writes results/latest.md (and .json); exits non-zero past a bound
+# The real Swift series names statsd_exporter produced are written to testdata/real-swift-series.txt
+# (storagesim's golden test compares its Swift personality with them).
+# Exits non-zero on any failure, printing the daemons' state and logs; leaves nothing running.
+#
+# Knobs: E2E_DIR, SWIFT_DEVICES, STEP_SECONDS (35), GAP_SECONDS (5), CAL_RUNTIME (12),
+# CONCURRENCY (16), SLO_FRACTION (0.5), KEEP=1 (leave the cluster up; "make e2e-swift-down").
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+# shellcheck source=lib.sh
+. "$HERE/lib.sh"
+
+STEP_SECONDS=${STEP_SECONDS:-35}
+GAP_SECONDS=${GAP_SECONDS:-5}
+CAL_RUNTIME=${CAL_RUNTIME:-12}
+CONCURRENCY=${CONCURRENCY:-16}
+SLO_FRACTION=${SLO_FRACTION:-0.5}
+RESULTS=${RESULTS:-$HERE/results}
+GOLDEN=${GOLDEN:-$HERE/testdata/real-swift-series.txt}
+BIN=${BIN:-$ROOT/bin/e2e-swift}
+GO=${GO:-go}
+
+T_START=$SECONDS
+PHASE=init
+PHASE_T0=$SECONDS
+PHASES=""
+phase() {
+	PHASES+="$PHASE=$((SECONDS - PHASE_T0)) "
+	PHASE=$1
+	PHASE_T0=$SECONDS
+	log "== phase $PHASE (t=$((SECONDS - T_START)) s, load: $(cut -d' ' -f1-3 /proc/loadavg))"
+}
+
+finish() {
+	local rc=$?
+	set +e
+	PHASES+="$PHASE=$((SECONDS - PHASE_T0))"
+	if [ $rc != 0 ]; then
+		log "FAILED in phase $PHASE (exit $rc)"
+		[ -d "$E2E_DIR" ] && dump_state
+	fi
+	log "phase durations (s): $PHASES; total $((SECONDS - T_START)) s; load $(cut -d' ' -f1-3 /proc/loadavg)"
+	if [ "${KEEP:-0}" = 1 ] && [ $rc = 0 ]; then
+		log "KEEP=1: cluster left running under $E2E_DIR (make e2e-swift-down)"
+	else
+		"$HERE/cluster.sh" down
+	fi
+	exit $rc
+}
+trap finish EXIT
+trap 'exit 130' INT TERM
+
+# steal_frac, busy_cores, child_ticks: as in e2e/ceph/run.sh (CPU accounting of each step).
+steal_frac() { awk -v a="$1" -v b="$2" 'BEGIN{split(a,x," "); split(b,y," "); d=y[2]-x[2]; printf "%.3f", (d>0 ? (y[1]-x[1])/d : 0)}'; }
+busy_cores() { awk -v a="$1" -v b="$2" -v s="$3" -v hz="$(getconf CLK_TCK)" 'BEGIN{split(a,x," "); split(b,y," "); printf "%.2f", (y[3]-x[3])/hz/s}'; }
+child_ticks() {
+	times >"$E2E_DIR/times.txt"
+	awk -v hz="$(getconf CLK_TCK)" 'NR==2{ t=0; for(i=1;i<=2;i++){ split($i,a,"m"); sub("s","",a[2]); t+=a[1]*60+a[2] } printf "%d", t*hz }' "$E2E_DIR/times.txt"
+}
+swift_rss_mb() { local s=0 n; for n in proxy-server account-server container-server object-server; do s=$((s + $(rss_mb $n))); done; echo $s; }
+
+# start_storcast NAME PORT LOOKBACK [CALIBRATION [STEP]]: a storcast instance on the cluster's
+# Prometheus, fitting every STEP (5s) of the lookback.
+start_storcast() {
+	local name=$1 port=$2 lookback=$3 cal=${4:-} step=${5:-5s}
+	local dir=$E2E_DIR/$name
+	mkdir -p "$dir"
+	{
+		cat <<YAML
+prometheus: {url: "$PROM", timeout: 20s}
+# No early refits (accuracy_threshold ~0): each fit costs seconds of CPU that the cluster needs.
+fit: {interval: 60s, lookback: $lookback, step: $step, refresh_interval: 5s, accuracy_threshold: 0.01, stale_after: 30m}
+state_dir: "$dir/state"
+web: {listen_address: "127.0.0.1:$port"}
+clusters:
+  - name: e2e
+    kind: swift
+    matchers: ['cluster="e2e"']
+    hosts: {matchers: ['job="node"']}
+    latency_slo: {threshold: ${SLO_MS}ms, latency: op}
+YAML
+		if [ -n "$cal" ]; then printf '    calibration: {file: "%s", format: yaml}\n' "$cal"; fi
+	} >"$dir/storcast.yml"
+	start_daemon "storcast-$name" "$BIN/storcast" --config.file="$dir/storcast.yml"
+	wait_http "http://127.0.0.1:$port/api/v1/clusters" 60 || die "storcast $name did not start (log/storcast-$name.out)"
+}
+
+# wait_api URL SECONDS waits until storcast answers URL with status success (a fitted model).
+wait_api() {
+	local url=$1 t=$2
+	for _ in $(seq 1 "$t"); do
+		curl -fsS --max-time 10 "$url" 2>/dev/null | grep -q '"status":"success"' && return 0
+		sleep 1
+	done
+	return 1
+}
+
+# capture_series writes the Swift series statsd_exporter serves, one per line, with the quantile
+# and le labels dropped (their values are the mapping's, not Swift's), sorted and unique.
+capture_series() {
+	curl -fsS --max-time 10 "http://127.0.0.1:$STATSD_WEB_PORT/metrics" |
+		grep '^swift_' | sed -E 's/ [^ ]+$//; s/(,)?(quantile|le)="[^"]*"//g; s/\{,/{/; s/\{\}//' | sort -u
+}
+
+main() {
+	phase build
+	mkdir -p "$BIN" "$RESULTS"
+	(cd "$ROOT" && $GO build -o "$BIN/scorer" ./e2e/ceph/scorer && $GO build -o "$BIN/loadgen" ./e2e/swift/loadgen &&
+		$GO build -o "$BIN/storcast" ./cmd/storcast)
+
+	phase cluster
+	"$HERE/cluster.sh" up
+	# shellcheck disable=SC1091
+	. "$E2E_DIR/env"
+	export ST_AUTH ST_USER ST_KEY
+	PROM=http://127.0.0.1:$PROM_PORT
+
+	phase fill
+	"$BIN/loadgen" fill -sizes 4k,16k,64k -objects 256 -concurrency 8
+
+	phase calibrate
+	c0=$(cpu_ticks)
+	"$BIN/loadgen" calibrate -sizes 4k,64k -concurrency "$CONCURRENCY" -duration "${CAL_RUNTIME}s" -cluster e2e \
+		-out "$E2E_DIR/calibration.yml" -runs "$E2E_DIR/calibration-runs.json"
+	log "calibration: steal $(steal_frac "$c0" "$(cpu_ticks)"), Swift RSS $(swift_rss_mb) MB"
+	cat "$E2E_DIR/calibration.yml" >&2
+	"$BIN/scorer" plan -system swift -calibration "$E2E_DIR/calibration.yml" >"$E2E_DIR/plan.txt"
+	cat "$E2E_DIR/plan.txt" >&2
+	# The latency SLO: a fraction of the mean latency at the saturated 50/50 4 KiB calibration point,
+	# so that the ramp's measured latency crosses it below saturation and a knee exists to compare.
+	SLO_MS=$(python3 -c 'import json,sys
+j=[j for j in json.load(open(sys.argv[1]))["jobs"] if j["jobname"]=="cal-r50-4k"][0]
+r,w=j["read"],j["write"]
+lat=(r["iops"]*r["lat_ns"]["mean"]+w["iops"]*w["lat_ns"]["mean"])/(r["iops"]+w["iops"])/1e6
+print(max(1,round(lat*float(sys.argv[2]))))' "$E2E_DIR/calibration-runs.json" "$SLO_FRACTION")
+	log "latency SLO ${SLO_MS} ms ($SLO_FRACTION of the saturated 50/50 4 KiB latency)"
+
+	phase load
+	start_storcast main "$STORCAST_PORT" 30m "$E2E_DIR/calibration.yml"
+	: >"$E2E_DIR/steps.jsonl"
+	LOAD_START=$(date +%s)
+	while read -r -u 3 kind name readpct bs rate_r rate_w; do
+		case $kind in
+		load) ;;
+		mark)
+			# M-LISP trained on the lower steps only: a storcast whose lookback ends before the
+			# higher steps begin, asked once for its latency curve.
+			lb=$(($(date +%s) - LOAD_START + 5))
+			B_PORT=$(free_port)
+			log "M-LISP snapshot: storcast with lookback ${lb}s on :$B_PORT"
+			# M-LISP needs 30 windows; the three 35 s steps give ~27 at 5 s, so this instance samples
+			# every 3 s (its rates are over 1m windows either way).
+			start_storcast mlisp "$B_PORT" "${lb}s" "" 3s </dev/null
+			if wait_api "http://127.0.0.1:$B_PORT/api/v1/latency_curve?cluster=e2e" 120; then
+				curl -fsS "http://127.0.0.1:$B_PORT/api/v1/latency_curve?cluster=e2e" >"$E2E_DIR/mlisp_lower.json"
+			else
+				log "M-LISP snapshot: no latency curve within 120 s"
+				curl -sS "http://127.0.0.1:$B_PORT/api/v1/latency_curve?cluster=e2e" >"$E2E_DIR/mlisp_lower.json" || true
+			fi
+			stop_one storcast-mlisp
+			continue
+			;;
+		*) continue ;;
+		esac
+		c0=$(cpu_ticks)
+		d0=$(daemon_ticks)
+		f0=$(child_ticks)
+		t0=$(date +%s.%N)
+		"$BIN/loadgen" run -name "$name" -read-pct "$readpct" -sizes "$bs" -objects 256 -concurrency "$CONCURRENCY" \
+			-rate $((rate_r + rate_w)) -duration "${STEP_SECONDS}s" -out "$E2E_DIR/step-$name.json" </dev/null
+		t1=$(date +%s.%N)
+		c1=$(cpu_ticks)
+		# The step as the scorer sees it is loadgen's measured interval (after its login and ramp),
+		# not the process's lifetime.
+		read -r m0 m1 < <(python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"][0]; print(j["measure_start_unix"], j["measure_end_unix"])' "$E2E_DIR/step-$name.json")
+		st=$(steal_frac "$c0" "$c1")
+		secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')
+		busy=$(busy_cores "$c0" "$c1" "$secs")
+		# CPU of the system under test (Swift servers, memcached, statsd_exporter, Prometheus,
+		# storcast, loadgen) vs everything else on the machine: the other work is the noisy neighbour.
+		ours=$(awk -v d=$(($(daemon_ticks) - d0 + $(child_ticks) - f0)) -v s="$secs" -v hz="$(getconf CLK_TCK)" 'BEGIN{printf "%.2f", d/hz/s}')
+		printf '{"name":"%s","readPct":%s,"bs":"%s","rateRead":%s,"rateWrite":%s,"start":%s,"end":%s,"fio":"%s","steal":%s,"busyCores":%s,"oursCores":%s,"osdRssMB":%s}\n' \
+			"$name" "$readpct" "$bs" "$rate_r" "$rate_w" "$m0" "$m1" "$E2E_DIR/step-$name.json" "$st" "$busy" "$ours" "$(swift_rss_mb)" >>"$E2E_DIR/steps.jsonl"
+		log "step $name: $(tail -n1 "$E2E_DIR/steps.jsonl")"
+		sleep "$GAP_SECONDS"
+	done 3<"$E2E_DIR/plan.txt"
+	LOAD_END=$(date +%s)
+	# Let the last step's counters reach Prometheus and storcast.
+	sleep 15
+
+	mkdir -p "$(dirname "$GOLDEN")"
+	capture_series >"$E2E_DIR/real-swift-series.txt"
+	[ -s "$E2E_DIR/real-swift-series.txt" ] || die "statsd_exporter serves no swift_ series: StatsD plumbing broken"
+	cp "$E2E_DIR/real-swift-series.txt" "$GOLDEN"
+
+	phase passive
+	# Capacity estimated from the load history alone: the lookback starts after the calibration.
+	C_PORT=$(free_port)
+	start_storcast passive "$C_PORT" "$(($(date +%s) - LOAD_START + 5))s"
+	for _ in $(seq 1 90); do
+		curl -fsS --max-time 10 "http://127.0.0.1:$C_PORT/api/v1/clusters" >"$E2E_DIR/passive_clusters.json" 2>/dev/null &&
+			python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["data"][0]["models"]["conservation"]; sys.exit(0 if m.get("lastFit") or m.get("error") else 1)' \
+				"$E2E_DIR/passive_clusters.json" 2>/dev/null && break
+		sleep 1
+	done
+	curl -sS "http://127.0.0.1:$C_PORT/api/v1/capacity_curve?cluster=e2e&io_size_bytes=4096&points=21" >"$E2E_DIR/passive_curve.json" || true
+	stop_one storcast-passive
+
+	phase score
+	# Bounds of this suite, set from repeated runs on the shared 2-core machine: see docs/e2e.md
+	# (Swift section, "Bounds, and why"). The rest are the scorer's defaults, as for Ceph.
+	BOUNDS=(-max-cluster-vs-client 0.25 -max-conservation 1.5 -max-live-max-iops 1.5 -max-headroom-abs 0.7)
+	PHASES_SO_FAR="$PHASES"
+	"$BIN/scorer" score -system swift -steps "$E2E_DIR/steps.jsonl" -calibration "$E2E_DIR/calibration.yml" \
+		-prometheus "$PROM" -storcast "http://127.0.0.1:$STORCAST_PORT" -slo "$(awk -v m="$SLO_MS" 'BEGIN{print m/1000}')" \
+		-mlisp "$E2E_DIR/mlisp_lower.json" -passive "$E2E_DIR/passive_curve.json" -passive-status "$E2E_DIR/passive_clusters.json" \
+		-passive-io-size 4096 -load-start "$LOAD_START" -load-end "$LOAD_END" "${BOUNDS[@]}" \
+		-phases "$PHASES_SO_FAR" -out "$RESULTS/latest.md"
+}
+
+main "$@"
