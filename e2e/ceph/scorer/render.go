@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/storcast/storcast/forecaster/conservation"
 )
 
 func pct(x float64) string {
@@ -49,11 +51,27 @@ func (r *Report) Markdown() string {
 		w("Peak RSS of %s together: %.0f MB.", sys.Daemons, r.PeakOSDRSSMB)
 	}
 	w("\n\n## Calibration (%s, saturated, 100%% read / 100%% write)\n\n", sys.Client)
+	w("Figures are the mean of the runs (listed) when the point was run more than once.\n\n")
 	w("| IO size | read IOPS | write IOPS | f_rw |\n|---|---:|---:|---:|\n")
 	pts := append(r.Calibration.Points[:0:0], r.Calibration.Points...)
 	sort.Slice(pts, func(i, j int) bool { return pts[i].IOSizeBytes < pts[j].IOSizeBytes })
 	for _, p := range pts {
-		w("| %.0f KiB | %.0f | %.0f | %.2f |\n", p.IOSizeBytes/1024, p.ReadIOPS, p.WriteIOPS, p.FRW())
+		w("| %.0f KiB | %.0f%s | %.0f%s | %.2f |\n", p.IOSizeBytes/1024, p.ReadIOPS, runsText(p.ReadRuns), p.WriteIOPS, runsText(p.WriteRuns), p.FRW())
+	}
+	if len(r.Calibration.Mixed) > 0 {
+		w("\nMixed points (saturated, total IOPS) and the interference γ fitted from them, with γ's bounds over the runs ")
+		w("(γ(mixed max, pure mins) .. γ(mixed min, pure maxes)); γ = 0 is the paper's law, γ > 0 puts mixes inside its line:\n\n")
+		w("| IO size | reads | IOPS | γ | γ bounds |\n|---|---:|---:|---:|---:|\n")
+		gam := map[float64]conservation.GammaFit{}
+		if r.Model != nil {
+			for _, g := range r.Model.Interference() {
+				gam[g.IOSizeBytes] = g
+			}
+		}
+		for _, p := range r.Calibration.Mixed {
+			g := gam[p.IOSizeBytes]
+			w("| %.0f KiB | %.0f%% | %.0f%s | %.3f | %.3f .. %.3f |\n", p.IOSizeBytes/1024, 100*p.ReadRatio, p.IOPS, runsText(p.Runs), g.Gamma, g.Lower, g.Upper)
+		}
 	}
 
 	w("\n## Load steps\n\n")
@@ -90,6 +108,8 @@ func (r *Report) Markdown() string {
 		w("| %d%% | %s | %s | %.0f | %s | %s | %s | %s | %s |\n", m.ReadPct, sizeLabel(m), meas, m.Model, errOr(m.Model, m.Measured, true),
 			num(m.Curve, m.HaveCurve), errOr(m.Curve, m.Measured, m.HaveCurve), num(m.Live, m.HaveLive), errOr(m.Live, m.Measured, m.HaveLive))
 	}
+
+	r.renderHeldOut(w)
 
 	w("\n## Headroom at the rate-limited steps\n\n")
 	w("Measured headroom = 1 - offered / measured max at the same mix.\n\n")
@@ -180,6 +200,91 @@ func (r *Report) Markdown() string {
 		w("| %s | %s | %s | %s (%s) |\n", c.Name, fmtCheck(c), fmtBound(c), res, c.Detail)
 	}
 	return b.String()
+}
+
+// runsText lists a figure's runs: " (runs 4100, 4300)", or "" without runs.
+func runsText(runs []float64) string {
+	if len(runs) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, x := range runs {
+		parts = append(parts, fmt.Sprintf("%.0f", x))
+	}
+	return " (runs " + strings.Join(parts, ", ") + ")"
+}
+
+// band prints a max with its runs band.
+func band(res conservation.Result) string {
+	return fmt.Sprintf("%.0f [%.0f, %.0f]", res.MaxTotalIOPS, res.MaxTotalIOPSLower, res.MaxTotalIOPSUpper)
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// renderHeldOut writes the side-by-side table of the paper's model and the
+// frontier at each measured saturated mix, and storcast's served max
+// against the scorer's models (plumbing).
+func (r *Report) renderHeldOut(w func(string, ...any)) {
+	sys := r.Sys
+	w("\n## Held-out points: the paper's model and the frontier\n\n")
+	w("Both from the same %[1]s calibration through `forecaster/conservation`, at the mix %[1]s measured in the step the measured max comes from ", sys.Client)
+	w("(its read and write IOPS at their sizes): the paper = the calibration without its mixed points (γ = 0, Ra & Lee's law); ")
+	w("the frontier = with them (`NewModel`, what storcast serves). [band] = min..max over the models of the calibration's runs (`MaxTotalIOPSLower/Upper`). ")
+	w("U = the frontier's utilization at the measured saturated load: 1 on the frontier, below 1 where the cluster saturated before the model's max. ")
+	w("A mix at a size that was not calibrated is interpolated (%s).\n\n", r.interpolation())
+	w("| mix | reads (measured) | sizes R/W | measured | paper [band] | error | in band | frontier [band] | error | in band | U | steal |\n")
+	w("|---|---:|---:|---:|---:|---:|:---:|---:|---:|:---:|---:|---:|\n")
+	for _, m := range r.Mixes {
+		sb := m.Side
+		if !sb.Have {
+			w("| %s | n/a | n/a | %.0f | n/a | n/a | n/a | n/a | n/a | n/a | n/a | %s |\n", m.label(), m.Measured, pct(m.Steal))
+			continue
+		}
+		kind := ""
+		if !m.Calibrated(r.Calibration) {
+			kind = " (held out)"
+		}
+		meas := fmt.Sprintf("%.0f", m.Measured)
+		if !strings.HasSuffix(m.MeasuredFrom, "-sat") {
+			meas += " (" + m.MeasuredFrom + ")"
+		}
+		w("| %s%s | %.1f%% | %s/%s | %s | %s | %s | %s | %s | %s | %s | %.3f | %s |\n", m.label(), kind, 100*sb.ReadIOPS/(sb.ReadIOPS+sb.WriteIOPS),
+			kib(sb.ReadBytes), kib(sb.WriteBytes), meas,
+			band(sb.Paper), pct(relErr(sb.Paper.MaxTotalIOPS, m.Measured)), yesNo(InBand(sb.Paper, m.Measured)),
+			band(sb.Frontier), pct(relErr(sb.Frontier.MaxTotalIOPS, m.Measured)), yesNo(InBand(sb.Frontier, m.Measured)),
+			sb.Frontier.Utilization, pct(m.Steal))
+	}
+	var served []StepScore
+	for _, s := range r.Steps {
+		if s.Served.Have {
+			served = append(served, s)
+		}
+	}
+	if len(served) == 0 {
+		return
+	}
+	w("\nPlumbing: `storcast_max_iops` (one scrape at each step's end, by op) against the scorer's two models at the mix storcast saw ")
+	w("(read share = its read max / total; sizes = %s's 1m mean read and write sizes); \"serves\" = the nearer model.\n\n", sys.Name)
+	w("| step | storcast read / write / total | sizes R/W | scorer frontier | scorer paper | serves | error |\n|---|---:|---:|---:|---:|---|---:|\n")
+	for _, s := range served {
+		c := s.Served
+		w("| %s | %.0f / %.0f / %.0f | %.0f/%.0f B | %.0f | %.0f | %s | %s |\n", s.Name, c.Read, c.Write, c.Total, c.ReadBytes, c.WriteBytes, c.Frontier, c.Paper, c.Serves(), pct(c.ErrServed()))
+	}
+}
+
+func kib(b float64) string { return fmt.Sprintf("%.0fk", b/1024) }
+
+// interpolation names the form the frontier used across sizes.
+func (r *Report) interpolation() string {
+	if r.Model == nil {
+		return "n/a"
+	}
+	return r.Model.SizeForm().Used
 }
 
 // sizeLabel is the mix's IO size: "4k", or for mixed sizes the sizes and the mean.
