@@ -171,6 +171,13 @@ func (r *Report) Markdown() string {
 			w("| %s | %.0f%s | %s | %.2f [%.2f, %.2f] | %s | %s |\n", s.Name, s.Fio.IOPS(), beyond, ms(s.ClusterLatency, s.HaveClusterLat),
 				1000*s.ForecastLat.Mean, 1000*s.ForecastLat.Lower, 1000*s.ForecastLat.Upper, errOr(s.ForecastLat.Mean, s.ClusterLatency, s.HaveClusterLat), cov)
 		}
+		cov, n, within := r.latencyCoverage(0.2)
+		w("\nCovered by the band at %d of %d higher steps; mean forecast within 20%% at %d. ", cov, n, within)
+		if k, sat, ok := r.kneeVsSaturated(); ok {
+			w("Knee (mean crosses the SLO) %.0f IOPS vs the measured saturated IOPS of the ramp's mix %.0f: %s.\n", k, sat, map[bool]string{true: "below", false: "not below"}[k < sat])
+		} else {
+			w("No forecast knee (mean) or no measured saturated step of the ramp's mix to compare it with.\n")
+		}
 	}
 
 	w("\n## Passive calibration (history only) vs %s\n\n", sys.Client)
@@ -277,6 +284,39 @@ func (r *Report) renderHeldOut(w func(string, ...any)) {
 	}
 }
 
+// latencyCoverage counts the higher ramp steps with a forecast and a
+// measured latency, those whose measured latency lies inside the band, and
+// those whose mean forecast lies within tol (relative) of it.
+func (r *Report) latencyCoverage(tol float64) (covered, n, within int) {
+	for _, s := range r.Steps {
+		if !s.HighRamp || !s.HaveForecast || !s.HaveClusterLat {
+			continue
+		}
+		n++
+		if s.ClusterLatency >= s.ForecastLat.Lower && s.ClusterLatency <= s.ForecastLat.Upper {
+			covered++
+		}
+		if relErr(s.ForecastLat.Mean, s.ClusterLatency) <= tol {
+			within++
+		}
+	}
+	return covered, n, within
+}
+
+// kneeVsSaturated returns the forecast knee (mean) and the measured
+// saturated IOPS of the ramp's mix.
+func (r *Report) kneeVsSaturated() (knee, sat float64, ok bool) {
+	if r.MLISP == nil || r.MLISP.KneeIOPS.Mean == nil {
+		return 0, 0, false
+	}
+	for _, s := range r.Steps {
+		if s.Plan.Ramp && s.Plan.Saturated() {
+			return *r.MLISP.KneeIOPS.Mean, s.Fio.IOPS(), true
+		}
+	}
+	return 0, 0, false
+}
+
 func kib(b float64) string { return fmt.Sprintf("%.0fk", b/1024) }
 
 // interpolation names the form the frontier used across sizes.
@@ -334,14 +374,24 @@ func (r *Report) Summary() map[string]any {
 		steps = append(steps, map[string]any{"name": s.Name, "readPct": s.ReadPct, "bs": s.Plan.BS, "clientIops": s.Fio.IOPS(), "clusterIops": s.ClusterIOPS,
 			"clientLatencySeconds": s.Fio.Latency, "clusterLatencySeconds": s.ClusterLatency, "steal": s.Steal, "busyCores": s.BusyCores, "oursCores": s.OursCores, "osdRssMB": s.OSDRSSMB,
 			"storcastMaxIops": nanNil(s.LiveMaxIOPS, s.HaveMax), "storcastHeadroom": nanNil(s.LiveHeadroom, s.HaveHeadroom),
-			"storcastPredictedIops": nanNil(s.PredictedIOPS, s.HavePredicted)})
+			"storcastPredictedIops": nanNil(s.PredictedIOPS, s.HavePredicted), "served": s.Served})
 	}
 	mixes := []map[string]any{}
 	for _, m := range r.Mixes {
-		mixes = append(mixes, map[string]any{"readPct": m.ReadPct, "bs": m.BS, "ioSizeBytes": m.BSBytes, "measured": m.Measured, "model": m.Model,
-			"curve": nanNil(m.Curve, m.HaveCurve), "live": nanNil(m.Live, m.HaveLive), "passive": nanNil(m.Passive, m.HavePassive)})
+		mix := map[string]any{"readPct": m.ReadPct, "bs": m.BS, "ioSizeBytes": m.BSBytes, "measured": m.Measured, "model": m.Model,
+			"curve": nanNil(m.Curve, m.HaveCurve), "live": nanNil(m.Live, m.HaveLive), "passive": nanNil(m.Passive, m.HavePassive)}
+		if m.Side.Have {
+			mix["sideBySide"] = map[string]any{"readIops": m.Side.ReadIOPS, "writeIops": m.Side.WriteIOPS, "readBytes": m.Side.ReadBytes, "writeBytes": m.Side.WriteBytes,
+				"calibratedSize": m.Calibrated(r.Calibration), "paper": m.Side.Paper, "frontier": m.Side.Frontier,
+				"paperInBand": InBand(m.Side.Paper, m.Measured), "frontierInBand": InBand(m.Side.Frontier, m.Measured)}
+		}
+		mixes = append(mixes, mix)
 	}
-	return map[string]any{"system": r.Sys.Kind, "when": r.When, "phases": r.Phases, "mixes": mixes, "measuredKnee": nanNil(r.MeasuredKnee, r.HaveMeasuredKnee), "peakOsdRssMB": r.PeakOSDRSSMB, "calibration": r.Calibration, "steps": steps, "checks": checks}
+	var gammas []conservation.GammaFit
+	if r.Model != nil {
+		gammas = r.Model.Interference()
+	}
+	return map[string]any{"system": r.Sys.Kind, "interference": gammas, "when": r.When, "phases": r.Phases, "mixes": mixes, "measuredKnee": nanNil(r.MeasuredKnee, r.HaveMeasuredKnee), "peakOsdRssMB": r.PeakOSDRSSMB, "calibration": r.Calibration, "steps": steps, "checks": checks}
 }
 
 func nanNil(x float64, ok bool) any {
