@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"math"
+	"os"
 	"testing"
 
 	"github.com/storcast/storcast/forecaster/conservation"
@@ -123,5 +125,97 @@ func TestServedCheckNamesTheModelStorcastServes(t *testing.T) {
 	c.Total = 4480
 	if c.Serves() != "paper" || math.Abs(c.ErrServed()-20/4500.0) > 1e-12 {
 		t.Errorf("serves %s err %v, want the paper", c.Serves(), c.ErrServed())
+	}
+}
+
+// testdata/calibration-runs-fio.json is calibrate.fio's output on this
+// suite's cluster (fio 3.33, Ceph 16.2.15): 100% read, 100% write and
+// 50/50 at 4 KiB and 64 KiB, each run twice.
+func TestRealCalibrationRunsSideBySide(t *testing.T) {
+	data, err := os.ReadFile("testdata/calibration-runs-fio.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cal, err := conservation.ImportFio(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cal.Points) != 2 || len(cal.Mixed) != 2 {
+		t.Fatalf("%d points and %d mixed points, want 2 and 2", len(cal.Points), len(cal.Mixed))
+	}
+	for _, p := range cal.Points {
+		if len(p.ReadRuns) != 2 || len(p.WriteRuns) != 2 {
+			t.Errorf("%v bytes: runs %v / %v, want 2 each", p.IOSizeBytes, p.ReadRuns, p.WriteRuns)
+		}
+	}
+	frontier, err := conservation.NewModel(cal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paper, err := paperModel(cal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, mp := range cal.Mixed {
+		p := cal.Points[i] // both sorted by size
+		if len(mp.Runs) != 2 || p.IOSizeBytes != mp.IOSizeBytes {
+			t.Fatalf("mixed[%d] %+v against point %+v", i, mp, p)
+		}
+		rate := mp.IOPS / 2
+		sb := sideBySide(paper, frontier, rate, rate, mp.IOSizeBytes, mp.IOSizeBytes)
+		if !sb.Have {
+			t.Fatal(sb.Err)
+		}
+		if got := sb.Frontier.MaxTotalIOPS; math.Abs(got-mp.IOPS) > 1e-9*mp.IOPS {
+			t.Errorf("%v bytes: frontier at its mixed point's mix %v, want the point's %v", mp.IOSizeBytes, got, mp.IOPS)
+		}
+		lo, hi := math.Min(mp.Runs[0], mp.Runs[1]), math.Max(mp.Runs[0], mp.Runs[1])
+		if math.Abs(sb.Frontier.MaxTotalIOPSLower-lo) > 1e-6*lo || math.Abs(sb.Frontier.MaxTotalIOPSUpper-hi) > 1e-6*hi {
+			t.Errorf("%v bytes: frontier band %v..%v, want the runs' %v..%v", mp.IOSizeBytes, sb.Frontier.MaxTotalIOPSLower, sb.Frontier.MaxTotalIOPSUpper, lo, hi)
+		}
+		want := 1 / (0.5/p.ReadIOPS + 0.5/p.WriteIOPS)
+		if got := sb.Paper.MaxTotalIOPS; math.Abs(got-want) > 1e-9*want {
+			t.Errorf("%v bytes: paper at 50%% %v, want %v", mp.IOSizeBytes, got, want)
+		}
+	}
+	steps, err := PlanFromFio(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range steps {
+		if s.Name == "r50-mixsize-sat" {
+			if r, w := s.Sizes(); !s.MixedSize() || r != 4096 || w != 65536 || s.BS != "4k,64k" {
+				t.Errorf("mixed-size step: %+v (sizes %v/%v)", s, r, w)
+			}
+		}
+	}
+}
+
+// testdata/step-mixsize-fio.json is the mixed-size step as run.sh runs it:
+// a 4 KiB randread job and a 64 KiB randwrite job in one group.
+func TestParseFioStepMixedSizes(t *testing.T) {
+	data, err := os.ReadFile("testdata/step-mixsize-fio.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := ParseFioStep(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw struct {
+		Jobs []struct {
+			Read, Write struct {
+				IOPS float64 `json:"iops"`
+			}
+		} `json:"jobs"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		t.Fatal(err)
+	}
+	if len(raw.Jobs) != 2 || raw.Jobs[0].Write.IOPS != 0 || raw.Jobs[1].Read.IOPS != 0 {
+		t.Fatalf("want a read-only job and a write-only job, got %+v", raw.Jobs)
+	}
+	if r.ReadIOPS != raw.Jobs[0].Read.IOPS || r.WriteIOPS != raw.Jobs[1].Write.IOPS {
+		t.Errorf("parsed %+v, want reads from the read job and writes from the write job", r)
 	}
 }

@@ -266,6 +266,7 @@ func (r *Report) renderHeldOut(w func(string, ...any)) {
 			band(sb.Frontier), pct(relErr(sb.Frontier.MaxTotalIOPS, m.Measured)), yesNo(InBand(sb.Frontier, m.Measured)),
 			sb.Frontier.Utilization, pct(m.Steal))
 	}
+	r.renderAnalysis(w)
 	var served []StepScore
 	for _, s := range r.Steps {
 		if s.Served.Have {
@@ -282,6 +283,65 @@ func (r *Report) renderHeldOut(w func(string, ...any)) {
 		c := s.Served
 		w("| %s | %.0f / %.0f / %.0f | %.0f/%.0f B | %.0f | %.0f | %s | %s |\n", s.Name, c.Read, c.Write, c.Total, c.ReadBytes, c.WriteBytes, c.Frontier, c.Paper, c.Serves(), pct(c.ErrServed()))
 	}
+}
+
+// renderAnalysis says which form this run's data preferred, γ per size
+// with its spread, and what the mixed-size step says about sizes
+// interfering.
+func (r *Report) renderAnalysis(w func(string, ...any)) {
+	var nPaper, nFrontier, n int
+	var sumPaper, sumFrontier float64
+	for _, m := range r.Mixes {
+		if !m.Side.Have || m.Measured <= 0 {
+			continue
+		}
+		ep, ef := relErr(m.Side.Paper.MaxTotalIOPS, m.Measured), relErr(m.Side.Frontier.MaxTotalIOPS, m.Measured)
+		sumPaper, sumFrontier = sumPaper+ep, sumFrontier+ef
+		n++
+		if ef < ep {
+			nFrontier++
+		} else {
+			nPaper++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	w("\n**This run's data.** The frontier came closer at %d of %d mixes, the paper at %d; mean error: paper %s, frontier %s. ",
+		nFrontier, n, nPaper, pct(sumPaper/float64(n)), pct(sumFrontier/float64(n)))
+	if r.Model != nil {
+		gs := r.Model.Interference()
+		if len(gs) > 0 {
+			var parts []string
+			for _, g := range gs {
+				parts = append(parts, fmt.Sprintf("%s γ = %.3f (runs %.3f .. %.3f)", kib(g.IOSizeBytes), g.Gamma, g.Lower, g.Upper))
+			}
+			w("Interference from the calibration's mixed points: %s", strings.Join(parts, ", "))
+			if sc, err := r.Model.At(cephUncalBSBytes); err == nil {
+				w("; at 16k (interpolated in log size) γ = %.3f", sc.Gamma)
+			}
+			w(". ")
+		} else {
+			w("The calibration has no mixed points: the frontier is the paper. ")
+		}
+	}
+	for _, m := range r.Mixes {
+		if !m.Side.Have || m.Side.ReadBytes == m.Side.WriteBytes || m.Measured <= 0 {
+			continue
+		}
+		f := m.Side.Frontier
+		w("At mixed sizes (%s reads with %s writes, %.0f%% reads) the frontier's U at the measured load is %.3f, the paper's %.3f (1 = on the model's line). ",
+			kib(m.Side.ReadBytes), kib(m.Side.WriteBytes), 100*m.Side.ReadIOPS/(m.Side.ReadIOPS+m.Side.WriteIOPS), f.Utilization, m.Side.Paper.Utilization)
+		switch {
+		case m.Measured < f.MaxTotalIOPSLower:
+			w("The measured max lies below the frontier's band: together the sizes cost more than the model counts (size interference the model lacks).")
+		case m.Measured > f.MaxTotalIOPSUpper:
+			w("The measured max lies above the frontier's band: no sign that sizes interfere; the read/write term, fitted at single sizes, takes more than this mix lost.")
+		default:
+			w("The measured max lies inside the frontier's band: no sign of interference between sizes beyond the read/write term.")
+		}
+	}
+	w("\n")
 }
 
 // latencyCoverage counts the higher ramp steps with a forecast and a
