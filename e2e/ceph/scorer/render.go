@@ -173,10 +173,10 @@ func (r *Report) Markdown() string {
 		}
 		cov, n, within := r.latencyCoverage(0.2)
 		w("\nCovered by the band at %d of %d higher steps; mean forecast within 20%% at %d. ", cov, n, within)
-		if k, sat, ok := r.kneeVsSaturated(); ok {
-			w("Knee (mean crosses the SLO) %.0f IOPS vs the measured saturated IOPS of the ramp's mix %.0f: %s.\n", k, sat, map[bool]string{true: "below", false: "not below"}[k < sat])
+		if k, which, sat, ok := r.kneeVsSaturated(); ok {
+			w("Earliest forecast knee (the %s crosses the SLO) %.0f IOPS vs the measured saturated IOPS of the ramp's mix %.0f: %s.\n", which, k, sat, map[bool]string{true: "below", false: "not below"}[k < sat])
 		} else {
-			w("No forecast knee (mean) or no measured saturated step of the ramp's mix to compare it with.\n")
+			w("No forecast knee, or no measured saturated step of the ramp's mix to compare it with.\n")
 		}
 	}
 
@@ -363,18 +363,27 @@ func (r *Report) latencyCoverage(tol float64) (covered, n, within int) {
 	return covered, n, within
 }
 
-// kneeVsSaturated returns the forecast knee (mean) and the measured
+// kneeVsSaturated returns the earliest forecast knee (where the upper band,
+// else the mean, crosses the SLO), which bound it is, and the measured
 // saturated IOPS of the ramp's mix.
-func (r *Report) kneeVsSaturated() (knee, sat float64, ok bool) {
-	if r.MLISP == nil || r.MLISP.KneeIOPS.Mean == nil {
-		return 0, 0, false
+func (r *Report) kneeVsSaturated() (knee float64, which string, sat float64, ok bool) {
+	if r.MLISP == nil {
+		return 0, "", 0, false
+	}
+	switch {
+	case r.MLISP.KneeIOPS.Upper != nil:
+		knee, which = *r.MLISP.KneeIOPS.Upper, "upper band"
+	case r.MLISP.KneeIOPS.Mean != nil:
+		knee, which = *r.MLISP.KneeIOPS.Mean, "mean"
+	default:
+		return 0, "", 0, false
 	}
 	for _, s := range r.Steps {
 		if s.Plan.Ramp && s.Plan.Saturated() {
-			return *r.MLISP.KneeIOPS.Mean, s.Fio.IOPS(), true
+			return knee, which, s.Fio.IOPS(), true
 		}
 	}
-	return 0, 0, false
+	return 0, "", 0, false
 }
 
 func kib(b float64) string { return fmt.Sprintf("%.0fk", b/1024) }
