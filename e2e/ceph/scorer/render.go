@@ -276,8 +276,8 @@ func (r *Report) renderHeldOut(w func(string, ...any)) {
 	if len(served) == 0 {
 		return
 	}
-	w("\nPlumbing: `storcast_max_iops` (one scrape at each step's end, by op) against the scorer's two models at the mix storcast saw ")
-	w("(read share = its read max / total; sizes = %s's 1m mean read and write sizes); \"serves\" = the nearer model.\n\n", sys.Name)
+	w("\nPlumbing: `storcast_max_iops` (one scrape at each saturated step's end, by op) against the scorer's two models at the mix storcast saw ")
+	w("(read share = its read max / total; size = `storcast_observed_io_size_bytes` of the same scrape, at mixed sizes %s's 1m mean read and write sizes); \"serves\" = the nearer model.\n\n", sys.Name)
 	w("| step | storcast read / write / total | sizes R/W | scorer frontier | scorer paper | serves | error |\n|---|---:|---:|---:|---:|---|---:|\n")
 	for _, s := range served {
 		c := s.Served

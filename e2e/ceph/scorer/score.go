@@ -47,6 +47,8 @@ type Queries struct {
 	ReadSize1m, WriteSize1m string
 	// storcast_max_iops per op (read, write, total) from one scrape: %s is the op.
 	ServedMaxIOPS string
+	// The op-weighted mean IO size storcast saw, same scrape.
+	ServedIOSize string
 }
 
 var defaultQueries = Queries{
@@ -60,6 +62,7 @@ var defaultQueries = Queries{
 	ReadSize1m:    `sum(rate(ceph_osd_op_r_out_bytes{cluster="e2e"}[1m])) / sum(rate(ceph_osd_op_r{cluster="e2e"}[1m]))`,
 	WriteSize1m:   `sum(rate(ceph_osd_op_w_in_bytes{cluster="e2e"}[1m])) / sum(rate(ceph_osd_op_w{cluster="e2e"}[1m]))`,
 	ServedMaxIOPS: `max(last_over_time(storcast_max_iops{cluster="e2e",op="%s"}[15s]))`,
+	ServedIOSize:  `max(last_over_time(storcast_observed_io_size_bytes{cluster="e2e"}[15s]))`,
 }
 
 // StepScore is everything known about one load step.
@@ -85,10 +88,11 @@ type StepScore struct {
 	Served         ServedCheck
 }
 
-// ServedCheck compares storcast_max_iops at a step's end with the scorer's
-// own models of the same calibration at the mix storcast saw (its read and
-// write max give the read share; Ceph's counters the sizes): a plumbing
-// check, which also tells which model storcast serves.
+// ServedCheck compares storcast_max_iops at the end of a saturated step
+// with the scorer's own models of the same calibration at the mix storcast
+// saw (its read and write max give the read share; the size is the mean
+// size storcast saw, or for a mixed-size step Ceph's 1m read and write
+// sizes): a plumbing check, which also tells which model storcast serves.
 type ServedCheck struct {
 	Have                  bool
 	Read, Write, Total    float64 // storcast_max_iops by op, one scrape
@@ -497,8 +501,10 @@ func score(in scoreInput) (*Report, error) {
 			if s.PredictedIOPS, s.HavePredicted, err = prom.Instant(q.PredictedIOPS, end); err != nil {
 				return nil, err
 			}
-			if s.Served, err = servedAt(prom, q, p, paper, model, end); err != nil {
-				return nil, err
+			if p.Saturated() {
+				if s.Served, err = servedAt(prom, q, p, paper, model, end); err != nil {
+					return nil, err
+				}
 			}
 		}
 		rep.Steps = append(rep.Steps, s)
@@ -596,8 +602,11 @@ func score(in scoreInput) (*Report, error) {
 
 // servedAt reads storcast_max_iops by op from one scrape at t and evaluates
 // the scorer's two models at the mix it implies (read share = read max /
-// total max) and the sizes Ceph's counters give (the plan's without a
-// size query). Have is false when storcast served no value.
+// total max). Sizes: at one size, the mean size storcast exported in that
+// scrape (Ceph's counters over a window of its own, which at a step's
+// start can still hold the previous step); at mixed sizes Ceph's 1m mean
+// read and write sizes; the plan's without either. Have is false when
+// storcast served no value.
 func servedAt(prom *Prom, q Queries, p PlanStep, paper, frontier *conservation.Model, t time.Time) (ServedCheck, error) {
 	var c ServedCheck
 	if q.ServedMaxIOPS == "" {
@@ -614,10 +623,21 @@ func servedAt(prom *Prom, q Queries, p PlanStep, paper, frontier *conservation.M
 		return c, nil
 	}
 	c.ReadBytes, c.WriteBytes = p.Sizes()
-	for _, sz := range []struct {
+	sizeQ := []struct {
 		q   string
 		out *float64
-	}{{q.ReadSize1m, &c.ReadBytes}, {q.WriteSize1m, &c.WriteBytes}} {
+	}{{q.ReadSize1m, &c.ReadBytes}, {q.WriteSize1m, &c.WriteBytes}}
+	if !p.MixedSize() && q.ServedIOSize != "" {
+		v, have, err := prom.Instant(q.ServedIOSize, t)
+		if err != nil {
+			return c, err
+		}
+		if have && v > 0 {
+			c.ReadBytes, c.WriteBytes = v, v
+			sizeQ = nil
+		}
+	}
+	for _, sz := range sizeQ {
 		if sz.q == "" {
 			continue
 		}
