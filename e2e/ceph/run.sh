@@ -32,7 +32,7 @@ GAP_SECONDS=${GAP_SECONDS:-5}
 CAL_RUNTIME=${CAL_RUNTIME:-10}
 # The held-out bounds (frontier vs measured, the runs band, storcast's served max vs the scorer's
 # model): set from repeated runs, see docs/e2e.md "Held-out points".
-HELD_OUT_BOUNDS=${HELD_OUT_BOUNDS:--max-frontier-calibrated 0.5 -max-frontier-held-out 0.5 -max-served-vs-scorer 0.02}
+HELD_OUT_BOUNDS=${HELD_OUT_BOUNDS:--max-conservation 0.6 -max-live-max-iops 0.6 -max-frontier-calibrated 0.5 -max-frontier-held-out 0.6 -max-served-vs-scorer 0.02}
 RESULTS=${RESULTS:-$HERE/results}
 BIN=${BIN:-$ROOT/bin/e2e-ceph}
 GO=${GO:-go}
