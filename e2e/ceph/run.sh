@@ -4,18 +4,23 @@
 #   cluster   cluster.sh up: 1 mon, 1 mgr (prometheus module), 3 memstore OSDs, pool + image,
 #             node_exporter and Prometheus scraping mgr, node and storcast every 5 s
 #   fill      write the whole image once, so reads hit real objects
-#   calibrate fio calibrate.fio: saturated 100% read / 100% write at 4 KiB and 64 KiB (JSON)
+#   calibrate fio calibrate.fio: saturated 100% read, 100% write and 50/50 at 4 KiB and 64 KiB,
+#             each twice (JSON)
 #   load      storcast (fio calibration) runs while fio drives the plan the scorer derives from the
 #             calibration: a rate-limited ramp at 50% reads, then 70% and 30% reads, each with a
-#             rate-limited and a saturated step. After the ramp's lower steps a second storcast,
-#             whose lookback covers only those steps, gives M-LISP's latency forecast.
+#             rate-limited and a saturated step, then two held-out saturated steps: 50% reads at
+#             16 KiB (a size not calibrated) and 4 KiB reads with 64 KiB writes at once (two fio
+#             jobs in one group). After the ramp's lower steps a second storcast, whose lookback
+#             covers only those steps, gives M-LISP's latency forecast.
 #   passive   a third storcast without calibration file estimates capacity from the load history
 #   score     the scorer reads fio's JSON, Prometheus and storcast's /api/v1 and writes
 #             results/latest.md; it exits non-zero when an error exceeds its bound
 # Exits non-zero on any failure, printing the cluster's state and daemon logs; leaves nothing running.
 #
-# Knobs: E2E_DIR, STEP_SECONDS (65), GAP_SECONDS (5), CAL_RUNTIME (15), KEEP=1 (leave the
-# cluster up after the run, for debugging; "make e2e-ceph-down" removes it).
+# Knobs: E2E_DIR, STEP_SECONDS (65), GAP_SECONDS (5), CAL_RUNTIME (10; 12 fio groups of 3+10 s),
+# KEEP=1 (leave the cluster up after the run, for debugging; "make e2e-ceph-down" removes it),
+# ARCHIVE=DIR (copy the fio JSON, steps, storcast responses and Prometheus's data there before the
+# teardown, so that the run can be scored again: e2e/ceph/rescore.sh DIR).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -24,7 +29,10 @@ ROOT=$(cd "$HERE/../.." && pwd)
 
 STEP_SECONDS=${STEP_SECONDS:-65}
 GAP_SECONDS=${GAP_SECONDS:-5}
-CAL_RUNTIME=${CAL_RUNTIME:-15}
+CAL_RUNTIME=${CAL_RUNTIME:-10}
+# The held-out bounds (frontier vs measured, the runs band, storcast's served max vs the scorer's
+# model): set from repeated runs, see docs/e2e.md "Held-out points".
+HELD_OUT_BOUNDS=${HELD_OUT_BOUNDS:--max-conservation 0.6 -max-live-max-iops 0.6 -max-frontier-calibrated 0.5 -max-frontier-held-out 0.6 -max-served-vs-scorer 0.02}
 RESULTS=${RESULTS:-$HERE/results}
 BIN=${BIN:-$ROOT/bin/e2e-ceph}
 GO=${GO:-go}
@@ -49,6 +57,13 @@ finish() {
 		[ -d "$E2E_DIR" ] && dump_state
 	fi
 	log "phase durations (s): $PHASES; total $((SECONDS - T_START)) s"
+	if [ -n "${ARCHIVE:-}" ] && [ -d "$E2E_DIR" ]; then
+		mkdir -p "$ARCHIVE"
+		cp "$E2E_DIR"/*.json "$E2E_DIR"/*.jsonl "$E2E_DIR"/*.txt "$E2E_DIR"/*.yml "$ARCHIVE"/ 2>/dev/null
+		cp -r "$E2E_DIR/prometheus-data" "$ARCHIVE"/ 2>/dev/null
+		printf 'phases=%s\nload_start=%s\nload_end=%s\n' "${PHASES_SO_FAR:-$PHASES}" "${LOAD_START:-0}" "${LOAD_END:-0}" >"$ARCHIVE/run.env"
+		log "archived the run's data under $ARCHIVE"
+	fi
 	if [ "${KEEP:-0}" = 1 ] && [ $rc = 0 ]; then
 		log "KEEP=1: cluster left running under $E2E_DIR (make e2e-ceph-down)"
 	else
@@ -172,9 +187,20 @@ while read -r -u 3 kind name readpct bs rate_r rate_w; do
 	d0=$(daemon_ticks)
 	f0=$(child_ticks)
 	t0=$(date +%s.%N)
-	fio --name="$name" --ioengine=rbd --clientname=admin --pool="$POOL" --rbdname="$IMAGE" --direct=1 \
-		--iodepth=32 --rw=randrw --rwmixread="$readpct" --bs="$bs" --time_based --runtime="$STEP_SECONDS" \
-		--randrepeat=0 "${rate[@]}" --output-format=json >"$E2E_DIR/step-$name.json" </dev/null
+	common=(--ioengine=rbd --clientname=admin --pool="$POOL" --rbdname="$IMAGE" --direct=1 --time_based
+		--runtime="$STEP_SECONDS" --randrepeat=0 --output-format=json)
+	case $bs in
+	*,*)
+		# Mixed sizes (READ,WRITE): a read job and a write job in one group, at once, each
+		# at half the queue depth so that 32 ops are in flight as in the other steps.
+		fio "${common[@]}" --iodepth=16 --name="$name-read" --rw=randread --bs="${bs%%,*}" \
+			--name="$name-write" --rw=randwrite --bs="${bs##*,}" >"$E2E_DIR/step-$name.json" </dev/null
+		;;
+	*)
+		fio "${common[@]}" --name="$name" --iodepth=32 --rw=randrw --rwmixread="$readpct" --bs="$bs" \
+			"${rate[@]}" >"$E2E_DIR/step-$name.json" </dev/null
+		;;
+	esac
 	t1=$(date +%s.%N)
 	c1=$(cpu_ticks)
 	st=$(steal_frac "$c0" "$c1")
@@ -215,7 +241,7 @@ PHASES_SO_FAR="$PHASES"
 	-prometheus "$PROM" -storcast "$([ $WITH_STORCAST = 1 ] && echo "http://127.0.0.1:$STORCAST_PORT")" \
 	-mlisp "$E2E_DIR/mlisp_lower.json" -passive "$E2E_DIR/passive_curve.json" -passive-status "$E2E_DIR/passive_clusters.json" \
 	-load-start "$LOAD_START" -load-end "$LOAD_END" \
-	-phases "$PHASES_SO_FAR" -out "$RESULTS/latest.md"
+	-phases "$PHASES_SO_FAR" -out "$RESULTS/latest.md" $HELD_OUT_BOUNDS
 }
 
 main "$@"

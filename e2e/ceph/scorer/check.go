@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 )
 
@@ -49,7 +50,7 @@ func (r *Report) check() []Check {
 	v, n = nil, nil
 	for _, m := range r.Mixes {
 		if m.Measured > 0 {
-			v = append(v, relErr(m.Model, m.Measured))
+			v = append(v, relErr(m.predicted(), m.Measured))
 		} else {
 			v = append(v, math.NaN())
 		}
@@ -57,6 +58,7 @@ func (r *Report) check() []Check {
 	}
 	w, d = worst(v, n)
 	add(fmt.Sprintf("conservation model (%s calibration) vs measured max IOPS", sys.Client), w, b.Conservation, d)
+	out = append(out, r.heldOutChecks()...)
 
 	if b.FactorOff > 0 {
 		v, n = nil, nil
@@ -121,6 +123,29 @@ func (r *Report) check() []Check {
 	}
 	w, d = worst(v, n)
 	add("plumbing: storcast_max_iops vs conservation model at the step's mix and size", w, b.LiveVsModel, d)
+
+	if b.ServedVsScorer > 0 {
+		v, n = nil, nil
+		serves := map[string]bool{}
+		for _, s := range r.Steps {
+			if !s.Served.Have {
+				continue
+			}
+			serves[s.Served.Serves()] = true
+			v, n = append(v, s.Served.ErrServed()), append(n, s.Name+" ("+s.Served.Serves()+")")
+		}
+		w, d = worst(v, n)
+		var which []string
+		for k := range serves {
+			which = append(which, k)
+		}
+		sort.Strings(which)
+		label := strings.Join(which, " / ")
+		if label == "" {
+			label = "model"
+		}
+		add(fmt.Sprintf("storcast_max_iops vs the scorer's %s at the mix storcast saw (plumbing)", label), w, b.ServedVsScorer, d)
+	}
 
 	v, n = nil, nil
 	for _, s := range r.Steps {
@@ -192,9 +217,78 @@ func (r *Report) check() []Check {
 // 0 when equal, 1 when off by 2x in either direction.
 func factorOff(pred, meas float64) float64 { return math.Max(pred/meas, meas/pred) - 1 }
 
+// heldOutChecks scores the frontier at the measured mixes: at the
+// calibrated size, at the held-out sizes, and the runs band. Each is
+// checked only when its bound is set.
+func (r *Report) heldOutChecks() []Check {
+	b := r.Bounds
+	var out []Check
+	type group struct {
+		name  string
+		bound float64
+		cal   bool
+	}
+	for _, g := range []group{
+		{"frontier vs measured max IOPS, mixes at a calibrated size", b.FrontierCal, true},
+		{"frontier vs measured max IOPS, a size not calibrated and mixed sizes", b.FrontierHeld, false},
+	} {
+		if g.bound <= 0 {
+			continue
+		}
+		w, at := math.NaN(), "no mix"
+		for _, m := range r.Mixes {
+			if m.Calibrated(r.Calibration) != g.cal {
+				continue
+			}
+			x := math.NaN()
+			if m.Side.Have && m.Measured > 0 {
+				x = relErr(m.Side.Frontier.MaxTotalIOPS, m.Measured)
+			}
+			if math.IsNaN(x) {
+				w, at = math.NaN(), m.label()+": "+m.Side.Err
+				break
+			}
+			if math.IsNaN(w) || x > w {
+				w, at = x, "worst at "+m.label()
+			}
+		}
+		c := Check{Name: g.name, Value: w, Bound: g.bound, Pass: !math.IsNaN(w) && w <= g.bound, Detail: at}
+		if math.IsNaN(w) {
+			c.Detail = "missing: " + at
+		}
+		out = append(out, c)
+	}
+	if b.OutsideBand >= 0 {
+		w, at, outside := math.NaN(), "no mix", 0
+		for _, m := range r.Mixes {
+			if !m.Side.Have || m.Measured <= 0 {
+				w, at = math.NaN(), m.label()+": "+m.Side.Err
+				break
+			}
+			x := OutsideBand(m.Side.Frontier, m.Measured)
+			if x > 0 {
+				outside++
+			}
+			if math.IsNaN(w) || x > w {
+				w, at = x, "worst at "+m.label()
+			}
+		}
+		c := Check{Name: "measured max IOPS outside the frontier's runs band (relative to the nearer end)", Value: w, Bound: b.OutsideBand,
+			Pass: !math.IsNaN(w) && w <= b.OutsideBand, Detail: fmt.Sprintf("%s; %d of %d mixes outside", at, outside, len(r.Mixes))}
+		if math.IsNaN(w) {
+			c.Detail = "missing: " + at
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
 // label names a mix in the checks: "50% reads", with the IO size when the
 // plan has more than one.
 func (m MixScore) label() string {
+	if strings.Contains(m.BS, ",") {
+		return "mixed sizes " + m.BS
+	}
 	if m.BS == "" || m.BS == planBS {
 		return fmt.Sprintf("%d%% reads", m.ReadPct)
 	}

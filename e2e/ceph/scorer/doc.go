@@ -8,8 +8,9 @@
 // (conservation.ImportFio) and prints the load steps: a ramp at 50% reads
 // rate-limited at 20, 40 and 60% of the capacity the conservation model
 // predicts, a "mark" (where run.sh takes the M-LISP snapshot), 80% and
-// saturated; then 70% and 30% reads, each rate-limited at 50% and saturated.
-// All at 4 KiB.
+// saturated; then 70% and 30% reads, each rate-limited at 50% and saturated,
+// all at 4 KiB; then two held-out saturated steps: 50% reads at 16 KiB (a
+// size not calibrated) and 4 KiB reads with 64 KiB writes at once.
 //
 // score compares, step by step (what each figure is measured against):
 //
@@ -27,6 +28,13 @@
 //     ramp's lower steps, read at the IOPS of each higher step, against the
 //     OSD op latency Ceph measured there (increase of ceph_osd_op_latency_sum
 //     over _count across the step); covered = lower <= measured <= upper.
+//   - Held-out points: the paper's model (the calibration without its mixed
+//     points, γ = 0) and the interference-aware frontier (with them), both
+//     through conservation.Model.AtMix at the mix fio measured in each
+//     saturated step, against the measured max, with each model's band over
+//     the calibration's runs; and storcast_max_iops at the step's end
+//     against the scorer's models at the mix storcast saw (plumbing; names
+//     the model storcast serves).
 //   - Passive calibration: the capacity curve of a storcast without
 //     calibration file (estimated from the load history only) against the
 //     fio-calibrated curve and the measured saturated IOPS.

@@ -11,19 +11,40 @@ import (
 // PlanStep is one line of the load plan. Kind "load" runs fio; kind "mark"
 // is where run.sh takes the M-LISP snapshot (trained on the steps before it).
 type PlanStep struct {
-	Kind      string // load or mark
-	Name      string
-	ReadPct   int
-	BS        string
-	BSBytes   float64
-	Fraction  float64 // of the predicted capacity; 0 = saturated (no rate limit)
-	RateRead  int     // fio --rate_iops for reads, 0 = unlimited
-	RateWrite int
-	Ramp      bool // a step of the ramp (its steps after the mark are the M-LISP targets)
+	Kind    string // load or mark
+	Name    string
+	ReadPct int
+	BS      string
+	BSBytes float64
+	// ReadBSBytes and WriteBSBytes, when set, are the sizes of the two
+	// directions of a mixed-size step (reads at one size, writes at
+	// another, as two jobs at once); 0 = BSBytes for both.
+	ReadBSBytes, WriteBSBytes float64
+	Fraction                  float64 // of the predicted capacity; 0 = saturated (no rate limit)
+	RateRead                  int     // fio --rate_iops for reads, 0 = unlimited
+	RateWrite                 int
+	Ramp                      bool // a step of the ramp (its steps after the mark are the M-LISP targets)
 }
 
 // Saturated reports whether the step runs without a rate limit.
 func (s PlanStep) Saturated() bool { return s.Fraction == 0 }
+
+// MixedSize reports whether the step's reads and writes have different sizes.
+func (s PlanStep) MixedSize() bool {
+	return s.ReadBSBytes > 0 && s.WriteBSBytes > 0 && s.ReadBSBytes != s.WriteBSBytes
+}
+
+// Sizes returns the IO size of the step's reads and of its writes.
+func (s PlanStep) Sizes() (read, write float64) {
+	read, write = s.BSBytes, s.BSBytes
+	if s.ReadBSBytes > 0 {
+		read = s.ReadBSBytes
+	}
+	if s.WriteBSBytes > 0 {
+		write = s.WriteBSBytes
+	}
+	return read, write
+}
 
 // PlanFromFio derives the Ceph load plan from fio's calibration JSON: rate
 // limits are fractions of the capacity the conservation model predicts at
@@ -41,8 +62,21 @@ var (
 
 const planBS, planBSBytes = "4k", 4096.0
 
+// The Ceph plan's held-out steps: a size the calibration did not measure
+// (between its 4 KiB and 64 KiB, so interpolated), and 4 KiB reads with
+// 64 KiB writes at once (fio's "READ,WRITE" spelling of bs; run.sh runs it
+// as a read job and a write job in one group, so the mix is whatever the
+// cluster gives each job, not a set ratio: the step's read share is
+// nominal, the scorer takes the mix fio measured).
+var (
+	cephUncalBS, cephUncalBSBytes = "16k", 16384.0
+	cephMixedBS                   = "4k,64k"
+	cephMixedRead, cephMixedWrite = 4096.0, 65536.0
+)
+
 // Plan returns the Ceph load steps for a calibrated model: the ramp and the
-// other mixes, all at 4 KiB.
+// other mixes at 4 KiB, then the held-out saturated steps: 50% reads at
+// 16 KiB, and 4 KiB reads with 64 KiB writes.
 func Plan(m *conservation.Model) ([]PlanStep, error) {
 	p := planner{m: m}
 	p.ramp(planBS, planBSBytes)
@@ -50,6 +84,10 @@ func Plan(m *conservation.Model) ([]PlanStep, error) {
 		for _, f := range otherFraction {
 			p.add(r, planBS, planBSBytes, f, "")
 		}
+	}
+	p.add(rampReadPct, cephUncalBS, cephUncalBSBytes, 0, "16k")
+	if s := p.add(rampReadPct, cephMixedBS, (cephMixedRead+cephMixedWrite)/2, 0, "mixsize"); s != nil {
+		s.ReadBSBytes, s.WriteBSBytes = cephMixedRead, cephMixedWrite
 	}
 	return p.out, p.err
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/storcast/storcast/forecaster/conservation"
 )
 
 func pct(x float64) string {
@@ -49,11 +51,27 @@ func (r *Report) Markdown() string {
 		w("Peak RSS of %s together: %.0f MB.", sys.Daemons, r.PeakOSDRSSMB)
 	}
 	w("\n\n## Calibration (%s, saturated, 100%% read / 100%% write)\n\n", sys.Client)
+	w("Figures are the mean of the runs (listed) when the point was run more than once.\n\n")
 	w("| IO size | read IOPS | write IOPS | f_rw |\n|---|---:|---:|---:|\n")
 	pts := append(r.Calibration.Points[:0:0], r.Calibration.Points...)
 	sort.Slice(pts, func(i, j int) bool { return pts[i].IOSizeBytes < pts[j].IOSizeBytes })
 	for _, p := range pts {
-		w("| %.0f KiB | %.0f | %.0f | %.2f |\n", p.IOSizeBytes/1024, p.ReadIOPS, p.WriteIOPS, p.FRW())
+		w("| %.0f KiB | %.0f%s | %.0f%s | %.2f |\n", p.IOSizeBytes/1024, p.ReadIOPS, runsText(p.ReadRuns), p.WriteIOPS, runsText(p.WriteRuns), p.FRW())
+	}
+	if len(r.Calibration.Mixed) > 0 {
+		w("\nMixed points (saturated, total IOPS) and the interference γ fitted from them, with γ's bounds over the runs ")
+		w("(γ(mixed max, pure mins) .. γ(mixed min, pure maxes)); γ = 0 is the paper's law, γ > 0 puts mixes inside its line:\n\n")
+		w("| IO size | reads | IOPS | γ | γ bounds |\n|---|---:|---:|---:|---:|\n")
+		gam := map[float64]conservation.GammaFit{}
+		if r.Model != nil {
+			for _, g := range r.Model.Interference() {
+				gam[g.IOSizeBytes] = g
+			}
+		}
+		for _, p := range r.Calibration.Mixed {
+			g := gam[p.IOSizeBytes]
+			w("| %.0f KiB | %.0f%% | %.0f%s | %.3f | %.3f .. %.3f |\n", p.IOSizeBytes/1024, 100*p.ReadRatio, p.IOPS, runsText(p.Runs), g.Gamma, g.Lower, g.Upper)
+		}
 	}
 
 	if len(r.CalibrationMixes) > 0 {
@@ -109,6 +127,8 @@ func (r *Report) Markdown() string {
 		}
 	}
 	w("\nThe conservation model's published accuracy is <10%% for IO of at most 32 KiB: here %d of %d such mixes are within 10%%.\n", within, small)
+
+	r.renderHeldOut(w)
 
 	w("\n## Headroom at the rate-limited steps\n\n")
 	w("Measured headroom = 1 - offered / measured max at the same mix.\n\n")
@@ -170,6 +190,13 @@ func (r *Report) Markdown() string {
 			w("| %s | %.0f%s | %s | %.2f [%.2f, %.2f] | %s | %s |\n", s.Name, s.Fio.IOPS(), beyond, ms(s.ClusterLatency, s.HaveClusterLat),
 				1000*s.ForecastLat.Mean, 1000*s.ForecastLat.Lower, 1000*s.ForecastLat.Upper, errOr(s.ForecastLat.Mean, s.ClusterLatency, s.HaveClusterLat), cov)
 		}
+		cov, n, within := r.latencyCoverage(0.2)
+		w("\nCovered by the band at %d of %d higher steps; mean forecast within 20%% at %d. ", cov, n, within)
+		if k, which, sat, ok := r.kneeVsSaturated(); ok {
+			w("Earliest forecast knee (the %s crosses the SLO) %.0f IOPS vs the measured saturated IOPS of the ramp's mix %.0f: %s.\n", which, k, sat, map[bool]string{true: "below", false: "not below"}[k < sat])
+		} else {
+			w("No forecast knee, or no measured saturated step of the ramp's mix to compare it with.\n")
+		}
 	}
 
 	w("\n## Passive calibration (history only) vs %s\n\n", sys.Client)
@@ -199,6 +226,193 @@ func (r *Report) Markdown() string {
 		w("| %s | %s | %s | %s (%s) |\n", c.Name, fmtCheck(c), fmtBound(c), res, c.Detail)
 	}
 	return b.String()
+}
+
+// runsText lists a figure's runs: " (runs 4100, 4300)", or "" without runs.
+func runsText(runs []float64) string {
+	if len(runs) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, x := range runs {
+		parts = append(parts, fmt.Sprintf("%.0f", x))
+	}
+	return " (runs " + strings.Join(parts, ", ") + ")"
+}
+
+// band prints a max with its runs band.
+func band(res conservation.Result) string {
+	return fmt.Sprintf("%.0f [%.0f, %.0f]", res.MaxTotalIOPS, res.MaxTotalIOPSLower, res.MaxTotalIOPSUpper)
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// renderHeldOut writes the side-by-side table of the paper's model and the
+// frontier at each measured saturated mix, and storcast's served max
+// against the scorer's models (plumbing).
+func (r *Report) renderHeldOut(w func(string, ...any)) {
+	sys := r.Sys
+	w("\n## Held-out points: the paper's model and the frontier\n\n")
+	w("Both from the same %[1]s calibration through `forecaster/conservation`, at the mix %[1]s measured in the step the measured max comes from ", sys.Client)
+	w("(its read and write IOPS at their sizes): the paper = the calibration without its mixed points (γ = 0, Ra & Lee's law); ")
+	w("the frontier = with them (`NewModel`, what storcast serves). [band] = min..max over the models of the calibration's runs (`MaxTotalIOPSLower/Upper`). ")
+	w("U = the frontier's utilization at the measured saturated load: 1 on the frontier, below 1 where the cluster saturated before the model's max. ")
+	w("A mix at a size that was not calibrated is interpolated (%s).\n\n", r.interpolation())
+	w("| mix | reads (measured) | sizes R/W | measured | paper [band] | error | in band | frontier [band] | error | in band | U | steal |\n")
+	w("|---|---:|---:|---:|---:|---:|:---:|---:|---:|:---:|---:|---:|\n")
+	for _, m := range r.Mixes {
+		sb := m.Side
+		if !sb.Have {
+			w("| %s | n/a | n/a | %.0f | n/a | n/a | n/a | n/a | n/a | n/a | n/a | %s |\n", m.label(), m.Measured, pct(m.Steal))
+			continue
+		}
+		kind := ""
+		if !m.Calibrated(r.Calibration) {
+			kind = " (held out)"
+		}
+		meas := fmt.Sprintf("%.0f", m.Measured)
+		if !strings.HasSuffix(m.MeasuredFrom, "-sat") {
+			meas += " (" + m.MeasuredFrom + ")"
+		}
+		w("| %s%s | %.1f%% | %s/%s | %s | %s | %s | %s | %s | %s | %s | %.3f | %s |\n", m.label(), kind, 100*sb.ReadIOPS/(sb.ReadIOPS+sb.WriteIOPS),
+			kib(sb.ReadBytes), kib(sb.WriteBytes), meas,
+			band(sb.Paper), pct(relErr(sb.Paper.MaxTotalIOPS, m.Measured)), yesNo(InBand(sb.Paper, m.Measured)),
+			band(sb.Frontier), pct(relErr(sb.Frontier.MaxTotalIOPS, m.Measured)), yesNo(InBand(sb.Frontier, m.Measured)),
+			sb.Frontier.Utilization, pct(m.Steal))
+	}
+	r.renderAnalysis(w)
+	var served []StepScore
+	for _, s := range r.Steps {
+		if s.Served.Have {
+			served = append(served, s)
+		}
+	}
+	if len(served) == 0 {
+		return
+	}
+	w("\nPlumbing: `storcast_max_iops` (one scrape at each saturated step's end, by op) against the scorer's two models at the mix storcast saw ")
+	w("(read share = its read max / total; size = `storcast_observed_io_size_bytes` of the same scrape, at mixed sizes %s's 1m mean read and write sizes); \"serves\" = the nearer model.\n\n", sys.Name)
+	w("| step | storcast read / write / total | sizes R/W | scorer frontier | scorer paper | serves | error |\n|---|---:|---:|---:|---:|---|---:|\n")
+	for _, s := range served {
+		c := s.Served
+		w("| %s | %.0f / %.0f / %.0f | %.0f/%.0f B | %.0f | %.0f | %s | %s |\n", s.Name, c.Read, c.Write, c.Total, c.ReadBytes, c.WriteBytes, c.Frontier, c.Paper, c.Serves(), pct(c.ErrServed()))
+	}
+}
+
+// renderAnalysis says which form this run's data preferred, γ per size
+// with its spread, and what the mixed-size step says about sizes
+// interfering.
+func (r *Report) renderAnalysis(w func(string, ...any)) {
+	var nPaper, nFrontier, n int
+	var sumPaper, sumFrontier float64
+	for _, m := range r.Mixes {
+		if !m.Side.Have || m.Measured <= 0 {
+			continue
+		}
+		ep, ef := relErr(m.Side.Paper.MaxTotalIOPS, m.Measured), relErr(m.Side.Frontier.MaxTotalIOPS, m.Measured)
+		sumPaper, sumFrontier = sumPaper+ep, sumFrontier+ef
+		n++
+		if ef < ep {
+			nFrontier++
+		} else {
+			nPaper++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	w("\n**This run's data.** The frontier came closer at %d of %d mixes, the paper at %d; mean error: paper %s, frontier %s. ",
+		nFrontier, n, nPaper, pct(sumPaper/float64(n)), pct(sumFrontier/float64(n)))
+	if r.Model != nil {
+		gs := r.Model.Interference()
+		if len(gs) > 0 {
+			var parts []string
+			for _, g := range gs {
+				parts = append(parts, fmt.Sprintf("%s γ = %.3f (runs %.3f .. %.3f)", kib(g.IOSizeBytes), g.Gamma, g.Lower, g.Upper))
+			}
+			w("Interference from the calibration's mixed points: %s", strings.Join(parts, ", "))
+			if sc, err := r.Model.At(cephUncalBSBytes); err == nil {
+				w("; at 16k (interpolated in log size) γ = %.3f", sc.Gamma)
+			}
+			w(". ")
+		} else {
+			w("The calibration has no mixed points: the frontier is the paper. ")
+		}
+	}
+	for _, m := range r.Mixes {
+		if !m.Side.Have || m.Side.ReadBytes == m.Side.WriteBytes || m.Measured <= 0 {
+			continue
+		}
+		f := m.Side.Frontier
+		w("At mixed sizes (%s reads with %s writes, %.0f%% reads) the frontier's U at the measured load is %.3f, the paper's %.3f (1 = on the model's line). ",
+			kib(m.Side.ReadBytes), kib(m.Side.WriteBytes), 100*m.Side.ReadIOPS/(m.Side.ReadIOPS+m.Side.WriteIOPS), f.Utilization, m.Side.Paper.Utilization)
+		switch {
+		case m.Measured < f.MaxTotalIOPSLower:
+			w("The measured max lies below the frontier's band: together the sizes cost more than the model counts (size interference the model lacks).")
+		case m.Measured > f.MaxTotalIOPSUpper:
+			w("The measured max lies above the frontier's band: no sign that sizes interfere; the read/write term, fitted at single sizes, takes more than this mix lost.")
+		default:
+			w("The measured max lies inside the frontier's band: no sign of interference between sizes beyond the read/write term.")
+		}
+	}
+	w("\n")
+}
+
+// latencyCoverage counts the higher ramp steps with a forecast and a
+// measured latency, those whose measured latency lies inside the band, and
+// those whose mean forecast lies within tol (relative) of it.
+func (r *Report) latencyCoverage(tol float64) (covered, n, within int) {
+	for _, s := range r.Steps {
+		if !s.HighRamp || !s.HaveForecast || !s.HaveClusterLat {
+			continue
+		}
+		n++
+		if s.ClusterLatency >= s.ForecastLat.Lower && s.ClusterLatency <= s.ForecastLat.Upper {
+			covered++
+		}
+		if relErr(s.ForecastLat.Mean, s.ClusterLatency) <= tol {
+			within++
+		}
+	}
+	return covered, n, within
+}
+
+// kneeVsSaturated returns the earliest forecast knee (where the upper band,
+// else the mean, crosses the SLO), which bound it is, and the measured
+// saturated IOPS of the ramp's mix.
+func (r *Report) kneeVsSaturated() (knee float64, which string, sat float64, ok bool) {
+	if r.MLISP == nil {
+		return 0, "", 0, false
+	}
+	switch {
+	case r.MLISP.KneeIOPS.Upper != nil:
+		knee, which = *r.MLISP.KneeIOPS.Upper, "upper band"
+	case r.MLISP.KneeIOPS.Mean != nil:
+		knee, which = *r.MLISP.KneeIOPS.Mean, "mean"
+	default:
+		return 0, "", 0, false
+	}
+	for _, s := range r.Steps {
+		if s.Plan.Ramp && s.Plan.Saturated() {
+			return knee, which, s.Fio.IOPS(), true
+		}
+	}
+	return 0, "", 0, false
+}
+
+func kib(b float64) string { return fmt.Sprintf("%.0fk", b/1024) }
+
+// interpolation names the form the frontier used across sizes.
+func (r *Report) interpolation() string {
+	if r.Model == nil {
+		return "n/a"
+	}
+	return r.Model.SizeForm().Used
 }
 
 // sizeLabel is the mix's IO size: "4k", or for mixed sizes the sizes and the mean.
@@ -248,14 +462,24 @@ func (r *Report) Summary() map[string]any {
 		steps = append(steps, map[string]any{"name": s.Name, "readPct": s.ReadPct, "bs": s.Plan.BS, "clientIops": s.Fio.IOPS(), "clusterIops": s.ClusterIOPS,
 			"clientLatencySeconds": s.Fio.Latency, "clusterLatencySeconds": s.ClusterLatency, "steal": s.Steal, "busyCores": s.BusyCores, "oursCores": s.OursCores, "osdRssMB": s.OSDRSSMB,
 			"storcastMaxIops": nanNil(s.LiveMaxIOPS, s.HaveMax), "storcastHeadroom": nanNil(s.LiveHeadroom, s.HaveHeadroom),
-			"storcastPredictedIops": nanNil(s.PredictedIOPS, s.HavePredicted)})
+			"storcastPredictedIops": nanNil(s.PredictedIOPS, s.HavePredicted), "served": s.Served})
 	}
 	mixes := []map[string]any{}
 	for _, m := range r.Mixes {
-		mixes = append(mixes, map[string]any{"readPct": m.ReadPct, "bs": m.BS, "ioSizeBytes": m.BSBytes, "measured": m.Measured, "model": m.Model,
-			"curve": nanNil(m.Curve, m.HaveCurve), "live": nanNil(m.Live, m.HaveLive), "passive": nanNil(m.Passive, m.HavePassive)})
+		mix := map[string]any{"readPct": m.ReadPct, "bs": m.BS, "ioSizeBytes": m.BSBytes, "measured": m.Measured, "model": m.Model,
+			"curve": nanNil(m.Curve, m.HaveCurve), "live": nanNil(m.Live, m.HaveLive), "passive": nanNil(m.Passive, m.HavePassive)}
+		if m.Side.Have {
+			mix["sideBySide"] = map[string]any{"readIops": m.Side.ReadIOPS, "writeIops": m.Side.WriteIOPS, "readBytes": m.Side.ReadBytes, "writeBytes": m.Side.WriteBytes,
+				"calibratedSize": m.Calibrated(r.Calibration), "paper": m.Side.Paper, "frontier": m.Side.Frontier,
+				"paperInBand": InBand(m.Side.Paper, m.Measured), "frontierInBand": InBand(m.Side.Frontier, m.Measured)}
+		}
+		mixes = append(mixes, mix)
 	}
-	return map[string]any{"system": r.Sys.Kind, "when": r.When, "phases": r.Phases, "mixes": mixes, "measuredKnee": nanNil(r.MeasuredKnee, r.HaveMeasuredKnee), "peakOsdRssMB": r.PeakOSDRSSMB, "calibration": r.Calibration, "steps": steps, "checks": checks}
+	var gammas []conservation.GammaFit
+	if r.Model != nil {
+		gammas = r.Model.Interference()
+	}
+	return map[string]any{"system": r.Sys.Kind, "interference": gammas, "when": r.When, "phases": r.Phases, "mixes": mixes, "measuredKnee": nanNil(r.MeasuredKnee, r.HaveMeasuredKnee), "peakOsdRssMB": r.PeakOSDRSSMB, "calibration": r.Calibration, "steps": steps, "checks": checks}
 }
 
 func nanNil(x float64, ok bool) any {

@@ -29,11 +29,16 @@ type Bounds struct {
 	// above cannot exceed 100% when the prediction is low, so on a noisy
 	// machine, where their bounds must be wide, only this catches a
 	// prediction that is grossly low.
-	FactorOff       float64
-	HeadroomAbs     float64 // storcast_headroom_ratio vs measured headroom, ratio points
-	InsideOutMAPE   float64 // storcast_predicted_iops vs the system's IOPS over the load
-	MLISP           float64 // M-LISP mean forecast vs measured latency at the higher steps (mean error)
-	PassiveVsMeas   float64 // passive calibration's curve vs measured saturated IOPS, per mix
+	FactorOff     float64
+	HeadroomAbs   float64 // storcast_headroom_ratio vs measured headroom, ratio points
+	InsideOutMAPE float64 // storcast_predicted_iops vs the system's IOPS over the load
+	MLISP         float64 // M-LISP mean forecast vs measured latency at the higher steps (mean error)
+	PassiveVsMeas float64 // passive calibration's curve vs measured saturated IOPS, per mix
+	// Held-out points (checked only when > 0; run.sh sets them from repeated runs):
+	FrontierCal     float64 // frontier vs measured saturated IOPS, mixes at a calibrated size
+	FrontierHeld    float64 // the same, at a size not calibrated and at mixed sizes
+	OutsideBand     float64 // how far (relative) a measured max may lie outside the frontier's runs band; < 0: not checked
+	ServedVsScorer  float64 // storcast_max_iops vs the scorer's model at the mix storcast saw (plumbing)
 	MaxSteal        float64 // steps with more steal than this are flagged (not failed)
 	MaxOtherCores   float64 // steps where other processes used more cores than this are flagged
 	RequireStorcast bool
@@ -44,6 +49,13 @@ type Queries struct {
 	MaxIOPS, Headroom, PredictedIOPS         string // storcast's series
 	ClusterIOPS1m                            string // the system's IOPS the way storcast sees it (1m rate)
 	ClusterOps, ClusterLatSum, ClusterLatCnt string // counters, for increase() across a step
+	// The mean read and write size over 1m, as storcast computes it (empty:
+	// the plan's sizes are taken).
+	ReadSize1m, WriteSize1m string
+	// storcast_max_iops per op (read, write, total) from one scrape: %s is the op.
+	ServedMaxIOPS string
+	// The op-weighted mean IO size storcast saw, same scrape.
+	ServedIOSize string
 }
 
 var defaultQueries = Queries{
@@ -54,6 +66,10 @@ var defaultQueries = Queries{
 	ClusterOps:    `sum(increase(ceph_osd_op_r{cluster="e2e"}[%[1]s])) + sum(increase(ceph_osd_op_w{cluster="e2e"}[%[1]s]))`,
 	ClusterLatSum: `sum(increase(ceph_osd_op_latency_sum{cluster="e2e"}[%[1]s]))`,
 	ClusterLatCnt: `sum(increase(ceph_osd_op_latency_count{cluster="e2e"}[%[1]s]))`,
+	ReadSize1m:    `sum(rate(ceph_osd_op_r_out_bytes{cluster="e2e"}[1m])) / sum(rate(ceph_osd_op_r{cluster="e2e"}[1m]))`,
+	WriteSize1m:   `sum(rate(ceph_osd_op_w_in_bytes{cluster="e2e"}[1m])) / sum(rate(ceph_osd_op_w{cluster="e2e"}[1m]))`,
+	ServedMaxIOPS: `max(last_over_time(storcast_max_iops{cluster="e2e",op="%s"}[15s]))`,
+	ServedIOSize:  `max(last_over_time(storcast_observed_io_size_bytes{cluster="e2e"}[15s]))`,
 }
 
 // StepScore is everything known about one load step.
@@ -76,6 +92,39 @@ type StepScore struct {
 	ForecastLat    apiv1.LatencyPoint
 	HaveForecast   bool
 	ForecastBeyond bool // the step's IOPS lies beyond the forecast curve
+	Served         ServedCheck
+}
+
+// ServedCheck compares storcast_max_iops at the end of a saturated step
+// with the scorer's own models of the same calibration at the mix storcast
+// saw (its read and write max give the read share; the size is the mean
+// size storcast saw, or for a mixed-size step Ceph's 1m read and write
+// sizes): a plumbing check, which also tells which model storcast serves.
+type ServedCheck struct {
+	Have                  bool
+	Read, Write, Total    float64 // storcast_max_iops by op, one scrape
+	ReadBytes, WriteBytes float64 // the sizes taken (Ceph's 1m means, or the plan's)
+	Frontier, Paper       float64 // the scorer's max at that mix
+	Err                   string  // why a model gave no answer
+}
+
+// Serves names the model storcast's value is closer to.
+func (c ServedCheck) Serves() string {
+	if c.Frontier == c.Paper {
+		return "frontier = paper"
+	}
+	if math.Abs(c.Total-c.Frontier) <= math.Abs(c.Total-c.Paper) {
+		return "frontier"
+	}
+	return "paper"
+}
+
+// ErrServed is the relative difference from the model storcast serves.
+func (c ServedCheck) ErrServed() float64 {
+	if c.Serves() == "paper" {
+		return relErr(c.Total, c.Paper)
+	}
+	return relErr(c.Total, c.Frontier)
 }
 
 // Check is one pass/fail comparison.
@@ -91,7 +140,8 @@ type Check struct {
 type Report struct {
 	When          time.Time
 	Calibration   conservation.Calibration
-	Model         *conservation.Model
+	Model         *conservation.Model // the calibration as storcast takes it: mixed points in (the frontier)
+	Paper         *conservation.Model // the same without mixed points: γ = 0, the paper's law
 	Steps         []StepScore
 	Mixes         []MixScore
 	InsideOutMAPE float64
@@ -131,6 +181,80 @@ type MixScore struct {
 	HaveLive     bool
 	HavePassive  bool
 	Steal        float64
+	Side         SideBySide // the paper's model and the frontier at the measured mix
+}
+
+// SideBySide is the paper's model and the interference-aware frontier at
+// the mix the load tool measured (its read and write IOPS at their sizes),
+// each with its band over the calibration's runs.
+type SideBySide struct {
+	Have                  bool
+	ReadIOPS, WriteIOPS   float64 // the mix: the load tool's rates in the step Measured comes from
+	ReadBytes, WriteBytes float64
+	Paper, Frontier       conservation.Result
+	Err                   string
+}
+
+// InBand reports whether measured lies inside r's max-IOPS band.
+func InBand(r conservation.Result, measured float64) bool {
+	return measured >= r.MaxTotalIOPSLower && measured <= r.MaxTotalIOPSUpper
+}
+
+// OutsideBand is how far measured lies outside r's band, relative to the
+// nearer end (0 inside).
+func OutsideBand(r conservation.Result, measured float64) float64 {
+	switch {
+	case measured < r.MaxTotalIOPSLower:
+		return (r.MaxTotalIOPSLower - measured) / r.MaxTotalIOPSLower
+	case measured > r.MaxTotalIOPSUpper:
+		return (measured - r.MaxTotalIOPSUpper) / r.MaxTotalIOPSUpper
+	}
+	return 0
+}
+
+// Calibrated reports whether the mix is at one size the calibration measured.
+func (m MixScore) Calibrated(c conservation.Calibration) bool {
+	if m.Side.ReadBytes != m.Side.WriteBytes {
+		return false
+	}
+	for _, p := range c.Points {
+		if p.IOSizeBytes == m.Side.ReadBytes {
+			return true
+		}
+	}
+	return false
+}
+
+// predicted is the capacity the checks score: the frontier at the measured
+// mix, or (without it) the model's curve at the nominal mix.
+func (m MixScore) predicted() float64 {
+	if m.Side.Have {
+		return m.Side.Frontier.MaxTotalIOPS
+	}
+	return m.Model
+}
+
+// paperModel is the calibration without its mixed points: the paper's law.
+func paperModel(cal conservation.Calibration) (*conservation.Model, error) {
+	cal.Mixed = nil
+	return conservation.NewModel(cal)
+}
+
+// sideBySide evaluates both models at the rates read and write at their sizes.
+func sideBySide(paper, frontier *conservation.Model, read, write, readBytes, writeBytes float64) SideBySide {
+	sb := SideBySide{ReadIOPS: read, WriteIOPS: write, ReadBytes: readBytes, WriteBytes: writeBytes}
+	cl := []conservation.OpClass{{Op: conservation.Read, IOSizeBytes: readBytes, Rate: read}, {Op: conservation.Write, IOSizeBytes: writeBytes, Rate: write}}
+	var err error
+	if sb.Paper, err = paper.AtMix(cl); err != nil {
+		sb.Err = "paper: " + err.Error()
+		return sb
+	}
+	if sb.Frontier, err = frontier.AtMix(cl); err != nil {
+		sb.Err = "frontier: " + err.Error()
+		return sb
+	}
+	sb.Have = true
+	return sb
 }
 
 func relErr(pred, meas float64) float64 { return math.Abs(pred-meas) / meas }
@@ -210,6 +334,10 @@ func runScore(args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&b.InsideOutMAPE, "max-insideout-mape", 3.0, "bound: Inside-Out MAPE over the load")
 	fs.Float64Var(&b.MLISP, "max-mlisp", 1.0, "bound: M-LISP mean relative error at the higher ramp steps")
 	fs.Float64Var(&b.PassiveVsMeas, "max-passive", 0.80, "bound: passive calibration vs measured saturated IOPS")
+	fs.Float64Var(&b.FrontierCal, "max-frontier-calibrated", 0, "bound: frontier vs measured saturated IOPS at a calibrated size (0: not checked)")
+	fs.Float64Var(&b.FrontierHeld, "max-frontier-held-out", 0, "bound: frontier vs measured saturated IOPS at a size not calibrated and at mixed sizes (0: not checked)")
+	fs.Float64Var(&b.OutsideBand, "max-outside-band", -1, "bound: how far (relative) a measured max may lie outside the frontier's runs band (< 0: not checked)")
+	fs.Float64Var(&b.ServedVsScorer, "max-served-vs-scorer", 0, "bound: storcast_max_iops vs the scorer's model at the mix storcast saw (plumbing; 0: not checked)")
 	fs.Float64Var(&b.MaxSteal, "flag-steal", 0.05, "flag steps whose steal share exceeds this")
 	fs.Float64Var(&b.MaxOtherCores, "flag-other-cores", 0.3, "flag steps where other processes used more cores than this")
 	if err := fs.Parse(args); err != nil {
@@ -299,6 +427,10 @@ func score(in scoreInput) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	paper, err := paperModel(cal)
+	if err != nil {
+		return nil, err
+	}
 	plan, err := in.sys.Plan(model)
 	if err != nil {
 		return nil, err
@@ -329,7 +461,7 @@ func score(in scoreInput) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{When: time.Now().UTC(), Calibration: cal, Model: model, Bounds: in.bounds, Sys: in.sys, PassiveIOSize: in.passiveSize}
+	rep := &Report{When: time.Now().UTC(), Calibration: cal, Model: model, Paper: paper, Bounds: in.bounds, Sys: in.sys, PassiveIOSize: in.passiveSize}
 	if in.calRuns != "" {
 		data, err := os.ReadFile(in.calRuns)
 		if err != nil {
@@ -389,6 +521,11 @@ func score(in scoreInput) (*Report, error) {
 			}
 			if s.PredictedIOPS, s.HavePredicted, err = prom.Instant(q.PredictedIOPS, end); err != nil {
 				return nil, err
+			}
+			if p.Saturated() {
+				if s.Served, err = servedAt(prom, q, p, paper, model, end); err != nil {
+					return nil, err
+				}
 			}
 		}
 		rep.Steps = append(rep.Steps, s)
@@ -468,6 +605,10 @@ func score(in scoreInput) (*Report, error) {
 			if key(s) == mk && s.Plan.Saturated() {
 				ms.Live, ms.HaveLive, ms.Steal = s.LiveMaxIOPS, s.HaveMax, s.Steal
 			}
+			if key(s) == mk && s.Name == ms.MeasuredFrom {
+				rb, wb := s.Plan.Sizes()
+				ms.Side = sideBySide(paper, model, s.Fio.ReadIOPS, s.Fio.WriteIOPS, rb, wb)
+			}
 		}
 		rep.Mixes = append(rep.Mixes, ms)
 	}
@@ -478,6 +619,64 @@ func score(in scoreInput) (*Report, error) {
 	rep.MeasuredKnee, rep.HaveMeasuredKnee = measuredKnee(rep.Steps, slo)
 	rep.Checks = rep.check()
 	return rep, nil
+}
+
+// servedAt reads storcast_max_iops by op from one scrape at t and evaluates
+// the scorer's two models at the mix it implies (read share = read max /
+// total max). Sizes: at one size, the mean size storcast exported in that
+// scrape (Ceph's counters over a window of its own, which at a step's
+// start can still hold the previous step); at mixed sizes Ceph's 1m mean
+// read and write sizes; the plan's without either. Have is false when
+// storcast served no value.
+func servedAt(prom *Prom, q Queries, p PlanStep, paper, frontier *conservation.Model, t time.Time) (ServedCheck, error) {
+	var c ServedCheck
+	if q.ServedMaxIOPS == "" {
+		return c, nil
+	}
+	var ok [3]bool
+	var err error
+	for i, v := range []*float64{&c.Read, &c.Write, &c.Total} {
+		if *v, ok[i], err = prom.Instant(fmt.Sprintf(q.ServedMaxIOPS, []string{"read", "write", "total"}[i]), t); err != nil {
+			return c, err
+		}
+	}
+	if !ok[0] || !ok[1] || !ok[2] || c.Total <= 0 {
+		return c, nil
+	}
+	c.ReadBytes, c.WriteBytes = p.Sizes()
+	sizeQ := []struct {
+		q   string
+		out *float64
+	}{{q.ReadSize1m, &c.ReadBytes}, {q.WriteSize1m, &c.WriteBytes}}
+	if !p.MixedSize() && q.ServedIOSize != "" {
+		v, have, err := prom.Instant(q.ServedIOSize, t)
+		if err != nil {
+			return c, err
+		}
+		if have && v > 0 {
+			c.ReadBytes, c.WriteBytes = v, v
+			sizeQ = nil
+		}
+	}
+	for _, sz := range sizeQ {
+		if sz.q == "" {
+			continue
+		}
+		v, have, err := prom.Instant(sz.q, t)
+		if err != nil {
+			return c, err
+		}
+		if have && v > 0 {
+			*sz.out = v
+		}
+	}
+	sb := sideBySide(paper, frontier, c.Read, c.Write, c.ReadBytes, c.WriteBytes)
+	if !sb.Have {
+		c.Err = sb.Err
+		return c, nil
+	}
+	c.Have, c.Frontier, c.Paper = true, sb.Frontier.MaxTotalIOPS, sb.Paper.MaxTotalIOPS
+	return c, nil
 }
 
 func readLatencyCurve(path string) (*apiv1.LatencyCurve, string) {

@@ -35,8 +35,9 @@ func TestPlanRatesAreFractionsOfPredictedCapacity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(steps) != 10 {
-		t.Fatalf("plan has %d steps, want 10", len(steps))
+	// The ramp (3 + mark + 2), 70% and 30% (2 each), the 16 KiB and the mixed-size steps.
+	if len(steps) != 12 {
+		t.Fatalf("plan has %d steps, want 12", len(steps))
 	}
 	if steps[3].Kind != "mark" {
 		t.Fatalf("step 3 is %q, want the M-LISP mark after the 3 lower ramp steps", steps[3].Kind)
@@ -203,13 +204,13 @@ func TestSwiftPlanCoversMixesSizesAndRamp(t *testing.T) {
 			t.Errorf("%s: %d%% %s (%v B), want %d%% %s (%v B)", want.name, s.ReadPct, s.BS, s.BSBytes, want.read, want.bs, want.bytes)
 		}
 	}
-	// The Ceph plan is unchanged by the generalisation: 4 KiB only, 10 lines.
+	// The Ceph plan: 4 KiB, except its two saturated held-out steps.
 	ceph, err := PlanFromFio(loadCal(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range ceph {
-		if s.Kind == "load" && s.BS != "4k" {
+		if s.Kind == "load" && s.BS != "4k" && !(s.Saturated() && (s.Name == "r50-16k-sat" || s.Name == "r50-mixsize-sat")) {
 			t.Errorf("ceph step %s at %s", s.Name, s.BS)
 		}
 	}

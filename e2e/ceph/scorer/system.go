@@ -58,7 +58,7 @@ func (s System) LoadModel(path string) (conservation.Calibration, *conservation.
 
 var cephSystem = System{
 	Kind: "ceph", Name: "Ceph", Client: "fio", Daemons: "the 3 OSDs",
-	Description:       "One host: 1 mon, 1 mgr, 3 memstore OSDs, size-3 pool, 4 KiB random IO through librbd (fio, iodepth 32).",
+	Description:       "One host: 1 mon, 1 mgr, 3 memstore OSDs, size-3 pool, random IO through librbd (fio, iodepth 32): 4 KiB, one 16 KiB step and one of 4 KiB reads with 64 KiB writes.",
 	Queries:           defaultQueries,
 	ImportCalibration: conservation.ImportFio,
 	Plan:              Plan,

@@ -1,0 +1,221 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"testing"
+
+	"github.com/storcast/storcast/forecaster/conservation"
+)
+
+// A calibration with runs and one 50/50 mixed point per size (figures of
+// the shape the real cluster gives: the mix inside the paper's line).
+func heldOutCal() conservation.Calibration {
+	return conservation.Calibration{
+		Points: []conservation.Point{
+			{IOSizeBytes: 4096, ReadIOPS: 19000, WriteIOPS: 2500, ReadRuns: []float64{18000, 20000}, WriteRuns: []float64{2400, 2600}},
+			{IOSizeBytes: 65536, ReadIOPS: 9800, WriteIOPS: 2200, ReadRuns: []float64{9600, 10000}, WriteRuns: []float64{2100, 2300}},
+		},
+		Mixed: []conservation.MixedPoint{
+			{IOSizeBytes: 4096, ReadRatio: 0.5, IOPS: 4000, Runs: []float64{3800, 4200}},
+			{IOSizeBytes: 65536, ReadRatio: 0.5, IOPS: 3300, Runs: []float64{3200, 3400}},
+		},
+	}
+}
+
+func TestSideBySideAtACalibratedMix(t *testing.T) {
+	cal := heldOutCal()
+	frontier, err := conservation.NewModel(cal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paper, err := paperModel(cal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb := sideBySide(paper, frontier, 2000, 2000, 4096, 4096)
+	if !sb.Have {
+		t.Fatal(sb.Err)
+	}
+	// One mixed point fixes γ exactly: the frontier passes through it, and
+	// its band at that mix is the mixed runs' range.
+	if got := sb.Frontier.MaxTotalIOPS; math.Abs(got-4000) > 1e-6 {
+		t.Errorf("frontier at the calibrated mix = %v, want the mixed point's 4000", got)
+	}
+	if math.Abs(sb.Frontier.MaxTotalIOPSLower-3800) > 1e-6 || math.Abs(sb.Frontier.MaxTotalIOPSUpper-4200) > 1e-6 {
+		t.Errorf("frontier band %v..%v, want the runs' 3800..4200", sb.Frontier.MaxTotalIOPSLower, sb.Frontier.MaxTotalIOPSUpper)
+	}
+	if math.Abs(sb.Frontier.Utilization-1) > 1e-9 {
+		t.Errorf("U at the mixed point's load = %v, want 1", sb.Frontier.Utilization)
+	}
+	// The paper at 50% reads: 1 / (0.5/19000 + 0.5/2500) (eq. 6 in op shares).
+	want := 1 / (0.5/19000 + 0.5/2500)
+	if got := sb.Paper.MaxTotalIOPS; math.Abs(got-want) > 1e-6*want {
+		t.Errorf("paper at 50%% reads = %v, want %v", got, want)
+	}
+	if sb.Paper.Interference != 0 {
+		t.Errorf("the paper's model has interference %v", sb.Paper.Interference)
+	}
+	if !InBand(sb.Frontier, 3900) || InBand(sb.Frontier, 4300) {
+		t.Error("InBand wrong around the 3800..4200 band")
+	}
+	if got := OutsideBand(sb.Frontier, 4620); math.Abs(got-0.1) > 1e-9 {
+		t.Errorf("OutsideBand(4620) = %v, want 0.1 above 4200", got)
+	}
+	if got := OutsideBand(sb.Frontier, 3420); math.Abs(got-0.1) > 1e-9 {
+		t.Errorf("OutsideBand(3420) = %v, want 0.1 below 3800", got)
+	}
+	if OutsideBand(sb.Frontier, 4000) != 0 {
+		t.Error("OutsideBand inside the band is not 0")
+	}
+}
+
+func TestSideBySideMixedSizes(t *testing.T) {
+	cal := heldOutCal()
+	frontier, _ := conservation.NewModel(cal)
+	paper, _ := paperModel(cal)
+	sb := sideBySide(paper, frontier, 3000, 1000, 4096, 65536)
+	if !sb.Have {
+		t.Fatal(sb.Err)
+	}
+	// The paper: shares add, 3000/19000 + 1000/2200 of the capacity at this load.
+	u := 3000/19000.0 + 1000/2200.0
+	if got, want := sb.Paper.MaxTotalIOPS, 4000/u; math.Abs(got-want) > 1e-6*want {
+		t.Errorf("paper at mixed sizes = %v, want %v", got, want)
+	}
+	// γ > 0 at both sizes here: the frontier lies inside the paper's line.
+	if !(sb.Frontier.MaxTotalIOPS < sb.Paper.MaxTotalIOPS) {
+		t.Errorf("frontier %v not inside the paper's %v with γ > 0", sb.Frontier.MaxTotalIOPS, sb.Paper.MaxTotalIOPS)
+	}
+}
+
+func TestHeldOutChecks(t *testing.T) {
+	cal := heldOutCal()
+	frontier, _ := conservation.NewModel(cal)
+	paper, _ := paperModel(cal)
+	r := &Report{Sys: cephSystem, Calibration: cal, Model: frontier, Paper: paper,
+		Bounds: Bounds{ClusterVsClient: 1, Conservation: 1, FrontierCal: 0.08, FrontierHeld: 0.12, OutsideBand: 0}}
+	r.Mixes = []MixScore{
+		{ReadPct: 50, BS: "4k", BSBytes: 4096, Measured: 4100, Side: sideBySide(paper, frontier, 2050, 2050, 4096, 4096)},
+		// 16 KiB measured 20% under the frontier: fails the held-out bound.
+		{ReadPct: 50, BS: "16k", BSBytes: 16384, Side: sideBySide(paper, frontier, 1000, 1000, 16384, 16384)},
+	}
+	r.Mixes[1].Measured = 0.8 * r.Mixes[1].Side.Frontier.MaxTotalIOPS
+	got := map[string]Check{}
+	for _, c := range r.check() {
+		got[c.Name] = c
+	}
+	if c := got["frontier vs measured max IOPS, mixes at a calibrated size"]; !c.Pass || math.Abs(c.Value-100/4100.0) > 1e-9 {
+		t.Errorf("calibrated-size check %+v, want a pass at 2.4%%", c)
+	}
+	if c := got["frontier vs measured max IOPS, a size not calibrated and mixed sizes"]; c.Pass || math.Abs(c.Value-0.25) > 1e-9 {
+		t.Errorf("held-out check %+v, want a 25%% failure", c)
+	}
+	if c := got["measured max IOPS outside the frontier's runs band (relative to the nearer end)"]; c.Pass || c.Value <= 0 {
+		t.Errorf("band check %+v, want a failure: the 16 KiB measurement lies below the band", c)
+	}
+}
+
+func TestServedCheckNamesTheModelStorcastServes(t *testing.T) {
+	c := ServedCheck{Have: true, Total: 4010, Frontier: 4000, Paper: 4500}
+	if c.Serves() != "frontier" || math.Abs(c.ErrServed()-0.0025) > 1e-12 {
+		t.Errorf("serves %s err %v, want the frontier at 0.25%%", c.Serves(), c.ErrServed())
+	}
+	c.Total = 4480
+	if c.Serves() != "paper" || math.Abs(c.ErrServed()-20/4500.0) > 1e-12 {
+		t.Errorf("serves %s err %v, want the paper", c.Serves(), c.ErrServed())
+	}
+}
+
+// testdata/calibration-runs-fio.json is calibrate.fio's output on this
+// suite's cluster (fio 3.33, Ceph 16.2.15): 100% read, 100% write and
+// 50/50 at 4 KiB and 64 KiB, each run twice.
+func TestRealCalibrationRunsSideBySide(t *testing.T) {
+	data, err := os.ReadFile("testdata/calibration-runs-fio.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cal, err := conservation.ImportFio(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cal.Points) != 2 || len(cal.Mixed) != 2 {
+		t.Fatalf("%d points and %d mixed points, want 2 and 2", len(cal.Points), len(cal.Mixed))
+	}
+	for _, p := range cal.Points {
+		if len(p.ReadRuns) != 2 || len(p.WriteRuns) != 2 {
+			t.Errorf("%v bytes: runs %v / %v, want 2 each", p.IOSizeBytes, p.ReadRuns, p.WriteRuns)
+		}
+	}
+	frontier, err := conservation.NewModel(cal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paper, err := paperModel(cal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, mp := range cal.Mixed {
+		p := cal.Points[i] // both sorted by size
+		if len(mp.Runs) != 2 || p.IOSizeBytes != mp.IOSizeBytes {
+			t.Fatalf("mixed[%d] %+v against point %+v", i, mp, p)
+		}
+		rate := mp.IOPS / 2
+		sb := sideBySide(paper, frontier, rate, rate, mp.IOSizeBytes, mp.IOSizeBytes)
+		if !sb.Have {
+			t.Fatal(sb.Err)
+		}
+		if got := sb.Frontier.MaxTotalIOPS; math.Abs(got-mp.IOPS) > 1e-9*mp.IOPS {
+			t.Errorf("%v bytes: frontier at its mixed point's mix %v, want the point's %v", mp.IOSizeBytes, got, mp.IOPS)
+		}
+		lo, hi := math.Min(mp.Runs[0], mp.Runs[1]), math.Max(mp.Runs[0], mp.Runs[1])
+		if math.Abs(sb.Frontier.MaxTotalIOPSLower-lo) > 1e-6*lo || math.Abs(sb.Frontier.MaxTotalIOPSUpper-hi) > 1e-6*hi {
+			t.Errorf("%v bytes: frontier band %v..%v, want the runs' %v..%v", mp.IOSizeBytes, sb.Frontier.MaxTotalIOPSLower, sb.Frontier.MaxTotalIOPSUpper, lo, hi)
+		}
+		want := 1 / (0.5/p.ReadIOPS + 0.5/p.WriteIOPS)
+		if got := sb.Paper.MaxTotalIOPS; math.Abs(got-want) > 1e-9*want {
+			t.Errorf("%v bytes: paper at 50%% %v, want %v", mp.IOSizeBytes, got, want)
+		}
+	}
+	steps, err := PlanFromFio(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range steps {
+		if s.Name == "r50-mixsize-sat" {
+			if r, w := s.Sizes(); !s.MixedSize() || r != 4096 || w != 65536 || s.BS != "4k,64k" {
+				t.Errorf("mixed-size step: %+v (sizes %v/%v)", s, r, w)
+			}
+		}
+	}
+}
+
+// testdata/step-mixsize-fio.json is the mixed-size step as run.sh runs it:
+// a 4 KiB randread job and a 64 KiB randwrite job in one group.
+func TestParseFioStepMixedSizes(t *testing.T) {
+	data, err := os.ReadFile("testdata/step-mixsize-fio.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := ParseFioStep(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw struct {
+		Jobs []struct {
+			Read, Write struct {
+				IOPS float64 `json:"iops"`
+			}
+		} `json:"jobs"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		t.Fatal(err)
+	}
+	if len(raw.Jobs) != 2 || raw.Jobs[0].Write.IOPS != 0 || raw.Jobs[1].Read.IOPS != 0 {
+		t.Fatalf("want a read-only job and a write-only job, got %+v", raw.Jobs)
+	}
+	if r.ReadIOPS != raw.Jobs[0].Read.IOPS || r.WriteIOPS != raw.Jobs[1].Write.IOPS {
+		t.Errorf("parsed %+v, want reads from the read job and writes from the write job", r)
+	}
+}
