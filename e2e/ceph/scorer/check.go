@@ -113,10 +113,13 @@ func (r *Report) check() []Check {
 	// left is storcast's detection of the mix and the (mean) IO size from
 	// the system's counters, smeared by the 1m rate window over the step
 	// before.
+	// Mixed-size steps are left out: one model size does not describe
+	// reads and writes of different sizes (storcast models each direction
+	// at its own size); the served-vs-scorer check covers them.
 	v, n = nil, nil
 	for _, m := range r.Mixes {
 		x := math.NaN()
-		if m.HaveLive && m.Model > 0 {
+		if m.HaveLive && m.Model > 0 && !strings.Contains(m.BS, ",") {
 			x = relErr(m.Live, m.Model)
 		}
 		v, n = append(v, x), append(n, m.label())
