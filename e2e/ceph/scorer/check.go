@@ -118,8 +118,11 @@ func (r *Report) check() []Check {
 	// at its own size); the served-vs-scorer check covers them.
 	v, n = nil, nil
 	for _, m := range r.Mixes {
+		if strings.Contains(m.BS, ",") {
+			continue
+		}
 		x := math.NaN()
-		if m.HaveLive && m.Model > 0 && !strings.Contains(m.BS, ",") {
+		if m.HaveLive && m.Model > 0 {
 			x = relErr(m.Live, m.Model)
 		}
 		v, n = append(v, x), append(n, m.label())

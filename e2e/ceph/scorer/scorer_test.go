@@ -303,3 +303,23 @@ func TestSwiftPlanPutsNoRateLimitedStepAfterASaturatedOne(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveVsModelLeavesOutMixedSizes: the live-vs-model plumbing check
+// scores the single-size mixes and leaves the mixed-size step out (one
+// model size cannot describe it), instead of failing on it as missing.
+func TestLiveVsModelLeavesOutMixedSizes(t *testing.T) {
+	r := &Report{Bounds: Bounds{LiveVsModel: 0.25, RequireStorcast: true}, Mixes: []MixScore{
+		{ReadPct: 50, BS: "4k", BSBytes: 4096, Model: 1000, Live: 1010, HaveLive: true},
+		{ReadPct: 50, BS: "4k,64k", BSBytes: 34816, Model: 1000, Live: 1500, HaveLive: true},
+	}}
+	for _, c := range r.check() {
+		if c.Name != "plumbing: storcast_max_iops vs conservation model at the step's mix and size" {
+			continue
+		}
+		if !c.Pass || math.Abs(c.Value-0.01) > 1e-9 {
+			t.Errorf("check %+v: want a pass at 1.0%% (the 4k mix only)", c)
+		}
+		return
+	}
+	t.Fatal("the live-vs-model check is missing")
+}
