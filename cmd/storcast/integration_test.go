@@ -61,7 +61,9 @@ func newIntegration(t *testing.T) *integration {
 }
 
 // newScenarioIntegration starts a storagesim scenario live with its origin
-// lookback ago and writes that history.
+// lookback ago (to the backfill step, so that the time since the origin,
+// and with it where a growing scenario stands, is the same run after run)
+// and writes that history.
 func newScenarioIntegration(t *testing.T, scenario string, lookback time.Duration) *integration {
 	it := &integration{t: t, dir: t.TempDir(), scenario: scenario, lookback: lookback}
 	sc, err := storagesim.LoadScenario(it.scenario)
@@ -69,7 +71,7 @@ func newScenarioIntegration(t *testing.T, scenario string, lookback time.Duratio
 		t.Fatal(err)
 	}
 	now := time.Now()
-	origin := now.Add(-lookback).Truncate(time.Hour)
+	origin := now.Add(-lookback).Truncate(backfillStep)
 	it.sim, err = storagesim.New(sc, 7, origin)
 	if err != nil {
 		t.Fatal(err)

@@ -179,21 +179,24 @@ clusters: [{name: a, kind: ceph}]
 	if !strings.Contains(out.String(), "storcast listening on http://"+addr+"/") {
 		t.Errorf("URL not printed: %q", out.String())
 	}
-	// The source is down: the exporter still serves, says so, and becomes
-	// ready once it has tried.
+	// The source is down: the exporter still serves, becomes ready once it
+	// has tried, and says the source is down. (The snapshot before the first
+	// attempt reports source_up 0 as well, so readiness is awaited first.)
 	deadline = time.Now().Add(10 * time.Second)
 	for {
-		_, body := get(t, base+"/metrics")
-		if strings.Contains(body, `storcast_source_up{cluster="a"} 0`) {
+		if code, _ := get(t, base+"/-/ready"); code == 200 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no storcast_source_up 0 in /metrics:\n%s", body)
+			t.Fatalf("/-/ready not 200 10 s after start; stderr %s", errb.String())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if code, _ := get(t, base+"/-/ready"); code != 200 {
-		t.Errorf("/-/ready %d after a refresh attempt", code)
+	if _, body := get(t, base+"/metrics"); !strings.Contains(body, `storcast_source_up{cluster="a"} 0`) {
+		t.Errorf("no storcast_source_up 0 in /metrics after a failed refresh:\n%s", body)
+	}
+	if !strings.Contains(errb.String(), "refresh failed") {
+		t.Errorf("failed refresh not logged: %s", errb.String())
 	}
 
 	// Valid reload adds a cluster.

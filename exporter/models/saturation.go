@@ -4,19 +4,27 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
 
 	"github.com/storcast/storcast/exporter/config"
+	"github.com/storcast/storcast/exporter/features"
+	"github.com/storcast/storcast/forecaster/conservation"
 	"github.com/storcast/storcast/forecaster/trend"
 )
 
-// Saturation is the name of the utilization trend.
+// Saturation is the name of the saturation ETA's model.
 const Saturation = "saturation"
 
-// SaturationFitter fits the trend of the capacity frontier's utilization
-// (forecaster/trend.FitUtilization): demand relative to the capacity at
-// each window's own mix, so a mix drifting toward writes (a capacity that
-// falls) counts as growth, and the daily peaks, not the mean, set the ETA.
-// It reads the capacity model fitted before it.
+// SaturationFitter fits the saturation ETA as the issue of capacity
+// planning puts it: demand's trend at the forecast mix meets the capacity
+// at that mix. Demand is fitted in units of the capacity at the latest
+// window's mix (forecaster/trend.FitUtilization: a line with the daily
+// cycle, so the daily peaks, not the mean, set the ETA); the read ratio's
+// trend gives the forecast mix, and the capacity at it (relative to the
+// same reference) is the limit the demand trend must reach. A mix drifting
+// toward writes thus counts as a falling limit, with the interference the
+// capacity model fitted. It reads the capacity model fitted before it.
 type SaturationFitter struct {
 	Options trend.UtilizationOptions
 }
@@ -26,25 +34,81 @@ var _ Fitter = SaturationFitter{}
 func (SaturationFitter) Name() string                 { return Saturation }
 func (SaturationFitter) Enabled(*config.Cluster) bool { return true }
 
+// capacityTablePoints tabulates the capacity over read ratios in steps of
+// 0.5%: the frontier is smooth in the read ratio, and linear
+// interpolation between them errs far below the calibration's own spread.
+const capacityTablePoints = 201
+
 // Fit implements Fitter.
 func (f SaturationFitter) Fit(_ context.Context, in Input) (Fitted, error) {
 	c := in.Fitted.Capacity()
 	if c == nil {
 		return nil, errors.New("needs the capacity model, which is not fitted")
 	}
-	obs, u := utilizationSeries(c.Model(), in.Frame)
-	if err := needWindows(Saturation, len(u), 3, "with load"); err != nil {
+	capm := c.Model()
+	obs, _ := utilizationSeries(capm, in.Frame)
+	if err := needWindows(Saturation, len(obs), 3, "with load"); err != nil {
 		return nil, err
 	}
-	times := make([]float64, len(obs))
-	for i, o := range obs {
-		times[i] = o.Time
+	ref := obs[len(obs)-1]
+	cRef := capacityAtReadRatio(capm, ref, ref.ReadRatio)
+	if !(cRef > 0) {
+		return nil, fmt.Errorf("the capacity at the latest window's mix (read ratio %.3f) is %v", ref.ReadRatio, cRef)
 	}
-	ut, err := trend.FitUtilization(times, u, f.Options)
+	times := make([]float64, len(obs))
+	demand := make([]float64, len(obs))
+	reads := make([]float64, len(obs))
+	for i, o := range obs {
+		times[i], demand[i], reads[i] = o.Time, o.IOPS/cRef, o.ReadRatio
+	}
+	ut, err := trend.FitUtilization(times, demand, f.Options)
 	if err != nil {
 		return nil, err
 	}
-	return &UtilizationFit{T: ut, N: len(u)}, nil
+	mix, err := trend.FitUtilization(times, reads, trend.UtilizationOptions{Growth: trend.GrowthLinear, Harmonics: f.Options.Harmonics})
+	if err != nil {
+		return nil, fmt.Errorf("read ratio trend: %w", err)
+	}
+	ut.Limit = mixLimit(capm, ref, cRef, mix)
+	return &UtilizationFit{T: ut, N: len(obs), ReadRatio: mix}, nil
+}
+
+// capacityAtReadRatio is the max total IOPS at the sizes of o with read
+// ratio r (by operations); NaN when the capacity model cannot place it.
+func capacityAtReadRatio(capm *conservation.Model, o features.Observed, r float64) float64 {
+	o.ReadIOPS, o.WriteIOPS, o.IOPS = r, 1-r, 1
+	res, err := capm.AtMix(features.OpClasses(o))
+	if err != nil || !(res.MaxTotalIOPS > 0) || !finite(res.MaxTotalIOPS) {
+		return math.NaN()
+	}
+	return res.MaxTotalIOPS
+}
+
+// mixLimit is the capacity at the forecast read ratio relative to cRef.
+// The read ratio's daily-mean line is extrapolated from the latest window
+// when its slope is significant (beyond two standard errors), else held at
+// its level: noise must not turn into a drift of the mix that moves the
+// ETA. Sizes stay the latest window's. A read ratio the capacity model
+// cannot place takes its neighbour's value.
+func mixLimit(capm *conservation.Model, ref features.Observed, cRef float64, mix *trend.UtilizationTrend) *trend.Limit {
+	lim := &trend.Limit{T0: ref.Time, ReadRatio0: mix.TrendAt(ref.Time), Capacity: make([]float64, capacityTablePoints)}
+	if b, se := mix.Slope(); math.Abs(b) > 2*se {
+		lim.Slope = b / trend.Day
+	}
+	prev := math.NaN()
+	for k := range lim.Capacity {
+		v := capacityAtReadRatio(capm, ref, float64(k)/(capacityTablePoints-1)) / cRef
+		if finite(v) && v > 0 {
+			prev = v
+		}
+		lim.Capacity[k] = prev
+	}
+	for k := capacityTablePoints - 2; k >= 0; k-- { // the leading gap, if any
+		if math.IsNaN(lim.Capacity[k]) {
+			lim.Capacity[k] = lim.Capacity[k+1]
+		}
+	}
+	return lim
 }
 
 // Decode implements Fitter.
@@ -61,8 +125,13 @@ func (SaturationFitter) Decode(data []byte) (Fitted, error) {
 
 // UtilizationFit is a fitted utilization trend.
 type UtilizationFit struct {
+	// T is demand in units of the capacity at the latest window's mix,
+	// with the capacity at the forecast mix as its limit.
 	T *trend.UtilizationTrend `json:"trend"`
 	N int                     `json:"samples"`
+	// ReadRatio is the trend of the read ratio (by operations) that gave
+	// the forecast mix.
+	ReadRatio *trend.UtilizationTrend `json:"readRatio,omitempty"`
 }
 
 func (m *UtilizationFit) Samples() int               { return m.N }

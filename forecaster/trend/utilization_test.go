@@ -155,7 +155,8 @@ func TestFitUtilizationRejectsBadInput(t *testing.T) {
 		{"length", ts, us[:3], UtilizationOptions{}, "u"},
 		{"NaN time", []float64{0, math.NaN(), 2, 3, 4, 5}, us, UtilizationOptions{}, "times"},
 		{"Inf u", ts, []float64{0.1, math.Inf(1), 0.3, 0.4, 0.5, 0.6}, UtilizationOptions{}, "u"},
-		{"too few", ts[:4], us[:4], UtilizationOptions{}, "times"},
+		{"too few", ts[:2], us[:2], UtilizationOptions{}, "times"},
+		{"too few for a harmonic", ts[:4], us[:4], UtilizationOptions{Harmonics: 1}, "times"},
 		{"equal times", []float64{5, 5, 5, 5, 5, 5}, us, UtilizationOptions{}, "times"},
 		{"exp with zero", ts, []float64{0, 0.2, 0.3, 0.4, 0.5, 0.6}, UtilizationOptions{Growth: GrowthExponential}, "u"},
 		{"level", ts, us, UtilizationOptions{Level: 2}, "opts.Level"},
@@ -176,4 +177,65 @@ func containsStr(s, sub string) bool {
 		}
 	}
 	return false
+}
+
+// TestUtilizationETAAgainstMovingLimit: demand 0.6 + 0.1/day (in units of
+// today's capacity) against a capacity that falls as the read ratio drifts
+// from 0.8 by −0.2/day (relative capacity 0.5 + 0.625·r, so 1 today): the
+// crossing solves 0.6 + 0.1·d = 0.5 + 0.625·(0.8 − 0.2·d), d = 16/9 days.
+// Against a fixed limit of 1 the same trend says 4 days.
+func TestUtilizationETAAgainstMovingLimit(t *testing.T) {
+	ts, us := utilSeries(rand.New(rand.NewPCG(3, 3)), uT0, 0.5, 0.002, func(x float64) float64 { return 0.6 + 0.1*(x-uT0)/Day })
+	ut, err := FitUtilization(ts, us, UtilizationOptions{Growth: GrowthLinear})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := ts[len(ts)-1]
+	lim := &Limit{T0: uT0, ReadRatio0: 0.8, Slope: -0.2 / Day, Capacity: []float64{0.5, 0.5 + 0.625*0.5, 1.125}}
+	ut.Limit = lim
+	if got := lim.At(uT0); math.Abs(got-1) > 1e-12 {
+		t.Fatalf("limit at T0 %v, want 1", got)
+	}
+	want := 16.0/9*Day - (now - uT0)
+	eta := ut.ETA(now, 0.6, false)
+	if e := math.Abs(eta.PeakSeconds-want) / want; e > 0.02 {
+		t.Errorf("ETA %.3f d, truth %.3f d (%.1f%% > 2%%)", eta.PeakSeconds/Day, want/Day, 100*e)
+	}
+	ut.Limit = nil
+	wantFixed := 4*Day - (now - uT0)
+	if e := math.Abs(ut.ETA(now, 0.6, false).PeakSeconds-wantFixed) / wantFixed; e > 0.02 {
+		t.Errorf("fixed-limit ETA %.1f%% from %.3f d", 100*e, wantFixed/Day)
+	}
+	// The read ratio clamps at 0: the limit stays 0.5 from day 4 on.
+	if got := lim.At(uT0 + 10*Day); got != 0.5 {
+		t.Errorf("limit at a read ratio below 0: %v, want 0.5 (clamped)", got)
+	}
+	if got := (&Limit{Capacity: []float64{1}}).At(uT0); !math.IsNaN(got) {
+		t.Errorf("one-point table: %v, want NaN", got)
+	}
+}
+
+// TestUtilizationRobustToDips: one window in ten drops to 60% (an OSD
+// restart, a half-scraped window). Least squares tilts the slope; the
+// bisquare reweighting recovers it within 5%.
+func TestUtilizationRobustToDips(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	truth := func(x float64) float64 { return 0.5 + 0.2*(x-uT0)/Day }
+	ts, us := utilSeries(rng, uT0, 0.25, 0.005, truth)
+	for i := range us {
+		if i < len(us)/2 && rng.IntN(5) == 0 { // dips in the first half tilt a line up
+			us[i] *= 0.6
+		}
+	}
+	ut, err := FitUtilization(ts, us, UtilizationOptions{Growth: GrowthLinear})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, se := ut.Slope()
+	if e := math.Abs(b-0.2) / 0.2; e > 0.05 {
+		t.Errorf("slope %.4f/day, truth 0.2 (%.1f%% > 5%%)", b, 100*e)
+	}
+	if !(se > 0 && se < 0.05) {
+		t.Errorf("slope standard error %v", se)
+	}
 }
