@@ -379,9 +379,10 @@ func displayURL(a net.Addr, tls bool) string {
 	return fmt.Sprintf("%s://%s/", scheme, net.JoinHostPort(host, port))
 }
 
-// fitters are the models storcast fits, in order: the latency models and
-// the utilization trend read the capacity model. Both latency models are
-// fitted and backtested; fit.latency_model says which one is served.
+// fitters are the models storcast fits, in order: the latency models, the
+// saturation trend and the what-if regression read the capacity model. Both
+// latency models are fitted and backtested; fit.latency_model says which one
+// is served.
 func fitters() []models.Fitter {
 	return []models.Fitter{
 		models.CapacityFitter{Estimate: conservation.EstimateOptions{Interference: true}},
@@ -391,5 +392,6 @@ func fitters() []models.Fitter {
 		models.DemandTrend{},
 		models.SaturationFitter{},
 		models.AdvisorFitter{},
+		models.WhatIfFitter{},
 	}
 }

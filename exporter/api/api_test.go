@@ -59,6 +59,19 @@ func (lineLatency) MarshalJSON() ([]byte, error) { return []byte(`"line"`), nil 
 
 func testServer(t *testing.T) *httptest.Server {
 	t.Helper()
+	return serveSnapshots(t, testSnapshot(t), &engine.Snapshot{Cluster: "b", Kind: "swift", Models: map[string]apiv1.ModelStatus{}})
+}
+
+func serveSnapshots(t *testing.T, snaps ...*engine.Snapshot) *httptest.Server {
+	srv := httptest.NewServer(NewService(fakeEngine(snaps)).Handler(nil))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// testSnapshot is cluster "a": 2000 IOPS at 70% reads of 4 KiB, 4 hosts,
+// the paper's model of one size and lineLatency.
+func testSnapshot(t *testing.T) *engine.Snapshot {
+	t.Helper()
 	capacity, err := models.NewCapacity(conservation.Calibration{Points: []conservation.Point{{IOSizeBytes: 4096, ReadIOPS: 12000, WriteIOPS: 4000}}}, "file", 1, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -71,10 +84,7 @@ func testServer(t *testing.T) *httptest.Server {
 		Set:    models.Set{models.Conservation: capacity, models.MLISP: lineLatency{}},
 		Live:   models.Live{CapacityAtMix: res, HasCapacityAtMix: true},
 		Models: map[string]apiv1.ModelStatus{models.Conservation: {Fitted: true}}}
-	empty := &engine.Snapshot{Cluster: "b", Kind: "swift", Models: map[string]apiv1.ModelStatus{}}
-	srv := httptest.NewServer(NewService(fakeEngine{snap, empty}).Handler(nil))
-	t.Cleanup(srv.Close)
-	return srv
+	return snap
 }
 
 // nowPlus returns now+dt as Unix seconds.
@@ -239,5 +249,56 @@ func TestForecast(t *testing.T) {
 	json.Unmarshal(b, &f)
 	if code != 200 || f.Points[0].Value != 0.75 || f.Points[0].Lower != 1-2100.0/8000 {
 		t.Errorf("headroom %d %+v", code, f.Points)
+	}
+}
+
+// TestWhatIfRegression: with a what-if model fitted, a workload within the
+// history's utilization is answered by it; beyond, by the latency model
+// anchored to capacity (with the reason); at or past capacity, by neither.
+func TestWhatIfRegression(t *testing.T) {
+	// Training windows at 70% reads of 4 KiB, latency = 1 ms + 2 ms·U
+	// (an exact LRM of degree 1), utilization 0.1..0.5.
+	var x [][]float64
+	var y []float64
+	for i := 0; i < 20; i++ {
+		u := 0.1 + 0.4*float64(i)/19
+		rr := 0.6 + 0.2*float64(i%3)/2
+		x = append(x, []float64{rr, 12, 12, u})
+		y = append(y, 1+2*u)
+	}
+	body, _ := json.Marshal(map[string]any{"learners": []map[string]any{{"name": "LRM", "params": []float64{1}, "cvRmseMillis": 0.01, "cvErrorRatio": 0.005}},
+		"maxUtilization": 0.5, "x": x, "yMillis": y})
+	wi, err := models.WhatIfFitter{}.Decode(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := testSnapshot(t)
+	snap.Set[models.WhatIf] = wi
+	snap.LatencyModel = models.MLISP
+	srv := serveSnapshots(t, snap)
+
+	maxNow := 1 / (0.7/12000 + 0.3/4000)
+	var r apiv1.WhatIfResult
+	decode := func(body string) {
+		code, env, raw := call(t, srv, "POST", "/api/v1/whatif", body)
+		if code != 200 {
+			t.Fatalf("%s: %d %s", body, code, raw)
+		}
+		b, _ := json.Marshal(env.Data)
+		r = apiv1.WhatIfResult{}
+		json.Unmarshal(b, &r)
+	}
+	decode(`{"cluster":"a","extraIops":1000}`) // U = 3000/maxNow ≈ 0.40
+	u := 3000 / maxNow
+	if r.LatencyModel != "whatif:LRM" || r.LatencySeconds.Mean == nil || math.Abs(*r.LatencySeconds.Mean-(1+2*u)/1e3) > 1e-9 {
+		t.Errorf("within the history: model %q latency %v, want whatif:LRM and %v", r.LatencyModel, r.LatencySeconds.Mean, (1+2*u)/1e3)
+	}
+	decode(`{"cluster":"a","extraIops":3000}`) // U ≈ 0.67: beyond the history
+	if r.LatencyModel != models.MLISP || r.LatencySeconds.Mean == nil || math.Abs(*r.LatencySeconds.Mean-0.006) > 1e-12 || !strings.Contains(r.LatencyNote, "beyond the history") {
+		t.Errorf("beyond the history: %+v, want the latency model's 6 ms and a note", r)
+	}
+	decode(`{"cluster":"a","extraIops":8000}`) // past capacity
+	if r.LatencySeconds.Mean != nil || !strings.Contains(r.LatencyNote, "past capacity") || r.UtilizationRatio < 1 {
+		t.Errorf("past capacity: %+v, want no latency and the reason", r)
 	}
 }

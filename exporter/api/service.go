@@ -394,12 +394,56 @@ func (s *Service) WhatIf(req apiv1.WhatIfRequest) (apiv1.WhatIfResult, error) {
 		UtilizationRatio: iops / maxIOPS, HeadroomRatio: 1 - iops/maxIOPS,
 		Extrapolated: res.Extrapolated, Stale: stale(sn, models.Conservation),
 	}
+	// Latency: the what-if regression where the workload is within the
+	// utilization the history held; beyond it (or without it) the latency
+	// model anchored to capacity. Past capacity neither gives a latency.
+	at := res
+	at.Utilization /= scale // more hosts: the same load is less of the frontier
+	if at.Utilization >= 1 {
+		out.LatencyNote = "at or past capacity: no finite latency"
+		return out, nil
+	}
+	if wi := sn.WhatIfModel(); wi != nil {
+		l := wi.Latency(whatIfWorkload(classes, iops), at)
+		if l.Served {
+			out.LatencySeconds = apiv1.Band{Lower: ptr(l.Band.Lower), Mean: ptr(l.Band.Mean), Upper: ptr(l.Band.Upper)}
+			out.LatencyModel = models.WhatIf + ":" + wi.Winner().Name
+			out.Stale = out.Stale || stale(sn, models.WhatIf)
+			return out, nil
+		}
+		out.LatencyNote = l.Reason
+	}
 	if sn.Latency() != nil {
 		// Latency at the load per unit of capacity today.
 		if b, ok := sn.Latency().At(iops / scale); ok {
 			out.LatencySeconds = apiv1.Band{Lower: ptr(b.Lower), Mean: ptr(b.Mean), Upper: ptr(b.Upper)}
+			out.LatencyModel = sn.LatencyModel
 		}
 		out.Stale = out.Stale || stale(sn, models.MLISP)
 	}
 	return out, nil
+}
+
+// whatIfWorkload is the mix of classes as an observation: read ratio and
+// mean read and write sizes, weighted by operations.
+func whatIfWorkload(classes []conservation.OpClass, iops float64) features.Observed {
+	var r, w, rb, wb float64
+	for _, c := range classes {
+		if c.Op == conservation.Read {
+			r, rb = r+c.Rate, rb+c.Rate*c.IOSizeBytes
+		} else {
+			w, wb = w+c.Rate, wb+c.Rate*c.IOSizeBytes
+		}
+	}
+	o := features.Observed{ReadIOPS: r, WriteIOPS: w, IOPS: iops, IOSizeBytes: (rb + wb) / (r + w)}
+	if r+w > 0 {
+		o.ReadRatio = r / (r + w)
+	}
+	if r > 0 {
+		o.ReadSizeBytes = rb / r
+	}
+	if w > 0 {
+		o.WriteSizeBytes = wb / w
+	}
+	return o
 }

@@ -196,6 +196,13 @@ type WhatIfResult struct {
 	UtilizationRatio float64 `json:"utilizationRatio"`
 	HeadroomRatio    float64 `json:"headroomRatio"`
 	LatencySeconds   Band    `json:"latencySeconds"`
-	Extrapolated     bool    `json:"extrapolated"`
-	Stale            bool    `json:"stale"`
+	// LatencyModel names what gave the latency: "whatif:<learner>" (the
+	// cross-validated regression of the history), "queueing" or "mlisp";
+	// empty when none could.
+	LatencyModel string `json:"latencyModel,omitempty"`
+	// LatencyNote says why the what-if regression did not answer (past
+	// the history's utilization, past capacity), when it did not.
+	LatencyNote  string `json:"latencyNote,omitempty"`
+	Extrapolated bool   `json:"extrapolated"`
+	Stale        bool   `json:"stale"`
 }

@@ -97,6 +97,7 @@ func New(src Snapshotter, log *slog.Logger) *Exporter {
 		{"model", modelCollector{}},
 		{"observed", observedCollector{}},
 		{"ruleset", rulesetCollector{}},
+		{"whatif", whatIfCollector{}},
 		{"workload", workloadCollector{}},
 	}}
 }

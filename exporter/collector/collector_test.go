@@ -90,7 +90,8 @@ func snapshots(t testing.TB) fixed {
 	full := &engine.Snapshot{
 		Cluster: "ceph-a", Kind: "ceph", SLOSeconds: 0.02, LatencyKind: "op", Ready: true, SourceUp: true,
 		Observed: obs, HasObserved: true,
-		Set: models.Set{models.Conservation: capacity, models.MLISP: fakeLatency{}, models.Trend: fakeTrend{}},
+		Set: models.Set{models.Conservation: capacity, models.MLISP: fakeLatency{}, models.Trend: fakeTrend{},
+			models.WhatIf: &models.WhatIfFit{Learners: []models.WhatIfLearner{{Name: "MARS", CVErrorRatio: 0.04}, {Name: "Cubist", CVErrorRatio: 0.05}, {Name: "LRM", CVErrorRatio: 0.2}}}},
 		Live: models.Live{CapacityAtMix: res, HasCapacityAtMix: true,
 			PredictedIO: map[insideout.Target]float64{insideout.ReadIOPS: 1390, insideout.WriteIOPS: 610, insideout.ReadBytes: 5.7e6, insideout.WriteBytes: 2.5e6}},
 		Models: map[string]apiv1.ModelStatus{

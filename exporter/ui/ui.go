@@ -153,6 +153,7 @@ type modelView struct {
 	Measured bool // false: no backtest exists for this model (shown as "n/a")
 	Error    string
 	Waiting  string
+	Note     string // what the model says beside its figures (which learner serves, a bound)
 }
 
 func buildPage(ctx context.Context, p Provider, now time.Time) page {
@@ -174,7 +175,7 @@ func buildCluster(ctx context.Context, p Provider, c apiv1.Cluster, now time.Tim
 	sort.Strings(names)
 	for _, n := range names {
 		m := c.Models[n]
-		v.Models = append(v.Models, modelView{Name: n, Fitted: m.Fitted, Stale: m.Stale, Accuracy: m.AccuracyRatio, Measured: m.AccuracyMeasured, Error: m.Error, Waiting: m.Waiting})
+		v.Models = append(v.Models, modelView{Name: n, Fitted: m.Fitted, Stale: m.Stale, Accuracy: m.AccuracyRatio, Measured: m.AccuracyMeasured, Error: m.Error, Waiting: m.Waiting, Note: m.Note})
 		if m.Stale {
 			v.Stale = true
 		}

@@ -189,14 +189,22 @@ func whatIfFrames(req apiv1.WhatIfRequest, res apiv1.WhatIfResult) data.Frames {
 		data.NewField("latencyLower", nil, []*float64{res.LatencySeconds.Lower}).SetConfig(&data.FieldConfig{DisplayNameFromDS: "latency lower", Unit: "s"}),
 		data.NewField("latencyMean", nil, []*float64{res.LatencySeconds.Mean}).SetConfig(&data.FieldConfig{DisplayNameFromDS: "latency", Unit: "s"}),
 		data.NewField("latencyUpper", nil, []*float64{res.LatencySeconds.Upper}).SetConfig(&data.FieldConfig{DisplayNameFromDS: "latency upper", Unit: "s"}),
+		data.NewField("latencyModel", nil, []string{res.LatencyModel}).SetConfig(&data.FieldConfig{DisplayNameFromDS: "latency model"}),
 		data.NewField("extrapolated", nil, []bool{res.Extrapolated}),
 		data.NewField("stale", nil, []bool{res.Stale}),
 	)
 	body, _ := json.Marshal(req)
 	f.Meta = &data.FrameMeta{ExecutedQueryString: "POST /api/v1/whatif " + string(body)}
-	if res.LatencySeconds.Mean == nil {
+	switch {
+	case res.LatencySeconds.Mean == nil && res.UtilizationRatio >= 1:
 		f.AppendNotices(data.Notice{Severity: data.NoticeSeverityWarning,
 			Text: "at this load the cluster is saturated: latency has no finite prediction"})
+	case res.LatencySeconds.Mean == nil:
+		f.AppendNotices(data.Notice{Severity: data.NoticeSeverityWarning,
+			Text: "no latency model could answer for this workload: " + res.LatencyNote})
+	case res.LatencyNote != "":
+		f.AppendNotices(data.Notice{Severity: data.NoticeSeverityInfo,
+			Text: "latency from " + res.LatencyModel + ": the what-if regression did not answer (" + res.LatencyNote + ")"})
 	}
 	if res.Extrapolated {
 		f.AppendNotices(data.Notice{Severity: data.NoticeSeverityWarning,
