@@ -74,28 +74,34 @@ func Rules(t Thresholds) []Rule {
 	}
 	h := t.Headroom
 	horizon := t.Saturation.Horizon
+	// Forecast alerts ignore a cluster whose rates come from a partly
+	// filled window (after a start or a scrape gap): they are
+	// extrapolated, and a false page costs more than a few minutes' wait.
+	unlessWarming := func(expr string) string {
+		return expr + "\n  unless on (cluster)\n" + sel("storcast_warming_up") + " == 1"
+	}
 	return []Rule{
 		rule("StorcastHeadroomLow", "warning",
-			sel("storcast_headroom_ratio")+" < "+fmt.Sprint(h.WarningRatio), h.WarningFor,
+			unlessWarming(sel("storcast_headroom_ratio")+" < "+fmt.Sprint(h.WarningRatio)), h.WarningFor,
 			"Cluster {{ $labels.cluster }} has less than "+pct(h.WarningRatio)+" IOPS headroom at its current workload mix.",
 			"Storcast's conservation model puts cluster {{ $labels.cluster }} at {{ $value | humanizePercentage }} headroom: "+
 				"today's IOPS are that close to the most it can serve at today's read/write ratio and IO sizes."),
 		rule("StorcastHeadroomCritical", "critical",
-			sel("storcast_headroom_ratio")+" < "+fmt.Sprint(h.CriticalRatio), h.CriticalFor,
+			unlessWarming(sel("storcast_headroom_ratio")+" < "+fmt.Sprint(h.CriticalRatio)), h.CriticalFor,
 			"Cluster {{ $labels.cluster }} is almost saturated: less than "+pct(h.CriticalRatio)+" IOPS headroom.",
 			"Storcast's conservation model puts cluster {{ $labels.cluster }} at {{ $value | humanizePercentage }} headroom at the current mix; "+
 				"latency will climb steeply with any more load."),
 		rule("StorcastMaxIOPSSaturationPredicted", "warning",
-			sel("storcast_saturation_eta_seconds", `limit="max_iops"`)+" < "+seconds(horizon), t.Saturation.For,
+			unlessWarming(sel("storcast_saturation_eta_seconds", `limit="max_iops"`)+" < "+seconds(horizon)), t.Saturation.For,
 			"Cluster {{ $labels.cluster }} is predicted to reach its max IOPS within "+horizon.String()+".",
 			"At the current demand trend, cluster {{ $labels.cluster }} reaches the max IOPS of its current workload mix in {{ $value | humanizeDuration }}."),
 		rule("StorcastLatencySLOBreachPredicted", "warning",
-			sel("storcast_saturation_eta_seconds", `limit="latency_slo"`)+" < "+seconds(horizon), t.Saturation.For,
+			unlessWarming(sel("storcast_saturation_eta_seconds", `limit="latency_slo"`)+" < "+seconds(horizon)), t.Saturation.For,
 			"Cluster {{ $labels.cluster }} is predicted to breach its latency SLO within "+horizon.String()+".",
 			"At the current demand trend, the predicted latency of cluster {{ $labels.cluster }} crosses its SLO in {{ $value | humanizeDuration }}."),
 		rule("StorcastLatencySLOAtExtraLoad", "warning",
 			sel("storcast_predicted_latency_seconds", `load_factor="`+fmt.Sprint(t.Latency.LoadFactor)+`"`, `bound="mean"`)+
-				"\n  > on (cluster)\n"+sel("storcast_latency_slo_seconds"), t.Latency.For,
+				unlessWarming("\n  > on (cluster)\n"+sel("storcast_latency_slo_seconds")), t.Latency.For,
 			"Cluster {{ $labels.cluster }} would breach its latency SLO at "+fmt.Sprint(t.Latency.LoadFactor)+" times today's load.",
 			"The predicted mean latency of cluster {{ $labels.cluster }} at "+fmt.Sprint(t.Latency.LoadFactor)+
 				" times today's IOPS is {{ $value | humanizeDuration }}, above its latency SLO: an ordinary peak would breach it."),

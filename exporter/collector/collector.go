@@ -97,6 +97,7 @@ func New(src Snapshotter, log *slog.Logger) *Exporter {
 		{"model", modelCollector{}},
 		{"observed", observedCollector{}},
 		{"ruleset", rulesetCollector{}},
+		{"warmup", warmupCollector{}},
 		{"whatif", whatIfCollector{}},
 		{"workload", workloadCollector{}},
 	}}

@@ -43,7 +43,10 @@ func FitFetchDeadline(cfg *config.Config) time.Duration { return 4 * cfg.Prometh
 // what the models say about them.
 func (e *Engine) refresh(ctx context.Context, cfg *config.Config, c *cluster, log *slog.Logger) {
 	now := e.opt.Now().Truncate(cfg.Fit.Step)
-	steps := max(refreshSteps, freshSteps(cfg)+1)
+	window := source.RateWindowOf(cfg.Fit.Step)
+	// Far enough back to tell whether the latest fresh point's rate
+	// window was full (features.WarmingUp).
+	steps := max(refreshSteps, freshSteps(cfg)+int((window+cfg.Fit.Step-1)/cfg.Fit.Step)+1)
 	r := source.Range{Start: now.Add(-time.Duration(steps-1) * cfg.Fit.Step), End: now, Step: cfg.Fit.Step}
 	fctx, cancel := context.WithTimeout(ctx, RefreshDeadline(cfg))
 	frame, err := c.src.Fetch(fctx, &c.cfg, r)
@@ -57,6 +60,7 @@ func (e *Engine) refresh(ctx context.Context, cfg *config.Config, c *cluster, lo
 	next.LatencyKind = c.cfg.LatencySLO.Latency
 	next.LatencyModel = cfg.Fit.LatencyModel
 	next.Ready = true
+	next.WarmingUp = false // until an observation says otherwise
 	if err != nil {
 		if ctx.Err() != nil {
 			return
@@ -86,6 +90,7 @@ func (e *Engine) refresh(ctx context.Context, cfg *config.Config, c *cluster, lo
 		obs.WithMixOf(next.Observed) // idle since before this refresh's window
 	}
 	next.Observed, next.HasObserved = obs, true
+	next.WarmingUp = features.WarmingUp(frame, obs.Time, window)
 	e.derive(cfg, c, next, frame)
 	e.markStale(cfg, next)
 	c.snap.Store(next)

@@ -26,6 +26,10 @@ type Snapshot struct {
 	// still fit from the history.
 	NoRecentData bool
 	SourceError  string
+	// WarmingUp: the latest observation's rate window was not full (the
+	// counters began, or resumed after a scrape gap, within it), so its
+	// rates are extrapolated; forecasts from it are kept out of alerts.
+	WarmingUp bool
 	// LastRefresh is when the observed inputs were last refreshed.
 	LastRefresh time.Time
 	// Fits counts completed fit cycles since start; LastFitReason says why

@@ -7,6 +7,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/storcast/storcast/exporter/source"
 	"github.com/storcast/storcast/forecaster/conservation"
@@ -92,6 +93,39 @@ func Current(f *source.Frame, maxAge int) (Observed, error) {
 		}
 	}
 	return Observed{}, fmt.Errorf("%w: no sample in the last %d steps of %s", ErrNoData, maxAge, strings.Join(missing, ", "))
+}
+
+// WarmingUp reports whether the observation at time t was computed over a
+// rate window that was not full: a grid point within window before t
+// (rate()'s window, source.RateWindowOf) lacks an ops sample, because the
+// counters began or resumed after a scrape gap inside that window. Such a
+// rate is Prometheus' extrapolation from a part of the window (observed
+// 6.0k IOPS for a true 9.6k in the minutes after a gap), so forecasts from
+// it are marked and kept out of alerts. A frame that does not reach back
+// a whole window cannot tell, and says no.
+func WarmingUp(f *source.Frame, t float64, window time.Duration) bool {
+	times := f.Times()
+	last := -1
+	for i, ti := range times {
+		if ti == t {
+			last = i
+		}
+	}
+	step := f.Range.Step
+	if last < 0 || step <= 0 {
+		return false
+	}
+	k := int((window + step - 1) / step)
+	if last-k < 0 {
+		return false
+	}
+	r, w := f.Signals[source.ReadOps], f.Signals[source.WriteOps]
+	for j := last - k; j <= last; j++ {
+		if j >= len(r) || j >= len(w) || math.IsNaN(r[j]) || math.IsNaN(w[j]) {
+			return true
+		}
+	}
+	return false
 }
 
 // idle reports whether grid point i has both ops series present and zero.

@@ -164,3 +164,36 @@ func TestObservedJSONWithUnknownLatency(t *testing.T) {
 		t.Errorf("round trip %+v, want %+v", back, o)
 	}
 }
+
+// TestWarmingUp: at a 15 s step the rate window is 1m (4 steps). Counters
+// that begin at grid point 10, and a scrape gap at point 30, leave the
+// next four points' rates from a part of their window.
+func TestWarmingUp(t *testing.T) {
+	start := time.Unix(1.79e9, 0)
+	step := 15 * time.Second
+	f := &source.Frame{Range: source.Range{Start: start, End: start.Add(49 * step), Step: step}, Signals: map[string][]float64{}}
+	for _, sig := range []string{source.ReadOps, source.WriteOps} {
+		v := make([]float64, 50)
+		for i := range v {
+			v[i] = 100
+			if i < 10 || i == 30 {
+				v[i] = math.NaN()
+			}
+		}
+		f.Signals[sig] = v
+	}
+	window := source.RateWindowOf(step)
+	times := f.Times()
+	for i, want := range map[int]bool{10: true, 13: true, 14: false, 29: false, 31: true, 34: true, 35: false, 49: false} {
+		if got := WarmingUp(f, times[i], window); got != want {
+			t.Errorf("point %d: warming up %v, want %v", i, got, want)
+		}
+	}
+	// A frame that does not reach a whole window back cannot tell.
+	if WarmingUp(f, times[2], window) {
+		t.Error("point 2 (window before the frame) reported warming up")
+	}
+	if WarmingUp(f, times[20]+1, window) {
+		t.Error("a time off the grid reported warming up")
+	}
+}

@@ -60,13 +60,10 @@ var HostMetrics = map[string]string{
 }
 
 // RateWindow is the window of rate() for a step: 2 steps, at least 1m.
-func RateWindow(step time.Duration) string {
-	w := 2 * step
-	if w < time.Minute {
-		w = time.Minute
-	}
-	return model.Duration(w).String()
-}
+func RateWindow(step time.Duration) string { return model.Duration(RateWindowOf(step)).String() }
+
+// RateWindowOf is RateWindow as a duration.
+func RateWindowOf(step time.Duration) time.Duration { return max(2*step, time.Minute) }
 
 // Signal references of a cluster: what each signal is computed from.
 type SignalRefs map[string]config.MetricRef
