@@ -73,7 +73,7 @@ func (s *Service) Clusters(ctx context.Context) []apiv1.Cluster {
 	snaps := s.eng.Snapshots()
 	out := make([]apiv1.Cluster, 0, len(snaps))
 	for _, sn := range snaps {
-		c := apiv1.Cluster{Name: sn.Cluster, Kind: sn.Kind, Models: map[string]apiv1.ModelStatus{}}
+		c := apiv1.Cluster{Name: sn.Cluster, Kind: sn.Kind, Models: map[string]apiv1.ModelStatus{}, WarmingUp: sn.WarmingUp}
 		for k, v := range sn.Models {
 			if !finite(v.LastFitUnix) {
 				v.LastFitUnix = 0

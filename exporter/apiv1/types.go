@@ -45,6 +45,9 @@ type Cluster struct {
 	// SaturationETAs says when the demand trend's mean reaches each limit,
 	// ordered by limit name.
 	SaturationETAs []SaturationETA `json:"saturationEtas,omitempty"`
+	// WarmingUp: the current figures come from a rate window that was not
+	// full (the counters began, or resumed after a scrape gap, within it).
+	WarmingUp bool `json:"warmingUp,omitempty"`
 }
 
 // SaturationETA is when the demand trend reaches one limit.
