@@ -255,9 +255,13 @@ func HostWindows(f *source.Frame, smoothSeconds float64, maxWindows int) ([]insi
 	n := f.Range.N()
 	times := f.Times()
 	smoothed := map[string]map[string]map[string][]float64{} // role, metric, host
+	kept, _ := HostMetrics(f)
 	for role, metrics := range f.Hosts {
 		smoothed[role] = map[string]map[string][]float64{}
 		for m, hosts := range metrics {
+			if !kept[role][m] {
+				continue
+			}
 			smoothed[role][m] = map[string][]float64{}
 			for h, v := range hosts {
 				sv, err := insideout.MovingAverage(times, v, smoothSeconds)
@@ -266,6 +270,9 @@ func HostWindows(f *source.Frame, smoothSeconds float64, maxWindows int) ([]insi
 				}
 				smoothed[role][m][h] = sv
 			}
+		}
+		if len(smoothed[role]) == 0 {
+			delete(smoothed, role) // every metric left out: the role has nothing to say
 		}
 	}
 	var windows []insideout.Window
@@ -329,6 +336,54 @@ func HostWindows(f *source.Frame, smoothSeconds float64, maxWindows int) ([]insi
 		return nil, nil, fmt.Errorf("%w: no grid point with both host metrics and cluster signals", ErrNoData)
 	}
 	return windows, targets, nil
+}
+
+// HostMetrics decides which host metrics Inside-Out uses: per role, those
+// that every host of the role reports (some sample in the frame). A metric
+// that some host lacks altogether (a node_exporter without that collector,
+// a host without the device) is left out rather than the hosts, so the
+// model degrades to the metrics present instead of losing every window;
+// leftOut names each one with the hosts that lack it, sorted.
+func HostMetrics(f *source.Frame) (kept map[string]map[string]bool, leftOut []string) {
+	kept = map[string]map[string]bool{}
+	for _, role := range sortedKeys(f.Hosts) {
+		metrics := f.Hosts[role]
+		has := map[string]map[string]bool{} // metric -> hosts with a sample
+		all := map[string]bool{}
+		for m, byHost := range metrics {
+			has[m] = map[string]bool{}
+			for h, v := range byHost {
+				for _, x := range v {
+					if finite(x) {
+						has[m][h], all[h] = true, true
+						break
+					}
+				}
+			}
+		}
+		kept[role] = map[string]bool{}
+		for _, m := range sortedKeys(metrics) {
+			var missing []string
+			for _, h := range sortedKeys(all) {
+				if !has[m][h] {
+					missing = append(missing, h)
+				}
+			}
+			switch {
+			case len(all) == 0:
+				leftOut = append(leftOut, fmt.Sprintf("%s/%s (no host of the role reports any metric)", role, m))
+				continue
+			case len(missing) == 0:
+				kept[role][m] = true
+				continue
+			}
+			if len(missing) > 3 {
+				missing = append(missing[:3], fmt.Sprintf("%d more", len(missing)-3))
+			}
+			leftOut = append(leftOut, fmt.Sprintf("%s/%s (missing on %s)", role, m, strings.Join(missing, ", ")))
+		}
+	}
+	return kept, leftOut
 }
 
 // Demand returns (time, total IOPS) at the usable grid points.

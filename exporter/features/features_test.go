@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -104,6 +105,52 @@ func TestHostWindows(t *testing.T) {
 	}
 	if _, _, err := HostWindows(frame(ones(1), ones(1), ones(1), ones(1), ones(1)), 60, 0); !errors.Is(err, ErrNoData) {
 		t.Errorf("no hosts: %v", err)
+	}
+}
+
+// TestHostWindowsLeaveOutAMetricSomeHostLacks: h3 has no network metric
+// at all (a node_exporter without that collector). The metric is left out,
+// named with the host, and every host still makes every window (before,
+// a host lacking any metric was dropped, and a metric no host had dropped
+// every window: "no grid point with both host metrics and cluster
+// signals").
+func TestHostWindowsLeaveOutAMetricSomeHostLacks(t *testing.T) {
+	n := 10
+	ones := func(v float64) []float64 {
+		s := make([]float64, n)
+		for i := range s {
+			s[i] = v
+		}
+		return s
+	}
+	f := frame(ones(100), ones(50), ones(100*4096), ones(50*4096), ones(0.001))
+	f.Hosts = map[string]map[string]map[string][]float64{
+		"osd": {
+			"disk_reads":   {"h1": ones(60), "h2": ones(40), "h3": ones(50)},
+			"net_rx_bytes": {"h1": ones(1e6), "h2": ones(2e6)},
+			"cpu_busy":     {}, // the query selected nothing
+		},
+		"mon": {"load1": {}},
+	}
+	kept, leftOut := HostMetrics(f)
+	if !kept["osd"]["disk_reads"] || kept["osd"]["net_rx_bytes"] || kept["osd"]["cpu_busy"] {
+		t.Errorf("kept %v", kept)
+	}
+	want := []string{"mon/load1 (no host of the role reports any metric)", "osd/cpu_busy (missing on h1, h2, h3)", "osd/net_rx_bytes (missing on h3)"}
+	if !slices.Equal(leftOut, want) {
+		t.Errorf("left out %q, want %q", leftOut, want)
+	}
+	ws, _, err := HostWindows(f, 60, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ws) != n {
+		t.Fatalf("%d windows, want %d", len(ws), n)
+	}
+	for _, h := range []string{"h1", "h2", "h3"} {
+		if ms := ws[n-1]["osd"][h]; len(ms) != 1 || ms["disk_reads"] == 0 {
+			t.Errorf("host %s in the last window: %v, want disk_reads only", h, ms)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"github.com/storcast/storcast/exporter/config"
 	"github.com/storcast/storcast/exporter/features"
@@ -14,15 +15,29 @@ import (
 // (the paper's one minute).
 const smoothSeconds = 60
 
-// InsideOutFit is a fitted Inside-Out model. It encodes as the bare
-// insideout.Model.
-type InsideOutFit struct{ *insideout.Model }
+// InsideOutFit is a fitted Inside-Out model. It encodes as the
+// insideout.Model's fields plus leftOut.
+type InsideOutFit struct {
+	*insideout.Model
+	// LeftOut names the host metrics some host lacked, left out of the
+	// model (features.HostMetrics).
+	LeftOut []string `json:"leftOut,omitempty"`
+}
 
 var (
 	_ Fitter  = InsideOutFitter{}
 	_ Fitted  = InsideOutFit{}
 	_ Checker = InsideOutFit{}
+	_ Noter   = InsideOutFit{}
 )
+
+// Note names the host metrics left out, for the model's status.
+func (m InsideOutFit) Note() string {
+	if len(m.LeftOut) == 0 {
+		return ""
+	}
+	return "left out host metrics some hosts lack: " + strings.Join(m.LeftOut, "; ")
+}
 
 func (m InsideOutFit) Samples() int { return m.Model.Samples }
 
@@ -83,17 +98,18 @@ func (f InsideOutFitter) Fit(_ context.Context, in Input) (Fitted, error) {
 	if err != nil {
 		return nil, err
 	}
-	return InsideOutFit{m}, nil
+	_, leftOut := features.HostMetrics(in.Frame)
+	return InsideOutFit{Model: m, LeftOut: leftOut}, nil
 }
 
 // Decode implements Fitter.
 func (InsideOutFitter) Decode(data []byte) (Fitted, error) {
-	var m insideout.Model
+	var m InsideOutFit
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, err
 	}
-	if err := m.Validate(); err != nil {
+	if err := m.Model.Validate(); err != nil {
 		return nil, err
 	}
-	return InsideOutFit{&m}, nil
+	return m, nil
 }
