@@ -13,16 +13,18 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/storcast/storcast/forecaster/internal/check"
 )
 
 // ErrInput is wrapped by every error that reports bad input.
 var ErrInput = errors.New("invalid input")
 
 func inputError(arg, format string, a ...any) error {
-	return fmt.Errorf("%w: %s: %s", ErrInput, arg, fmt.Sprintf(format, a...))
+	return check.Errorf(ErrInput, arg, format, a...)
 }
 
-func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+func finite(x float64) bool { return check.Finite(x) }
 
 // The workload features, by the names the catalog, the JSON model and
 // Predict use.

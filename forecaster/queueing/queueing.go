@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/storcast/storcast/forecaster/internal/check"
 	"github.com/storcast/storcast/forecaster/kriging"
 	"github.com/storcast/storcast/forecaster/mlisp"
 	"gonum.org/v1/gonum/mat"
@@ -15,10 +16,10 @@ import (
 var ErrInput = errors.New("invalid input")
 
 func inputError(arg, format string, a ...any) error {
-	return fmt.Errorf("%w: %s: %s", ErrInput, arg, fmt.Sprintf(format, a...))
+	return check.Errorf(ErrInput, arg, format, a...)
 }
 
-func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+func finite(x float64) bool { return check.Finite(x) }
 
 // Sample is one observed window: the utilization U of the capacity frontier
 // (demand over capacity at the window's mix, computed by the caller), the
