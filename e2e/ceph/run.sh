@@ -40,26 +40,8 @@ RESULTS=${RESULTS:-$HERE/results}
 BIN=${BIN:-$ROOT/bin/e2e-ceph}
 GO=${GO:-go}
 
-T_START=$SECONDS
-PHASE=init
-PHASE_T0=$SECONDS
-PHASES=""
-phase() {
-	PHASES+="$PHASE=$((SECONDS - PHASE_T0)) "
-	PHASE=$1
-	PHASE_T0=$SECONDS
-	log "== phase $PHASE (t=$((SECONDS - T_START)) s)"
-}
-
-finish() {
-	local rc=$?
-	set +e
-	PHASES+="$PHASE=$((SECONDS - PHASE_T0))"
-	if [ $rc != 0 ]; then
-		log "FAILED in phase $PHASE (exit $rc)"
-		[ -d "$E2E_DIR" ] && dump_state
-	fi
-	log "phase durations (s): $PHASES; total $((SECONDS - T_START)) s"
+# archive_run (called by finish, before the teardown): with ARCHIVE set, the run's data for rescore.sh.
+archive_run() {
 	if [ -n "${ARCHIVE:-}" ] && [ -d "$E2E_DIR" ]; then
 		mkdir -p "$ARCHIVE"
 		cp "$E2E_DIR"/*.json "$E2E_DIR"/*.jsonl "$E2E_DIR"/*.txt "$E2E_DIR"/*.yml "$ARCHIVE"/ 2>/dev/null
@@ -67,15 +49,8 @@ finish() {
 		printf 'phases=%s\nload_start=%s\nload_end=%s\n' "${PHASES_SO_FAR:-$PHASES}" "${LOAD_START:-0}" "${LOAD_END:-0}" >"$ARCHIVE/run.env"
 		log "archived the run's data under $ARCHIVE"
 	fi
-	if [ "${KEEP:-0}" = 1 ] && [ $rc = 0 ]; then
-		log "KEEP=1: cluster left running under $E2E_DIR (make e2e-ceph-down)"
-	else
-		"$HERE/cluster.sh" down
-	fi
-	exit $rc
 }
-trap finish EXIT
-trap 'exit 130' INT TERM
+run_begin
 
 main() {
 phase build
@@ -103,15 +78,6 @@ phase fill
 fio --name=fill --ioengine=rbd --clientname=admin --pool="$POOL" --rbdname="$IMAGE" --rw=write --bs=4M \
 	--iodepth=8 --direct=1 --output-format=json >"$E2E_DIR/fill.json"
 
-# steal_frac A B prints the steal share of all CPU time between two cpu_ticks snapshots.
-steal_frac() { awk -v a="$1" -v b="$2" 'BEGIN{split(a,x," "); split(b,y," "); d=y[2]-x[2]; printf "%.3f", (d>0 ? (y[1]-x[1])/d : 0)}'; }
-# busy_cores A B SECONDS prints the cores kept busy (all processes) between two cpu_ticks snapshots.
-busy_cores() { awk -v a="$1" -v b="$2" -v s="$3" -v hz="$(getconf CLK_TCK)" 'BEGIN{split(a,x," "); split(b,y," "); printf "%.2f", (y[3]-x[3])/hz/s}'; }
-# child_ticks prints the CPU ticks used by this shell's finished children (fio), via bash's times.
-child_ticks() {
-	times >"$E2E_DIR/times.txt"
-	awk -v hz="$(getconf CLK_TCK)" 'NR==2{ t=0; for(i=1;i<=2;i++){ split($i,a,"m"); sub("s","",a[2]); t+=a[1]*60+a[2] } printf "%d", t*hz }' "$E2E_DIR/times.txt"
-}
 osd_rss_mb() { local s=0 n; for n in osd.0 osd.1 osd.2; do s=$((s + $(rss_mb $n))); done; echo $s; }
 # The scorer reports the peak over the steps' samples.
 note_rss() { osd_rss_mb; }

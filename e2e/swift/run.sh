@@ -34,43 +34,8 @@ GOLDEN=${GOLDEN:-$HERE/testdata/real-swift-series.txt}
 BIN=${BIN:-$ROOT/bin/e2e-swift}
 GO=${GO:-go}
 
-T_START=$SECONDS
-PHASE=init
-PHASE_T0=$SECONDS
-PHASES=""
-phase() {
-	PHASES+="$PHASE=$((SECONDS - PHASE_T0)) "
-	PHASE=$1
-	PHASE_T0=$SECONDS
-	log "== phase $PHASE (t=$((SECONDS - T_START)) s, load: $(cut -d' ' -f1-3 /proc/loadavg))"
-}
+run_begin
 
-finish() {
-	local rc=$?
-	set +e
-	PHASES+="$PHASE=$((SECONDS - PHASE_T0))"
-	if [ $rc != 0 ]; then
-		log "FAILED in phase $PHASE (exit $rc)"
-		[ -d "$E2E_DIR" ] && dump_state
-	fi
-	log "phase durations (s): $PHASES; total $((SECONDS - T_START)) s; load $(cut -d' ' -f1-3 /proc/loadavg)"
-	if [ "${KEEP:-0}" = 1 ] && [ $rc = 0 ]; then
-		log "KEEP=1: cluster left running under $E2E_DIR (make e2e-swift-down)"
-	else
-		"$HERE/cluster.sh" down
-	fi
-	exit $rc
-}
-trap finish EXIT
-trap 'exit 130' INT TERM
-
-# steal_frac, busy_cores, child_ticks: as in e2e/ceph/run.sh (CPU accounting of each step).
-steal_frac() { awk -v a="$1" -v b="$2" 'BEGIN{split(a,x," "); split(b,y," "); d=y[2]-x[2]; printf "%.3f", (d>0 ? (y[1]-x[1])/d : 0)}'; }
-busy_cores() { awk -v a="$1" -v b="$2" -v s="$3" -v hz="$(getconf CLK_TCK)" 'BEGIN{split(a,x," "); split(b,y," "); printf "%.2f", (y[3]-x[3])/hz/s}'; }
-child_ticks() {
-	times >"$E2E_DIR/times.txt"
-	awk -v hz="$(getconf CLK_TCK)" 'NR==2{ t=0; for(i=1;i<=2;i++){ split($i,a,"m"); sub("s","",a[2]); t+=a[1]*60+a[2] } printf "%d", t*hz }' "$E2E_DIR/times.txt"
-}
 swift_rss_mb() { local s=0 n; for n in proxy-server account-server container-server object-server; do s=$((s + $(rss_mb $n))); done; echo $s; }
 
 # start_storcast NAME PORT LOOKBACK [CALIBRATION [STEP]]: a storcast instance on the cluster's
