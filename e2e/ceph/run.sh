@@ -89,40 +89,9 @@ log "calibration: steal $(steal_frac "$c0" "$(cpu_ticks)"), OSD RSS $(note_rss) 
 "$BIN/scorer" plan -calibration "$E2E_DIR/calibration.json" >"$E2E_DIR/plan.txt"
 cat "$E2E_DIR/plan.txt" >&2
 
-# start_storcast NAME PORT LOOKBACK [CALIBRATION]: a storcast instance on the cluster's Prometheus.
-start_storcast() {
-	local name=$1 port=$2 lookback=$3 cal=${4:-}
-	local dir=$E2E_DIR/$name
-	mkdir -p "$dir"
-	{
-		cat <<YAML
-prometheus: {url: "$PROM", timeout: 20s}
-# No early refits (accuracy_threshold ~0): each fit costs seconds of CPU that the cluster needs.
-fit: {interval: 60s, lookback: $lookback, step: 5s, refresh_interval: 5s, accuracy_threshold: 0.01, stale_after: 30m}
-state_dir: "$dir/state"
-web: {listen_address: "127.0.0.1:$port"}
-clusters:
-  - name: e2e
-    kind: ceph
-    matchers: ['cluster="e2e"']
-    hosts: {matchers: ['job="node"']}
-    latency_slo: {threshold: 50ms, latency: op}
-YAML
-		if [ -n "$cal" ]; then printf '    calibration: {file: "%s", format: fio}\n' "$cal"; fi
-	} >"$dir/storcast.yml"
-	start_daemon "storcast-$name" "$BIN/storcast" --config.file="$dir/storcast.yml"
-	wait_http "http://127.0.0.1:$port/api/v1/clusters" 60 || die "storcast $name did not start (log/storcast-$name.out)"
-}
-
-# wait_api URL SECONDS waits until storcast answers URL with status success (a fitted model).
-wait_api() {
-	local url=$1 t=$2
-	for _ in $(seq 1 "$t"); do
-		curl -fsS --max-time 10 "$url" 2>/dev/null | grep -q '"status":"success"' && return 0
-		sleep 1
-	done
-	return 1
-}
+# The storcast instances' latency SLO and calibration file format (start_storcast).
+SLO_MS=50
+CALIBRATION_FORMAT=fio
 
 phase load
 if [ $WITH_STORCAST = 1 ]; then start_storcast main "$STORCAST_PORT" 30m "$E2E_DIR/calibration.json"; fi

@@ -38,41 +38,8 @@ run_begin
 
 swift_rss_mb() { local s=0 n; for n in proxy-server account-server container-server object-server; do s=$((s + $(rss_mb $n))); done; echo $s; }
 
-# start_storcast NAME PORT LOOKBACK [CALIBRATION [STEP]]: a storcast instance on the cluster's
-# Prometheus, fitting every STEP (5s) of the lookback.
-start_storcast() {
-	local name=$1 port=$2 lookback=$3 cal=${4:-} step=${5:-5s}
-	local dir=$E2E_DIR/$name
-	mkdir -p "$dir"
-	{
-		cat <<YAML
-prometheus: {url: "$PROM", timeout: 20s}
-# No early refits (accuracy_threshold ~0): each fit costs seconds of CPU that the cluster needs.
-fit: {interval: 60s, lookback: $lookback, step: $step, refresh_interval: 5s, accuracy_threshold: 0.01, stale_after: 30m}
-state_dir: "$dir/state"
-web: {listen_address: "127.0.0.1:$port"}
-clusters:
-  - name: e2e
-    kind: swift
-    matchers: ['cluster="e2e"']
-    hosts: {matchers: ['job="node"']}
-    latency_slo: {threshold: ${SLO_MS}ms, latency: op}
-YAML
-		if [ -n "$cal" ]; then printf '    calibration: {file: "%s", format: yaml}\n' "$cal"; fi
-	} >"$dir/storcast.yml"
-	start_daemon "storcast-$name" "$BIN/storcast" --config.file="$dir/storcast.yml"
-	wait_http "http://127.0.0.1:$port/api/v1/clusters" 60 || die "storcast $name did not start (log/storcast-$name.out)"
-}
-
-# wait_api URL SECONDS waits until storcast answers URL with status success (a fitted model).
-wait_api() {
-	local url=$1 t=$2
-	for _ in $(seq 1 "$t"); do
-		curl -fsS --max-time 10 "$url" 2>/dev/null | grep -q '"status":"success"' && return 0
-		sleep 1
-	done
-	return 1
-}
+# start_storcast's calibration file format (SLO_MS comes from the calibration).
+CALIBRATION_FORMAT=yaml
 
 # capture_series writes the Swift series statsd_exporter serves, one per line, with the quantile
 # and le labels dropped (their values are the mapping's, not Swift's), sorted and unique.
