@@ -24,8 +24,6 @@ func inputError(arg, format string, a ...any) error {
 	return check.Errorf(ErrInput, arg, format, a...)
 }
 
-func finite(x float64) bool { return check.Finite(x) }
-
 // The workload features, by the names the catalog, the JSON model and
 // Predict use.
 const (
@@ -360,7 +358,7 @@ func (c *Catalog) checkWorkload(where string, w Workload) error {
 func checkValue(where, name string, v float64) error {
 	switch name {
 	case RequestBytes, OriginalThroughput:
-		if !finite(v) || v <= 0 {
+		if !check.Finite(v) || v <= 0 {
 			return inputError(where, "must be a finite number > 0, got %v", v)
 		}
 	case SequentialShare, ReadShare:
@@ -379,11 +377,11 @@ func checkRuns(where string, runs []float64) error {
 		return inputError(where, "%d run(s); need at least %d to measure the run-to-run noise", len(runs), MinRuns)
 	}
 	for i, v := range runs {
-		if !finite(v) || v <= 0 {
+		if !check.Finite(v) || v <= 0 {
 			return inputError(fmt.Sprintf("%s[%d]", where, i), "must be a finite throughput > 0 (bytes/s), got %v", v)
 		}
 	}
-	if m := mean(runs); !finite(m) {
+	if m := mean(runs); !check.Finite(m) {
 		return inputError(where, "mean overflows float64")
 	}
 	return nil
