@@ -230,6 +230,23 @@ wait_api() {
 	return 1
 }
 
+# run_passive: a storcast without calibration file estimates capacity from the load history alone
+# (the lookback starts just after the calibration, at LOAD_START); once its first fit has set the
+# conservation model's lastFit or error, its status (passive_clusters.json) and 4 KiB capacity
+# curve (passive_curve.json) are saved for the scorer and it is stopped.
+run_passive() {
+	C_PORT=$(free_port)
+	start_storcast passive "$C_PORT" "$(($(date +%s) - LOAD_START + 5))s"
+	for _ in $(seq 1 90); do
+		curl -fsS --max-time 10 "http://127.0.0.1:$C_PORT/api/v1/clusters" >"$E2E_DIR/passive_clusters.json" 2>/dev/null &&
+			python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["data"][0]["models"]["conservation"]; sys.exit(0 if m.get("lastFit") or m.get("error") else 1)' \
+				"$E2E_DIR/passive_clusters.json" 2>/dev/null && break
+		sleep 1
+	done
+	curl -sS "http://127.0.0.1:$C_PORT/api/v1/capacity_curve?cluster=e2e&io_size_bytes=4096&points=21" >"$E2E_DIR/passive_curve.json" || true
+	stop_one storcast-passive
+}
+
 # The run scripts' phases. run_begin starts the clock and makes finish the EXIT trap; phase NAME
 # ends the current phase and starts NAME. finish logs every phase's duration, shows the state on
 # failure, calls the suite's archive_run when it defines one, and tears the cluster down

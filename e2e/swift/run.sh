@@ -145,17 +145,7 @@ print(max(1,round(lat*float(sys.argv[2]))))' "$E2E_DIR/calibration-runs.json" "$
 	cp "$E2E_DIR/real-swift-series.txt" "$GOLDEN"
 
 	phase passive
-	# Capacity estimated from the load history alone: the lookback starts after the calibration.
-	C_PORT=$(free_port)
-	start_storcast passive "$C_PORT" "$(($(date +%s) - LOAD_START + 5))s"
-	for _ in $(seq 1 90); do
-		curl -fsS --max-time 10 "http://127.0.0.1:$C_PORT/api/v1/clusters" >"$E2E_DIR/passive_clusters.json" 2>/dev/null &&
-			python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["data"][0]["models"]["conservation"]; sys.exit(0 if m.get("lastFit") or m.get("error") else 1)' \
-				"$E2E_DIR/passive_clusters.json" 2>/dev/null && break
-		sleep 1
-	done
-	curl -sS "http://127.0.0.1:$C_PORT/api/v1/capacity_curve?cluster=e2e&io_size_bytes=4096&points=21" >"$E2E_DIR/passive_curve.json" || true
-	stop_one storcast-passive
+	run_passive
 
 	phase score
 	# Bounds of this suite, set from repeated runs on the shared 2-core machine: see docs/e2e.md
