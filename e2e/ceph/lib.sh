@@ -230,6 +230,24 @@ wait_api() {
 	return 1
 }
 
+# mlisp_snapshot STEP: M-LISP trained on the lower steps only: a storcast whose lookback ends
+# before the higher steps begin (it started at LOAD_START), sampling every STEP, asked once for
+# its latency curve (mlisp_lower.json), then stopped.
+mlisp_snapshot() {
+	local step=$1 lb
+	lb=$(($(date +%s) - LOAD_START + 5))
+	B_PORT=$(free_port)
+	log "M-LISP snapshot: storcast with lookback ${lb}s on :$B_PORT"
+	start_storcast mlisp "$B_PORT" "${lb}s" "" "$step" </dev/null
+	if wait_api "http://127.0.0.1:$B_PORT/api/v1/latency_curve?cluster=e2e" 120; then
+		curl -fsS "http://127.0.0.1:$B_PORT/api/v1/latency_curve?cluster=e2e" >"$E2E_DIR/mlisp_lower.json"
+	else
+		log "M-LISP snapshot: no latency curve within 120 s"
+		curl -sS "http://127.0.0.1:$B_PORT/api/v1/latency_curve?cluster=e2e" >"$E2E_DIR/mlisp_lower.json" || true
+	fi
+	stop_one storcast-mlisp
+}
+
 # run_passive: a storcast without calibration file estimates capacity from the load history alone
 # (the lookback starts just after the calibration, at LOAD_START); once its first fit has set the
 # conservation model's lastFit or error, its status (passive_clusters.json) and 4 KiB capacity

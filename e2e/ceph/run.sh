@@ -103,19 +103,7 @@ while read -r -u 3 kind name readpct bs rate_r rate_w; do
 	'#' | '') continue ;;
 	mark)
 		[ $WITH_STORCAST = 1 ] || continue
-		# M-LISP trained on the lower steps only: a storcast whose lookback ends before the
-		# higher steps begin, asked once for its latency curve.
-		lb=$(($(date +%s) - LOAD_START + 5))
-		B_PORT=$(free_port)
-		log "M-LISP snapshot: storcast with lookback ${lb}s on :$B_PORT"
-		start_storcast mlisp "$B_PORT" "${lb}s" </dev/null
-		if wait_api "http://127.0.0.1:$B_PORT/api/v1/latency_curve?cluster=e2e" 120; then
-			curl -fsS "http://127.0.0.1:$B_PORT/api/v1/latency_curve?cluster=e2e" >"$E2E_DIR/mlisp_lower.json"
-		else
-			log "M-LISP snapshot: no latency curve within 120 s"
-			curl -sS "http://127.0.0.1:$B_PORT/api/v1/latency_curve?cluster=e2e" >"$E2E_DIR/mlisp_lower.json" || true
-		fi
-		stop_one storcast-mlisp
+		mlisp_snapshot 5s
 		continue
 		;;
 	esac

@@ -92,21 +92,9 @@ print(max(1,round(lat*float(sys.argv[2]))))' "$E2E_DIR/calibration-runs.json" "$
 		case $kind in
 		load) ;;
 		mark)
-			# M-LISP trained on the lower steps only: a storcast whose lookback ends before the
-			# higher steps begin, asked once for its latency curve.
-			lb=$(($(date +%s) - LOAD_START + 5))
-			B_PORT=$(free_port)
-			log "M-LISP snapshot: storcast with lookback ${lb}s on :$B_PORT"
 			# M-LISP needs 30 windows; the three 35 s steps give ~27 at 5 s, so this instance samples
 			# every 3 s (its rates are over 1m windows either way).
-			start_storcast mlisp "$B_PORT" "${lb}s" "" 3s </dev/null
-			if wait_api "http://127.0.0.1:$B_PORT/api/v1/latency_curve?cluster=e2e" 120; then
-				curl -fsS "http://127.0.0.1:$B_PORT/api/v1/latency_curve?cluster=e2e" >"$E2E_DIR/mlisp_lower.json"
-			else
-				log "M-LISP snapshot: no latency curve within 120 s"
-				curl -sS "http://127.0.0.1:$B_PORT/api/v1/latency_curve?cluster=e2e" >"$E2E_DIR/mlisp_lower.json" || true
-			fi
-			stop_one storcast-mlisp
+			mlisp_snapshot 3s
 			continue
 			;;
 		*) continue ;;
