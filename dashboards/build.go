@@ -98,6 +98,21 @@ func timeseries(title, desc, unit string, custom map[string]any, targets ...Targ
 		}}
 }
 
+// stateTimeline shows a 0/1 series as states over time: value 0 is named
+// zero and coloured zeroColour, value 1 likewise.
+func stateTimeline(title, desc string, target Target, zero, zeroColour, one, oneColour string) *Panel {
+	return &Panel{Type: "state-timeline", Title: title, Description: desc, Datasource: promDS, Targets: []Target{target},
+		FieldConfig: FieldConfig{Defaults: map[string]any{
+			"color":      map[string]any{"mode": "thresholds"},
+			"thresholds": steps(zeroColour, 1, oneColour),
+			"mappings": []any{map[string]any{"type": "value", "options": map[string]any{
+				"0": map[string]any{"text": zero, "color": zeroColour}, "1": map[string]any{"text": one, "color": oneColour}}}},
+		}, Overrides: []Override{}},
+		Options: map[string]any{"showValue": "never", "mergeValues": true, "rowHeight": 0.9, "alignValue": "left",
+			"legend": map[string]any{"displayMode": "list", "placement": "bottom", "showLegend": false}},
+	}
+}
+
 // band makes the series named lower and upper a shaded 95% band: upper is
 // filled down to lower, both without lines.
 func band(p *Panel, lower, upper string) {
@@ -317,32 +332,14 @@ func ModelQuality() Dashboard {
 		prom("A", "time() - storcast_model_last_fit_timestamp_seconds{"+c+"}", "{{cluster}} {{model}}")))
 
 	l.row("Health")
-	l.add(12, 8, &Panel{Type: "state-timeline", Title: "Model staleness",
-		Description: "1 = stale: the last fit failed or the source is down, and the last good model is serving.",
-		Datasource:  promDS,
-		Targets:     []Target{prom("A", "storcast_model_stale{"+c+"}", "{{cluster}} {{model}}")},
-		FieldConfig: FieldConfig{Defaults: map[string]any{
-			"color":      map[string]any{"mode": "thresholds"},
-			"thresholds": steps("green", 1, "orange"),
-			"mappings": []any{map[string]any{"type": "value", "options": map[string]any{
-				"0": map[string]any{"text": "fresh", "color": "green"}, "1": map[string]any{"text": "stale", "color": "orange"}}}},
-		}, Overrides: []Override{}},
-		Options: map[string]any{"showValue": "never", "mergeValues": true, "rowHeight": 0.9, "alignValue": "left",
-			"legend": map[string]any{"displayMode": "list", "placement": "bottom", "showLegend": false}},
-	})
-	l.add(12, 8, &Panel{Type: "state-timeline", Title: "Source health",
-		Description: "Whether storcast's queries for each source of each cluster succeed (storcast_source_up).",
-		Datasource:  promDS,
-		Targets:     []Target{prom("A", "storcast_source_up{"+c+"}", "{{cluster}}")},
-		FieldConfig: FieldConfig{Defaults: map[string]any{
-			"color":      map[string]any{"mode": "thresholds"},
-			"thresholds": steps("red", 1, "green"),
-			"mappings": []any{map[string]any{"type": "value", "options": map[string]any{
-				"0": map[string]any{"text": "down", "color": "red"}, "1": map[string]any{"text": "up", "color": "green"}}}},
-		}, Overrides: []Override{}},
-		Options: map[string]any{"showValue": "never", "mergeValues": true, "rowHeight": 0.9, "alignValue": "left",
-			"legend": map[string]any{"displayMode": "list", "placement": "bottom", "showLegend": false}},
-	})
+	l.add(12, 8, stateTimeline("Model staleness",
+		"1 = stale: the last fit failed or the source is down, and the last good model is serving.",
+		prom("A", "storcast_model_stale{"+c+"}", "{{cluster}} {{model}}"),
+		"fresh", "green", "stale", "orange"))
+	l.add(12, 8, stateTimeline("Source health",
+		"Whether storcast's queries for each source of each cluster succeed (storcast_source_up).",
+		prom("A", "storcast_source_up{"+c+"}", "{{cluster}}"),
+		"down", "red", "up", "green"))
 	d.Panels = l.panels
 	return d
 }

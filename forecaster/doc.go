@@ -14,6 +14,8 @@
 //     load, with a 95% band (M-LISP).
 //   - backtest: one protocol (train below load X, score above X) for every model.
 //   - trend: the demand trend used for saturation ETAs.
+//   - internal/check: the bad-input error message and the finite test the
+//     packages share (each keeps its own ErrInput sentinel).
 //
 // The math and the decisions the papers leave open are in docs/models.md.
 package forecaster

@@ -21,12 +21,7 @@ install_missing() {
 	command -v fio >/dev/null || need+=(fio)
 	command -v prometheus >/dev/null || need+=(prometheus)
 	command -v prometheus-node-exporter >/dev/null || need+=(prometheus-node-exporter)
-	[ ${#need[@]} = 0 ] && return 0
-	[ "$(id -u)" = 0 ] || die "missing Debian packages: ${need[*]} (run as root or install them)"
-	log "apt-get install ${need[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get -o DPkg::Lock::Timeout=600 update -qq
-	apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+	install_packages "${need[@]}"
 }
 
 write_conf() {
@@ -180,9 +175,7 @@ ENV
 	log "node_exporter :$NODE_PORT, prometheus :$PROM_PORT"
 	start_daemon node_exporter prometheus-node-exporter --web.listen-address="127.0.0.1:$NODE_PORT"
 	write_prom_conf
-	start_daemon prometheus prometheus --config.file="$E2E_DIR/prometheus.yml" \
-		--storage.tsdb.path="$E2E_DIR/prometheus-data" --web.listen-address="127.0.0.1:$PROM_PORT" \
-		--web.enable-lifecycle --storage.tsdb.retention.time=1d
+	start_prometheus
 	wait_http "http://127.0.0.1:$MGR_PROM_PORT/metrics" 90 || { dump_state; die "mgr prometheus module not serving"; }
 	wait_http "http://127.0.0.1:$NODE_PORT/metrics" 30 || die "node_exporter not serving"
 	wait_http "http://127.0.0.1:$PROM_PORT/-/ready" 60 || die "prometheus not ready"
@@ -224,19 +217,7 @@ status() {
 	[ -f "$E2E_DIR/env" ] || { echo "no cluster under $E2E_DIR"; return 1; }
 	cephc -s
 	cephc osd tree
-	local f
-	for f in "$E2E_DIR"/pids/*.pid; do
-		[ -e "$f" ] || continue
-		echo "$(basename "$f" .pid) pid=$(cat "$f") rss=$(rss_mb "$(basename "$f" .pid)")MB"
-	done
+	list_daemons
 }
 
-case "${1:-}" in
-up) up ;;
-down) down ;;
-status) status ;;
-*)
-	echo "usage: $0 up|down|status" >&2
-	exit 2
-	;;
-esac
+cluster_main "$@"

@@ -1,5 +1,6 @@
 # shellcheck shell=bash
-# Shared helpers of the Ceph end-to-end harness. Sourced by cluster.sh and run.sh.
+# Shared helpers of the Ceph end-to-end harness. Sourced by cluster.sh and run.sh, and by
+# e2e/swift/lib.sh: what does not name Ceph serves both suites (E2E_SUITE names the one running).
 #
 # Everything lives under $E2E_DIR (a temp dir): ceph.conf, keyrings, daemon data, logs, PID files
 # (pids/<name>.pid) and the chosen ports (env). Teardown kills exactly the PIDs in pids/, so it is
@@ -7,13 +8,25 @@
 
 E2E_DIR=${E2E_DIR:-/tmp/storcast-e2e-ceph}
 CONF=$E2E_DIR/ceph.conf
+E2E_SUITE=ceph
 
-log() { printf '%s [e2e-ceph] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+log() { printf '%s [e2e-%s] %s\n' "$(date -u +%H:%M:%S)" "$E2E_SUITE" "$*" >&2; }
 die() { log "FATAL: $*"; exit 1; }
 
 # ceph CLI against the private cluster, with a timeout so a dead mon cannot hang the run.
 cephc() { timeout 30 ceph --conf "$CONF" "$@"; }
 rbdc() { timeout 60 rbd --conf "$CONF" "$@"; }
+
+# install_packages PKG... installs the Debian packages a cluster script found missing (nothing
+# when none is named); only root can.
+install_packages() {
+	[ $# = 0 ] && return 0
+	[ "$(id -u)" = 0 ] || die "missing Debian packages: $* (run as root or install them)"
+	log "apt-get install $*"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get -o DPkg::Lock::Timeout=600 update -qq
+	apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "$@" >/dev/null
+}
 
 # free_port prints a TCP port that nothing listens on, from a range outside the ephemeral one and
 # away from Ceph's own daemon range (6800-7300).
@@ -93,6 +106,17 @@ rss_mb() {
 # (busy excludes idle, iowait and steal).
 cpu_ticks() { awk '/^cpu /{print $9, $2+$3+$4+$5+$6+$7+$8+$9, $2+$3+$4+$7+$8}' /proc/stat; }
 
+# steal_frac A B prints the steal share of all CPU time between two cpu_ticks snapshots.
+steal_frac() { awk -v a="$1" -v b="$2" 'BEGIN{split(a,x," "); split(b,y," "); d=y[2]-x[2]; printf "%.3f", (d>0 ? (y[1]-x[1])/d : 0)}'; }
+# busy_cores A B SECONDS prints the cores kept busy (all processes) between two cpu_ticks snapshots.
+busy_cores() { awk -v a="$1" -v b="$2" -v s="$3" -v hz="$(getconf CLK_TCK)" 'BEGIN{split(a,x," "); split(b,y," "); printf "%.2f", (y[3]-x[3])/hz/s}'; }
+# child_ticks prints the CPU ticks used by this shell's finished children (the load driver), via
+# bash's times.
+child_ticks() {
+	times >"$E2E_DIR/times.txt"
+	awk -v hz="$(getconf CLK_TCK)" 'NR==2{ t=0; for(i=1;i<=2;i++){ split($i,a,"m"); sub("s","",a[2]); t+=a[1]*60+a[2] } printf "%d", t*hz }' "$E2E_DIR/times.txt"
+}
+
 # daemon_ticks prints the CPU ticks (user+system) used so far by every recorded daemon.
 daemon_ticks() {
 	local f pid t=0 v
@@ -112,21 +136,171 @@ dump_state() {
 	cephc osd tree 2>&1 || true
 	cephc health detail 2>&1 || true
 	cephc osd pool ls detail 2>&1 || true
+	daemon_state
+	tail_logs
+}
+
+# daemon_state prints every recorded daemon: running with its resident memory, or DEAD.
+daemon_state() {
 	log "----- processes -----"
-	local f
+	local f n pid
 	for f in "$E2E_DIR"/pids/*.pid; do
 		[ -e "$f" ] || continue
-		local n pid
 		n=$(basename "$f" .pid)
 		pid=$(cat "$f")
 		if pid_alive "$pid"; then echo "$n pid=$pid running rss=$(rss_mb "$n")MB"; else echo "$n pid=$pid DEAD"; fi
 	done
+}
+
+# tail_logs prints the last 40 lines of every daemon log.
+tail_logs() {
 	log "----- daemon logs (last 40 lines each) -----"
+	local f
 	for f in "$E2E_DIR"/log/*; do
 		[ -s "$f" ] || continue
 		echo "==> $f <=="
 		tail -n 40 "$f"
 	done
+}
+
+# list_daemons prints every recorded daemon with its PID and resident memory (cluster.sh status).
+list_daemons() {
+	local f
+	for f in "$E2E_DIR"/pids/*.pid; do
+		[ -e "$f" ] || continue
+		echo "$(basename "$f" .pid) pid=$(cat "$f") rss=$(rss_mb "$(basename "$f" .pid)")MB"
+	done
+}
+
+# start_prometheus starts Prometheus on $E2E_DIR/prometheus.yml, listening on $PROM_PORT and
+# keeping a day of data.
+start_prometheus() {
+	start_daemon prometheus prometheus --config.file="$E2E_DIR/prometheus.yml" \
+		--storage.tsdb.path="$E2E_DIR/prometheus-data" --web.listen-address="127.0.0.1:$PROM_PORT" \
+		--web.enable-lifecycle --storage.tsdb.retention.time=1d
+}
+
+# cluster_main ARG runs the cluster script's up, down or status function.
+cluster_main() {
+	case "${1:-}" in
+	up) up ;;
+	down) down ;;
+	status) status ;;
+	*)
+		echo "usage: $0 up|down|status" >&2
+		exit 2
+		;;
+	esac
+}
+
+# start_storcast NAME PORT LOOKBACK [CALIBRATION [STEP]]: a storcast instance (daemon
+# storcast-NAME, $BIN/storcast) on the cluster's Prometheus ($PROM), fitting every STEP (5s) of the
+# lookback, for a latency SLO of $SLO_MS ms; a calibration file is read as $CALIBRATION_FORMAT.
+start_storcast() {
+	local name=$1 port=$2 lookback=$3 cal=${4:-} step=${5:-5s}
+	local dir=$E2E_DIR/$name
+	mkdir -p "$dir"
+	{
+		cat <<YAML
+prometheus: {url: "$PROM", timeout: 20s}
+# No early refits (accuracy_threshold ~0): each fit costs seconds of CPU that the cluster needs.
+fit: {interval: 60s, lookback: $lookback, step: $step, refresh_interval: 5s, accuracy_threshold: 0.01, stale_after: 30m}
+state_dir: "$dir/state"
+web: {listen_address: "127.0.0.1:$port"}
+clusters:
+  - name: e2e
+    kind: $E2E_SUITE
+    matchers: ['cluster="e2e"']
+    hosts: {matchers: ['job="node"']}
+    latency_slo: {threshold: ${SLO_MS}ms, latency: op}
+YAML
+		if [ -n "$cal" ]; then printf '    calibration: {file: "%s", format: %s}\n' "$cal" "$CALIBRATION_FORMAT"; fi
+	} >"$dir/storcast.yml"
+	start_daemon "storcast-$name" "$BIN/storcast" --config.file="$dir/storcast.yml"
+	wait_http "http://127.0.0.1:$port/api/v1/clusters" 60 || die "storcast $name did not start (log/storcast-$name.out)"
+}
+
+# wait_api URL SECONDS waits until storcast answers URL with status success (a fitted model).
+wait_api() {
+	local url=$1 t=$2
+	for _ in $(seq 1 "$t"); do
+		curl -fsS --max-time 10 "$url" 2>/dev/null | grep -q '"status":"success"' && return 0
+		sleep 1
+	done
+	return 1
+}
+
+# mlisp_snapshot STEP: M-LISP trained on the lower steps only: a storcast whose lookback ends
+# before the higher steps begin (it started at LOAD_START), sampling every STEP, asked once for
+# its latency curve (mlisp_lower.json), then stopped.
+mlisp_snapshot() {
+	local step=$1 lb
+	lb=$(($(date +%s) - LOAD_START + 5))
+	B_PORT=$(free_port)
+	log "M-LISP snapshot: storcast with lookback ${lb}s on :$B_PORT"
+	start_storcast mlisp "$B_PORT" "${lb}s" "" "$step" </dev/null
+	if wait_api "http://127.0.0.1:$B_PORT/api/v1/latency_curve?cluster=e2e" 120; then
+		curl -fsS "http://127.0.0.1:$B_PORT/api/v1/latency_curve?cluster=e2e" >"$E2E_DIR/mlisp_lower.json"
+	else
+		log "M-LISP snapshot: no latency curve within 120 s"
+		curl -sS "http://127.0.0.1:$B_PORT/api/v1/latency_curve?cluster=e2e" >"$E2E_DIR/mlisp_lower.json" || true
+	fi
+	stop_one storcast-mlisp
+}
+
+# run_passive: a storcast without calibration file estimates capacity from the load history alone
+# (the lookback starts just after the calibration, at LOAD_START); once its first fit has set the
+# conservation model's lastFit or error, its status (passive_clusters.json) and 4 KiB capacity
+# curve (passive_curve.json) are saved for the scorer and it is stopped.
+run_passive() {
+	C_PORT=$(free_port)
+	start_storcast passive "$C_PORT" "$(($(date +%s) - LOAD_START + 5))s"
+	for _ in $(seq 1 90); do
+		curl -fsS --max-time 10 "http://127.0.0.1:$C_PORT/api/v1/clusters" >"$E2E_DIR/passive_clusters.json" 2>/dev/null &&
+			python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["data"][0]["models"]["conservation"]; sys.exit(0 if m.get("lastFit") or m.get("error") else 1)' \
+				"$E2E_DIR/passive_clusters.json" 2>/dev/null && break
+		sleep 1
+	done
+	curl -sS "http://127.0.0.1:$C_PORT/api/v1/capacity_curve?cluster=e2e&io_size_bytes=4096&points=21" >"$E2E_DIR/passive_curve.json" || true
+	stop_one storcast-passive
+}
+
+# The run scripts' phases. run_begin starts the clock and makes finish the EXIT trap; phase NAME
+# ends the current phase and starts NAME. finish logs every phase's duration, shows the state on
+# failure, calls the suite's archive_run when it defines one, and tears the cluster down
+# ($HERE/cluster.sh down) unless KEEP=1 and the run passed.
+run_begin() {
+	T_START=$SECONDS
+	PHASE=init
+	PHASE_T0=$SECONDS
+	PHASES=""
+	trap finish EXIT
+	trap 'exit 130' INT TERM
+}
+
+phase() {
+	PHASES+="$PHASE=$((SECONDS - PHASE_T0)) "
+	PHASE=$1
+	PHASE_T0=$SECONDS
+	log "== phase $PHASE (t=$((SECONDS - T_START)) s, load: $(cut -d' ' -f1-3 /proc/loadavg))"
+}
+
+finish() {
+	local rc=$?
+	set +e
+	PHASES+="$PHASE=$((SECONDS - PHASE_T0))"
+	if [ $rc != 0 ]; then
+		log "FAILED in phase $PHASE (exit $rc)"
+		[ -d "$E2E_DIR" ] && dump_state
+	fi
+	log "phase durations (s): $PHASES; total $((SECONDS - T_START)) s; load $(cut -d' ' -f1-3 /proc/loadavg)"
+	declare -F archive_run >/dev/null && archive_run
+	if [ "${KEEP:-0}" = 1 ] && [ $rc = 0 ]; then
+		log "KEEP=1: cluster left running under $E2E_DIR (make e2e-$E2E_SUITE-down)"
+	else
+		"$HERE/cluster.sh" down
+	fi
+	exit $rc
 }
 
 # stop_one NAME stops one recorded daemon (TERM, then KILL) and forgets its PID.

@@ -40,26 +40,8 @@ RESULTS=${RESULTS:-$HERE/results}
 BIN=${BIN:-$ROOT/bin/e2e-ceph}
 GO=${GO:-go}
 
-T_START=$SECONDS
-PHASE=init
-PHASE_T0=$SECONDS
-PHASES=""
-phase() {
-	PHASES+="$PHASE=$((SECONDS - PHASE_T0)) "
-	PHASE=$1
-	PHASE_T0=$SECONDS
-	log "== phase $PHASE (t=$((SECONDS - T_START)) s)"
-}
-
-finish() {
-	local rc=$?
-	set +e
-	PHASES+="$PHASE=$((SECONDS - PHASE_T0))"
-	if [ $rc != 0 ]; then
-		log "FAILED in phase $PHASE (exit $rc)"
-		[ -d "$E2E_DIR" ] && dump_state
-	fi
-	log "phase durations (s): $PHASES; total $((SECONDS - T_START)) s"
+# archive_run (called by finish, before the teardown): with ARCHIVE set, the run's data for rescore.sh.
+archive_run() {
 	if [ -n "${ARCHIVE:-}" ] && [ -d "$E2E_DIR" ]; then
 		mkdir -p "$ARCHIVE"
 		cp "$E2E_DIR"/*.json "$E2E_DIR"/*.jsonl "$E2E_DIR"/*.txt "$E2E_DIR"/*.yml "$ARCHIVE"/ 2>/dev/null
@@ -67,15 +49,8 @@ finish() {
 		printf 'phases=%s\nload_start=%s\nload_end=%s\n' "${PHASES_SO_FAR:-$PHASES}" "${LOAD_START:-0}" "${LOAD_END:-0}" >"$ARCHIVE/run.env"
 		log "archived the run's data under $ARCHIVE"
 	fi
-	if [ "${KEEP:-0}" = 1 ] && [ $rc = 0 ]; then
-		log "KEEP=1: cluster left running under $E2E_DIR (make e2e-ceph-down)"
-	else
-		"$HERE/cluster.sh" down
-	fi
-	exit $rc
 }
-trap finish EXIT
-trap 'exit 130' INT TERM
+run_begin
 
 main() {
 phase build
@@ -103,15 +78,6 @@ phase fill
 fio --name=fill --ioengine=rbd --clientname=admin --pool="$POOL" --rbdname="$IMAGE" --rw=write --bs=4M \
 	--iodepth=8 --direct=1 --output-format=json >"$E2E_DIR/fill.json"
 
-# steal_frac A B prints the steal share of all CPU time between two cpu_ticks snapshots.
-steal_frac() { awk -v a="$1" -v b="$2" 'BEGIN{split(a,x," "); split(b,y," "); d=y[2]-x[2]; printf "%.3f", (d>0 ? (y[1]-x[1])/d : 0)}'; }
-# busy_cores A B SECONDS prints the cores kept busy (all processes) between two cpu_ticks snapshots.
-busy_cores() { awk -v a="$1" -v b="$2" -v s="$3" -v hz="$(getconf CLK_TCK)" 'BEGIN{split(a,x," "); split(b,y," "); printf "%.2f", (y[3]-x[3])/hz/s}'; }
-# child_ticks prints the CPU ticks used by this shell's finished children (fio), via bash's times.
-child_ticks() {
-	times >"$E2E_DIR/times.txt"
-	awk -v hz="$(getconf CLK_TCK)" 'NR==2{ t=0; for(i=1;i<=2;i++){ split($i,a,"m"); sub("s","",a[2]); t+=a[1]*60+a[2] } printf "%d", t*hz }' "$E2E_DIR/times.txt"
-}
 osd_rss_mb() { local s=0 n; for n in osd.0 osd.1 osd.2; do s=$((s + $(rss_mb $n))); done; echo $s; }
 # The scorer reports the peak over the steps' samples.
 note_rss() { osd_rss_mb; }
@@ -123,40 +89,9 @@ log "calibration: steal $(steal_frac "$c0" "$(cpu_ticks)"), OSD RSS $(note_rss) 
 "$BIN/scorer" plan -calibration "$E2E_DIR/calibration.json" >"$E2E_DIR/plan.txt"
 cat "$E2E_DIR/plan.txt" >&2
 
-# start_storcast NAME PORT LOOKBACK [CALIBRATION]: a storcast instance on the cluster's Prometheus.
-start_storcast() {
-	local name=$1 port=$2 lookback=$3 cal=${4:-}
-	local dir=$E2E_DIR/$name
-	mkdir -p "$dir"
-	{
-		cat <<YAML
-prometheus: {url: "$PROM", timeout: 20s}
-# No early refits (accuracy_threshold ~0): each fit costs seconds of CPU that the cluster needs.
-fit: {interval: 60s, lookback: $lookback, step: 5s, refresh_interval: 5s, accuracy_threshold: 0.01, stale_after: 30m}
-state_dir: "$dir/state"
-web: {listen_address: "127.0.0.1:$port"}
-clusters:
-  - name: e2e
-    kind: ceph
-    matchers: ['cluster="e2e"']
-    hosts: {matchers: ['job="node"']}
-    latency_slo: {threshold: 50ms, latency: op}
-YAML
-		if [ -n "$cal" ]; then printf '    calibration: {file: "%s", format: fio}\n' "$cal"; fi
-	} >"$dir/storcast.yml"
-	start_daemon "storcast-$name" "$BIN/storcast" --config.file="$dir/storcast.yml"
-	wait_http "http://127.0.0.1:$port/api/v1/clusters" 60 || die "storcast $name did not start (log/storcast-$name.out)"
-}
-
-# wait_api URL SECONDS waits until storcast answers URL with status success (a fitted model).
-wait_api() {
-	local url=$1 t=$2
-	for _ in $(seq 1 "$t"); do
-		curl -fsS --max-time 10 "$url" 2>/dev/null | grep -q '"status":"success"' && return 0
-		sleep 1
-	done
-	return 1
-}
+# The storcast instances' latency SLO and calibration file format (start_storcast).
+SLO_MS=50
+CALIBRATION_FORMAT=fio
 
 phase load
 if [ $WITH_STORCAST = 1 ]; then start_storcast main "$STORCAST_PORT" 30m "$E2E_DIR/calibration.json"; fi
@@ -168,19 +103,7 @@ while read -r -u 3 kind name readpct bs rate_r rate_w; do
 	'#' | '') continue ;;
 	mark)
 		[ $WITH_STORCAST = 1 ] || continue
-		# M-LISP trained on the lower steps only: a storcast whose lookback ends before the
-		# higher steps begin, asked once for its latency curve.
-		lb=$(($(date +%s) - LOAD_START + 5))
-		B_PORT=$(free_port)
-		log "M-LISP snapshot: storcast with lookback ${lb}s on :$B_PORT"
-		start_storcast mlisp "$B_PORT" "${lb}s" </dev/null
-		if wait_api "http://127.0.0.1:$B_PORT/api/v1/latency_curve?cluster=e2e" 120; then
-			curl -fsS "http://127.0.0.1:$B_PORT/api/v1/latency_curve?cluster=e2e" >"$E2E_DIR/mlisp_lower.json"
-		else
-			log "M-LISP snapshot: no latency curve within 120 s"
-			curl -sS "http://127.0.0.1:$B_PORT/api/v1/latency_curve?cluster=e2e" >"$E2E_DIR/mlisp_lower.json" || true
-		fi
-		stop_one storcast-mlisp
+		mlisp_snapshot 5s
 		continue
 		;;
 	esac
@@ -223,20 +146,7 @@ LOAD_END=$(date +%s)
 sleep 15
 
 phase passive
-if [ $WITH_STORCAST = 1 ]; then
-# Capacity estimated from the load history alone: the lookback starts after the fio calibration.
-C_PORT=$(free_port)
-start_storcast passive "$C_PORT" "$(($(date +%s) - LOAD_START + 5))s"
-# The first fit, successful or not, sets the conservation model's lastFit or error.
-for _ in $(seq 1 90); do
-	curl -fsS --max-time 10 "http://127.0.0.1:$C_PORT/api/v1/clusters" >"$E2E_DIR/passive_clusters.json" 2>/dev/null &&
-		python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["data"][0]["models"]["conservation"]; sys.exit(0 if m.get("lastFit") or m.get("error") else 1)' \
-			"$E2E_DIR/passive_clusters.json" 2>/dev/null && break
-	sleep 1
-done
-curl -sS "http://127.0.0.1:$C_PORT/api/v1/capacity_curve?cluster=e2e&io_size_bytes=4096&points=21" >"$E2E_DIR/passive_curve.json" || true
-stop_one storcast-passive
-fi
+if [ $WITH_STORCAST = 1 ]; then run_passive; fi
 
 phase score
 PHASES_SO_FAR="$PHASES"

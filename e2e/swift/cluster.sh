@@ -30,13 +30,7 @@ install_missing() {
 	command -v swift >/dev/null || need+=(python3-swiftclient) # the swift CLI
 	command -v prometheus >/dev/null || need+=(prometheus)
 	command -v prometheus-node-exporter >/dev/null || need+=(prometheus-node-exporter)
-	if [ ${#need[@]} != 0 ]; then
-		[ "$(id -u)" = 0 ] || die "missing Debian packages: ${need[*]} (run as root or install them)"
-		log "apt-get install ${need[*]}"
-		export DEBIAN_FRONTEND=noninteractive
-		apt-get -o DPkg::Lock::Timeout=600 update -qq
-		apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-	fi
+	install_packages "${need[@]}"
 	# statsd_exporter: the Go module the project already depends on, at go.mod's version.
 	local ver
 	ver=$(cd "$ROOT" && $GO list -m -f '{{.Version}}' github.com/prometheus/statsd_exporter)
@@ -45,6 +39,15 @@ install_missing() {
 		mkdir -p "$(dirname "$STATSD_EXPORTER")"
 		(cd "$ROOT" && GOBIN=$(dirname "$STATSD_EXPORTER") $GO install "github.com/prometheus/statsd_exporter@$ver")
 	fi
+}
+
+# server_port KIND prints the port of the account, container or object server.
+server_port() {
+	case $1 in
+	account) echo "$ACCOUNT_PORT" ;;
+	container) echo "$CONTAINER_PORT" ;;
+	object) echo "$OBJECT_PORT" ;;
+	esac
 }
 
 # server_conf NAME PORT: the [DEFAULT] section every server shares. StatsD goes to statsd_exporter
@@ -115,11 +118,7 @@ CONF
 	} >"$etc/proxy-server.conf"
 	local kind port
 	for kind in account container object; do
-		case $kind in
-		account) port=$ACCOUNT_PORT ;;
-		container) port=$CONTAINER_PORT ;;
-		object) port=$OBJECT_PORT ;;
-		esac
+		port=$(server_port "$kind")
 		{
 			server_conf "$kind-server" "$port"
 			cat <<CONF
@@ -139,11 +138,7 @@ CONF
 build_rings() {
 	local etc=$E2E_DIR/etc kind port pids=()
 	for kind in account container object; do
-		case $kind in
-		account) port=$ACCOUNT_PORT ;;
-		container) port=$CONTAINER_PORT ;;
-		object) port=$OBJECT_PORT ;;
-		esac
+		port=$(server_port "$kind")
 		# The three rings in parallel: swift-ring-builder is a Python start-up per call.
 		(
 			quiet swift-ring-builder "$etc/$kind.builder" create "$PART_POWER" 3 1 &&
@@ -227,9 +222,7 @@ ENV
 	log "node_exporter :$NODE_PORT, prometheus :$PROM_PORT"
 	start_daemon node_exporter prometheus-node-exporter --web.listen-address="127.0.0.1:$NODE_PORT" --no-collector.systemd
 	write_prom_conf
-	start_daemon prometheus prometheus --config.file="$E2E_DIR/prometheus.yml" \
-		--storage.tsdb.path="$E2E_DIR/prometheus-data" --web.listen-address="127.0.0.1:$PROM_PORT" \
-		--web.enable-lifecycle --storage.tsdb.retention.time=1d
+	start_prometheus
 	wait_http "http://127.0.0.1:$NODE_PORT/metrics" 30 || die "node_exporter not serving"
 	wait_http "http://127.0.0.1:$PROM_PORT/-/ready" 60 || die "prometheus not ready"
 	log "cluster up in $((SECONDS - t0)) s"
@@ -265,19 +258,7 @@ down() {
 
 status() {
 	[ -f "$E2E_DIR/env" ] || { echo "no cluster under $E2E_DIR"; return 1; }
-	local f
-	for f in "$E2E_DIR"/pids/*.pid; do
-		[ -e "$f" ] || continue
-		echo "$(basename "$f" .pid) pid=$(cat "$f") rss=$(rss_mb "$(basename "$f" .pid)")MB"
-	done
+	list_daemons
 }
 
-case "${1:-}" in
-up) up ;;
-down) down ;;
-status) status ;;
-*)
-	echo "usage: $0 up|down|status" >&2
-	exit 2
-	;;
-esac
+cluster_main "$@"

@@ -1,8 +1,7 @@
 # shellcheck shell=bash
-# Helpers of the Swift end-to-end harness, sourced by cluster.sh and run.sh. The process, port and
-# CPU helpers (free_port, start_daemon, stop_all, stop_one, wait_http, rss_mb, cpu_ticks,
-# daemon_ticks) are the Ceph harness's: e2e/ceph/lib.sh is sourced and only what names Ceph is
-# replaced here.
+# Helpers of the Swift end-to-end harness, sourced by cluster.sh and run.sh. The process, port,
+# CPU, package and phase helpers are the Ceph harness's: e2e/ceph/lib.sh is sourced and only what
+# names Ceph (dump_state) is replaced here.
 #
 # Everything lives under $E2E_DIR: configs, rings, logs, PID files (pids/<name>.pid) and the chosen
 # ports (env). The object, container and account devices are directories under $SWIFT_DEVICES
@@ -14,19 +13,11 @@ SWIFT_DEVICES=${SWIFT_DEVICES:-/dev/shm/storcast-e2e-swift}
 _SWIFT_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=../ceph/lib.sh
 . "$_SWIFT_LIB_DIR/../ceph/lib.sh"
-
-log() { printf '%s [e2e-swift] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+E2E_SUITE=swift
 
 # dump_state prints the daemons' state and the tail of every log: called on failure.
 dump_state() {
-	log "----- processes -----"
-	local f n pid
-	for f in "$E2E_DIR"/pids/*.pid; do
-		[ -e "$f" ] || continue
-		n=$(basename "$f" .pid)
-		pid=$(cat "$f")
-		if pid_alive "$pid"; then echo "$n pid=$pid running rss=$(rss_mb "$n")MB"; else echo "$n pid=$pid DEAD"; fi
-	done
+	daemon_state
 	if [ -f "$E2E_DIR/env" ]; then
 		# shellcheck disable=SC1091
 		. "$E2E_DIR/env"
@@ -35,10 +26,5 @@ dump_state() {
 		echo
 		curl -sS --max-time 5 "http://127.0.0.1:$STATSD_WEB_PORT/metrics" 2>/dev/null | grep -c '^swift_' || true
 	fi
-	log "----- daemon logs (last 40 lines each) -----"
-	for f in "$E2E_DIR"/log/*; do
-		[ -s "$f" ] || continue
-		echo "==> $f <=="
-		tail -n 40 "$f"
-	done
+	tail_logs
 }

@@ -34,80 +34,12 @@ GOLDEN=${GOLDEN:-$HERE/testdata/real-swift-series.txt}
 BIN=${BIN:-$ROOT/bin/e2e-swift}
 GO=${GO:-go}
 
-T_START=$SECONDS
-PHASE=init
-PHASE_T0=$SECONDS
-PHASES=""
-phase() {
-	PHASES+="$PHASE=$((SECONDS - PHASE_T0)) "
-	PHASE=$1
-	PHASE_T0=$SECONDS
-	log "== phase $PHASE (t=$((SECONDS - T_START)) s, load: $(cut -d' ' -f1-3 /proc/loadavg))"
-}
+run_begin
 
-finish() {
-	local rc=$?
-	set +e
-	PHASES+="$PHASE=$((SECONDS - PHASE_T0))"
-	if [ $rc != 0 ]; then
-		log "FAILED in phase $PHASE (exit $rc)"
-		[ -d "$E2E_DIR" ] && dump_state
-	fi
-	log "phase durations (s): $PHASES; total $((SECONDS - T_START)) s; load $(cut -d' ' -f1-3 /proc/loadavg)"
-	if [ "${KEEP:-0}" = 1 ] && [ $rc = 0 ]; then
-		log "KEEP=1: cluster left running under $E2E_DIR (make e2e-swift-down)"
-	else
-		"$HERE/cluster.sh" down
-	fi
-	exit $rc
-}
-trap finish EXIT
-trap 'exit 130' INT TERM
-
-# steal_frac, busy_cores, child_ticks: as in e2e/ceph/run.sh (CPU accounting of each step).
-steal_frac() { awk -v a="$1" -v b="$2" 'BEGIN{split(a,x," "); split(b,y," "); d=y[2]-x[2]; printf "%.3f", (d>0 ? (y[1]-x[1])/d : 0)}'; }
-busy_cores() { awk -v a="$1" -v b="$2" -v s="$3" -v hz="$(getconf CLK_TCK)" 'BEGIN{split(a,x," "); split(b,y," "); printf "%.2f", (y[3]-x[3])/hz/s}'; }
-child_ticks() {
-	times >"$E2E_DIR/times.txt"
-	awk -v hz="$(getconf CLK_TCK)" 'NR==2{ t=0; for(i=1;i<=2;i++){ split($i,a,"m"); sub("s","",a[2]); t+=a[1]*60+a[2] } printf "%d", t*hz }' "$E2E_DIR/times.txt"
-}
 swift_rss_mb() { local s=0 n; for n in proxy-server account-server container-server object-server; do s=$((s + $(rss_mb $n))); done; echo $s; }
 
-# start_storcast NAME PORT LOOKBACK [CALIBRATION [STEP]]: a storcast instance on the cluster's
-# Prometheus, fitting every STEP (5s) of the lookback.
-start_storcast() {
-	local name=$1 port=$2 lookback=$3 cal=${4:-} step=${5:-5s}
-	local dir=$E2E_DIR/$name
-	mkdir -p "$dir"
-	{
-		cat <<YAML
-prometheus: {url: "$PROM", timeout: 20s}
-# No early refits (accuracy_threshold ~0): each fit costs seconds of CPU that the cluster needs.
-fit: {interval: 60s, lookback: $lookback, step: $step, refresh_interval: 5s, accuracy_threshold: 0.01, stale_after: 30m}
-state_dir: "$dir/state"
-web: {listen_address: "127.0.0.1:$port"}
-clusters:
-  - name: e2e
-    kind: swift
-    matchers: ['cluster="e2e"']
-    hosts: {matchers: ['job="node"']}
-    latency_slo: {threshold: ${SLO_MS}ms, latency: op}
-YAML
-		if [ -n "$cal" ]; then printf '    calibration: {file: "%s", format: yaml}\n' "$cal"; fi
-	} >"$dir/storcast.yml"
-	start_daemon "storcast-$name" "$BIN/storcast" --config.file="$dir/storcast.yml"
-	wait_http "http://127.0.0.1:$port/api/v1/clusters" 60 || die "storcast $name did not start (log/storcast-$name.out)"
-}
-
-# wait_api URL SECONDS waits until storcast answers URL with status success (a fitted model).
-wait_api() {
-	local url=$1 t=$2
-	for _ in $(seq 1 "$t"); do
-		curl -fsS --max-time 10 "$url" 2>/dev/null | grep -q '"status":"success"' && return 0
-		sleep 1
-	done
-	return 1
-}
+# start_storcast's calibration file format (SLO_MS comes from the calibration).
+CALIBRATION_FORMAT=yaml
 
 # capture_series writes the Swift series statsd_exporter serves, one per line, with the quantile
 # and le labels dropped (their values are the mapping's, not Swift's), sorted and unique.
@@ -160,21 +92,9 @@ print(max(1,round(lat*float(sys.argv[2]))))' "$E2E_DIR/calibration-runs.json" "$
 		case $kind in
 		load) ;;
 		mark)
-			# M-LISP trained on the lower steps only: a storcast whose lookback ends before the
-			# higher steps begin, asked once for its latency curve.
-			lb=$(($(date +%s) - LOAD_START + 5))
-			B_PORT=$(free_port)
-			log "M-LISP snapshot: storcast with lookback ${lb}s on :$B_PORT"
 			# M-LISP needs 30 windows; the three 35 s steps give ~27 at 5 s, so this instance samples
 			# every 3 s (its rates are over 1m windows either way).
-			start_storcast mlisp "$B_PORT" "${lb}s" "" 3s </dev/null
-			if wait_api "http://127.0.0.1:$B_PORT/api/v1/latency_curve?cluster=e2e" 120; then
-				curl -fsS "http://127.0.0.1:$B_PORT/api/v1/latency_curve?cluster=e2e" >"$E2E_DIR/mlisp_lower.json"
-			else
-				log "M-LISP snapshot: no latency curve within 120 s"
-				curl -sS "http://127.0.0.1:$B_PORT/api/v1/latency_curve?cluster=e2e" >"$E2E_DIR/mlisp_lower.json" || true
-			fi
-			stop_one storcast-mlisp
+			mlisp_snapshot 3s
 			continue
 			;;
 		*) continue ;;
@@ -213,17 +133,7 @@ print(max(1,round(lat*float(sys.argv[2]))))' "$E2E_DIR/calibration-runs.json" "$
 	cp "$E2E_DIR/real-swift-series.txt" "$GOLDEN"
 
 	phase passive
-	# Capacity estimated from the load history alone: the lookback starts after the calibration.
-	C_PORT=$(free_port)
-	start_storcast passive "$C_PORT" "$(($(date +%s) - LOAD_START + 5))s"
-	for _ in $(seq 1 90); do
-		curl -fsS --max-time 10 "http://127.0.0.1:$C_PORT/api/v1/clusters" >"$E2E_DIR/passive_clusters.json" 2>/dev/null &&
-			python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["data"][0]["models"]["conservation"]; sys.exit(0 if m.get("lastFit") or m.get("error") else 1)' \
-				"$E2E_DIR/passive_clusters.json" 2>/dev/null && break
-		sleep 1
-	done
-	curl -sS "http://127.0.0.1:$C_PORT/api/v1/capacity_curve?cluster=e2e&io_size_bytes=4096&points=21" >"$E2E_DIR/passive_curve.json" || true
-	stop_one storcast-passive
+	run_passive
 
 	phase score
 	# Bounds of this suite, set from repeated runs on the shared 2-core machine: see docs/e2e.md

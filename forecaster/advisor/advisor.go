@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/storcast/storcast/forecaster/internal/check"
 	"github.com/storcast/storcast/forecaster/regress"
 	"gonum.org/v1/gonum/mat"
 )
@@ -142,7 +143,7 @@ func trainRuleSet(features []string, rs RuleSet) (*RuleSetModel, error) {
 			m.CVError += math.Abs(t.Predict(row)-y[i]) / float64(n)
 		}
 	}
-	if !finite(m.CVError) || !finite(m.RunNoise) {
+	if !check.Finite(m.CVError) || !check.Finite(m.RunNoise) {
 		return nil, inputError("experiments", "cross-validated error is not finite; rescale the throughputs")
 	}
 	return m, nil
@@ -175,7 +176,7 @@ func (a *Advisor) Predict(w Workload) ([]Prediction, error) {
 	for i := range a.RuleSets {
 		m := &a.RuleSets[i]
 		out[i] = Prediction{RuleSet: m.Name, Boost: m.Tree.Predict(x), CVError: m.CVError}
-		if !finite(out[i].Boost) {
+		if !check.Finite(out[i].Boost) {
 			return nil, inputError("workload", "rule set %s: prediction is %v; the workload is far outside its experiments", m.Name, out[i].Boost)
 		}
 		for j, v := range x {
@@ -239,7 +240,7 @@ func (a *Advisor) check() error {
 		if len(m.Min) != p || len(m.Max) != p {
 			return inputError(where+".min/max", "need %d values each", p)
 		}
-		if !finite(m.CVError) || m.CVError < 0 {
+		if !check.Finite(m.CVError) || m.CVError < 0 {
 			return inputError(where+".cvError", "must be a finite number >= 0, got %v", m.CVError)
 		}
 		if err := checkTree(m.Tree, p); err != nil {
@@ -258,7 +259,7 @@ func checkTree(t *regress.M5Tree, p int) error {
 	if t.P != p {
 		return inputError("p", "%d inputs; the advisor has %d features", t.P, p)
 	}
-	if t.Smoothing && (!finite(t.SmoothingK) || t.SmoothingK < 0) {
+	if t.Smoothing && (!check.Finite(t.SmoothingK) || t.SmoothingK < 0) {
 		return inputError("smoothingK", "must be a finite number >= 0, got %v", t.SmoothingK)
 	}
 	for i, nd := range t.Nodes {
@@ -270,7 +271,7 @@ func checkTree(t *regress.M5Tree, p int) error {
 			if nd.Left <= i || nd.Right <= i || nd.Left >= len(t.Nodes) || nd.Right >= len(t.Nodes) {
 				return inputError(w, "child index out of order or range")
 			}
-			if nd.Feature < 0 || nd.Feature >= p || !finite(nd.Threshold) {
+			if nd.Feature < 0 || nd.Feature >= p || !check.Finite(nd.Threshold) {
 				return inputError(w, "bad split (feature %d, threshold %v)", nd.Feature, nd.Threshold)
 			}
 		}
@@ -278,11 +279,11 @@ func checkTree(t *regress.M5Tree, p int) error {
 			return inputError(w+".n", "negative")
 		}
 		lm := nd.Model
-		if len(lm.Coef) != len(lm.Features) || !finite(lm.Intercept) {
+		if len(lm.Coef) != len(lm.Features) || !check.Finite(lm.Intercept) {
 			return inputError(w+".model", "malformed")
 		}
 		for k, j := range lm.Features {
-			if j < 0 || j >= p || !finite(lm.Coef[k]) {
+			if j < 0 || j >= p || !check.Finite(lm.Coef[k]) {
 				return inputError(w+".model", "bad term %d", k)
 			}
 		}

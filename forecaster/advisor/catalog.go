@@ -13,16 +13,16 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/storcast/storcast/forecaster/internal/check"
 )
 
 // ErrInput is wrapped by every error that reports bad input.
 var ErrInput = errors.New("invalid input")
 
 func inputError(arg, format string, a ...any) error {
-	return fmt.Errorf("%w: %s: %s", ErrInput, arg, fmt.Sprintf(format, a...))
+	return check.Errorf(ErrInput, arg, format, a...)
 }
-
-func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // The workload features, by the names the catalog, the JSON model and
 // Predict use.
@@ -358,7 +358,7 @@ func (c *Catalog) checkWorkload(where string, w Workload) error {
 func checkValue(where, name string, v float64) error {
 	switch name {
 	case RequestBytes, OriginalThroughput:
-		if !finite(v) || v <= 0 {
+		if !check.Finite(v) || v <= 0 {
 			return inputError(where, "must be a finite number > 0, got %v", v)
 		}
 	case SequentialShare, ReadShare:
@@ -377,11 +377,11 @@ func checkRuns(where string, runs []float64) error {
 		return inputError(where, "%d run(s); need at least %d to measure the run-to-run noise", len(runs), MinRuns)
 	}
 	for i, v := range runs {
-		if !finite(v) || v <= 0 {
+		if !check.Finite(v) || v <= 0 {
 			return inputError(fmt.Sprintf("%s[%d]", where, i), "must be a finite throughput > 0 (bytes/s), got %v", v)
 		}
 	}
-	if m := mean(runs); !finite(m) {
+	if m := mean(runs); !check.Finite(m) {
 		return inputError(where, "mean overflows float64")
 	}
 	return nil

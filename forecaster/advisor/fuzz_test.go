@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/storcast/storcast/forecaster/internal/check"
 	"github.com/storcast/storcast/internal/fuzzbytes"
 )
 
@@ -39,7 +40,7 @@ func FuzzLoadCatalog(f *testing.F) {
 				// Huge throughputs can make the leaf models overflow.
 				continue
 			}
-			if !finite(p[i].Boost) || !finite(p[i].CVError) {
+			if !check.Finite(p[i].Boost) || !check.Finite(p[i].CVError) {
 				t.Fatalf("rule set %d: %+v", i, p[i])
 			}
 		}
@@ -86,7 +87,7 @@ func FuzzPredict(f *testing.F) {
 		}
 		best := ""
 		for _, x := range p {
-			if !finite(x.Boost) {
+			if !check.Finite(x.Boost) {
 				t.Fatalf("%v: %+v", w, x)
 			}
 			if x.Boost > 0 && (best == "" || x.Boost > p[indexOf(p, best)].Boost) {

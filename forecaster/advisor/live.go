@@ -1,6 +1,10 @@
 package advisor
 
-import "math"
+import (
+	"math"
+
+	"github.com/storcast/storcast/forecaster/internal/check"
+)
 
 // Rates are the per-second rates a live source gives over one window. A
 // rate the source does not have is NaN.
@@ -40,7 +44,7 @@ type Rates struct {
 // same way. It returns an error when there is no client traffic.
 func LiveWorkload(r Rates) (Workload, error) {
 	for _, v := range []float64{r.ReadOps, r.WriteOps, r.ReadBytes, r.WriteBytes} {
-		if !finite(v) || v < 0 {
+		if !check.Finite(v) || v < 0 {
 			return nil, inputError("rates", "client operations and bytes must be finite rates >= 0, got %v", v)
 		}
 	}
@@ -56,7 +60,7 @@ func LiveWorkload(r Rates) (Workload, error) {
 		w[OriginalThroughput] = bytes
 	}
 	merged, completed := r.DiskReadsMerged+r.DiskWritesMerged, r.DiskReadsCompleted+r.DiskWritesCompleted
-	if finite(merged) && finite(completed) && merged >= 0 && completed >= 0 && merged+completed > 0 {
+	if check.Finite(merged) && check.Finite(completed) && merged >= 0 && completed >= 0 && merged+completed > 0 {
 		w[SequentialShare] = merged / (merged + completed)
 	}
 	for k, v := range w {

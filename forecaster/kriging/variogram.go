@@ -1,16 +1,16 @@
 package kriging
 
 import (
-	"fmt"
 	"math"
 
+	"github.com/storcast/storcast/forecaster/internal/check"
 	"github.com/storcast/storcast/forecaster/regress"
 	"gonum.org/v1/gonum/mat"
 )
 
 // inputError returns an error wrapping regress.ErrInput that names the argument.
 func inputError(arg, format string, a ...any) error {
-	return fmt.Errorf("%w: %s: %s", regress.ErrInput, arg, fmt.Sprintf(format, a...))
+	return check.Errorf(regress.ErrInput, arg, format, a...)
 }
 
 // variogramReach is how far, in multiples of the largest training distance,

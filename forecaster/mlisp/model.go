@@ -7,6 +7,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/storcast/storcast/forecaster/internal/check"
 	"github.com/storcast/storcast/forecaster/kriging"
 	"github.com/storcast/storcast/forecaster/regress"
 	"gonum.org/v1/gonum/mat"
@@ -14,7 +15,7 @@ import (
 
 // inputError returns an error wrapping regress.ErrInput that names the argument.
 func inputError(arg, format string, a ...any) error {
-	return fmt.Errorf("%w: %s: %s", regress.ErrInput, arg, fmt.Sprintf(format, a...))
+	return check.Errorf(regress.ErrInput, arg, format, a...)
 }
 
 // Dataset is the raw measurement history M-LISP learns from: one column per
@@ -83,43 +84,31 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	if o.WorkingSet <= 0 {
-		o.WorkingSet = 1000
-	}
-	if o.MaxMissing <= 0 {
-		o.MaxMissing = 0.2
-	}
-	if o.MinActive <= 0 {
-		o.MinActive = 0.01
-	}
-	if o.MinSamples <= 0 {
-		o.MinSamples = 30
-	}
-	if o.Tolerance <= 0 {
-		o.Tolerance = 0.1
-	}
-	if o.CP == 0 {
+	positiveOr(&o.WorkingSet, 1000)
+	positiveOr(&o.MaxMissing, 0.2)
+	positiveOr(&o.MinActive, 0.01)
+	positiveOr(&o.MinSamples, 30)
+	positiveOr(&o.Tolerance, 0.1)
+	if o.CP == 0 { // negative is valid: it disables the pruning
 		o.CP = 0.01
 	}
-	if o.MinSplit <= 0 {
-		o.MinSplit = 20
-	}
-	if o.MaxSignature <= 0 {
-		o.MaxSignature = 16
-	}
-	if o.MaxLeafSamples <= 0 {
-		o.MaxLeafSamples = 100
-	}
-	if o.Steps <= 0 {
-		o.Steps = 20
-	}
-	if o.Horizon <= 0 {
-		o.Horizon = 2
-	}
+	positiveOr(&o.MinSplit, 20)
+	positiveOr(&o.MaxSignature, 16)
+	positiveOr(&o.MaxLeafSamples, 100)
+	positiveOr(&o.Steps, 20)
+	positiveOr(&o.Horizon, 2)
 	if o.Kriging == "" {
 		o.Kriging = KrigingRegression
 	}
 	return o
+}
+
+// positiveOr sets *v to def unless it is positive: zero (and a negative
+// value, which validate rejects first) means "the default".
+func positiveOr[T int | float64](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
 }
 
 // Kriging variants for Options.Kriging.

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/storcast/storcast/forecaster/internal/check"
 	"github.com/storcast/storcast/forecaster/mlisp"
 )
 
@@ -22,7 +23,7 @@ type Point struct {
 // At is the mean latency and its 95% band at utilization u (linear in u
 // between the 1000 grid points of [0, 1)). u must be finite and ≥ 0.
 func (m *Model) At(u float64) (Point, error) {
-	if !finite(u) || u < 0 {
+	if !check.Finite(u) || u < 0 {
 		return Point{}, inputError("u", "must be finite and >= 0, got %v", u)
 	}
 	if err := m.fitted(); err != nil {
@@ -84,7 +85,7 @@ func (m *Model) fitted() error {
 // u < 1: the curve stops at capacity, so no knee beyond it is ever
 // promised. slo must be finite and > 0.
 func (m *Model) Knee(slo float64) (u float64, ok bool, err error) {
-	if !finite(slo) || !(slo > 0) {
+	if !check.Finite(slo) || !(slo > 0) {
 		return math.NaN(), false, inputError("slo", "must be finite and > 0, got %v", slo)
 	}
 	if err := m.fitted(); err != nil {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/storcast/storcast/forecaster/internal/check"
 	"github.com/storcast/storcast/forecaster/kriging"
 	"github.com/storcast/storcast/forecaster/mlisp"
 	"gonum.org/v1/gonum/mat"
@@ -15,10 +16,8 @@ import (
 var ErrInput = errors.New("invalid input")
 
 func inputError(arg, format string, a ...any) error {
-	return fmt.Errorf("%w: %s: %s", ErrInput, arg, fmt.Sprintf(format, a...))
+	return check.Errorf(ErrInput, arg, format, a...)
 }
-
-func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // Sample is one observed window: the utilization U of the capacity frontier
 // (demand over capacity at the window's mix, computed by the caller), the
@@ -136,7 +135,7 @@ func SamplesFrom(u, throughput, latency []float64) ([]Sample, int, error) {
 	out := make([]Sample, 0, len(u))
 	for i := range u {
 		s := Sample{U: u[i], Throughput: throughput[i], Latency: latency[i]}
-		if !finite(s.U) || s.U < 0 || !finite(s.Throughput) || !(s.Throughput > 0) || !finite(s.Latency) || !(s.Latency > 0) {
+		if !check.Finite(s.U) || s.U < 0 || !check.Finite(s.Throughput) || !(s.Throughput > 0) || !check.Finite(s.Latency) || !(s.Latency > 0) {
 			continue
 		}
 		out = append(out, s)
@@ -156,16 +155,16 @@ func Fit(samples []Sample, opt Options) (*Model, error) {
 	}
 	distinct := map[float64]bool{}
 	for i, s := range samples {
-		if !finite(s.U) || s.U < 0 {
+		if !check.Finite(s.U) || s.U < 0 {
 			return nil, inputError("samples", "sample %d: U %v must be finite and >= 0", i, s.U)
 		}
-		if !finite(s.Throughput) || !(s.Throughput > 0) {
+		if !check.Finite(s.Throughput) || !(s.Throughput > 0) {
 			return nil, inputError("samples", "sample %d: throughput %v must be finite and > 0", i, s.Throughput)
 		}
-		if !finite(s.Latency) || !(s.Latency > 0) {
+		if !check.Finite(s.Latency) || !(s.Latency > 0) {
 			return nil, inputError("samples", "sample %d: latency %v must be finite and > 0", i, s.Latency)
 		}
-		if !finite(s.Throughput * s.Latency) {
+		if !check.Finite(s.Throughput * s.Latency) {
 			return nil, inputError("samples", "sample %d: throughput × latency overflows", i)
 		}
 		if s.U < 1 {
@@ -211,7 +210,7 @@ func Fit(samples []Sample, opt Options) (*Model, error) {
 	}
 	m.buildGrid()
 	for k := range m.grid {
-		if !finite(m.up[k]) || !(m.lo[k] > 0) || !(m.grid[k] > 0) {
+		if !check.Finite(m.up[k]) || !(m.lo[k] > 0) || !(m.grid[k] > 0) {
 			return nil, inputError("samples", "the fitted curve is not finite and positive at U = %v (mean %v, band %v..%v)", float64(k)/gridN, m.grid[k], m.lo[k], m.up[k])
 		}
 	}
@@ -273,7 +272,7 @@ func fitOpen(samples []Sample) (OpenShape, error) {
 			o = ol
 		}
 	}
-	if !(o.L0 > 0) && !(o.A > 0) || !finite(o.L0) || !finite(o.A) {
+	if !(o.L0 > 0) && !(o.A > 0) || !check.Finite(o.L0) || !check.Finite(o.A) {
 		return OpenShape{}, inputError("samples", "the open-loop fit is degenerate (L0 %v, A %v)", o.L0, o.A)
 	}
 	// A tiny floor keeps the inverse defined for a flat history.
@@ -383,7 +382,7 @@ func fitClosed(samples []Sample) (ClosedShape, error) {
 			out = ClosedShape{S: S, D: r * S, NMax: nmax, Capacity: capacity, g: g}
 		}
 	}
-	if !finite(out.S) || !(out.S > 0) {
+	if !check.Finite(out.S) || !(out.S > 0) {
 		return ClosedShape{}, inputError("samples", "the closed-loop fit is degenerate")
 	}
 	return out, nil

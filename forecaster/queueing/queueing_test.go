@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/storcast/storcast/forecaster/internal/check"
 )
 
 // TestKnownTruths: histories drawn from M/M/1, M/D/1 (open loop, U uniform
@@ -62,7 +64,7 @@ func checkProperties(t *testing.T, m *Model, slo float64) {
 			}
 			continue
 		}
-		if p.Saturated || !finite(p.Mean) || !finite(p.Upper) {
+		if p.Saturated || !check.Finite(p.Mean) || !check.Finite(p.Upper) {
 			t.Fatalf("point %d below capacity not finite: %+v", i, p)
 		}
 		if p.Mean > 0 && !(p.Lower > 0) {

@@ -294,7 +294,14 @@ func (f *marsFwd) orthogonalize(col []float64) ([]float64, float64) {
 	for i, c := range col {
 		v[i] = c - m
 	}
-	for _, q := range f.q {
+	return v, project(v, f.q)
+}
+
+// project removes from v, in place, its component along each vector of the
+// orthonormal basis in turn (modified Gram-Schmidt) and returns the sum of
+// squares of what is left.
+func project(v []float64, basis [][]float64) float64 {
+	for _, q := range basis {
 		var b float64
 		for i := range v {
 			b += q[i] * v[i]
@@ -307,7 +314,7 @@ func (f *marsFwd) orthogonalize(col []float64) ([]float64, float64) {
 	for _, c := range v {
 		ss += c * c
 	}
-	return v, ss
+	return ss
 }
 
 func (f *marsFwd) orthAppend(col []float64) {
@@ -645,19 +652,7 @@ func (f *marsFwd) prune(y []float64) (*MARSModel, error) {
 		for _, c := range v {
 			ss0 += c * c
 		}
-		for _, q := range basis {
-			var b float64
-			for i := range v {
-				b += q[i] * v[i]
-			}
-			for i := range v {
-				v[i] -= b * q[i]
-			}
-		}
-		var ss float64
-		for _, c := range v {
-			ss += c * c
-		}
+		ss := project(v, basis)
 		if ss0 == 0 || math.Sqrt(ss/ss0) < marsQRTol {
 			continue
 		}

@@ -2,10 +2,11 @@ package regress
 
 import (
 	"errors"
-	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/storcast/storcast/forecaster/internal/check"
 )
 
 // ErrInput is wrapped by every error that reports bad input data.
@@ -13,7 +14,7 @@ var ErrInput = errors.New("invalid input")
 
 // inputError returns an error wrapping ErrInput that names the argument.
 func inputError(arg, format string, a ...any) error {
-	return fmt.Errorf("%w: %s: %s", ErrInput, arg, fmt.Sprintf(format, a...))
+	return check.Errorf(ErrInput, arg, format, a...)
 }
 
 // CheckVector reports an error when v is empty or holds a NaN or ±Inf.
@@ -23,7 +24,7 @@ func CheckVector(name string, v []float64) error {
 		return inputError(name, "empty")
 	}
 	for i, x := range v {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
+		if !check.Finite(x) {
 			return inputError(name, "element %d is %v", i, x)
 		}
 	}

@@ -3,20 +3,21 @@ package trend
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/storcast/storcast/forecaster/internal/check"
 )
 
 // ErrInput is wrapped by every error that reports bad input.
 var ErrInput = errors.New("invalid input")
 
 func inputError(arg, format string, a ...any) error {
-	return fmt.Errorf("%w: %s: %s", ErrInput, arg, fmt.Sprintf(format, a...))
+	return check.Errorf(ErrInput, arg, format, a...)
 }
 
-func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+func finite(x float64) bool { return check.Finite(x) }
 
 // Options tunes Fit. Zero values take the defaults.
 type Options struct {

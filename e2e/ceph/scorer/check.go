@@ -35,6 +35,18 @@ func (r *Report) check() []Check {
 		}
 		return w, "worst at " + at
 	}
+	// worstMix is worst over the mixes: score gives a mix's value (NaN
+	// where an input is missing) or leaves the mix out (false).
+	worstMix := func(score func(m MixScore) (float64, bool)) (float64, string) {
+		var v []float64
+		var n []string
+		for _, m := range r.Mixes {
+			if x, ok := score(m); ok {
+				v, n = append(v, x), append(n, m.label())
+			}
+		}
+		return worst(v, n)
+	}
 
 	var v []float64
 	var n []string
@@ -47,22 +59,17 @@ func (r *Report) check() []Check {
 	w, d := worst(v, n)
 	add(fmt.Sprintf("plumbing: %s op rate vs %s IOPS (saturated steps)", sys.Name, sys.Client), w, b.ClusterVsClient, d)
 
-	v, n = nil, nil
-	for _, m := range r.Mixes {
+	w, d = worstMix(func(m MixScore) (float64, bool) {
 		if m.Measured > 0 {
-			v = append(v, relErr(m.predicted(), m.Measured))
-		} else {
-			v = append(v, math.NaN())
+			return relErr(m.predicted(), m.Measured), true
 		}
-		n = append(n, m.label())
-	}
-	w, d = worst(v, n)
+		return math.NaN(), true
+	})
 	add(fmt.Sprintf("conservation model (%s calibration) vs measured max IOPS", sys.Client), w, b.Conservation, d)
 	out = append(out, r.heldOutChecks()...)
 
 	if b.FactorOff > 0 {
-		v, n = nil, nil
-		for _, m := range r.Mixes {
+		w, d = worstMix(func(m MixScore) (float64, bool) {
 			x := math.NaN()
 			if m.Measured > 0 && m.Model > 0 {
 				x = factorOff(m.Model, m.Measured)
@@ -73,9 +80,8 @@ func (r *Report) check() []Check {
 					}
 				}
 			}
-			v, n = append(v, x), append(n, m.label())
-		}
-		w, d = worst(v, n)
+			return x, true
+		})
 		add("conservation model and storcast_max_iops vs measured max, as a factor either way", w, b.FactorOff, d)
 	}
 
@@ -97,15 +103,12 @@ func (r *Report) check() []Check {
 	w, d = worst(v, n)
 	add("storcast capacity curve vs conservation model (plumbing)", w, b.CurveVsModel, d)
 
-	v, n = nil, nil
-	for _, m := range r.Mixes {
-		x := math.NaN()
+	w, d = worstMix(func(m MixScore) (float64, bool) {
 		if m.HaveLive && m.Measured > 0 {
-			x = relErr(m.Live, m.Measured)
+			return relErr(m.Live, m.Measured), true
 		}
-		v, n = append(v, x), append(n, m.label())
-	}
-	w, d = worst(v, n)
+		return math.NaN(), true
+	})
 	add("storcast_max_iops vs measured max IOPS", w, b.LiveMaxIOPS, d)
 
 	// The same series against the model of the same calibration at the
@@ -116,18 +119,15 @@ func (r *Report) check() []Check {
 	// Mixed-size steps are left out: one model size does not describe
 	// reads and writes of different sizes (storcast models each direction
 	// at its own size); the served-vs-scorer check covers them.
-	v, n = nil, nil
-	for _, m := range r.Mixes {
+	w, d = worstMix(func(m MixScore) (float64, bool) {
 		if strings.Contains(m.BS, ",") {
-			continue
+			return 0, false
 		}
-		x := math.NaN()
 		if m.HaveLive && m.Model > 0 {
-			x = relErr(m.Live, m.Model)
+			return relErr(m.Live, m.Model), true
 		}
-		v, n = append(v, x), append(n, m.label())
-	}
-	w, d = worst(v, n)
+		return math.NaN(), true
+	})
 	add("plumbing: storcast_max_iops vs conservation model at the step's mix and size", w, b.LiveVsModel, d)
 
 	if b.ServedVsScorer > 0 {

@@ -575,8 +575,8 @@ func score(in scoreInput) (*Report, error) {
 				return nil, err
 			}
 		}
-		rep.MLISP, rep.MLISPErr = readLatencyCurve(in.mlispPath)
-		rep.Passive, rep.PassiveErr = readCapacityCurve(in.passivePath)
+		rep.MLISP, rep.MLISPErr = readResponse[apiv1.LatencyCurve](in.mlispPath)
+		rep.Passive, rep.PassiveErr = readResponse[apiv1.CapacityCurve](in.passivePath)
 		rep.PassiveFitErr = readFitError(in.passiveStatus, "conservation")
 	}
 	for i := range rep.Steps {
@@ -679,7 +679,9 @@ func servedAt(prom *Prom, q Queries, p PlanStep, paper, frontier *conservation.M
 	return c, nil
 }
 
-func readLatencyCurve(path string) (*apiv1.LatencyCurve, string) {
+// readResponse decodes the data of a storcast API response saved at path;
+// without it, the string says why ("not run" when there is no path).
+func readResponse[T any](path string) (*T, string) {
 	if path == "" {
 		return nil, "not run"
 	}
@@ -687,28 +689,21 @@ func readLatencyCurve(path string) (*apiv1.LatencyCurve, string) {
 	if err != nil {
 		return nil, err.Error()
 	}
-	var c apiv1.LatencyCurve
-	if err := decodeEnvelope(data, &c); err != nil {
+	var v T
+	if err := decodeEnvelope(data, &v); err != nil {
 		return nil, err.Error()
 	}
-	return &c, ""
+	return &v, ""
 }
 
 // readFitError returns the fit error of one model from a /api/v1/clusters
 // response ("" when there is none or the file is unreadable).
 func readFitError(path, model string) string {
-	if path == "" {
+	cs, why := readResponse[[]apiv1.Cluster](path)
+	if why != "" {
 		return ""
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return ""
-	}
-	var cs []apiv1.Cluster
-	if err := decodeEnvelope(data, &cs); err != nil {
-		return ""
-	}
-	for _, c := range cs {
+	for _, c := range *cs {
 		if c.Name == clusterName {
 			return c.Models[model].Error
 		}
@@ -716,24 +711,6 @@ func readFitError(path, model string) string {
 	return ""
 }
 
-func readCapacityCurve(path string) (*apiv1.CapacityCurve, string) {
-	if path == "" {
-		return nil, "not run"
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err.Error()
-	}
-	var c apiv1.CapacityCurve
-	if err := decodeEnvelope(data, &c); err != nil {
-		return nil, err.Error()
-	}
-	return &c, ""
-}
-
-// insideOutMAPE compares storcast_predicted_iops with Ceph's 1m IOPS every
-// 5 s over the load, skipping windows where the cluster is nearly idle (below
-// 10% of the highest IOPS seen), where a relative error means nothing.
 // mixName returns the name of the saturated plan step of a mix.
 func mixName(plan []PlanStep, mk mixKey) string {
 	for _, p := range plan {
@@ -773,6 +750,9 @@ func measuredKnee(steps []StepScore, slo float64) (float64, bool) {
 	return 0, false
 }
 
+// insideOutMAPE compares storcast_predicted_iops with Ceph's 1m IOPS every
+// 5 s over the load, skipping windows where the cluster is nearly idle (below
+// 10% of the highest IOPS seen), where a relative error means nothing.
 func insideOutMAPE(p *Prom, q Queries, start, end time.Time) (float64, int, error) {
 	pred, err := p.Range(q.PredictedIOPS, start, end, 5*time.Second)
 	if err != nil {

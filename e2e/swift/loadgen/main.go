@@ -59,6 +59,32 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.timeout, "timeout", 30*time.Second, "per-request timeout")
 }
 
+// newCommand is a subcommand's flag set with the common flags registered.
+func newCommand(name string, stderr io.Writer) (*flag.FlagSet, *common) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	c := &common{}
+	c.register(fs)
+	return fs, c
+}
+
+// parseAndConnect parses args into fs, then returns the object sizes and a
+// client with *conc connections (conc is one of fs's flags).
+func (c *common) parseAndConnect(fs *flag.FlagSet, args []string, conc *int) ([]int, *Client, error) {
+	if err := fs.Parse(args); err != nil {
+		return nil, nil, err
+	}
+	sizes, err := parseSizes(c.sizes)
+	if err != nil {
+		return nil, nil, err
+	}
+	cl, err := Connect(*c, *conc)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sizes, cl, nil
+}
+
 func envOr(k, def string) string {
 	if v := os.Getenv(k); v != "" {
 		return v
@@ -212,19 +238,9 @@ func (cl *Client) put(ctx context.Context, size, i int) error {
 }
 
 func cmdFill(args []string, stderr io.Writer) error {
-	fs := flag.NewFlagSet("fill", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var c common
-	c.register(fs)
+	fs, c := newCommand("fill", stderr)
 	conc := fs.Int("concurrency", 8, "parallel PUTs")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	sizes, err := parseSizes(c.sizes)
-	if err != nil {
-		return err
-	}
-	cl, err := Connect(c, *conc)
+	sizes, cl, err := c.parseAndConnect(fs, args, conc)
 	if err != nil {
 		return err
 	}
@@ -428,10 +444,7 @@ func Run(cl *Client, objects int, ld Load) (JobJSON, error) {
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var c common
-	c.register(fs)
+	fs, c := newCommand("run", stderr)
 	name := fs.String("name", "load", "job name in the output")
 	readPct := fs.Int("read-pct", 50, "share of GETs, percent (the rest are PUTs)")
 	conc := fs.Int("concurrency", 16, "requests in flight (workers)")
@@ -439,14 +452,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	dur := fs.Duration("duration", 40*time.Second, "how long to run")
 	ramp := fs.Duration("ramp", 2*time.Second, "ops completing before this are not counted")
 	out := fs.String("out", "", "JSON result file (default stdout)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	sizes, err := parseSizes(c.sizes)
-	if err != nil {
-		return err
-	}
-	cl, err := Connect(c, *conc)
+	sizes, cl, err := c.parseAndConnect(fs, args, conc)
 	if err != nil {
 		return err
 	}
@@ -471,24 +477,14 @@ func writeJSON(path string, stdout io.Writer, v any) error {
 }
 
 func cmdCalibrate(args []string, stderr io.Writer) error {
-	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var c common
-	c.register(fs)
+	fs, c := newCommand("calibrate", stderr)
 	conc := fs.Int("concurrency", 16, "requests in flight (workers)")
 	dur := fs.Duration("duration", 15*time.Second, "length of each run")
 	ramp := fs.Duration("ramp", 2*time.Second, "ops completing before this are not counted")
 	cluster := fs.String("cluster", "", "cluster name written into the calibration")
 	out := fs.String("out", "calibration.yml", "calibration YAML to write")
 	runsOut := fs.String("runs", "", "JSON file for every calibration run (GET, PUT and 50/50 per size)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	sizes, err := parseSizes(c.sizes)
-	if err != nil {
-		return err
-	}
-	cl, err := Connect(c, *conc)
+	sizes, cl, err := c.parseAndConnect(fs, args, conc)
 	if err != nil {
 		return err
 	}

@@ -23,36 +23,30 @@ func (d *Datasource) CallResource(ctx context.Context, req *backend.CallResource
 // Errors are {"error": "...", "kind": "..."} with the status a query would get.
 func (d *Datasource) resourceMux() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /clusters", func(w http.ResponseWriter, r *http.Request) {
-		if !d.ready(w) {
-			return
-		}
-		ctx, cancel := context.WithTimeout(r.Context(), d.settings.Timeout())
-		defer cancel()
-		cls, err := d.client.Clusters(ctx)
-		if err != nil {
-			writeResourceError(w, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, cls)
-	})
-	mux.HandleFunc("GET /buildinfo", func(w http.ResponseWriter, r *http.Request) {
-		if !d.ready(w) {
-			return
-		}
-		ctx, cancel := context.WithTimeout(r.Context(), d.settings.Timeout())
-		defer cancel()
-		bi, err := d.client.BuildInfo(ctx)
-		if err != nil {
-			writeResourceError(w, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, bi)
-	})
+	mux.HandleFunc("GET /clusters", d.serveJSON(func(ctx context.Context) (any, error) { return d.client.Clusters(ctx) }))
+	mux.HandleFunc("GET /buildinfo", d.serveJSON(func(ctx context.Context) (any, error) { return d.client.BuildInfo(ctx) }))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no resource " + r.Method + " " + r.URL.Path + " (have GET clusters, GET buildinfo)"})
 	})
 	return mux
+}
+
+// serveJSON answers with what fetch returns from storcast, asked within the
+// data source's timeout, or with the error as a query would get it.
+func (d *Datasource) serveJSON(fetch func(context.Context) (any, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !d.ready(w) {
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), d.settings.Timeout())
+		defer cancel()
+		v, err := fetch(ctx)
+		if err != nil {
+			writeResourceError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, v)
+	}
 }
 
 func (d *Datasource) ready(w http.ResponseWriter) bool {
