@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/storcast/storcast/exporter/engine"
 	"github.com/storcast/storcast/exporter/features"
 	"github.com/storcast/storcast/exporter/models"
+	"github.com/storcast/storcast/forecaster/advisor"
 	"github.com/storcast/storcast/forecaster/conservation"
 )
 
@@ -300,5 +302,48 @@ func TestWhatIfRegression(t *testing.T) {
 	decode(`{"cluster":"a","extraIops":8000}`) // past capacity
 	if r.LatencySeconds.Mean != nil || !strings.Contains(r.LatencyNote, "past capacity") || r.UtilizationRatio < 1 {
 		t.Errorf("past capacity: %+v, want no latency and the reason", r)
+	}
+}
+
+// TestRuleSets: the advisor's answer with the catalog's descriptions, the
+// recommendation flagged; clear 503s without a catalog or a workload.
+func TestRuleSets(t *testing.T) {
+	data, err := os.ReadFile("../../forecaster/advisor/testdata/catalog.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := advisor.LoadCatalog(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := advisor.Train(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := testSnapshot(t)
+	snap.Set[models.Advisor] = &models.AdvisorFit{A: a}
+	snap.RuleSets = &models.RuleSets{Recommended: "read-window", Predictions: []advisor.Prediction{
+		{RuleSet: "qos-cap", Boost: 0.076, CVError: 0.057}, {RuleSet: "read-window", Boost: 0.102, CVError: 0.056, Extrapolated: true}}}
+	noWorkload := testSnapshot(t)
+	noWorkload.Cluster = "idle"
+	noWorkload.Set[models.Advisor] = &models.AdvisorFit{A: a}
+	srv := serveSnapshots(t, snap, noWorkload, &engine.Snapshot{Cluster: "b", Models: map[string]apiv1.ModelStatus{}})
+
+	code, env, raw := call(t, srv, "GET", "/api/v1/rulesets?cluster=a", "")
+	if code != 200 {
+		t.Fatalf("%d %s", code, raw)
+	}
+	var rs apiv1.RuleSets
+	b, _ := json.Marshal(env.Data)
+	json.Unmarshal(b, &rs)
+	if rs.Recommended != "read-window" || len(rs.Predictions) != 2 || !rs.Predictions[1].Recommended || rs.Predictions[0].Recommended ||
+		rs.Predictions[1].BoostRatio != 0.102 || !rs.Predictions[1].Extrapolated || rs.Predictions[0].Description == "" {
+		t.Errorf("rule sets %s", b)
+	}
+	for _, c := range []struct{ cluster, want string }{{"b", "advisor.catalog_file"}, {"idle", "no current workload"}} {
+		code, _, raw := call(t, srv, "GET", "/api/v1/rulesets?cluster="+c.cluster, "")
+		if code != 503 || !strings.Contains(string(raw), c.want) {
+			t.Errorf("cluster %s: %d %s, want 503 naming %q", c.cluster, code, raw, c.want)
+		}
 	}
 }

@@ -64,6 +64,7 @@ func (s *Service) Handler(log *slog.Logger) http.Handler {
 		}
 		return s.Forecast(r.Context(), r.FormValue("cluster"), r.FormValue("series"), start, end, step)
 	})
+	h("GET /api/v1/rulesets", func(r *http.Request) (any, error) { return s.RuleSets(r.Context(), r.FormValue("cluster")) })
 	h("POST /api/v1/whatif", func(r *http.Request) (any, error) {
 		req, err := decodeWhatIf(r.Body)
 		if err != nil {

@@ -447,3 +447,33 @@ func whatIfWorkload(classes []conservation.OpClass, iops float64) features.Obser
 	}
 	return o
 }
+
+// RuleSets answers GET /api/v1/rulesets: the advisor's answer for the
+// current workload, with each rule set's description from the catalog.
+func (s *Service) RuleSets(_ context.Context, cluster string) (apiv1.RuleSets, error) {
+	sn, err := s.snapshot(cluster)
+	if err != nil {
+		return apiv1.RuleSets{}, err
+	}
+	a, ok := sn.Set[models.Advisor].(*models.AdvisorFit)
+	switch {
+	case !ok:
+		return apiv1.RuleSets{}, unavailable("cluster %q: no rule-set advisor (set advisor.catalog_file, or its fit failed: see /api/v1/clusters)", cluster)
+	case sn.RuleSets == nil:
+		return apiv1.RuleSets{}, unavailable("cluster %q: no current workload to advise on (idle, or no observation yet)", cluster)
+	case sn.RuleSets.Err != "":
+		return apiv1.RuleSets{}, unavailable("cluster %q: %s", cluster, sn.RuleSets.Err)
+	}
+	desc := map[string]string{}
+	for _, rs := range a.A.RuleSets {
+		desc[rs.Name] = rs.Description
+	}
+	out := apiv1.RuleSets{Cluster: cluster, Recommended: sn.RuleSets.Recommended, Stale: stale(sn, models.Advisor)}
+	for _, p := range sn.RuleSets.Predictions {
+		out.Predictions = append(out.Predictions, apiv1.RuleSetPrediction{
+			RuleSet: p.RuleSet, Description: desc[p.RuleSet], BoostRatio: p.Boost, CVErrorRatio: p.CVError,
+			Extrapolated: p.Extrapolated, Recommended: p.RuleSet == sn.RuleSets.Recommended,
+		})
+	}
+	return out, nil
+}

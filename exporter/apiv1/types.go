@@ -209,3 +209,30 @@ type WhatIfResult struct {
 	Extrapolated bool   `json:"extrapolated"`
 	Stale        bool   `json:"stale"`
 }
+
+// RuleSets is the answer of GET /api/v1/rulesets: the advisor's predicted
+// throughput boost of each traffic-control rule set of the cluster's
+// catalog for the current workload.
+type RuleSets struct {
+	Cluster string `json:"cluster"`
+	// Recommended is the rule set with the highest positive predicted
+	// boost; empty when none is predicted to help.
+	Recommended string              `json:"recommended,omitempty"`
+	Predictions []RuleSetPrediction `json:"predictions"`
+	Stale       bool                `json:"stale"`
+}
+
+// RuleSetPrediction is one rule set's predicted boost.
+type RuleSetPrediction struct {
+	RuleSet     string `json:"ruleSet"`
+	Description string `json:"description,omitempty"`
+	// BoostRatio is the predicted throughput with the rule set over the
+	// throughput without, minus 1 (0.1 = +10%).
+	BoostRatio float64 `json:"boostRatio"`
+	// CVErrorRatio is the cross-validated mean absolute error of the boost
+	// (0.03 = 3 points).
+	CVErrorRatio float64 `json:"cvErrorRatio"`
+	// Extrapolated: the workload lies outside the rule set's experiments.
+	Extrapolated bool `json:"extrapolated"`
+	Recommended  bool `json:"recommended"`
+}

@@ -35,6 +35,10 @@ func (oneCluster) Forecast(context.Context, string, string, float64, float64, fl
 	return apiv1.Forecast{}, fmt.Errorf("no demand trend fitted yet")
 }
 
+func (oneCluster) RuleSets(context.Context, string) (apiv1.RuleSets, error) {
+	return apiv1.RuleSets{}, fmt.Errorf("no rule-set catalog configured")
+}
+
 func ExampleNewHandler() {
 	rec := httptest.NewRecorder()
 	ui.NewHandler(oneCluster{}).ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))

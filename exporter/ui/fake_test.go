@@ -50,6 +50,7 @@ type fakeProvider struct {
 	latErr   map[string]error
 	trends   map[string]linearDemand
 	trendErr map[string]error
+	ruleSets map[string]apiv1.RuleSets
 	// emptyTrends: Forecast answers every cluster with no points (a plot
 	// placeholder), for comparing screenshots.
 	emptyTrends bool
@@ -84,6 +85,14 @@ func (f *fakeProvider) Forecast(ctx context.Context, cluster, series string, sta
 }
 
 func (f *fakeProvider) Clusters(ctx context.Context) []apiv1.Cluster { return f.clusters }
+
+func (f *fakeProvider) RuleSets(ctx context.Context, cluster string) (apiv1.RuleSets, error) {
+	rs, ok := f.ruleSets[cluster]
+	if !ok {
+		return apiv1.RuleSets{}, errors.New("no current workload to advise on")
+	}
+	return rs, nil
+}
 
 func (f *fakeProvider) CapacityCurve(ctx context.Context, cluster string, ioSize float64, points int) (apiv1.CapacityCurve, error) {
 	if err := f.capErr[cluster]; err != nil {

@@ -26,7 +26,14 @@ type Provider interface {
 	// Forecast returns a forecast series over [start, end] (Unix seconds)
 	// at step seconds; the page asks for "iops", the demand trend.
 	Forecast(ctx context.Context, cluster, series string, start, end, step float64) (apiv1.Forecast, error)
+	// RuleSets returns the advisor's predicted boost of each rule set of the
+	// cluster's catalog for the current workload.
+	RuleSets(ctx context.Context, cluster string) (apiv1.RuleSets, error)
 }
+
+// advisorModel is the rule-set advisor's name among a cluster's models: the
+// page asks for rule sets only where it is configured.
+const advisorModel = "advisor"
 
 // CurvePoints is the number of read ratios sampled for the capacity plot.
 const CurvePoints = 21
@@ -38,8 +45,14 @@ const requestTimeout = 10 * time.Second
 var templateFS embed.FS
 
 var pageTemplate = template.Must(template.New("page.html").Funcs(template.FuncMap{
-	"iops":    formatIOPS,
-	"ratio":   formatPercent,
+	"iops":  formatIOPS,
+	"ratio": formatPercent,
+	"signedRatio": func(v float64) string {
+		if v > 0 {
+			return "+" + formatPercent(v)
+		}
+		return formatPercent(v)
+	},
 	"bytes":   formatBytes,
 	"seconds": formatSeconds,
 	"optIOPS": formatOptIOPS,
@@ -131,6 +144,11 @@ type clusterView struct {
 
 	Models []modelView
 
+	// RuleSets is the advisor's answer (nil without a catalog);
+	// RuleSetsErr says why there is none when a catalog is configured.
+	RuleSets    *apiv1.RuleSets
+	RuleSetsErr string
+
 	LatencySVG  template.HTML
 	CapacitySVG template.HTML
 }
@@ -178,6 +196,14 @@ func buildCluster(ctx context.Context, p Provider, c apiv1.Cluster, now time.Tim
 		v.Models = append(v.Models, modelView{Name: n, Fitted: m.Fitted, Stale: m.Stale, Accuracy: m.AccuracyRatio, Measured: m.AccuracyMeasured, Error: m.Error, Waiting: m.Waiting, Note: m.Note})
 		if m.Stale {
 			v.Stale = true
+		}
+	}
+
+	if _, ok := c.Models[advisorModel]; ok {
+		if rs, err := p.RuleSets(ctx, c.Name); err != nil {
+			v.RuleSetsErr = err.Error()
+		} else {
+			v.RuleSets = &rs
 		}
 	}
 

@@ -355,3 +355,33 @@ func TestETAAtTheLimit(t *testing.T) {
 		t.Errorf("%d ETA markers, want 1", n)
 	}
 }
+
+// TestLandingPageRuleSets: a cluster with the advisor shows each rule set's
+// predicted boost and the recommendation; one whose advisor cannot answer
+// says why; one without a catalog shows nothing of it.
+func TestLandingPageRuleSets(t *testing.T) {
+	p := demoProvider()
+	p.clusters[0].Models["advisor"] = apiv1.ModelStatus{Fitted: true}
+	p.clusters[1].Models["advisor"] = apiv1.ModelStatus{Fitted: true}
+	p.ruleSets = map[string]apiv1.RuleSets{p.clusters[0].Name: {Cluster: p.clusters[0].Name, Recommended: "qos-cap", Predictions: []apiv1.RuleSetPrediction{
+		{RuleSet: "qos-cap", Description: "per-client cap", BoostRatio: 0.076, CVErrorRatio: 0.057, Recommended: true},
+		{RuleSet: "read-window", BoostRatio: -0.02, CVErrorRatio: 0.05, Extrapolated: true},
+	}}}
+	_, body := get(t, testHandler(p), "GET", "/")
+	for _, want := range []string{
+		`<tr class="recommended"><td title="per-client cap">qos-cap</td><td class="fig-boost">&#43;7.6%</td>`, // html/template writes + as &#43;
+		`read-window</td><td class="fig-boost">-2.0%</td>`,
+		"outside its experiments",
+		"rule-set advisor: no current workload to advise on",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if i := strings.Index(body, `<table class="rulesets">`); i >= 0 && t.Failed() {
+		t.Logf("%s", body[i:min(len(body), i+900)])
+	}
+	if strings.Count(body, `class="rulesets"`) != 1 {
+		t.Errorf("%d rule-set tables, want 1 (one cluster has an answer)", strings.Count(body, `class="rulesets"`))
+	}
+}
