@@ -1,13 +1,14 @@
 import type { DataQuery, DataSourceJsonData } from '@grafana/schema';
 
 /** The query types the backend answers (pkg/models QueryType*). */
-export type QueryType = 'forecast' | 'latencyCurve' | 'capacityCurve' | 'whatIf';
+export type QueryType = 'forecast' | 'latencyCurve' | 'capacityCurve' | 'whatIf' | 'ruleSets';
 
 export const queryTypes: Array<{ value: QueryType; label: string; description: string }> = [
   { value: 'forecast', label: 'Forecast', description: 'A series over the time range, into the future, with its 95% band' },
   { value: 'latencyCurve', label: 'Latency curve', description: 'Predicted latency vs IOPS with its band and the observed points' },
   { value: 'capacityCurve', label: 'Capacity curve', description: 'Max IOPS vs read ratio at one IO size, with today\'s mix' },
   { value: 'whatIf', label: 'What-if', description: 'Max IOPS, utilization and latency for a changed workload or cluster' },
+  { value: 'ruleSets', label: 'Rule sets', description: 'Predicted throughput boost of each traffic-control rule set for today\'s workload' },
 ];
 
 export const forecastSeries = [

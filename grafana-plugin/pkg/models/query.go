@@ -21,10 +21,11 @@ const (
 	QueryLatencyCurve  = "latencyCurve"
 	QueryCapacityCurve = "capacityCurve"
 	QueryWhatIf        = "whatIf"
+	QueryRuleSets      = "ruleSets"
 )
 
 // QueryTypes lists the query types in the order the editor shows them.
-var QueryTypes = []string{QueryForecast, QueryLatencyCurve, QueryCapacityCurve, QueryWhatIf}
+var QueryTypes = []string{QueryForecast, QueryLatencyCurve, QueryCapacityCurve, QueryWhatIf, QueryRuleSets}
 
 // ForecastSeries are the series storcast forecasts.
 var ForecastSeries = []string{"iops", "max_iops", "headroom_ratio", "utilization_ratio"}
@@ -96,7 +97,7 @@ func ParseQuery(q backend.DataQuery) (Query, error) {
 	}
 	m.Cluster = strings.TrimSpace(m.Cluster)
 	switch m.QueryType {
-	case QueryForecast, QueryLatencyCurve, QueryCapacityCurve, QueryWhatIf:
+	case QueryForecast, QueryLatencyCurve, QueryCapacityCurve, QueryWhatIf, QueryRuleSets:
 	default:
 		return Query{}, fmt.Errorf("queryType: unknown query type %q (want %s)", m.QueryType, strings.Join(QueryTypes, ", "))
 	}

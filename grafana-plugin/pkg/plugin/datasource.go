@@ -109,6 +109,8 @@ func (d *Datasource) query(ctx context.Context, q backend.DataQuery) (res backen
 		return d.latencyCurve(ctx, m)
 	case models.QueryCapacityCurve:
 		return d.capacityCurve(ctx, m)
+	case models.QueryRuleSets:
+		return d.ruleSets(ctx, m)
 	default: // models.QueryWhatIf; ParseQuery rejects the rest
 		return d.whatIf(ctx, m)
 	}
@@ -157,4 +159,12 @@ func (d *Datasource) whatIf(ctx context.Context, m models.Query) backend.DataRes
 		return d.storcastError(ctx, err)
 	}
 	return backend.DataResponse{Frames: whatIfFrames(req, res)}
+}
+
+func (d *Datasource) ruleSets(ctx context.Context, m models.Query) backend.DataResponse {
+	rs, err := d.client.RuleSets(ctx, m.Cluster)
+	if err != nil {
+		return d.storcastError(ctx, err)
+	}
+	return backend.DataResponse{Frames: ruleSetFrames(rs)}
 }

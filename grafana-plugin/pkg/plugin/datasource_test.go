@@ -445,3 +445,29 @@ func TestBadSettingsAnswerEveryCall(t *testing.T) {
 		t.Errorf("resource: %d %s", res.Status, res.Body)
 	}
 }
+
+// TestRuleSets: one row per rule set with its predicted boost and the
+// recommendation; a cluster without a catalog is an error naming the fix.
+func TestRuleSets(t *testing.T) {
+	cs := storcasttest.DefaultClusters()
+	cs[0].RuleSets = []apiv1.RuleSetPrediction{
+		{RuleSet: "qos-cap", BoostRatio: 0.076, CVErrorRatio: 0.057, Recommended: true},
+		{RuleSet: "read-window", BoostRatio: -0.02, CVErrorRatio: 0.05, Extrapolated: true},
+	}
+	sc := storcasttest.New(storcasttest.Options{Clusters: cs})
+	defer sc.Close()
+	d := newDS(t, sc.URL, "", nil)
+	r := query(t, d, backend.DataQuery{QueryType: "ruleSets", JSON: js(map[string]any{"cluster": "ceph-a"})})
+	mustOK(t, r)
+	f := r.Frames[0]
+	if b := floats(t, f, "boost"); len(b) != 2 || b[0] != 0.076 || b[1] != -0.02 {
+		t.Errorf("boosts %v", b)
+	}
+	if rec := f.Fields[3]; rec.Name != "recommended" || !rec.At(0).(bool) || rec.At(1).(bool) {
+		t.Errorf("recommended field %v", rec)
+	}
+	r = query(t, d, backend.DataQuery{QueryType: "ruleSets", JSON: js(map[string]any{"cluster": "swift-b"})})
+	if r.Error == nil || !strings.Contains(r.Error.Error(), "advisor.catalog_file") {
+		t.Errorf("no catalog: %v, want an error naming advisor.catalog_file", r.Error)
+	}
+}

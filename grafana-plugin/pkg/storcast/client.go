@@ -137,6 +137,13 @@ func (c *Client) CapacityCurve(ctx context.Context, cluster string, ioSizeBytes 
 	return out, err
 }
 
+// RuleSets calls GET /api/v1/rulesets.
+func (c *Client) RuleSets(ctx context.Context, cluster string) (apiv1.RuleSets, error) {
+	var out apiv1.RuleSets
+	err := c.do(ctx, http.MethodGet, "/api/v1/rulesets", url.Values{"cluster": {cluster}}, nil, &out)
+	return out, err
+}
+
 // WhatIf calls POST /api/v1/whatif.
 func (c *Client) WhatIf(ctx context.Context, req apiv1.WhatIfRequest) (apiv1.WhatIfResult, error) {
 	body, err := json.Marshal(req)

@@ -69,6 +69,16 @@ describe('QueryEditor', () => {
     expect(onChange).toHaveBeenCalledWith(expect.objectContaining({ queryType: 'whatIf', cluster: 'ceph-a' }));
   });
 
+  it('offers the rule-set query with the cluster field only', async () => {
+    const { onChange } = setup({ queryType: 'forecast', cluster: 'ceph-a' });
+    const user = userEvent.setup();
+    await user.click(screen.getByText('Rule sets'));
+    expect(onChange).toHaveBeenCalledWith(expect.objectContaining({ queryType: 'ruleSets', cluster: 'ceph-a' }));
+    setup({ queryType: 'ruleSets', cluster: 'ceph-a' });
+    expect(screen.queryAllByLabelText('Read ratio')).toHaveLength(0);
+    expect(screen.queryAllByLabelText('Horizon')).toHaveLength(1); // the first editor's only
+  });
+
   it('edits what-if fields as text, so they can hold template variables', async () => {
     const { onChange, onRunQuery } = setup({ queryType: 'whatIf', cluster: 'ceph-a' });
     await waitFor(() => expect(screen.getByLabelText('Read ratio')).toBeInTheDocument());

@@ -46,6 +46,9 @@ type Cluster struct {
 	ReadRatio         float64 // today's mix
 	IOSizeBytes       float64
 	SLOSeconds        float64
+	// RuleSets is the advisor's answer; nil: the cluster has no catalog
+	// (503 unavailable).
+	RuleSets []apiv1.RuleSetPrediction
 }
 
 // DefaultClusters are two clusters with round numbers.
@@ -95,6 +98,7 @@ func New(opts Options) *Server {
 	mux.HandleFunc("GET /api/v1/latency_curve", s.latencyCurve)
 	mux.HandleFunc("GET /api/v1/capacity_curve", s.capacityCurve)
 	mux.HandleFunc("POST /api/v1/whatif", s.whatIf)
+	mux.HandleFunc("GET /api/v1/rulesets", s.ruleSets)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusNotFound, apiv1.ErrNotFound, "no endpoint "+r.Method+" "+r.URL.Path)
 	})
@@ -318,6 +322,24 @@ func (s *Server) latencyCurve(w http.ResponseWriter, r *http.Request) {
 	// Each bound crosses the SLO where bound(x) = SLO: x = max*(1 - k*1ms/SLO).
 	knee := func(k float64) *float64 { v := maxIOPS * (1 - k*0.001/c.SLOSeconds); return &v }
 	out.KneeIOPS = apiv1.Band{Lower: knee(1.1), Mean: knee(1), Upper: knee(0.9)}
+	ok(w, out)
+}
+
+func (s *Server) ruleSets(w http.ResponseWriter, r *http.Request) {
+	c, found := s.cluster(w, r.URL.Query().Get("cluster"))
+	if !found {
+		return
+	}
+	if c.RuleSets == nil {
+		fail(w, http.StatusServiceUnavailable, apiv1.ErrUnavailable, fmt.Sprintf("cluster %q: no rule-set advisor (set advisor.catalog_file)", c.Name))
+		return
+	}
+	out := apiv1.RuleSets{Cluster: c.Name, Stale: c.Stale, Predictions: c.RuleSets}
+	for _, p := range c.RuleSets {
+		if p.Recommended {
+			out.Recommended = p.RuleSet
+		}
+	}
 	ok(w, out)
 }
 
