@@ -22,6 +22,15 @@ import (
 type fakeEngine []*engine.Snapshot
 
 func (f fakeEngine) Snapshots() []*engine.Snapshot { return f }
+
+// published completes hand-built snapshots as the engine does before
+// publishing them (their outlook), and serves them.
+func published(snaps ...*engine.Snapshot) fakeEngine {
+	for _, s := range snaps {
+		s.ComputeOutlook()
+	}
+	return fakeEngine(snaps)
+}
 func (f fakeEngine) Snapshot(n string) *engine.Snapshot {
 	for _, s := range f {
 		if s.Cluster == n {
@@ -72,7 +81,7 @@ func testServer(t *testing.T) *httptest.Server {
 		Live:   models.Live{CapacityAtMix: res, HasCapacityAtMix: true},
 		Models: map[string]apiv1.ModelStatus{models.Conservation: {Fitted: true}}}
 	empty := &engine.Snapshot{Cluster: "b", Kind: "swift", Models: map[string]apiv1.ModelStatus{}}
-	srv := httptest.NewServer(NewService(fakeEngine{snap, empty}).Handler(nil))
+	srv := httptest.NewServer(NewService(published(snap, empty)).Handler(nil))
 	t.Cleanup(srv.Close)
 	return srv
 }
@@ -218,7 +227,7 @@ func TestForecast(t *testing.T) {
 		Set:  models.Set{models.Conservation: capacity, models.Trend: flatTrend{}},
 		Live: models.Live{CapacityAtMix: res, HasCapacityAtMix: true}, History: []apiv1.ForecastPoint{{T: t0 + 50, Value: 1800}, {T: t0 + 150, Value: 1900}},
 		Models: map[string]apiv1.ModelStatus{models.Trend: {Fitted: true}}}
-	srv := httptest.NewServer(NewService(fakeEngine{snap}).Handler(nil))
+	srv := httptest.NewServer(NewService(published(snap)).Handler(nil))
 	defer srv.Close()
 	code, env, raw := call(t, srv, "GET", "/api/v1/forecast?cluster=a&series=utilization_ratio&start="+at(0)+"&end="+at(100)+"&step=50", "")
 	if code != 200 {

@@ -119,7 +119,16 @@ func snapshots(t testing.TB) fixed {
 	// A cluster that never fitted: only source health and the SLO.
 	empty := &engine.Snapshot{Cluster: "new", Kind: "generic", SLOSeconds: 0.05, SourceUp: false,
 		Models: map[string]apiv1.ModelStatus{models.Conservation: {Error: "no usable window in the lookback"}}}
-	return fixed{full, &down, empty}
+	return published(full, &down, empty)
+}
+
+// published completes hand-built snapshots as the engine does before
+// publishing them (their outlook).
+func published(snaps ...*engine.Snapshot) fixed {
+	for _, s := range snaps {
+		s.ComputeOutlook()
+	}
+	return snaps
 }
 
 func scrape(t testing.TB, src Snapshotter) []byte {
@@ -265,7 +274,7 @@ func TestWorkloadSeries(t *testing.T) {
 		Observed: features.Observed{ReadIOPS: 1400, WriteIOPS: 600, IOPS: 2000, ReadRatio: 0.7, ReadSizeBytes: 4096, WriteSizeBytes: 65536, IOSizeBytes: 22528}}
 	idle := &engine.Snapshot{Cluster: "i", HasObserved: true, Models: map[string]apiv1.ModelStatus{},
 		Observed: features.Observed{Idle: true, ReadRatio: 0.7, ReadSizeBytes: 4096, WriteSizeBytes: 4096, IOSizeBytes: 4096}}
-	out := string(scrape(t, fixed{busy, idle}))
+	out := string(scrape(t, published(busy, idle)))
 	// 1400·4096 / (1400·4096 + 600·65536) = 0.12727...
 	for _, want := range []string{
 		`storcast_workload_read_ratio{by="bytes",cluster="c"} 0.12727272727272726`,

@@ -64,7 +64,7 @@ func (e *Engine) refresh(ctx context.Context, cfg *config.Config, c *cluster, lo
 		log.Warn("refresh failed; serving the last forecasts, marked stale", "err", err)
 		next.SourceUp, next.SourceError = false, err.Error()
 		e.markStale(cfg, next)
-		c.snap.Store(next)
+		c.publish(next)
 		return
 	}
 	// The backend answered. No sample within the freshness window means the
@@ -78,7 +78,7 @@ func (e *Engine) refresh(ctx context.Context, cfg *config.Config, c *cluster, lo
 		}
 		next.SourceUp, next.NoRecentData, next.SourceError = false, true, err.Error()
 		e.markStale(cfg, next)
-		c.snap.Store(next)
+		c.publish(next)
 		return
 	}
 	next.SourceUp, next.SourceError, next.NoRecentData = true, "", false
@@ -88,7 +88,7 @@ func (e *Engine) refresh(ctx context.Context, cfg *config.Config, c *cluster, lo
 	next.Observed, next.HasObserved = obs, true
 	e.derive(cfg, c, next, frame)
 	e.markStale(cfg, next)
-	c.snap.Store(next)
+	c.publish(next)
 }
 
 // derive recomputes what depends on the latest observation: the models'
