@@ -9,9 +9,11 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/storcast/storcast/exporter/apiv1"
@@ -289,4 +291,65 @@ func TestWorkloadSeries(t *testing.T) {
 	if strings.Contains(out, `storcast_workload_read_ratio{by="ops",cluster="i"}`) {
 		t.Error("an idle cluster exports a workload")
 	}
+}
+
+// TestConcurrentScrapesAgree: scrapes running at once share the interned
+// label pairs and each gets the exposition a scrape alone gets (run with
+// -race to check the sharing).
+func TestConcurrentScrapesAgree(t *testing.T) {
+	snaps := snapshots(t)
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(New(snaps, nil))
+	text := func() (string, error) {
+		mfs, err := reg.Gather()
+		var buf bytes.Buffer
+		for _, mf := range mfs {
+			if mf.GetName() != "storcast_scrape_collector_duration_seconds" {
+				expfmt.MetricFamilyToText(&buf, mf)
+			}
+		}
+		return buf.String(), err
+	}
+	want, err := text()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	got, errs := make([]string, 8), make([]error, 8)
+	for i := range got {
+		wg.Go(func() { got[i], errs[i] = text() })
+	}
+	wg.Wait()
+	for i, g := range got {
+		if errs[i] != nil || g != want {
+			t.Errorf("concurrent scrape %d (err %v) differs from a lone scrape:\n%s\nwant\n%s", i, errs[i], g, want)
+		}
+	}
+}
+
+// TestGaugeOfAnyDesc: a descriptor not made by newDesc still gets its
+// labels, sorted by name, through client_golang's constant metric.
+func TestGaugeOfAnyDesc(t *testing.T) {
+	d := prometheus.NewDesc("storcast_test_gauge", "Test.", []string{"z", "a"}, nil)
+	for _, desc := range []*prometheus.Desc{d, newDescForTest(t)} {
+		ch := make(chan prometheus.Metric, 1)
+		gauge(ch, desc, 2.5, "zv", "av")
+		var m dto.Metric
+		if err := (<-ch).Write(&m); err != nil {
+			t.Fatal(err)
+		}
+		if len(m.Label) != 2 || m.Label[0].GetName() != "a" || m.Label[0].GetValue() != "av" || m.Label[1].GetName() != "z" || m.Label[1].GetValue() != "zv" || m.GetGauge().GetValue() != 2.5 {
+			t.Errorf("%v: %v", desc, &m)
+		}
+	}
+}
+
+// newDescForTest is a descriptor of newDesc without declaring it (the
+// declarations are what the exposition tests check).
+func newDescForTest(t *testing.T) *prometheus.Desc {
+	n := len(declared)
+	d := newDesc("storcast_test_gauge", "Test.", []string{"z", "a"})
+	declared = declared[:n]
+	t.Cleanup(func() { delete(labelNames, d) })
+	return d
 }
