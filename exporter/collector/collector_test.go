@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -203,27 +204,35 @@ func TestEverySeriesDocumented(t *testing.T) {
 	}
 }
 
-func BenchmarkScrape100Clusters(b *testing.B) {
+// BenchmarkScrape is one scrape of 1, 10 and 100 clusters of the full
+// fixture through a registry and the text encoding (what promhttp does,
+// without HTTP and gzip). The outlook is stored in the snapshots, as the
+// engine publishes them, so this is the scrape's own cost.
+func BenchmarkScrape(b *testing.B) {
 	base := snapshots(b)[0]
-	var snaps fixed
-	for i := 0; i < 100; i++ {
-		s := *base
-		s.Cluster = "cluster-" + strings.Repeat("x", i%3) + string(rune('a'+i%26)) + string(rune('0'+i/26))
-		snaps = append(snaps, &s)
-	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(New(snaps, nil))
-	b.ReportAllocs()
-	for b.Loop() {
-		mfs, err := reg.Gather()
-		if err != nil {
-			b.Fatal(err)
-		}
-		var buf bytes.Buffer
-		for _, mf := range mfs {
-			expfmt.MetricFamilyToText(&buf, mf)
-		}
-		b.SetBytes(int64(buf.Len()))
+	for _, n := range []int{1, 10, 100} {
+		b.Run(fmt.Sprintf("clusters=%d", n), func(b *testing.B) {
+			var snaps fixed
+			for i := 0; i < n; i++ {
+				s := *base
+				s.Cluster = fmt.Sprintf("cluster-%03d", i)
+				snaps = append(snaps, &s)
+			}
+			reg := prometheus.NewRegistry()
+			reg.MustRegister(New(snaps, nil))
+			b.ReportAllocs()
+			for b.Loop() {
+				mfs, err := reg.Gather()
+				if err != nil {
+					b.Fatal(err)
+				}
+				var buf bytes.Buffer
+				for _, mf := range mfs {
+					expfmt.MetricFamilyToText(&buf, mf)
+				}
+				b.SetBytes(int64(buf.Len()))
+			}
+		})
 	}
 }
 

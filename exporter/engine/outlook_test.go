@@ -97,3 +97,36 @@ func TestOutlookStoredPerSnapshot(t *testing.T) {
 		t.Errorf("later max_iops ETA %v s, want %v s within 10%%", got, want)
 	}
 }
+
+// BenchmarkOutlook is what a published snapshot costs once (the ETAs scan
+// the fitted trends ahead), and what every scrape and API request paid
+// before the outlook was stored: the models of TestOutlookStoredPerSnapshot,
+// fitted by the engine from the Prometheus API fake.
+func BenchmarkOutlook(b *testing.B) {
+	w := testWorkload()
+	w.IOPS = func(at time.Time) float64 { return 2000 + 100*at.Sub(testNow).Hours() }
+	fake := promfake.New(w.Answer)
+	defer fake.Close()
+	cfg := testConfig(b, fake.URL)
+	cfg.Clusters[0].LatencySLO.Threshold = 1500 * time.Microsecond
+	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	clk := &clock{t: testNow}
+	e := New(Options{Source: src, Fitters: append(baseFitters(), models.MLISPFitter{}, models.DemandTrend{}), Now: clk.Now})
+	e.Start(context.Background(), cfg)
+	deadline := time.Now().Add(30 * time.Second)
+	for len(e.Snapshot("a").Outlook.ETAs) < 2 {
+		if time.Now().After(deadline) {
+			b.Fatal("no ETAs within 30 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	e.Stop()
+	s := e.Snapshot("a").clone()
+	b.ReportAllocs()
+	for b.Loop() {
+		s.ComputeOutlook()
+	}
+}
