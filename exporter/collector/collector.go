@@ -8,6 +8,7 @@ import (
 	"sort"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
@@ -166,7 +167,12 @@ func gauge(ch chan<- prometheus.Metric, d *prometheus.Desc, v float64, labels ..
 	m.gauge.Value = &m.value
 	m.value = v
 	for i, name := range names {
-		m.labels[i] = interned.pair(name, labels[i])
+		if m.labels[i] = interned.pair(name, labels[i]); m.labels[i] == nil {
+			// Not UTF-8: the constant metric's panic fails this collector
+			// (see safeUpdate), where the registry would fail the scrape.
+			ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+			return
+		}
 	}
 	// The exposition wants label pairs sorted by name (the registry would
 	// otherwise copy and sort them): insertion sort, at most a few.
@@ -218,6 +224,7 @@ var interned = labelPairs{pairs: map[[2]string]*dto.LabelPair{}}
 
 const maxInterned = 1 << 16
 
+// pair returns the interned pair, nil when value is not valid UTF-8.
 func (l *labelPairs) pair(name, value string) *dto.LabelPair {
 	k := [2]string{name, value}
 	l.mu.RLock()
@@ -230,6 +237,9 @@ func (l *labelPairs) pair(name, value string) *dto.LabelPair {
 	defer l.mu.Unlock()
 	if p := l.pairs[k]; p != nil {
 		return p
+	}
+	if !utf8.ValidString(value) {
+		return nil
 	}
 	if len(l.pairs) >= maxInterned {
 		clear(l.pairs)

@@ -362,3 +362,29 @@ func newDescForTest(t *testing.T) *prometheus.Desc {
 	t.Cleanup(func() { delete(labelNames, d) })
 	return d
 }
+
+// TestInvalidLabelFailsOnlyItsCollector: a label value that is not UTF-8
+// fails the collector that emits it (storcast_scrape_collector_success 0),
+// and the rest of the scrape is served.
+func TestInvalidLabelFailsOnlyItsCollector(t *testing.T) {
+	snaps := snapshots(t)
+	bad := *snaps[0]
+	bad.Cluster = "bad\xff"
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(New(fixed{snaps[0], &bad}, nil))
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatalf("the scrape failed: %v", err)
+	}
+	var buf bytes.Buffer
+	for _, mf := range mfs {
+		expfmt.MetricFamilyToText(&buf, mf)
+	}
+	out := buf.String()
+	if !strings.Contains(out, `storcast_scrape_collector_success{collector="observed"} 0`) {
+		t.Errorf("the observed collector did not fail:\n%s", out)
+	}
+	if !strings.Contains(out, `storcast_observed_iops{cluster="ceph-a"}`) && !strings.Contains(out, `storcast_max_iops{cluster="ceph-a",op="total"}`) {
+		t.Errorf("the good cluster's series are missing:\n%s", out)
+	}
+}
