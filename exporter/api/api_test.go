@@ -23,14 +23,6 @@ type fakeEngine []*engine.Snapshot
 
 func (f fakeEngine) Snapshots() []*engine.Snapshot { return f }
 
-// published completes hand-built snapshots as the engine does before
-// publishing them (their outlook), and serves them.
-func published(snaps ...*engine.Snapshot) fakeEngine {
-	for _, s := range snaps {
-		s.ComputeOutlook()
-	}
-	return fakeEngine(snaps)
-}
 func (f fakeEngine) Snapshot(n string) *engine.Snapshot {
 	for _, s := range f {
 		if s.Cluster == n {
@@ -38,6 +30,15 @@ func (f fakeEngine) Snapshot(n string) *engine.Snapshot {
 		}
 	}
 	return nil
+}
+
+// published completes hand-built snapshots as the engine does before
+// publishing them (their outlook), and serves them.
+func published(snaps ...*engine.Snapshot) fakeEngine {
+	for _, s := range snaps {
+		s.ComputeOutlook()
+	}
+	return fakeEngine(snaps)
 }
 
 // lineLatency: L = 1 ms + iops·1 µs, band ±10%, curve over 0..10000.
