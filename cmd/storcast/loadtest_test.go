@@ -96,6 +96,7 @@ func loadSnapshots(t *testing.T, n int) snapshots {
 				models.MLISP:        {Fitted: true, LastFitUnix: now, AccuracyRatio: latency.Accuracy(), AccuracyMeasured: true, TrainingSamples: 2000},
 				models.Trend:        {Fitted: true, LastFitUnix: now, AccuracyRatio: tr.Accuracy(), AccuracyMeasured: true, TrainingSamples: len(ts)},
 			}}
+		out[i].ComputeOutlook() // as the engine does before publishing a snapshot
 	}
 	return out
 }
@@ -226,6 +227,9 @@ func TestLoad(t *testing.T) {
 	for _, c := range []string{"cluster-000", "cluster-099"} {
 		if !strings.Contains(string(body), `cluster="`+c+`"`) {
 			t.Fatalf("/metrics lacks %s", c)
+		}
+		if !strings.Contains(string(body), `storcast_saturation_eta_seconds{cluster="`+c+`",limit="max_iops"}`) {
+			t.Fatalf("/metrics lacks the max_iops ETA of %s", c)
 		}
 	}
 	rss0 := rssBytes()

@@ -24,6 +24,7 @@ import (
 type fakeEngine []*engine.Snapshot
 
 func (f fakeEngine) Snapshots() []*engine.Snapshot { return f }
+
 func (f fakeEngine) Snapshot(n string) *engine.Snapshot {
 	for _, s := range f {
 		if s.Cluster == n {
@@ -31,6 +32,15 @@ func (f fakeEngine) Snapshot(n string) *engine.Snapshot {
 		}
 	}
 	return nil
+}
+
+// published completes hand-built snapshots as the engine does before
+// publishing them (their outlook), and serves them.
+func published(snaps ...*engine.Snapshot) fakeEngine {
+	for _, s := range snaps {
+		s.ComputeOutlook()
+	}
+	return fakeEngine(snaps)
 }
 
 // lineLatency: L = 1 ms + iops·1 µs, band ±10%, curve over 0..10000.
@@ -65,7 +75,7 @@ func testServer(t *testing.T) *httptest.Server {
 }
 
 func serveSnapshots(t *testing.T, snaps ...*engine.Snapshot) *httptest.Server {
-	srv := httptest.NewServer(NewService(fakeEngine(snaps)).Handler(nil))
+	srv := httptest.NewServer(NewService(published(snaps...)).Handler(nil))
 	t.Cleanup(srv.Close)
 	return srv
 }
@@ -230,7 +240,7 @@ func TestForecast(t *testing.T) {
 		Set:  models.Set{models.Conservation: capacity, models.Trend: flatTrend{}},
 		Live: models.Live{CapacityAtMix: res, HasCapacityAtMix: true}, History: []apiv1.ForecastPoint{{T: t0 + 50, Value: 1800}, {T: t0 + 150, Value: 1900}},
 		Models: map[string]apiv1.ModelStatus{models.Trend: {Fitted: true}}}
-	srv := httptest.NewServer(NewService(fakeEngine{snap}).Handler(nil))
+	srv := httptest.NewServer(NewService(published(snap)).Handler(nil))
 	defer srv.Close()
 	code, env, raw := call(t, srv, "GET", "/api/v1/forecast?cluster=a&series=utilization_ratio&start="+at(0)+"&end="+at(100)+"&step=50", "")
 	if code != 200 {

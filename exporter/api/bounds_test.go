@@ -44,7 +44,7 @@ func trendServer(t testing.TB, trend models.Demand) (*Service, *httptest.Server)
 		Set:    models.Set{models.Conservation: capacity, models.Trend: trend, models.MLISP: lineLatency{}},
 		Live:   models.Live{CapacityAtMix: res, HasCapacityAtMix: true},
 		Models: map[string]apiv1.ModelStatus{models.Trend: {Fitted: true}}}
-	svc := NewService(fakeEngine{snap})
+	svc := NewService(published(snap))
 	srv := httptest.NewServer(svc.Handler(nil))
 	t.Cleanup(srv.Close)
 	return svc, srv
@@ -177,7 +177,7 @@ func TestNonFiniteNeverReachesJSON(t *testing.T) {
 		Models: map[string]apiv1.ModelStatus{
 			models.Trend: {Fitted: true, AccuracyRatio: nan, AccuracyMeasured: true, LastFitUnix: inf},
 		}}
-	srv := httptest.NewServer(NewService(fakeEngine{snap}).Handler(nil))
+	srv := httptest.NewServer(NewService(published(snap)).Handler(nil))
 	defer srv.Close()
 	nowS := strconv.FormatFloat(now, 'f', -1, 64)
 	for _, path := range []string{

@@ -36,7 +36,7 @@ func (s *Service) describeCluster(c *apiv1.Cluster, sn *engine.Snapshot) {
 			c.NextFitUnix = c.LastFitUnix + d.Seconds()
 		}
 	}
-	etas := sn.ETAs()
+	etas := sn.Outlook.ETAs
 	limits := make([]string, 0, len(etas))
 	for l := range etas {
 		limits = append(limits, l)

@@ -71,7 +71,7 @@ func landingSnapshot(t *testing.T, name string, slope float64) *engine.Snapshot 
 func TestClustersCarryFreshnessAndETAs(t *testing.T) {
 	grow := landingSnapshot(t, "grow", 0.01)
 	flat := landingSnapshot(t, "flat", 0)
-	srv := httptest.NewServer(NewService(scheduledEngine{fakeEngine{grow, flat}, time.Hour}).Handler(nil))
+	srv := httptest.NewServer(NewService(scheduledEngine{published(grow, flat), time.Hour}).Handler(nil))
 	defer srv.Close()
 	code, env, raw := call(t, srv, "GET", "/api/v1/clusters", "")
 	if code != 200 {
@@ -110,7 +110,7 @@ func TestClustersCarryFreshnessAndETAs(t *testing.T) {
 		}
 	}
 	// Without a fit interval there is no next fit.
-	srv2 := httptest.NewServer(NewService(fakeEngine{grow}).Handler(nil))
+	srv2 := httptest.NewServer(NewService(published(grow)).Handler(nil))
 	defer srv2.Close()
 	_, env, _ = call(t, srv2, "GET", "/api/v1/clusters", "")
 	b, _ = json.Marshal(env.Data)
@@ -122,7 +122,7 @@ func TestClustersCarryFreshnessAndETAs(t *testing.T) {
 }
 
 func TestCapacityCurveCarriesClassSizes(t *testing.T) {
-	srv := httptest.NewServer(NewService(fakeEngine{landingSnapshot(t, "a", 0.01)}).Handler(nil))
+	srv := httptest.NewServer(NewService(published(landingSnapshot(t, "a", 0.01))).Handler(nil))
 	defer srv.Close()
 	code, env, raw := call(t, srv, "GET", "/api/v1/capacity_curve?cluster=a&points=3", "")
 	if code != 200 {

@@ -170,13 +170,13 @@ func (s *Service) LatencyCurve(ctx context.Context, cluster string) (apiv1.Laten
 	if err != nil {
 		return apiv1.LatencyCurve{}, err
 	}
-	if sn.Latency() == nil {
+	if sn.Latency() == nil || !sn.Outlook.HasLatency {
 		return apiv1.LatencyCurve{}, unavailable("cluster %q: no latency model fitted yet", cluster)
 	}
 	if !finite(sn.SLOSeconds) {
 		return apiv1.LatencyCurve{}, unavailable("cluster %q: no finite latency SLO", cluster)
 	}
-	k := sn.Latency().Crossing(sn.SLOSeconds)
+	k := sn.Outlook.LatencyKnee
 	out := apiv1.LatencyCurve{
 		Cluster: cluster, SLOSeconds: sn.SLOSeconds, Latency: sn.LatencyKind,
 		KneeIOPS: apiv1.Band{Lower: ptr(k.Lower), Mean: ptr(k.Mean), Upper: ptr(k.Upper)},

@@ -4,14 +4,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/storcast/storcast/exporter/apiv1"
@@ -120,7 +123,16 @@ func snapshots(t testing.TB) fixed {
 	// A cluster that never fitted: only source health and the SLO.
 	empty := &engine.Snapshot{Cluster: "new", Kind: "generic", SLOSeconds: 0.05, SourceUp: false,
 		Models: map[string]apiv1.ModelStatus{models.Conservation: {Error: "no usable window in the lookback"}}}
-	return fixed{full, &down, empty}
+	return published(full, &down, empty)
+}
+
+// published completes hand-built snapshots as the engine does before
+// publishing them (their outlook).
+func published(snaps ...*engine.Snapshot) fixed {
+	for _, s := range snaps {
+		s.ComputeOutlook()
+	}
+	return snaps
 }
 
 func scrape(t testing.TB, src Snapshotter) []byte {
@@ -193,27 +205,35 @@ func TestEverySeriesDocumented(t *testing.T) {
 	}
 }
 
-func BenchmarkScrape100Clusters(b *testing.B) {
+// BenchmarkScrape is one scrape of 1, 10 and 100 clusters of the full
+// fixture through a registry and the text encoding (what promhttp does,
+// without HTTP and gzip). The outlook is stored in the snapshots, as the
+// engine publishes them, so this is the scrape's own cost.
+func BenchmarkScrape(b *testing.B) {
 	base := snapshots(b)[0]
-	var snaps fixed
-	for i := 0; i < 100; i++ {
-		s := *base
-		s.Cluster = "cluster-" + strings.Repeat("x", i%3) + string(rune('a'+i%26)) + string(rune('0'+i/26))
-		snaps = append(snaps, &s)
-	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(New(snaps, nil))
-	b.ReportAllocs()
-	for b.Loop() {
-		mfs, err := reg.Gather()
-		if err != nil {
-			b.Fatal(err)
-		}
-		var buf bytes.Buffer
-		for _, mf := range mfs {
-			expfmt.MetricFamilyToText(&buf, mf)
-		}
-		b.SetBytes(int64(buf.Len()))
+	for _, n := range []int{1, 10, 100} {
+		b.Run(fmt.Sprintf("clusters=%d", n), func(b *testing.B) {
+			var snaps fixed
+			for i := 0; i < n; i++ {
+				s := *base
+				s.Cluster = fmt.Sprintf("cluster-%03d", i)
+				snaps = append(snaps, &s)
+			}
+			reg := prometheus.NewRegistry()
+			reg.MustRegister(New(snaps, nil))
+			b.ReportAllocs()
+			for b.Loop() {
+				mfs, err := reg.Gather()
+				if err != nil {
+					b.Fatal(err)
+				}
+				var buf bytes.Buffer
+				for _, mf := range mfs {
+					expfmt.MetricFamilyToText(&buf, mf)
+				}
+				b.SetBytes(int64(buf.Len()))
+			}
+		})
 	}
 }
 
@@ -266,7 +286,7 @@ func TestWorkloadSeries(t *testing.T) {
 		Observed: features.Observed{ReadIOPS: 1400, WriteIOPS: 600, IOPS: 2000, ReadRatio: 0.7, ReadSizeBytes: 4096, WriteSizeBytes: 65536, IOSizeBytes: 22528}}
 	idle := &engine.Snapshot{Cluster: "i", HasObserved: true, Models: map[string]apiv1.ModelStatus{},
 		Observed: features.Observed{Idle: true, ReadRatio: 0.7, ReadSizeBytes: 4096, WriteSizeBytes: 4096, IOSizeBytes: 4096}}
-	out := string(scrape(t, fixed{busy, idle}))
+	out := string(scrape(t, published(busy, idle)))
 	// 1400·4096 / (1400·4096 + 600·65536) = 0.12727...
 	for _, want := range []string{
 		`storcast_workload_read_ratio{by="bytes",cluster="c"} 0.12727272727272726`,
@@ -280,5 +300,92 @@ func TestWorkloadSeries(t *testing.T) {
 	}
 	if strings.Contains(out, `storcast_workload_read_ratio{by="ops",cluster="i"}`) {
 		t.Error("an idle cluster exports a workload")
+	}
+}
+
+// TestConcurrentScrapesAgree: scrapes running at once share the interned
+// label pairs and each gets the exposition a scrape alone gets (run with
+// -race to check the sharing).
+func TestConcurrentScrapesAgree(t *testing.T) {
+	snaps := snapshots(t)
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(New(snaps, nil))
+	text := func() (string, error) {
+		mfs, err := reg.Gather()
+		var buf bytes.Buffer
+		for _, mf := range mfs {
+			if mf.GetName() != "storcast_scrape_collector_duration_seconds" {
+				expfmt.MetricFamilyToText(&buf, mf)
+			}
+		}
+		return buf.String(), err
+	}
+	want, err := text()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	got, errs := make([]string, 8), make([]error, 8)
+	for i := range got {
+		wg.Go(func() { got[i], errs[i] = text() })
+	}
+	wg.Wait()
+	for i, g := range got {
+		if errs[i] != nil || g != want {
+			t.Errorf("concurrent scrape %d (err %v) differs from a lone scrape:\n%s\nwant\n%s", i, errs[i], g, want)
+		}
+	}
+}
+
+// TestGaugeOfAnyDesc: a descriptor not made by newDesc still gets its
+// labels, sorted by name, through client_golang's constant metric.
+func TestGaugeOfAnyDesc(t *testing.T) {
+	d := prometheus.NewDesc("storcast_test_gauge", "Test.", []string{"z", "a"}, nil)
+	for _, desc := range []*prometheus.Desc{d, newDescForTest(t)} {
+		ch := make(chan prometheus.Metric, 1)
+		gauge(ch, desc, 2.5, "zv", "av")
+		var m dto.Metric
+		if err := (<-ch).Write(&m); err != nil {
+			t.Fatal(err)
+		}
+		if len(m.Label) != 2 || m.Label[0].GetName() != "a" || m.Label[0].GetValue() != "av" || m.Label[1].GetName() != "z" || m.Label[1].GetValue() != "zv" || m.GetGauge().GetValue() != 2.5 {
+			t.Errorf("%v: %v", desc, &m)
+		}
+	}
+}
+
+// newDescForTest is a descriptor of newDesc without declaring it (the
+// declarations are what the exposition tests check).
+func newDescForTest(t *testing.T) *prometheus.Desc {
+	n := len(declared)
+	d := newDesc("storcast_test_gauge", "Test.", []string{"z", "a"})
+	declared = declared[:n]
+	t.Cleanup(func() { delete(labelNames, d) })
+	return d
+}
+
+// TestInvalidLabelFailsOnlyItsCollector: a label value that is not UTF-8
+// fails the collector that emits it (storcast_scrape_collector_success 0),
+// and the rest of the scrape is served.
+func TestInvalidLabelFailsOnlyItsCollector(t *testing.T) {
+	snaps := snapshots(t)
+	bad := *snaps[0]
+	bad.Cluster = "bad\xff"
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(New(fixed{snaps[0], &bad}, nil))
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatalf("the scrape failed: %v", err)
+	}
+	var buf bytes.Buffer
+	for _, mf := range mfs {
+		expfmt.MetricFamilyToText(&buf, mf)
+	}
+	out := buf.String()
+	if !strings.Contains(out, `storcast_scrape_collector_success{collector="observed"} 0`) {
+		t.Errorf("the observed collector did not fail:\n%s", out)
+	}
+	if !strings.Contains(out, `storcast_observed_iops{cluster="ceph-a"}`) && !strings.Contains(out, `storcast_max_iops{cluster="ceph-a",op="total"}`) {
+		t.Errorf("the good cluster's series are missing:\n%s", out)
 	}
 }

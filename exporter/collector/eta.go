@@ -15,7 +15,7 @@ type etaCollector struct{}
 
 func (etaCollector) Update(ch chan<- prometheus.Metric, snaps []*engine.Snapshot) error {
 	for _, s := range snaps {
-		for limit, v := range s.ETAs() {
+		for limit, v := range s.Outlook.ETAs {
 			gauge(ch, etaDesc, v, s.Cluster, limit)
 		}
 	}

@@ -6,11 +6,22 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/storcast/storcast/exporter/engine"
+	"github.com/storcast/storcast/exporter/models"
 )
 
 // LoadFactors are the multiples of the current IOPS at which the predicted
-// latency is exported.
-var LoadFactors = []float64{1, 1.25, 1.5, 2}
+// latency is exported (models.LoadFactors, where the snapshot's outlook
+// computes them).
+var LoadFactors = models.LoadFactors
+
+// loadFactorLabels are the load_factor label values, by factor.
+var loadFactorLabels = func() map[float64]string {
+	m := map[float64]string{}
+	for _, f := range models.LoadFactors {
+		m[f] = strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	return m
+}()
 
 var (
 	predictedLatencyDesc = newDesc("storcast_predicted_latency_seconds",
@@ -29,25 +40,18 @@ func (latencyCollector) Update(ch chan<- prometheus.Metric, snaps []*engine.Snap
 		if s.SLOSeconds > 0 {
 			gauge(ch, sloDesc, s.SLOSeconds, s.Cluster)
 		}
-		if s.Latency() == nil {
+		if !s.Outlook.HasLatency {
 			continue
 		}
-		k := s.Latency().Crossing(s.SLOSeconds)
+		k := s.Outlook.LatencyKnee
 		gauge(ch, kneeDesc, k.Lower, s.Cluster, "lower")
 		gauge(ch, kneeDesc, k.Mean, s.Cluster, "mean")
 		gauge(ch, kneeDesc, k.Upper, s.Cluster, "upper")
-		if !s.HasObserved {
-			continue
-		}
-		for _, f := range LoadFactors {
-			b, ok := s.Latency().At(f * s.Observed.IOPS)
-			if !ok {
-				continue
-			}
-			lf := strconv.FormatFloat(f, 'g', -1, 64)
-			gauge(ch, predictedLatencyDesc, b.Lower, s.Cluster, lf, "lower")
-			gauge(ch, predictedLatencyDesc, b.Mean, s.Cluster, lf, "mean")
-			gauge(ch, predictedLatencyDesc, b.Upper, s.Cluster, lf, "upper")
+		for _, l := range s.Outlook.LatencyAtLoad {
+			lf := loadFactorLabels[l.Factor]
+			gauge(ch, predictedLatencyDesc, l.Lower, s.Cluster, lf, "lower")
+			gauge(ch, predictedLatencyDesc, l.Mean, s.Cluster, lf, "mean")
+			gauge(ch, predictedLatencyDesc, l.Upper, s.Cluster, lf, "upper")
 		}
 	}
 	return nil

@@ -80,7 +80,7 @@ func (e *Engine) Start(ctx context.Context, cfg *config.Config) {
 		c := old[cc.Name]
 		if c == nil {
 			c = &cluster{name: cc.Name}
-			c.snap.Store(&Snapshot{Cluster: cc.Name, Kind: cc.Kind, Models: e.emptyStatuses(&cc)})
+			c.publish(&Snapshot{Cluster: cc.Name, Kind: cc.Kind, Models: e.emptyStatuses(&cc)})
 			e.restore(c, cfg.StateDir)
 		}
 		if c.lastFit.IsZero() || c.cfg.SourceKey() != cc.SourceKey() {

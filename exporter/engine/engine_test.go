@@ -30,7 +30,7 @@ func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 
 var testNow = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 
-func testConfig(t *testing.T, url string) *config.Config {
+func testConfig(t testing.TB, url string) *config.Config {
 	t.Helper()
 	c := config.Default()
 	c.Prometheus.URL = url

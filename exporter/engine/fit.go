@@ -32,7 +32,7 @@ func (e *Engine) fit(ctx context.Context, cfg *config.Config, c *cluster, log *s
 			next := c.snap.Load().clone()
 			next.SourceUp, next.SourceError = false, err.Error()
 			e.markStale(cfg, next)
-			c.snap.Store(next)
+			c.publish(next)
 		}
 		return
 	}
@@ -59,7 +59,7 @@ func (e *Engine) fit(ctx context.Context, cfg *config.Config, c *cluster, log *s
 	c.lastFit = e.opt.Now()
 	next.Fits++
 	next.LastFitReason = reason
-	c.snap.Store(next)
+	c.publish(next)
 	log.Info("fit done", "seconds", time.Since(start).Seconds())
 	e.save(cfg.StateDir, next)
 }

@@ -71,6 +71,6 @@ func (e *Engine) restore(c *cluster, dir string) {
 		s.Observed, s.HasObserved = *st.Observed, true
 	}
 	s.Live = s.Set.Derive(s.Observed, s.HasObserved, nil)
-	c.snap.Store(s)
+	c.publish(s)
 	log.Info("loaded saved state", "saved", time.Unix(int64(st.SavedUnix), 0).UTC())
 }

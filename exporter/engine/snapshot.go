@@ -46,6 +46,10 @@ type Snapshot struct {
 	models.Set
 	// Live is what the models say about the latest observation.
 	models.Live
+	// Outlook is what they say ahead of it (ETAs, latency knee, latency at
+	// higher loads), computed once when the snapshot is built (see
+	// ComputeOutlook) so that a scrape or an API request only reads it.
+	Outlook models.Outlook
 
 	Models            map[string]apiv1.ModelStatus
 	FitSeconds        map[string]float64            // duration of the last fit per model
@@ -54,9 +58,19 @@ type Snapshot struct {
 	ObservedLatencies []apiv1.ObservedLatency
 }
 
-// ETAs returns the saturation ETAs by limit (see models.Set.SaturationETAs).
-func (s *Snapshot) ETAs() map[string]float64 {
-	return s.Set.SaturationETAs(s.Observed, s.HasObserved, s.Live, s.SLOSeconds, s.Latency())
+// ComputeOutlook sets s.Outlook from the snapshot's models, observation,
+// live values and SLO. The engine calls it on every snapshot before
+// publishing it (see publish); code that builds a snapshot by hand (tests,
+// fixtures) calls it once it has filled the rest.
+func (s *Snapshot) ComputeOutlook() {
+	s.Outlook = s.Set.Outlook(s.Observed, s.HasObserved, s.Live, s.SLOSeconds, s.Latency())
+}
+
+// publish completes next and makes it the cluster's snapshot: readers see
+// either the previous snapshot or this one, whole, and never wait for it.
+func (c *cluster) publish(next *Snapshot) {
+	next.ComputeOutlook()
+	c.snap.Store(next)
 }
 
 // Latency is the latency model served: the configured one

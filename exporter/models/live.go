@@ -122,6 +122,52 @@ func (s Set) Derive(obs features.Observed, hasObs bool, recent *source.Frame) Li
 	return l
 }
 
+// LoadFactors are the multiples of the observed IOPS at which the outlook
+// holds the predicted latency (storcast_predicted_latency_seconds).
+var LoadFactors = []float64{1, 1.25, 1.5, 2}
+
+// Outlook is what the fitted models say ahead of the latest observation:
+// the saturation ETAs, the latency knee and the latency at higher loads.
+// It depends only on the models, the observation (whose time the ETAs
+// count from), the live values and the SLO, so the engine computes it once
+// per snapshot and every scrape and API request reads it.
+type Outlook struct {
+	// ETAs are the saturation ETAs by limit (see SaturationETAs).
+	ETAs map[string]float64
+	// LatencyKnee is the served latency model's SLO crossing per bound;
+	// HasLatency is false without a latency model.
+	LatencyKnee Band
+	HasLatency  bool
+	// LatencyAtLoad is the predicted latency at each of LoadFactors times
+	// the observed IOPS that lies within the model's curve, in their order.
+	LatencyAtLoad []LoadLatency
+}
+
+// LoadLatency is the predicted latency at Factor times the observed IOPS.
+type LoadLatency struct {
+	Factor float64
+	Band
+}
+
+// Outlook computes the outlook of the latest observation; latency is the
+// latency model served (nil: none).
+func (s Set) Outlook(obs features.Observed, hasObs bool, live Live, sloSeconds float64, latency Latency) Outlook {
+	o := Outlook{ETAs: s.SaturationETAs(obs, hasObs, live, sloSeconds, latency)}
+	if latency == nil {
+		return o
+	}
+	o.LatencyKnee, o.HasLatency = latency.Crossing(sloSeconds), true
+	if !hasObs {
+		return o
+	}
+	for _, f := range LoadFactors {
+		if b, ok := latency.At(f * obs.IOPS); ok {
+			o.LatencyAtLoad = append(o.LatencyAtLoad, LoadLatency{Factor: f, Band: b})
+		}
+	}
+	return o
+}
+
 // SaturationETAs returns the ETAs by limit, in seconds from the
 // observation, +Inf when the limit is not reached:
 //
