@@ -296,3 +296,38 @@ func TestGammaCephRunThree(t *testing.T) {
 		}
 	}
 }
+
+// How often the lab's γ (0.3) is kept, by run-to-run noise and runs per
+// figure (the calibration recipe's advice rests on it). The test's power
+// grows with runs and falls with noise; the bounds below are loose around
+// the measured rates (300 trials × 2 sizes each).
+func TestGammaPowerByRunsAndNoise(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for _, c := range []struct {
+		cv       float64
+		runs     int
+		min, max float64
+	}{
+		{0.01, 2, 0.70, 0.97}, {0.01, 3, 0.95, 1}, {0.02, 2, 0.40, 0.72}, {0.02, 3, 0.90, 1}, {0.02, 5, 0.95, 1},
+		{0.05, 2, 0.05, 0.30}, {0.05, 3, 0.30, 0.60}, {0.05, 5, 0.75, 0.97},
+	} {
+		kept, fits := 0, 0
+		for trial := 0; trial < 300; trial++ {
+			m, err := NewModel(synthCalibration(rng, 0.3, c.cv, c.cv, c.runs))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, g := range m.Interference() {
+				fits++
+				if g.Test == GammaKept {
+					kept++
+				}
+			}
+		}
+		rate := float64(kept) / float64(fits)
+		t.Logf("γ 0.3, noise %v, %d runs: kept in %.0f%% of %d fits", c.cv, c.runs, 100*rate, fits)
+		if rate < c.min || rate > c.max {
+			t.Errorf("noise %v, %d runs: kept in %.2f of fits, want %v..%v", c.cv, c.runs, rate, c.min, c.max)
+		}
+	}
+}
