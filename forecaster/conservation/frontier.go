@@ -325,7 +325,11 @@ func gammaStdErr(c Calibration, idx []int, pure *Model, s float64) (se, dof floa
 		}
 		add((shift(h)-shift(-h))/(2*h), sdOfMean(p.Runs), len(p.Runs))
 	}
+	support := pure.loglogSupport(math.Log(s))
 	for i, pt := range c.Points {
+		if support != nil && !support[math.Log(pt.IOSizeBytes)] {
+			continue // the capacities at s do not depend on this point
+		}
 		for dir, runs := range [2][]float64{pt.ReadRuns, pt.WriteRuns} {
 			if len(runs) < 2 {
 				continue
@@ -365,6 +369,26 @@ func gammaStdErr(c Calibration, idx []int, pure *Model, s float64) (se, dof floa
 		return 0, 0
 	}
 	return se, dof
+}
+
+// loglogSupport is the set of calibrated log sizes the capacities at log
+// size ls are interpolated from under LogLog (the point itself at a
+// calibrated size, else the two ends of its segment, as at() picks them);
+// nil under Cost, where every size counts.
+func (m *Model) loglogSupport(ls float64) map[float64]bool {
+	if m.cost {
+		return nil
+	}
+	n := len(m.logSize)
+	if n == 1 {
+		return map[float64]bool{m.logSize[0]: true}
+	}
+	i := sort.SearchFloat64s(m.logSize, ls)
+	if i < n && m.logSize[i] == ls {
+		return map[float64]bool{ls: true}
+	}
+	lo := min(max(i-1, 0), n-2)
+	return map[float64]bool{m.logSize[lo]: true, m.logSize[lo+1]: true}
 }
 
 // hasRuns reports whether some figure behind the mixed points idx has two

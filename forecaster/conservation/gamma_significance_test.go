@@ -2,6 +2,7 @@ package conservation
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -328,6 +329,39 @@ func TestGammaPowerByRunsAndNoise(t *testing.T) {
 		t.Logf("γ 0.3, noise %v, %d runs: kept in %.0f%% of %d fits", c.cv, c.runs, 100*rate, fits)
 		if rate < c.min || rate > c.max {
 			t.Errorf("noise %v, %d runs: kept in %.2f of fits, want %v..%v", c.cv, c.runs, rate, c.min, c.max)
+		}
+	}
+}
+
+// BenchmarkNewModel: the cost of a fit with runs at every figure and a
+// 50/50 point per size (γ's test rebuilds the model twice per figure with
+// runs) against the same calibration with single runs (no test), by the
+// number of calibrated sizes.
+func BenchmarkNewModel(b *testing.B) {
+	for _, sizes := range []int{2, 4, 8} {
+		var withRuns, single Calibration
+		for k := 0; k < sizes; k++ {
+			s := 4096 * math.Pow(2, float64(k))
+			r, w := 16000/math.Sqrt(float64(k+1)), 3000/math.Sqrt(float64(k+1))
+			m, _ := MaxAtReadRatio(r, w, 0.3, 0.5)
+			withRuns.Points = append(withRuns.Points, Point{IOSizeBytes: s, ReadIOPS: r, WriteIOPS: w,
+				ReadRuns: []float64{0.99 * r, r, 1.01 * r}, WriteRuns: []float64{0.99 * w, w, 1.01 * w}})
+			withRuns.Mixed = append(withRuns.Mixed, MixedPoint{IOSizeBytes: s, ReadRatio: 0.5, IOPS: m, Runs: []float64{0.99 * m, m, 1.01 * m}})
+			single.Points = append(single.Points, Point{IOSizeBytes: s, ReadIOPS: r, WriteIOPS: w})
+			single.Mixed = append(single.Mixed, MixedPoint{IOSizeBytes: s, ReadRatio: 0.5, IOPS: m})
+		}
+		for _, c := range []struct {
+			name string
+			cal  Calibration
+		}{{"runs", withRuns}, {"single", single}} {
+			b.Run(fmt.Sprintf("sizes=%d/%s", sizes, c.name), func(b *testing.B) {
+				b.ReportAllocs()
+				for n := 0; n < b.N; n++ {
+					if _, err := NewModel(c.cal); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
 		}
 	}
 }
