@@ -38,8 +38,9 @@ func (c *Capacity) Scores() map[string]float64 { return finiteScores(c.Acc) }
 // Note says, per size with a mixed point, what the calibration's runs made
 // of the read/write interference γ: kept (told from 0 by a t-test on its
 // standard error), zero (the paper's law, the runs cannot tell it from 0;
-// the max-IOPS band still spans them) or untested (single runs). Empty
-// without mixed points.
+// the max-IOPS band still spans them) or untested (no repeated runs: a
+// calibration of single runs, or mixed points read off a history fit).
+// Empty without mixed points.
 func (c *Capacity) Note() string {
 	if c.model == nil {
 		return ""
@@ -52,7 +53,7 @@ func (c *Capacity) Note() string {
 		case conservation.GammaZero:
 			parts = append(parts, fmt.Sprintf("γ at %g bytes estimated %.3g ± %.2g (s.e., %.1f dof from the runs) is not told from 0: the paper's model (γ = 0) is used, the max-IOPS band spans the runs", g.IOSizeBytes, g.Estimate, g.StdErr, g.DoF))
 		default:
-			parts = append(parts, fmt.Sprintf("γ at %g bytes %.3g from single runs: untested, repeat the calibration runs to test it", g.IOSizeBytes, g.Gamma))
+			parts = append(parts, fmt.Sprintf("γ at %g bytes %.3g: untested, no repeated runs to test it against 0", g.IOSizeBytes, g.Gamma))
 		}
 	}
 	return strings.Join(parts, "; ")
