@@ -110,9 +110,14 @@ func FuzzGammaRuns(f *testing.F) {
 			t.Fatalf("band %v..%v misses %v", res.MaxTotalIOPSLower, res.MaxTotalIOPSUpper, res.MaxTotalIOPS)
 		}
 		// At the frontier: U(max at the mix) = 1, where the scaled rates and
-		// their shares are representable.
+		// the capacity shares at the unit mix are representable (a share
+		// that underflows to 0 drops its interference at the unit mix only).
 		at := []OpClass{{Op: Read, IOSizeBytes: size, Rate: rho * res.MaxTotalIOPS}, {Op: Write, IOSizeBytes: size, Rate: (1 - rho) * res.MaxTotalIOPS}}
-		if res.MaxTotalIOPS < 1e290 && res.MaxTotalIOPS > 1e-290 && res.Utilization > 1e-290 {
+		sc, _ := m.At(size)
+		scaled := func(rate, unit float64) bool { return unit == 0 || rate > 1e-290 && rate < 1e290 }
+		share := func(rate, capacity float64) bool { x := rate / capacity; return rate == 0 || x > 1e-290 && x < 1e290 }
+		if res.MaxTotalIOPS < 1e290 && res.MaxTotalIOPS > 1e-290 && res.Utilization > 1e-290 && share(rho, sc.ReadIOPS) && share(1-rho, sc.WriteIOPS) &&
+			scaled(at[0].Rate, rho) && scaled(at[1].Rate, 1-rho) {
 			if u, err := m.AtMix(at); err == nil && math.Abs(u.Utilization-1) > 1e-9 {
 				t.Fatalf("U at the max %v of %+v is %.15g", res.MaxTotalIOPS, classes, u.Utilization)
 			}
@@ -137,7 +142,21 @@ func FuzzGammaRuns(f *testing.F) {
 		cf, _, err1 := m.Curve(size, rs)
 		cp, _, err2 := pm.Curve(size, rs)
 		if (err1 == nil) != (err2 == nil) {
-			t.Fatalf("Curve errors differ: %v vs the paper's %v", err1, err2)
+			// The frontier's band ends keep their γ (the runs' ends are
+			// fitted as measured); only where an end's capacity at the size
+			// is out of range may its frontier fail where the paper's does not.
+			extreme := false
+			for _, e := range []*Model{m.lo, m.hi} {
+				if e == nil {
+					continue
+				}
+				ec, err := e.At(size)
+				extreme = extreme || err != nil || !(ec.ReadIOPS > 1e-290 && ec.ReadIOPS < 1e290 && ec.WriteIOPS > 1e-290 && ec.WriteIOPS < 1e290)
+			}
+			if !extreme || err2 != nil {
+				t.Fatalf("Curve errors differ: %v vs the paper's %v", err1, err2)
+			}
+			return
 		}
 		for i := range cf {
 			if cf[i].MaxIOPS != cp[i].MaxIOPS {
