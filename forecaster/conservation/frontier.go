@@ -267,16 +267,24 @@ func fitGammas(c Calibration, pure, lo, hi *Model, clamp bool) ([]GammaFit, erro
 // U − 1 over them: U_k − 1 = (a_k + b_k − 1) + γ p_k, p_k = 4 a_k b_k.
 func lsGamma(mixed []MixedPoint, idx []int, m *Model, s float64, pick func(k int) float64) (gamma, rms float64) {
 	r, w, _ := m.at(math.Log(s))
+	// p_k scaled by their largest, so that Σ p_k² does not underflow when
+	// the shares are tiny (one point: exactly (1 − a − b)/(4ab)).
+	var pmax float64
+	for _, k := range idx {
+		p := mixed[k]
+		mm := pick(k)
+		pmax = math.Max(pmax, 4*(p.ReadRatio*mm/r)*((1-p.ReadRatio)*mm/w))
+	}
 	var spp, spe float64
 	for _, k := range idx {
 		p := mixed[k]
 		mm := pick(k)
 		a, b := p.ReadRatio*mm/r, (1-p.ReadRatio)*mm/w
-		pk := 4 * a * b
+		pk := 4 * a * b / pmax
 		spp += pk * pk
 		spe += pk * (1 - a - b)
 	}
-	g := spe / spp
+	g := spe / spp / pmax
 	var ss float64
 	for _, k := range idx {
 		p := mixed[k]

@@ -34,7 +34,8 @@ func fuzzRuns(x, s float64, n, k int) (float64, []float64) {
 //   - every γ at 0 reproduces the paper's model (the calibration without its
 //     mixed points) bit for bit, at every mix and on the curve;
 //   - U at the max at the query's mix is 1 within 1e-9 relative;
-//   - the band brackets the central max.
+//   - the band brackets the central max, and covers the mixed runs at
+//     their mix.
 func FuzzGammaRuns(f *testing.F) {
 	f.Add(fuzzbytes.Of(4096, 16056, 3081, 65536, 10428, 1458, 0.5, 4892, 0.06, 0.04, 2, 0.7, 16384))
 	f.Add(fuzzbytes.Of(4096, 16000, 3000, 65536, 10400, 1450, 0.5, 4200, 0.005, 0.005, 3, 0.3, 4096))
@@ -90,6 +91,19 @@ func FuzzGammaRuns(f *testing.F) {
 				t.Fatalf("unknown test %q", g.Test)
 			}
 			allZero = allZero && g.Gamma == 0
+		}
+		// The band covers the mixed runs at their mix (the point sits at a
+		// calibrated size), where the figures and the capacity shares at the
+		// point are in a sane range (else even the central fit cannot pass
+		// through the point: products of the shares underflow).
+		mp := c.Mixed[0]
+		sane := func(x float64) bool { return x > 1e-100 && x < 1e100 }
+		if len(mp.Runs) > 1 && sane(mp.IOPS) && sane(c.Points[0].ReadIOPS) && sane(c.Points[0].WriteIOPS) && mp.ReadRatio > 1e-6 && mp.ReadRatio < 1-1e-6 &&
+			sane(mp.ReadRatio*mp.IOPS/c.Points[0].ReadIOPS) && sane((1-mp.ReadRatio)*mp.IOPS/c.Points[0].WriteIOPS) {
+			r, err := m.AtMix([]OpClass{{Op: Read, IOSizeBytes: mp.IOSizeBytes, Rate: mp.ReadRatio}, {Op: Write, IOSizeBytes: mp.IOSizeBytes, Rate: 1 - mp.ReadRatio}})
+			if err == nil && (r.MaxTotalIOPSLower > runsMin(mp.IOPS, mp.Runs)*(1+1e-6) || r.MaxTotalIOPSUpper < runsMax(mp.IOPS, mp.Runs)*(1-1e-6)) {
+				t.Fatalf("band %v..%v at the mixed point misses its runs %v", r.MaxTotalIOPSLower, r.MaxTotalIOPSUpper, mp.Runs)
+			}
 		}
 		rho, size := v[11], v[12]
 		if !finite(rho) || rho < 0 || rho > 1 || !(size > 0) || !finite(size) {

@@ -344,6 +344,11 @@ func buildModel(c Calibration, force string) (*Model, error) {
 		m.logSize[i] = math.Log(p.IOSizeBytes)
 		m.logC[i] = math.Log(p.ReadIOPS)
 		m.logW[i] = math.Log(p.WriteIOPS)
+		if i > 0 && m.logSize[i] == m.logSize[i-1] {
+			// Distinct sizes whose logs coincide: nothing to interpolate
+			// between (0/0).
+			return nil, inputError("points", "io sizes %v and %v are too close together to interpolate between", pts[i-1].IOSizeBytes, p.IOSizeBytes)
+		}
 	}
 	req := c.Interpolation
 	if force != "" {
