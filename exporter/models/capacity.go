@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
+	"strings"
 
 	"github.com/storcast/storcast/exporter/config"
 	"github.com/storcast/storcast/exporter/features"
@@ -23,6 +25,7 @@ type Capacity struct {
 
 var (
 	_ Fitted = (*Capacity)(nil)
+	_ Noter  = (*Capacity)(nil)
 	_ Fitter = CapacityFitter{}
 )
 
@@ -31,6 +34,30 @@ func (c *Capacity) Model() *conservation.Model { return c.model }
 
 func (c *Capacity) Samples() int               { return c.N }
 func (c *Capacity) Scores() map[string]float64 { return finiteScores(c.Acc) }
+
+// Note says, per size with a mixed point, what the calibration's runs made
+// of the read/write interference γ: kept (told from 0 by a t-test on its
+// standard error), zero (the paper's law, the runs cannot tell it from 0;
+// the max-IOPS band still spans them) or untested (no repeated runs: a
+// calibration of single runs, or mixed points read off a history fit).
+// Empty without mixed points.
+func (c *Capacity) Note() string {
+	if c.model == nil {
+		return ""
+	}
+	var parts []string
+	for _, g := range c.model.Interference() {
+		switch g.Test {
+		case conservation.GammaKept:
+			parts = append(parts, fmt.Sprintf("γ at %g bytes %.3g ± %.2g (s.e., %.1f dof from the runs): kept", g.IOSizeBytes, g.Gamma, g.StdErr, g.DoF))
+		case conservation.GammaZero:
+			parts = append(parts, fmt.Sprintf("γ at %g bytes estimated %.3g ± %.2g (s.e., %.1f dof from the runs) is not told from 0: the paper's model (γ = 0) is used, the max-IOPS band spans the runs", g.IOSizeBytes, g.Estimate, g.StdErr, g.DoF))
+		default:
+			parts = append(parts, fmt.Sprintf("γ at %g bytes %.3g: untested, no repeated runs to test it against 0", g.IOSizeBytes, g.Gamma))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
 
 // NewCapacity builds the fitted capacity model of a calibration from src
 // (file, history) learned from n samples with the given accuracy.

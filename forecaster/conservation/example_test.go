@@ -61,21 +61,22 @@ func ExampleModel_Curve() {
 }
 
 // Interference: a 4 KiB cluster whose 50/50 mix saturated at 4000 IOPS,
-// inside the two-point line (4419), with repeated runs of every figure.
+// inside the two-point line (4419), with repeated runs of every figure,
+// tight enough (about 1%) for γ to pass its t-test against 0.
 // Worked by hand: a = 2000/19000, b = 2000/2500, γ = (1 − a − b)/(4ab) =
 // 0.281; at 1400 reads + 600 writes/s, L = 0.3137, Q = 4γ(1400/19000)(600/2500)
 // = 0.0199, U = L + Q = 0.334, and the max 2000·2/(L + √(L² + 4Q)) = 5438.
 func ExampleModel_AtMix_interference() {
 	m, err := conservation.NewModel(conservation.Calibration{
 		Points: []conservation.Point{{IOSizeBytes: 4096, ReadIOPS: 19000, WriteIOPS: 2500,
-			ReadRuns: []float64{17000, 19000, 21000}, WriteRuns: []float64{2300, 2500, 2700}}},
-		Mixed: []conservation.MixedPoint{{IOSizeBytes: 4096, ReadRatio: 0.5, IOPS: 4000, Runs: []float64{3800, 4200}}},
+			ReadRuns: []float64{18800, 19000, 19200}, WriteRuns: []float64{2480, 2500, 2520}}},
+		Mixed: []conservation.MixedPoint{{IOSizeBytes: 4096, ReadRatio: 0.5, IOPS: 4000, Runs: []float64{3960, 4040}}},
 	})
 	if err != nil {
 		panic(err)
 	}
 	g := m.Interference()[0]
-	fmt.Printf("γ at 4 KiB: %.3f (runs allow %.3f..%.3f)\n", g.Gamma, g.Lower, g.Upper)
+	fmt.Printf("γ at 4 KiB: %.3f ± %.3f (s.e., %.1f dof): %s (runs allow %.3f..%.3f)\n", g.Gamma, g.StdErr, g.DoF, g.Test, g.Lower, g.Upper)
 	res, err := m.AtMix([]conservation.OpClass{
 		{Op: conservation.Read, IOSizeBytes: 4096, Rate: 1400},
 		{Op: conservation.Write, IOSizeBytes: 4096, Rate: 600},
@@ -87,9 +88,9 @@ func ExampleModel_AtMix_interference() {
 	fmt.Printf("max at this mix %.0f IOPS [%.0f, %.0f], headroom %.3f [%.3f, %.3f]\n",
 		res.MaxTotalIOPS, res.MaxTotalIOPSLower, res.MaxTotalIOPSUpper, res.HeadroomRatio, res.HeadroomRatioLower, res.HeadroomRatioUpper)
 	// Output:
-	// γ at 4 KiB: 0.281 (runs allow -0.081..0.808)
+	// γ at 4 KiB: 0.281 ± 0.035 (s.e., 1.3 dof): kept (runs allow 0.223..0.343)
 	// U now 0.334, load ratio 0.368
-	// max at this mix 5438 IOPS [5247, 5641], headroom 0.632 [0.619, 0.645]
+	// max at this mix 5438 IOPS [5378, 5498], headroom 0.632 [0.628, 0.636]
 }
 
 func ExampleMaxAtReadRatio() {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // MinGamma is the lowest interference coefficient accepted. Below it the
@@ -152,7 +154,32 @@ type GammaFit struct {
 	// γ fits exactly).
 	MixedPoints int     `json:"mixedPoints"`
 	RMSResidual float64 `json:"rmsResidual"`
+	// Estimate is the least-squares γ of the mixed points' means; Gamma is
+	// Estimate when the runs support it and 0 (the paper's law) when they
+	// do not (Test says which).
+	Estimate float64 `json:"gammaEstimate"`
+	// StdErr is Estimate's standard error from the runs (delta method over
+	// every figure's standard error of the mean, sd/√n, for the figures with
+	// two or more runs) and DoF its Welch–Satterthwaite degrees of freedom;
+	// both 0 when no figure behind this size has two runs.
+	StdErr float64 `json:"gammaStdErr"`
+	DoF    float64 `json:"gammaDoF"`
+	// Test is GammaKept, GammaZero or GammaUntested.
+	Test string `json:"gammaTest"`
 }
+
+// The outcomes of γ's significance test (GammaFit.Test).
+const (
+	// GammaKept: |Estimate| exceeds the two-sided 95% Student t quantile
+	// times StdErr; Gamma = Estimate.
+	GammaKept = "kept"
+	// GammaZero: the runs do not tell Estimate from 0; Gamma = 0, the
+	// paper's law, and the band of the runs' ends still covers them.
+	GammaZero = "zero"
+	// GammaUntested: every figure behind γ is a single run, so its noise is
+	// unknown; Gamma = Estimate, as measured.
+	GammaUntested = "untested"
+)
 
 // fitGammas fits γ per size of c.Mixed given pure capacities from pure (the
 // same model, interference not yet set), and the bounds from lo and hi
@@ -176,34 +203,29 @@ func fitGammas(c Calibration, pure, lo, hi *Model, clamp bool) ([]GammaFit, erro
 	for _, s := range sizes {
 		idx := bySize[s]
 		fit := func(m *Model, pick func(MixedPoint) float64) (float64, float64, error) {
-			r, w, _ := m.at(math.Log(s))
-			// Least squares on U_k − 1 = (a_k + b_k − 1) + γ p_k, p_k = 4 a_k b_k.
-			var spp, spe float64
-			as, bs := make([]float64, len(idx)), make([]float64, len(idx))
-			for j, k := range idx {
-				p := c.Mixed[k]
-				mm := pick(p)
-				as[j], bs[j] = p.ReadRatio*mm/r, (1-p.ReadRatio)*mm/w
-				pk := 4 * as[j] * bs[j]
-				spp += pk * pk
-				spe += pk * (1 - as[j] - bs[j])
-			}
-			g := spe / spp
-			var ss float64
-			for j := range idx {
-				d := as[j] + bs[j] + 4*g*as[j]*bs[j] - 1
-				ss += d * d
-			}
+			g, rms := lsGamma(c.Mixed, idx, m, s, func(k int) float64 { return pick(c.Mixed[k]) })
 			if !finite(g) {
 				return 0, 0, inputError(fmt.Sprintf("mixed[%d].iops", idx[0]), "the mixed point(s) at %g bytes give no finite interference", s)
 			}
-			return g, math.Sqrt(ss / float64(len(idx))), nil
+			return g, rms, nil
 		}
 		g, rms, err := fit(pure, func(p MixedPoint) float64 { return p.IOPS })
 		if err != nil {
 			return nil, err
 		}
-		if g < MinGamma {
+		gf := GammaFit{IOSizeBytes: s, MixedPoints: len(idx), RMSResidual: rms, Estimate: g, Test: GammaUntested}
+		if lo != nil && hi != nil {
+			gf.StdErr, gf.DoF = gammaStdErr(c, idx, pure, s)
+			if gf.DoF > 0 {
+				gf.Test = GammaKept
+				if !(math.Abs(g) > tQuantile975(gf.DoF)*gf.StdErr) {
+					// The runs cannot tell γ from 0: the paper's law, which
+					// needs neither the MinGamma nor the rising check.
+					gf.Test, g = GammaZero, 0
+				}
+			}
+		}
+		if gf.Test != GammaZero && g < MinGamma {
 			if clamp {
 				g = MinGamma
 			} else {
@@ -213,14 +235,14 @@ func fitGammas(c Calibration, pure, lo, hi *Model, clamp bool) ([]GammaFit, erro
 		}
 		// Each mixed point must lie where U still rises along its ray
 		// (a + b + 8γab > 0), or the frontier crosses 1 before it.
-		if rising := risingGamma(c, idx, pure, s); g <= rising {
+		if rising := risingGamma(c, idx, pure, s); gf.Test != GammaZero && g <= rising {
 			if !clamp {
 				return nil, inputError(fmt.Sprintf("mixed[%d].iops", idx[0]),
 					"the mixed point(s) at %g bytes give γ = %.4g, whose frontier turns back before reaching them (γ must exceed %.4g): the mix measured far above the line between the pure points", s, g, rising)
 			}
 			g = rising + 1e-9*math.Abs(rising)
 		}
-		gf := GammaFit{IOSizeBytes: s, Gamma: g, Lower: g, Upper: g, MixedPoints: len(idx), RMSResidual: rms}
+		gf.Gamma, gf.Lower, gf.Upper = g, g, g
 		if lo != nil && hi != nil {
 			// γ(mixed max, pure mins) and γ(mixed min, pure maxes), as
 			// computed (the lower one may fall below MinGamma: that is
@@ -233,11 +255,185 @@ func fitGammas(c Calibration, pure, lo, hi *Model, clamp bool) ([]GammaFit, erro
 			if err != nil {
 				return nil, err
 			}
-			gf.Lower, gf.Upper = math.Min(gl, g), math.Max(gu, g)
+			gf.Lower, gf.Upper = math.Min(gl, gf.Estimate), math.Max(gu, gf.Estimate)
 		}
 		out = append(out, gf)
 	}
 	return out, nil
+}
+
+// lsGamma is the least-squares γ of the mixed points idx at size s against
+// the pure capacities of m, each point's IOPS taken by pick, and the RMS of
+// U − 1 over them: U_k − 1 = (a_k + b_k − 1) + γ p_k, p_k = 4 a_k b_k.
+func lsGamma(mixed []MixedPoint, idx []int, m *Model, s float64, pick func(k int) float64) (gamma, rms float64) {
+	r, w, _ := m.at(math.Log(s))
+	// p_k scaled by their largest, so that Σ p_k² does not underflow when
+	// the shares are tiny (one point: exactly (1 − a − b)/(4ab)).
+	var pmax float64
+	for _, k := range idx {
+		p := mixed[k]
+		mm := pick(k)
+		pmax = math.Max(pmax, 4*(p.ReadRatio*mm/r)*((1-p.ReadRatio)*mm/w))
+	}
+	var spp, spe float64
+	for _, k := range idx {
+		p := mixed[k]
+		mm := pick(k)
+		a, b := p.ReadRatio*mm/r, (1-p.ReadRatio)*mm/w
+		pk := 4 * a * b / pmax
+		spp += pk * pk
+		spe += pk * (1 - a - b)
+	}
+	g := spe / spp / pmax
+	var ss float64
+	for _, k := range idx {
+		p := mixed[k]
+		mm := pick(k)
+		a, b := p.ReadRatio*mm/r, (1-p.ReadRatio)*mm/w
+		d := a + b + 4*g*a*b - 1
+		ss += d * d
+	}
+	return g, math.Sqrt(ss / float64(len(idx)))
+}
+
+// gammaStdErr is the standard error of the least-squares γ at size s from
+// the calibration's runs, by the delta method: every figure with n ≥ 2 runs
+// (a pure point's read or write IOPS at any size, since the form across
+// sizes may use them all, and the mixed points at s) has the standard error
+// of its mean, sd/√n, and its effect on γ is the derivative ∂γ/∂figure (a
+// central difference; a pure figure's, through the model rebuilt in the
+// same form). The figures are independent measurements, so the variances
+// add; the degrees of freedom are Welch–Satterthwaite's,
+// (Σ v_j)² / Σ v_j²/(n_j − 1). Figures with a single run add nothing: their
+// noise is unknown. dof 0 when no figure has two runs (or when rebuilding
+// fails, which only extreme figures cause).
+func gammaStdErr(c Calibration, idx []int, pure *Model, s float64) (se, dof float64) {
+	const rel = 1e-6
+	var sumV, sumV2 float64
+	add := func(d, runSE float64, n int) {
+		v := d * runSE * d * runSE
+		sumV += v
+		sumV2 += v * v / float64(n-1)
+	}
+	central := func(k int) float64 { return c.Mixed[k].IOPS }
+	for _, k := range idx {
+		p := c.Mixed[k]
+		if len(p.Runs) < 2 {
+			continue
+		}
+		h := rel * p.IOPS
+		shift := func(dx float64) float64 {
+			g, _ := lsGamma(c.Mixed, idx, pure, s, func(q int) float64 {
+				if q == k {
+					return c.Mixed[q].IOPS + dx
+				}
+				return c.Mixed[q].IOPS
+			})
+			return g
+		}
+		add((shift(h)-shift(-h))/(2*h), sdOfMean(p.Runs), len(p.Runs))
+	}
+	support := pure.loglogSupport(math.Log(s))
+	for i, pt := range c.Points {
+		if support != nil && !support[math.Log(pt.IOSizeBytes)] {
+			continue // the capacities at s do not depend on this point
+		}
+		for dir, runs := range [2][]float64{pt.ReadRuns, pt.WriteRuns} {
+			if len(runs) < 2 {
+				continue
+			}
+			x := pt.ReadIOPS
+			if dir == 1 {
+				x = pt.WriteIOPS
+			}
+			h := rel * x
+			var gs [2]float64
+			for side, dx := range [2]float64{h, -h} {
+				e := c
+				e.Points = append([]Point(nil), c.Points...)
+				if dir == 0 {
+					e.Points[i].ReadIOPS = x + dx
+				} else {
+					e.Points[i].WriteIOPS = x + dx
+				}
+				m, err := buildModel(e, pure.form.Used)
+				if err != nil {
+					return 0, 0
+				}
+				gs[side], _ = lsGamma(c.Mixed, idx, m, s, central)
+			}
+			add((gs[0]-gs[1])/(2*h), sdOfMean(runs), len(runs))
+		}
+	}
+	if sumV == 0 && sumV2 == 0 {
+		// No figure with runs, or runs that agree exactly.
+		if hasRuns(c, idx) {
+			return 0, math.Inf(1)
+		}
+		return 0, 0
+	}
+	se, dof = math.Sqrt(sumV), sumV*sumV/sumV2
+	if !finite(se) || !(dof > 0) {
+		return 0, 0
+	}
+	return se, dof
+}
+
+// loglogSupport is the set of calibrated log sizes the capacities at log
+// size ls are interpolated from under LogLog (the point itself at a
+// calibrated size, else the two ends of its segment, as at() picks them);
+// nil under Cost, where every size counts.
+func (m *Model) loglogSupport(ls float64) map[float64]bool {
+	if m.cost {
+		return nil
+	}
+	n := len(m.logSize)
+	if n == 1 {
+		return map[float64]bool{m.logSize[0]: true}
+	}
+	i := sort.SearchFloat64s(m.logSize, ls)
+	if i < n && m.logSize[i] == ls {
+		return map[float64]bool{ls: true}
+	}
+	lo := min(max(i-1, 0), n-2)
+	return map[float64]bool{m.logSize[lo]: true, m.logSize[lo+1]: true}
+}
+
+// hasRuns reports whether some figure behind the mixed points idx has two
+// or more runs.
+func hasRuns(c Calibration, idx []int) bool {
+	for _, k := range idx {
+		if len(c.Mixed[k].Runs) >= 2 {
+			return true
+		}
+	}
+	for _, p := range c.Points {
+		if len(p.ReadRuns) >= 2 || len(p.WriteRuns) >= 2 {
+			return true
+		}
+	}
+	return false
+}
+
+// sdOfMean is the standard error of the mean of runs (n ≥ 2): the sample
+// standard deviation over √n.
+func sdOfMean(runs []float64) float64 {
+	mu := mean(runs)
+	var ss float64
+	for _, r := range runs {
+		ss += (r - mu) * (r - mu)
+	}
+	n := float64(len(runs))
+	return math.Sqrt(ss/(n-1)) / math.Sqrt(n)
+}
+
+// tQuantile975 is the 97.5% quantile of Student's t with dof degrees of
+// freedom (+Inf dof: the normal's 1.96).
+func tQuantile975(dof float64) float64 {
+	if math.IsInf(dof, 1) {
+		return distuv.UnitNormal.Quantile(0.975)
+	}
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: dof}.Quantile(0.975)
 }
 
 // risingGamma is the γ below which U stops rising along the ray of some

@@ -258,7 +258,65 @@ func NewModel(c Calibration) (*Model, error) {
 		}
 		e.setGammas()
 	}
+	if m.hi, err = m.hi.reachMixed(true); err != nil {
+		return nil, err
+	}
+	if m.lo, err = m.lo.reachMixed(false); err != nil {
+		return nil, err
+	}
 	return m, nil
+}
+
+// reachMixed makes a band end reach its own mixed figures. An end whose γ
+// was held at the edge of the family (the mixed run too far above the line
+// between its pure figures for any frontier of the form to pass through
+// it) falls short of its mixed run, and the band would not cover the runs.
+// The upper end then scales its pure figures at that size up (the lower
+// end, past its run, down) by the ratio of the run to its frontier there,
+// and refits γ: the band widens, at the pure mixes too, because the runs do
+// not fit one frontier. Only mixed points at calibrated sizes are reached;
+// a few rounds, as refitting γ moves the frontier.
+func (e *Model) reachMixed(upper bool) (*Model, error) {
+	for round := 0; round < 4; round++ {
+		scale := map[float64]float64{}
+		for _, p := range e.cal.Mixed {
+			ls := math.Log(p.IOSizeBytes)
+			i := sort.SearchFloat64s(e.logSize, ls)
+			if i == len(e.logSize) || e.logSize[i] != ls {
+				continue
+			}
+			t, err := MaxAtReadRatio(e.read[i], e.write[i], gammaAt(e.gammaLogSz, e.gammaVal, ls), p.ReadRatio)
+			if err != nil {
+				return nil, err
+			}
+			k := p.IOPS / t
+			if upper && k > 1+1e-12 || !upper && k < 1-1e-12 {
+				if f, ok := scale[p.IOSizeBytes]; !ok || upper && k > f || !upper && k < f {
+					scale[p.IOSizeBytes] = k
+				}
+			}
+		}
+		if len(scale) == 0 {
+			return e, nil
+		}
+		c := e.cal
+		c.Points = append([]Point(nil), e.cal.Points...)
+		for j, p := range c.Points {
+			if k, ok := scale[p.IOSizeBytes]; ok {
+				c.Points[j].ReadIOPS, c.Points[j].WriteIOPS = k*p.ReadIOPS, k*p.WriteIOPS
+			}
+		}
+		next, err := buildModel(c, e.form.Used)
+		if err != nil {
+			return nil, err
+		}
+		if next.gammas, err = fitGammas(next.cal, next, nil, nil, true); err != nil {
+			return nil, err
+		}
+		next.setGammas()
+		e = next
+	}
+	return e, nil
 }
 
 // buildModel prepares the pure (γ = 0) model; force, when set, overrides
@@ -286,6 +344,11 @@ func buildModel(c Calibration, force string) (*Model, error) {
 		m.logSize[i] = math.Log(p.IOSizeBytes)
 		m.logC[i] = math.Log(p.ReadIOPS)
 		m.logW[i] = math.Log(p.WriteIOPS)
+		if i > 0 && m.logSize[i] == m.logSize[i-1] {
+			// Distinct sizes whose logs coincide: nothing to interpolate
+			// between (0/0).
+			return nil, inputError("points", "io sizes %v and %v are too close together to interpolate between", pts[i-1].IOSizeBytes, p.IOSizeBytes)
+		}
 	}
 	req := c.Interpolation
 	if force != "" {

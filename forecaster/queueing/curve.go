@@ -9,8 +9,8 @@ import (
 	"github.com/storcast/storcast/forecaster/mlisp"
 )
 
-// Point is the forecast at one utilization. At or past capacity (U ≥ 1)
-// Saturated is true and Mean, Lower and Upper are +Inf: no finite latency is
+// Point is the forecast at one utilization. At or past capacity
+// (U ≥ 1 − AtCapacity) Saturated is true and Mean, Lower and Upper are +Inf: no finite latency is
 // promised there.
 type Point struct {
 	U         float64 `json:"u"`
@@ -20,8 +20,15 @@ type Point struct {
 	Saturated bool    `json:"saturated"`
 }
 
+// AtCapacity is how close to 1 a utilization counts as capacity: a U
+// computed back from a max IOPS that was itself solved from U = 1 comes out
+// 1 only up to rounding (1 − 1e-16, say), and a what-if at the max must
+// report saturation, not the steep end of the curve.
+const AtCapacity = 1e-9
+
 // At is the mean latency and its 95% band at utilization u (linear in u
-// between the 1000 grid points of [0, 1)). u must be finite and ≥ 0.
+// between the 1000 grid points of [0, 1)); saturated from 1 − AtCapacity
+// on. u must be finite and ≥ 0.
 func (m *Model) At(u float64) (Point, error) {
 	if !check.Finite(u) || u < 0 {
 		return Point{}, inputError("u", "must be finite and >= 0, got %v", u)
@@ -29,7 +36,7 @@ func (m *Model) At(u float64) (Point, error) {
 	if err := m.fitted(); err != nil {
 		return Point{}, err
 	}
-	if u >= 1 {
+	if u >= 1-AtCapacity {
 		inf := math.Inf(1)
 		return Point{U: u, Mean: inf, Lower: inf, Upper: inf, Saturated: true}, nil
 	}

@@ -66,7 +66,8 @@
 //
 // # Outputs
 //
-// Model.At(u): mean and band at u; u ≥ 1 gives Saturated with +Inf values.
+// Model.At(u): mean and band at u; u ≥ 1 − AtCapacity (1e-9, rounding)
+// gives Saturated with +Inf values.
 // Model.Curve(steps): the curve on [0, 1], its last point saturated.
 // Model.Knee(slo): the lowest U at which the upper band reaches the SLO, by
 // construction below 1; none when it never does below capacity.

@@ -10,7 +10,7 @@ import (
 
 // FuzzFit: Fit on arbitrary samples (U, throughput, latency triples) either
 // fails with an error or gives a model whose curve is non-decreasing and
-// finite below capacity, saturated at it, with a positive lower band and a
+// finite below capacity, saturated at it (within rounding), with a positive lower band and a
 // knee below 1 (or none) at the median latency as SLO.
 func FuzzFit(f *testing.F) {
 	var seed []float64
@@ -58,6 +58,11 @@ func FuzzFit(f *testing.F) {
 			if i > 0 && p.Mean < pts[i-1].Mean {
 				t.Fatalf("mean falls at %+v after %+v", p, pts[i-1])
 			}
+		}
+		// A utilization computed back from the max IOPS is 1 only up to
+		// rounding: still saturation.
+		if p, err := m.At(1 - 1e-12); err != nil || !p.Saturated {
+			t.Fatalf("At(1 − 1e-12) = %+v, %v: not saturated", p, err)
 		}
 		u, ok, err := m.Knee(lat[n/2])
 		if err != nil {

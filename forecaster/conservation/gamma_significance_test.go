@@ -1,0 +1,403 @@
+package conservation
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// The standard error of γ from one mixed point at a calibrated size, by the
+// delta method worked by hand: γ = (1 − a − b)/(4ab), a = ρm/R, b = (1−ρ)m/W,
+// ∂γ/∂a = −(1−b)/(4a²b), ∂γ/∂b = −(1−a)/(4ab²); m moves a and b in
+// proportion, R only a, W only b. The numeric derivative in gammaStdErr must
+// agree.
+func TestGammaStdErrDeltaMethod(t *testing.T) {
+	R, W := []float64{15000, 16500, 17000}, []float64{2900, 3200}
+	M := []float64{4500, 4800, 4700, 4900}
+	cal := Calibration{
+		Points: []Point{{IOSizeBytes: 4096, ReadIOPS: mean(R), WriteIOPS: mean(W), ReadRuns: R, WriteRuns: W}},
+		Mixed:  []MixedPoint{{IOSizeBytes: 4096, ReadRatio: 0.4, IOPS: mean(M), Runs: M}},
+	}
+	m, err := NewModel(cal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := m.Interference()[0]
+	rho, r, w, mm := 0.4, mean(R), mean(W), mean(M)
+	a, b := rho*mm/r, (1-rho)*mm/w
+	ga, gb := -(1-b)/(4*a*a*b), -(1-a)/(4*a*b*b)
+	dm := (ga*a + gb*b) / mm
+	dr, dw := -ga*a/r, -gb*b/w
+	vm, vr, vw := sq(dm*sdOfMean(M)), sq(dr*sdOfMean(R)), sq(dw*sdOfMean(W))
+	se := math.Sqrt(vm + vr + vw)
+	dof := sq(vm+vr+vw) / (vm*vm/3 + vr*vr/2 + vw*vw/1)
+	want, _ := GammaFromMixed(r, w, rho, mm)
+	if !near(g.Estimate, want, 1e-12) || !near(g.StdErr, se, 1e-6) || !near(g.DoF, dof, 1e-6) {
+		t.Fatalf("γ %v ± %v (%v dof), want %v ± %v (%v dof)", g.Estimate, g.StdErr, g.DoF, want, se, dof)
+	}
+	kept := math.Abs(want) > tQuantile975(dof)*se
+	if (g.Test == GammaKept) != kept || (g.Test == GammaZero) == kept {
+		t.Fatalf("test %q, want kept=%v (|γ|/se = %v, t = %v)", g.Test, kept, math.Abs(want)/se, tQuantile975(dof))
+	}
+}
+
+func sq(x float64) float64 { return x * x }
+
+// checkBandCoversRuns checks that at the mix of c.Mixed[i] (one mixed point
+// per size, at a calibrated size) the max-IOPS band covers the central
+// figure and every run. The band's ends are the frontiers through the
+// runs' min (every figure at its min) and max, so the band is exactly the
+// hull of the central figure and the runs, except where an end's γ would
+// fall outside the family (below MinGamma, or a frontier that turns back
+// before the run): that end is widened to reach its run (reported false).
+func checkBandCoversRuns(t *testing.T, m *Model, c Calibration, i int) bool {
+	t.Helper()
+	mp := c.Mixed[i]
+	var p Point
+	for _, q := range c.Points {
+		if q.IOSizeBytes == mp.IOSizeBytes {
+			p = q
+		}
+	}
+	res, err := m.AtMix([]OpClass{{Op: Read, IOSizeBytes: mp.IOSizeBytes, Rate: 50}, {Op: Write, IOSizeBytes: mp.IOSizeBytes, Rate: 50}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(res.MaxTotalIOPSLower <= res.MaxTotalIOPS && res.MaxTotalIOPS <= res.MaxTotalIOPSUpper) {
+		t.Fatalf("band %v..%v misses the central %v", res.MaxTotalIOPSLower, res.MaxTotalIOPSUpper, res.MaxTotalIOPS)
+	}
+	inFamily := func(r, w, mm float64) bool {
+		g, err := GammaFromMixed(r, w, mp.ReadRatio, mm)
+		a, b := mp.ReadRatio*mm/r, (1-mp.ReadRatio)*mm/w
+		return err == nil && g >= MinGamma && g > -(a+b)/(8*a*b)
+	}
+	lo, hi := runsMin(mp.IOPS, mp.Runs), runsMax(mp.IOPS, mp.Runs)
+	if res.MaxTotalIOPSLower > lo*(1+1e-9) || res.MaxTotalIOPSUpper < hi*(1-1e-9) {
+		t.Fatalf("band %v..%v misses the mixed runs %v..%v", res.MaxTotalIOPSLower, res.MaxTotalIOPSUpper, lo, hi)
+	}
+	if !inFamily(runsMin(p.ReadIOPS, p.ReadRuns), runsMin(p.WriteIOPS, p.WriteRuns), lo) ||
+		!inFamily(runsMax(p.ReadIOPS, p.ReadRuns), runsMax(p.WriteIOPS, p.WriteRuns), hi) {
+		return false
+	}
+	if !near(res.MaxTotalIOPSLower, math.Min(lo, res.MaxTotalIOPS), 1e-9) || !near(res.MaxTotalIOPSUpper, math.Max(hi, res.MaxTotalIOPS), 1e-9) {
+		t.Fatalf("band %v..%v, want the hull of the central %v and the runs %v..%v", res.MaxTotalIOPSLower, res.MaxTotalIOPSUpper, res.MaxTotalIOPS, lo, hi)
+	}
+	return true
+}
+
+// The 97.5% t quantiles of a table (1, 2, 4, 30 dof) and the normal's.
+func TestTQuantile975(t *testing.T) {
+	for _, c := range []struct{ dof, want float64 }{{1, 12.706}, {2, 4.303}, {4, 2.776}, {30, 2.042}, {math.Inf(1), 1.960}} {
+		if got := tQuantile975(c.dof); math.Abs(got-c.want) > 1e-3 {
+			t.Errorf("t(0.975, %v) = %v, want %v", c.dof, got, c.want)
+		}
+	}
+}
+
+// synthRuns draws n runs of a figure whose truth is x, each off by a
+// relative normal error of sd cv.
+func synthRuns(rng *rand.Rand, x, cv float64, n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = x * (1 + cv*rng.NormFloat64())
+	}
+	return out
+}
+
+// synthCalibration is a calibration of a two-size cluster whose truth is
+// the frontier with interference gamma at both sizes, measured with runs
+// relative noise cv on the pure figures and mixedCV on the 50/50 points.
+func synthCalibration(rng *rand.Rand, gamma, cv, mixedCV float64, runs int) Calibration {
+	var c Calibration
+	for _, p := range []struct{ s, r, w float64 }{{4096, 16000, 3000}, {65536, 10400, 1450}} {
+		rr, wr := synthRuns(rng, p.r, cv, runs), synthRuns(rng, p.w, cv, runs)
+		c.Points = append(c.Points, Point{IOSizeBytes: p.s, ReadIOPS: mean(rr), WriteIOPS: mean(wr), ReadRuns: rr, WriteRuns: wr})
+		t, err := MaxAtReadRatio(p.r, p.w, gamma, 0.5)
+		if err != nil {
+			panic(err)
+		}
+		mr := synthRuns(rng, t, mixedCV, runs)
+		c.Mixed = append(c.Mixed, MixedPoint{IOSizeBytes: p.s, ReadRatio: 0.5, IOPS: mean(mr), Runs: mr})
+	}
+	return c
+}
+
+// The noise levels below come from the single-host Ceph lab: within one
+// calibration, two runs of a figure were 1-13% apart (sd of a run about 5%
+// of the figure); single runs of a point across campaigns varied 8-38%
+// (about 15%).
+const (
+	labCV   = 0.05
+	noisyCV = 0.15
+)
+
+// Zero interference in: the runs at the lab's noise level rarely make γ
+// significant (the test's level is 5%), and whenever γ falls back the
+// central figures are exactly the paper's model (the calibration without
+// its mixed points), while the band still covers every mixed run.
+func TestGammaZeroTruthFallsBackToThePaper(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const trials = 400
+	for _, runs := range []int{2, 4} {
+		kept, fits := 0, 0
+		for trial := 0; trial < trials; trial++ {
+			c := synthCalibration(rng, 0, labCV, labCV, runs)
+			m, err := NewModel(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			paper := c
+			paper.Mixed = nil
+			pm, err := NewModel(paper)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, g := range m.Interference() {
+				fits++
+				if g.Test == GammaKept {
+					kept++
+					continue
+				}
+				if g.Test != GammaZero || g.Gamma != 0 {
+					t.Fatalf("runs %d trial %d: %+v", runs, trial, g)
+				}
+				s := g.IOSizeBytes
+				for _, rho := range []float64{0.1, 0.3, 0.5, 0.7, 0.9} {
+					cl := []OpClass{{Op: Read, IOSizeBytes: s, Rate: 100 * rho}, {Op: Write, IOSizeBytes: s, Rate: 100 * (1 - rho)}}
+					got, err1 := m.AtMix(cl)
+					want, err2 := pm.AtMix(cl)
+					if err1 != nil || err2 != nil {
+						t.Fatal(err1, err2)
+					}
+					if got.MaxTotalIOPS != want.MaxTotalIOPS || got.Utilization != want.Utilization || got.HeadroomRatio != want.HeadroomRatio {
+						t.Fatalf("runs %d trial %d size %v ρ %v: %+v, the paper gives %+v", runs, trial, s, rho, got, want)
+					}
+				}
+				// The band covers the paper's line and every mixed run.
+				checkBandCoversRuns(t, m, c, i)
+			}
+		}
+		rate := float64(kept) / float64(fits)
+		t.Logf("zero truth, %d runs per figure, cv %v: γ kept in %d of %d fits (%.1f%%)", runs, labCV, kept, fits, 100*rate)
+		// Nominal 5%; the delta method and Welch's dof are approximations,
+		// so allow up to 10% (400 trials × 2 sizes: sd of the rate 0.8%).
+		if rate > 0.10 {
+			t.Errorf("%d runs: γ kept in %.1f%% of zero-truth fits, want <= 10%%", runs, 100*rate)
+		}
+	}
+}
+
+// Large true γ with tight runs: kept, and within tolerance of the truth.
+func TestGammaLargeTruthTightRunsKept(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const truth, trials = 1.0, 200
+	kept, fits := 0, 0
+	var worst float64
+	for trial := 0; trial < trials; trial++ {
+		m, err := NewModel(synthCalibration(rng, truth, 0.005, 0.005, 3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range m.Interference() {
+			fits++
+			if g.Test != GammaKept {
+				continue
+			}
+			kept++
+			if g.Gamma != g.Estimate {
+				t.Fatalf("kept γ %v differs from its estimate %v", g.Gamma, g.Estimate)
+			}
+			worst = math.Max(worst, math.Abs(g.Gamma-truth))
+		}
+	}
+	t.Logf("γ = %v, 3 runs at 0.5%%: kept in %d of %d fits, worst |γ − truth| %.4f", truth, kept, fits, worst)
+	if kept < fits*98/100 {
+		t.Errorf("γ kept in %d of %d fits, want >= 98%%", kept, fits)
+	}
+	// 0.5% noise on three figures moves γ by about 0.03 (1 sd); 0.15 is 5 sd.
+	if worst > 0.15 {
+		t.Errorf("worst kept γ off the truth by %v, want <= 0.15", worst)
+	}
+	// Without noise the truth comes back exactly, and runs that agree
+	// exactly (standard error 0) keep it.
+	c := synthCalibration(rng, truth, 0, 0, 2)
+	m, err := NewModel(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range m.Interference() {
+		if g.Test != GammaKept || !near(g.Gamma, truth, 1e-9) || g.StdErr != 0 {
+			t.Errorf("noise-free runs: %+v, want γ %v kept", g, truth)
+		}
+	}
+}
+
+// Disagreeing runs: γ = 0.3 (the lab's) measured with runs as noisy as
+// repeated points across campaigns falls back to 0 in most fits, and the
+// band covers every mixed run at its mix.
+func TestGammaDisagreeingRunsFallBack(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const trials = 200
+	zero, fits, outside, refused := 0, 0, 0, 0
+	for trial := 0; trial < trials; trial++ {
+		c := synthCalibration(rng, 0.3, labCV, noisyCV, 2)
+		m, err := NewModel(c)
+		if errors.Is(err, ErrInput) {
+			// A mix significantly far above the line (γ < MinGamma) is
+			// refused, as a single run always was: the two mixed runs agreed
+			// by chance.
+			refused++
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, g := range m.Interference() {
+			fits++
+			if g.Test == GammaZero {
+				zero++
+			}
+			if !checkBandCoversRuns(t, m, c, i) {
+				outside++
+			}
+		}
+	}
+	t.Logf("γ 0.3, 2 runs, mixed cv %v: fell back in %d of %d fits; %d mixed points beyond the family from their end's pure figures (band widened); %d calibrations refused", noisyCV, zero, fits, outside, refused)
+	if refused > trials/20 {
+		t.Errorf("%d of %d calibrations refused, want <= 5%%", refused, trials)
+	}
+	if zero < fits*80/100 {
+		t.Errorf("fell back in %d of %d fits, want >= 80%%", zero, fits)
+	}
+}
+
+// The calibration of the scored real-Ceph run (docs/e2e.md, run 3: two runs
+// of every figure at 4 KiB and 64 KiB, 50/50 points) gave γ 0.11 and 0.02
+// with runs bands including 0: neither is told from 0, so the frontier is
+// the paper's law at both sizes.
+func TestGammaCephRunThree(t *testing.T) {
+	c := Calibration{
+		Points: []Point{
+			{IOSizeBytes: 4096, ReadIOPS: 16055.888822, WriteIOPS: 3080.797194, ReadRuns: []float64{15052.589482, 17059.188162}, WriteRuns: []float64{2924.960032, 3236.634356}},
+			{IOSizeBytes: 65536, ReadIOPS: 10427.5458115, WriteIOPS: 1458.1959845, ReadRuns: []float64{10481.503699, 10373.587924}, WriteRuns: []float64{1515.532914, 1400.859055}},
+		},
+		Mixed: []MixedPoint{
+			{IOSizeBytes: 4096, ReadRatio: 0.5, IOPS: 4891.683328, Runs: []float64{5075.062469, 4708.304187}},
+			{IOSizeBytes: 65536, ReadRatio: 0.5, IOPS: 2534.4492185, Runs: []float64{2688.786728, 2380.111709}},
+		},
+	}
+	m, err := NewModel(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []float64{0.1111, 0.0223} {
+		g := m.Interference()[i]
+		t.Logf("%v B: γ %.4f ± %.4f (%.1f dof, t quantile %.2f): %s", g.IOSizeBytes, g.Estimate, g.StdErr, g.DoF, tQuantile975(g.DoF), g.Test)
+		if math.Abs(g.Estimate-want) > 1e-4 || g.Test != GammaZero || g.Gamma != 0 {
+			t.Errorf("%v B: %+v, want estimate %v fallen back to 0", g.IOSizeBytes, g, want)
+		}
+	}
+}
+
+// How often the lab's γ (0.3) is kept, by run-to-run noise and runs per
+// figure (the calibration recipe's advice rests on it). The test's power
+// grows with runs and falls with noise; the bounds below are loose around
+// the measured rates (300 trials × 2 sizes each).
+func TestGammaPowerByRunsAndNoise(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for _, c := range []struct {
+		cv       float64
+		runs     int
+		min, max float64
+	}{
+		{0.01, 2, 0.70, 0.97}, {0.01, 3, 0.95, 1}, {0.02, 2, 0.40, 0.72}, {0.02, 3, 0.90, 1}, {0.02, 5, 0.95, 1},
+		{0.05, 2, 0.05, 0.30}, {0.05, 3, 0.30, 0.60}, {0.05, 5, 0.75, 0.97},
+	} {
+		kept, fits := 0, 0
+		for trial := 0; trial < 300; trial++ {
+			m, err := NewModel(synthCalibration(rng, 0.3, c.cv, c.cv, c.runs))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, g := range m.Interference() {
+				fits++
+				if g.Test == GammaKept {
+					kept++
+				}
+			}
+		}
+		rate := float64(kept) / float64(fits)
+		t.Logf("γ 0.3, noise %v, %d runs: kept in %.0f%% of %d fits", c.cv, c.runs, 100*rate, fits)
+		if rate < c.min || rate > c.max {
+			t.Errorf("noise %v, %d runs: kept in %.2f of fits, want %v..%v", c.cv, c.runs, rate, c.min, c.max)
+		}
+	}
+}
+
+// BenchmarkNewModel: the cost of a fit with runs at every figure and a
+// 50/50 point per size (γ's test rebuilds the model twice per figure with
+// runs) against the same calibration with single runs (no test), by the
+// number of calibrated sizes.
+func BenchmarkNewModel(b *testing.B) {
+	for _, sizes := range []int{2, 4, 8} {
+		var withRuns, single Calibration
+		for k := 0; k < sizes; k++ {
+			s := 4096 * math.Pow(2, float64(k))
+			r, w := 16000/math.Sqrt(float64(k+1)), 3000/math.Sqrt(float64(k+1))
+			m, _ := MaxAtReadRatio(r, w, 0.3, 0.5)
+			withRuns.Points = append(withRuns.Points, Point{IOSizeBytes: s, ReadIOPS: r, WriteIOPS: w,
+				ReadRuns: []float64{0.99 * r, r, 1.01 * r}, WriteRuns: []float64{0.99 * w, w, 1.01 * w}})
+			withRuns.Mixed = append(withRuns.Mixed, MixedPoint{IOSizeBytes: s, ReadRatio: 0.5, IOPS: m, Runs: []float64{0.99 * m, m, 1.01 * m}})
+			single.Points = append(single.Points, Point{IOSizeBytes: s, ReadIOPS: r, WriteIOPS: w})
+			single.Mixed = append(single.Mixed, MixedPoint{IOSizeBytes: s, ReadRatio: 0.5, IOPS: m})
+		}
+		for _, c := range []struct {
+			name string
+			cal  Calibration
+		}{{"runs", withRuns}, {"single", single}} {
+			b.Run(fmt.Sprintf("sizes=%d/%s", sizes, c.name), func(b *testing.B) {
+				b.ReportAllocs()
+				for n := 0; n < b.N; n++ {
+					if _, err := NewModel(c.cal); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// A mixed run so far above the line between the pure maxes that no
+// frontier of the family passes through it (γ would have to turn the
+// frontier back before the run): the upper end scales its pure figures
+// until it reaches the run, so the band still covers it, and is wider at
+// the pure mixes too.
+func TestBandReachesRunsBeyondTheFamily(t *testing.T) {
+	c := Calibration{
+		Points: []Point{{IOSizeBytes: 4096, ReadIOPS: 1000, WriteIOPS: 1000, ReadRuns: []float64{990, 1010}, WriteRuns: []float64{990, 1010}}},
+		Mixed:  []MixedPoint{{IOSizeBytes: 4096, ReadRatio: 0.5, IOPS: 1550, Runs: []float64{1000, 2100}}},
+	}
+	// The upper end's own figures: no γ of the family reaches 2100.
+	a := 0.5 * 2100.0 / 1010
+	if g := (1 - 2*a) / (4 * a * a); a+a+8*g*a*a > 0 {
+		t.Fatalf("the case is not beyond the family: γ %v", g)
+	}
+	m, err := NewModel(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mid, err := m.AtMix([]OpClass{{Op: Read, IOSizeBytes: 4096, Rate: 50}, {Op: Write, IOSizeBytes: 4096, Rate: 50}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !near(mid.MaxTotalIOPSUpper, 2100, 1e-9) || !near(mid.MaxTotalIOPSLower, 1000, 1e-9) {
+		t.Errorf("band at 50/50 %v..%v, want the runs' 1000..2100", mid.MaxTotalIOPSLower, mid.MaxTotalIOPSUpper)
+	}
+	pure, _ := m.AtMix([]OpClass{{Op: Read, IOSizeBytes: 4096, Rate: 50}})
+	t.Logf("γ %+v; 50/50 %v [%v, %v]; pure reads %v [%v, %v]", m.Interference()[0], mid.MaxTotalIOPS, mid.MaxTotalIOPSLower, mid.MaxTotalIOPSUpper, pure.MaxTotalIOPS, pure.MaxTotalIOPSLower, pure.MaxTotalIOPSUpper)
+	if !near(pure.MaxTotalIOPSLower, 990, 1e-12) || !(pure.MaxTotalIOPSUpper > 1010) {
+		t.Errorf("pure reads: band %v..%v, want 990 to above the runs' 1010 (widened)", pure.MaxTotalIOPSLower, pure.MaxTotalIOPSUpper)
+	}
+}
