@@ -60,8 +60,9 @@ func (r *Report) Markdown() string {
 	}
 	if len(r.Calibration.Mixed) > 0 {
 		w("\nMixed points (saturated, total IOPS) and the interference γ fitted from them, with γ's bounds over the runs ")
-		w("(γ(mixed max, pure mins) .. γ(mixed min, pure maxes)); γ = 0 is the paper's law, γ > 0 puts mixes inside its line:\n\n")
-		w("| IO size | reads | IOPS | γ | γ bounds |\n|---|---:|---:|---:|---:|\n")
+		w("(γ(mixed max, pure mins) .. γ(mixed min, pure maxes)); γ = 0 is the paper's law, γ > 0 puts mixes inside its line. ")
+		w("The estimate is kept only when it is beyond the 95%% t quantile of its standard error from the runs; otherwise the model uses γ = 0:\n\n")
+		w("| IO size | reads | IOPS | γ used | estimate ± s.e. | test | γ bounds |\n|---|---:|---:|---:|---:|---|---:|\n")
 		gam := map[float64]conservation.GammaFit{}
 		if r.Model != nil {
 			for _, g := range r.Model.Interference() {
@@ -70,7 +71,7 @@ func (r *Report) Markdown() string {
 		}
 		for _, p := range r.Calibration.Mixed {
 			g := gam[p.IOSizeBytes]
-			w("| %.0f KiB | %.0f%% | %.0f%s | %.3f | %.3f .. %.3f |\n", p.IOSizeBytes/1024, 100*p.ReadRatio, p.IOPS, runsText(p.Runs), g.Gamma, g.Lower, g.Upper)
+			w("| %.0f KiB | %.0f%% | %.0f%s | %.3f | %.3f ± %.3f | %s | %.3f .. %.3f |\n", p.IOSizeBytes/1024, 100*p.ReadRatio, p.IOPS, runsText(p.Runs), g.Gamma, g.Estimate, g.StdErr, g.Test, g.Lower, g.Upper)
 		}
 	}
 
@@ -333,7 +334,7 @@ func (r *Report) renderAnalysis(w func(string, ...any)) {
 		if len(gs) > 0 {
 			var parts []string
 			for _, g := range gs {
-				parts = append(parts, fmt.Sprintf("%s γ = %.3f (runs %.3f .. %.3f)", kib(g.IOSizeBytes), g.Gamma, g.Lower, g.Upper))
+				parts = append(parts, fmt.Sprintf("%s γ = %.3f (estimate %.3f ± %.3f, %s; runs %.3f .. %.3f)", kib(g.IOSizeBytes), g.Gamma, g.Estimate, g.StdErr, g.Test, g.Lower, g.Upper))
 			}
 			w("Interference from the calibration's mixed points: %s", strings.Join(parts, ", "))
 			if sc, err := r.Model.At(cephUncalBSBytes); err == nil {
