@@ -122,9 +122,17 @@ func snapshots(t testing.TB) fixed {
 	return fixed{full, &down, empty}
 }
 
+// shardOfFixture is shard 1 of 3 forecasting the fixture's clusters, with
+// a fourth configured cluster assigned to another shard.
+type shardOfFixture struct{}
+
+func (shardOfFixture) Shard() Shard {
+	return Shard{Index: 1, Total: 3, Configured: []string{"ceph-a", "swift-b", "new", "elsewhere"}, Assigned: []string{"ceph-a", "swift-b", "new"}}
+}
+
 func scrape(t testing.TB, src Snapshotter) []byte {
 	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(New(src, nil))
+	reg.MustRegister(New(src, shardOfFixture{}, nil))
 	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -201,7 +209,7 @@ func BenchmarkScrape100Clusters(b *testing.B) {
 		snaps = append(snaps, &s)
 	}
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(New(snaps, nil))
+	reg.MustRegister(New(snaps, nil, nil))
 	b.ReportAllocs()
 	for b.Loop() {
 		mfs, err := reg.Gather()
@@ -228,7 +236,7 @@ func TestDeclaredIsWhatIsEmitted(t *testing.T) {
 		decl[s.Name] = s
 	}
 	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(New(snapshots(t), nil))
+	reg.MustRegister(New(snapshots(t), shardOfFixture{}, nil))
 	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
