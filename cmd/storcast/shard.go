@@ -84,9 +84,14 @@ func (s shardFlags) resolve(fs *pflag.FlagSet, hostname func() (string, error)) 
 // processes of different versions must agree on it, and TestShardOfIsPinned
 // fails when it changes.
 func shardOf(cluster string, total int) int {
+	return int(clusterHash(cluster) % uint64(total))
+}
+
+// clusterHash is FNV-1a 64 of the cluster name's bytes.
+func clusterHash(cluster string) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(cluster))
-	return int(h.Sum64() % uint64(total))
+	return h.Sum64()
 }
 
 // split returns cfg with only the clusters assigned to s (a shallow copy:
