@@ -103,13 +103,21 @@ func (e *Engine) observe(next *Snapshot, frame *source.Frame) {
 	next.ObservedLatencies = observedLatencies(cols[0], cols[1], 200)
 }
 
+// meanAccuracy is the mean over targets, summed in target-name order: a
+// float sum over map order could differ in its last bits between two HA
+// replicas fitting the same window.
 func meanAccuracy(acc map[string]float64) float64 {
 	if len(acc) == 0 {
 		return 0
 	}
+	keys := make([]string, 0, len(acc))
+	for k := range acc {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
 	var s float64
-	for _, a := range acc {
-		s += a
+	for _, k := range keys {
+		s += acc[k]
 	}
 	return s / float64(len(acc))
 }
