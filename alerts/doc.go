@@ -13,7 +13,7 @@
 //	                                  storcast_saturation_eta_seconds{limit="max_iops"} < x.saturation.horizon
 //	StorcastLatencySLOBreachPredicted storcast_saturation_eta_seconds{limit="latency_slo"} < x.saturation.horizon
 //	StorcastLatencySLOAtExtraLoad     storcast_predicted_latency_seconds{load_factor=x.latency.load_factor, bound="mean"}
-//	                                    > storcast_latency_slo_seconds
+//	                                    > ignoring (load_factor, bound) storcast_latency_slo_seconds
 //	StorcastModelStale                storcast_model_stale == 1
 //	StorcastModelInaccurate           storcast_model_accuracy_ratio < x.model.min_accuracy_ratio
 //	StorcastSourceDown                storcast_source_up == 0

@@ -95,7 +95,11 @@ func Rules(t Thresholds) []Rule {
 			"At the current demand trend, the predicted latency of cluster {{ $labels.cluster }} crosses its SLO in {{ $value | humanizeDuration }}."),
 		rule("StorcastLatencySLOAtExtraLoad", "warning",
 			sel("storcast_predicted_latency_seconds", `load_factor="`+fmt.Sprint(t.Latency.LoadFactor)+`"`, `bound="mean"`)+
-				"\n  > on (cluster)\n"+sel("storcast_latency_slo_seconds"), t.Latency.For,
+				// Matched on every label but the two the SLO lacks, not on
+				// cluster alone: two HA replicas scraped by one Prometheus
+				// export the same cluster under two instances, which "on
+				// (cluster)" refuses as many-to-many.
+				"\n  > ignoring (load_factor, bound)\n"+sel("storcast_latency_slo_seconds"), t.Latency.For,
 			"Cluster {{ $labels.cluster }} would breach its latency SLO at "+fmt.Sprint(t.Latency.LoadFactor)+" times today's load.",
 			"The predicted mean latency of cluster {{ $labels.cluster }} at "+fmt.Sprint(t.Latency.LoadFactor)+
 				" times today's IOPS is {{ $value | humanizeDuration }}, above its latency SLO: an ordinary peak would breach it."),
