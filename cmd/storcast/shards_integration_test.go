@@ -32,9 +32,9 @@ import (
 )
 
 const (
-	shardClusters = 30             // simulated clusters, one storagesim each
-	shardTotal    = 3              // storcast shards; a fourth process replicates shard 0
-	shardLookback = 12 * time.Hour // history backfilled, and fit.lookback
+	shardClusters = 30            // simulated clusters, one storagesim each
+	shardTotal    = 3             // storcast shards; a fourth process replicates shard 0
+	shardLookback = 6 * time.Hour // history backfilled, and fit.lookback
 )
 
 // shardClusterName is the name of simulated cluster i; its series carry the
@@ -180,10 +180,16 @@ clusters:
 	}
 
 	// The twins must fit in the same fit.step for their windows to be the
-	// same: start them at least 2 minutes before the step ends.
-	if left := backfillStep - time.Duration(time.Now().UnixNano())%backfillStep; left < 2*time.Minute {
-		t.Logf("waiting %s for the next %s step, so that the twins fit the same window", left.Round(time.Second), backfillStep)
-		time.Sleep(left + time.Second)
+	// same: start them at least 20 s into a step (the last live samples
+	// before its start are stored by then) and 150 s before its end (the
+	// fits take up to a minute on a loaded 2-core machine).
+	if into := time.Duration(time.Now().UnixNano()) % backfillStep; into < 20*time.Second || into > backfillStep-150*time.Second {
+		wait := (backfillStep-into)%backfillStep + 20*time.Second
+		if into < 20*time.Second {
+			wait = 20*time.Second - into
+		}
+		t.Logf("waiting %s, to 20 s into a %s step, so that the twins fit the same window", wait.Round(time.Second), backfillStep)
+		time.Sleep(wait)
 	}
 	var procs []*testtool.Process
 	for p, s := range procShard {
