@@ -180,15 +180,15 @@ clusters:
 	}
 
 	// The twins must fit in the same fit.step for their windows to be the
-	// same: start them at least 20 s into a step (the last live samples
-	// before its start are stored by then) and 150 s before its end (the
-	// fits take up to a minute on a loaded 2-core machine).
-	if into := time.Duration(time.Now().UnixNano()) % backfillStep; into < 20*time.Second || into > backfillStep-150*time.Second {
-		wait := (backfillStep-into)%backfillStep + 20*time.Second
-		if into < 20*time.Second {
-			wait = 20*time.Second - into
+	// same: start them at least 15 s into a step (the last live samples
+	// before its start are stored by then) and 100 s before its end (the
+	// first fits took up to 70 s on a 2-core machine at load 11).
+	if into := time.Duration(time.Now().UnixNano()) % backfillStep; into < 15*time.Second || into > backfillStep-100*time.Second {
+		wait := (backfillStep-into)%backfillStep + 15*time.Second
+		if into < 15*time.Second {
+			wait = 15*time.Second - into
 		}
-		t.Logf("waiting %s, to 20 s into a %s step, so that the twins fit the same window", wait.Round(time.Second), backfillStep)
+		t.Logf("waiting %s, to 15 s into a %s step, so that the twins fit the same window", wait.Round(time.Second), backfillStep)
 		time.Sleep(wait)
 	}
 	var procs []*testtool.Process
