@@ -297,6 +297,12 @@ func (a *app) routes(ctx context.Context) http.Handler {
 	mux.Handle("/api/v1/", svc.Handler(log))
 	mux.HandleFunc("/-/healthy", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "Healthy") })
 	mux.HandleFunc("/-/ready", func(w http.ResponseWriter, r *http.Request) {
+		// A shard the configuration gives no cluster has nothing to wait
+		// for: not ready, its StatefulSet would never roll out.
+		if s := a.Shard(); s.Total > 1 && len(s.Assigned) == 0 {
+			fmt.Fprintln(w, "Ready: no cluster is assigned to this shard")
+			return
+		}
 		if !a.eng.Ready() {
 			http.Error(w, "Not ready: no cluster refreshed yet", http.StatusServiceUnavailable)
 			return

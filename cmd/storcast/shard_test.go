@@ -247,3 +247,49 @@ clusters: [`+strings.Join(cl, ", ")+`]
 	}
 	check("after reload", []string{"ceph-a", "a", "cluster-00"}, []string{"swift-b", "other", "prod-eu-1", "foobar"})
 }
+
+// TestShardWithoutClustersIsReady: a shard the configuration gives no
+// cluster answers /-/ready 200 (there is nothing to wait for) and exports
+// storcast_clusters_assigned 0.
+func TestShardWithoutClustersIsReady(t *testing.T) {
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "storcast.yml")
+	// ceph-a hashes to shard 1 of 3, swift-b and other to 0: none to 2.
+	if err := os.WriteFile(cfgPath, []byte(`prometheus: {url: "http://127.0.0.1:1", timeout: 1s, retries: 0}
+state_dir: `+filepath.Join(dir, "state")+`
+clusters: [{name: ceph-a, kind: ceph}, {name: swift-b, kind: ceph}, {name: other, kind: ceph}]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := "127.0.0.1:" + testtool.FreePort(t)
+	stop := make(chan struct{})
+	var errb syncBuffer
+	done := make(chan int)
+	go func() {
+		done <- run([]string{"--config.file=" + cfgPath, "--web.listen-address=" + addr, "--shard.total=3", "--shard.from-name=storcast-2"}, io.Discard, &errb, stop)
+	}()
+	defer func() { close(stop); <-done }()
+	base := "http://" + addr
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if code, _ := get(t, base+"/-/healthy"); code == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not healthy; stderr %s", errb.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if code, body := get(t, base+"/-/ready"); code != 200 || !strings.Contains(body, "no cluster is assigned to this shard") {
+		t.Errorf("/-/ready of a shard without clusters: %d %q", code, body)
+	}
+	_, metrics := get(t, base+"/metrics")
+	for _, want := range []string{"storcast_shard_index 2\n", "storcast_clusters_assigned 0\n", `storcast_cluster_configured{cluster="other"} 1`} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+	if strings.Contains(metrics, "storcast_cluster_shard_index{") {
+		t.Errorf("a shard without clusters exports storcast_cluster_shard_index")
+	}
+}
