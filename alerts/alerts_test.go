@@ -275,6 +275,7 @@ func TestTestsCatchWrongThresholds(t *testing.T) {
 		{"stale for 1h", "model:\n  stale_for: 1h\n"},
 		{"source down for 2m", "source:\n  down_for: 2m\n"},
 		{"exporter job", "storcast_job: storcast-exporter\n"},
+		{"shard mismatch for 10m", "shards:\n  mismatch_for: 10m\n"},
 	} {
 		th, err := ParseThresholds([]byte(m.yaml), m.name)
 		if err != nil {

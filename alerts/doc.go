@@ -13,11 +13,14 @@
 //	                                  storcast_saturation_eta_seconds{limit="max_iops"} < x.saturation.horizon
 //	StorcastLatencySLOBreachPredicted storcast_saturation_eta_seconds{limit="latency_slo"} < x.saturation.horizon
 //	StorcastLatencySLOAtExtraLoad     storcast_predicted_latency_seconds{load_factor=x.latency.load_factor, bound="mean"}
-//	                                    > storcast_latency_slo_seconds
+//	                                    > ignoring (load_factor, bound) storcast_latency_slo_seconds
 //	StorcastModelStale                storcast_model_stale == 1
 //	StorcastModelInaccurate           storcast_model_accuracy_ratio < x.model.min_accuracy_ratio
 //	StorcastSourceDown                storcast_source_up == 0
 //	StorcastExporterDown              up{job=x.storcast_job} == 0
+//	StorcastShardMismatch             a cluster of storcast_cluster_configured without a
+//	                                    storcast_cluster_shard_index, or with two or more
+//	                                    distinct values of it (HA replicas of one shard count once)
 //
 // load_factor must be one that storcast exports (1.25, 1.5 or 2).
 //

@@ -101,7 +101,11 @@ func Rules(t Thresholds) []Rule {
 			"At the current demand trend, the predicted latency of cluster {{ $labels.cluster }} crosses its SLO in {{ $value | humanizeDuration }}."),
 		rule("StorcastLatencySLOAtExtraLoad", "warning",
 			sel("storcast_predicted_latency_seconds", `load_factor="`+fmt.Sprint(t.Latency.LoadFactor)+`"`, `bound="mean"`)+
-				unlessWarming("\n  > on (cluster)\n"+sel("storcast_latency_slo_seconds")), t.Latency.For,
+				// Matched on every label but the two the SLO lacks, not on
+				// cluster alone: two HA replicas scraped by one Prometheus
+				// export the same cluster under two instances, which "on
+				// (cluster)" refuses as many-to-many.
+				unlessWarming("\n  > ignoring (load_factor, bound)\n"+sel("storcast_latency_slo_seconds")), t.Latency.For,
 			"Cluster {{ $labels.cluster }} would breach its latency SLO at "+fmt.Sprint(t.Latency.LoadFactor)+" times today's load.",
 			"The predicted mean latency of cluster {{ $labels.cluster }} at "+fmt.Sprint(t.Latency.LoadFactor)+
 				" times today's IOPS is {{ $value | humanizeDuration }}, above its latency SLO: an ordinary peak would breach it."),
@@ -120,6 +124,17 @@ func Rules(t Thresholds) []Rule {
 			"Storcast cannot read the metrics of cluster {{ $labels.cluster }}.",
 			"storcast's queries for the metrics of cluster {{ $labels.cluster }} fail or return nothing; "+
 				"its forecasts are stale until they return."),
+		rule("StorcastShardMismatch", "warning",
+			// Missing: configured on some shard, forecast by none (value 0).
+			// Double: forecast under two or more distinct shard indexes
+			// (count_values folds HA replicas of one shard, which report
+			// the same index, into one).
+			"(\n  0 * group by (cluster) ("+sel("storcast_cluster_configured")+")\n  unless on (cluster)\n  group by (cluster) ("+sel("storcast_cluster_shard_index")+")\n)\nor\n"+
+				"(\n  count by (cluster) (count_values by (cluster) (\"shard\", "+sel("storcast_cluster_shard_index")+"))\n  > 1\n)",
+			t.Shards.MismatchFor,
+			"Cluster {{ $labels.cluster }} is forecast by {{ $value }} storcast shards, not 1.",
+			"The clusters the storcast shards forecast differ from the configured set: cluster {{ $labels.cluster }} is forecast under {{ $value }} shard indexes "+
+				"(0: no running shard has it, e.g. a shard is down or the shards disagree on --shard.total; 2 or more: two shards both claim it)."),
 		rule("StorcastExporterDown", "critical",
 			`up{job="`+t.StorcastJob+`"} == 0`, t.Exporter.DownFor,
 			"Prometheus cannot scrape storcast at {{ $labels.instance }}.",

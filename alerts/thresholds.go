@@ -51,6 +51,9 @@ type Thresholds struct {
 	Exporter struct {
 		DownFor model.Duration `yaml:"down_for"`
 	} `yaml:"exporter"`
+	Shards struct {
+		MismatchFor model.Duration `yaml:"mismatch_for"`
+	} `yaml:"shards"`
 }
 
 // ExportedLoadFactors are the load_factor values of
@@ -122,6 +125,7 @@ func (t Thresholds) Validate() error {
 		nonNegative("model.inaccurate_for", t.Model.InaccurateFor),
 		nonNegative("source.down_for", t.Source.DownFor),
 		nonNegative("exporter.down_for", t.Exporter.DownFor),
+		nonNegative("shards.mismatch_for", t.Shards.MismatchFor),
 	} {
 		if err != nil {
 			return err

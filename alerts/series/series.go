@@ -79,6 +79,8 @@ func Fixtures(descs []Desc, cluster, extra string) []string {
 // plugin rely on, with their labels: TestContractIsExported fails when the
 // exporter stops declaring one of them or changes its labels.
 var Contract = []Desc{
+	{"storcast_cluster_configured", []string{"cluster"}},
+	{"storcast_cluster_shard_index", []string{"cluster"}},
 	{"storcast_headroom_iops", []string{"cluster"}},
 	{"storcast_headroom_ratio", []string{"cluster"}},
 	{"storcast_latency_knee_iops", []string{"cluster", "bound"}},

@@ -205,7 +205,7 @@ func TestLoad(t *testing.T) {
 	const clusters, conns = 100, 32
 	snaps := loadSnapshots(t, clusters)
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collector.New(snaps, nil))
+	reg.MustRegister(collector.New(snaps, nil, nil))
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	mux.Handle("/api/v1/", api.NewService(snaps).Handler(nil))

@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -58,21 +59,28 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	opts.log.Writer = stderr
 	log := promslog.New(&opts.log)
 
-	cfg, err := loadConfig(opts)
+	all, err := loadConfig(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "storcast: configuration: %v\n", err)
 		return 1
 	}
+	// From here on cfg holds only this shard's clusters: the others are
+	// neither fetched nor fitted nor exported.
+	cfg, shardReport := opts.shard.split(all)
 	if opts.check {
-		fmt.Fprintf(stdout, "configuration OK: %d cluster(s)\n", len(cfg.Clusters))
+		fmt.Fprintf(stdout, "configuration OK: %d cluster(s)\n", len(all.Clusters))
+		if opts.shard.total > 1 {
+			fmt.Fprintf(stdout, "shard %d of %d: %d cluster(s)\n", opts.shard.index, opts.shard.total, len(cfg.Clusters))
+		}
 		if opts.checkRemote {
 			return checkRemote(cfg, stdout, log)
 		}
 		return 0
 	}
-	log.Info("starting storcast", "version", version.Info(), "clusters", len(cfg.Clusters), "demo", cfg.Demo)
+	log.Info("starting storcast", "version", version.Info(), "clusters", len(all.Clusters), "demo", cfg.Demo,
+		"shard", opts.shard.index, "shards", opts.shard.total, "assigned", len(cfg.Clusters))
 
-	a, err := newApp(opts, cfg, log)
+	a, err := newApp(opts, cfg, shardReport, log)
 	if err != nil {
 		log.Error("start-up failed", "err", err)
 		return 1
@@ -120,6 +128,8 @@ type options struct {
 	demoScenario string
 	demoAge      time.Duration
 	log          promslog.Config
+	shardFlags   shardFlags
+	shard        shard // resolved from shardFlags
 }
 
 // parseFlags parses args; when it returns !ok, run exits with code.
@@ -134,11 +144,17 @@ func parseFlags(args []string, stderr io.Writer) (o *options, code int, ok bool)
 	fs.StringVar(&o.demoScenario, "demo.scenario", "growth", "storagesim scenario of --demo (a shipped name or a YAML path).")
 	fs.DurationVar(&o.demoAge, "demo.age", 150*time.Hour, "How long ago the --demo cluster started (its scenario's origin). With growth, 150h puts today's load at 90% of capacity, the latency SLO breach ~20 h ahead and saturation ~30 h ahead.")
 	fs.BoolVar(&o.showVersion, "version", false, "Print the version and exit.")
+	addShardFlags(fs, &o.shardFlags)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return nil, 0, false
 		}
 		fmt.Fprintf(stderr, "storcast: %v (storcast --help lists the flags)\n", err)
+		return nil, 2, false
+	}
+	var err error
+	if o.shard, err = o.shardFlags.resolve(fs, osHostname); err != nil {
+		fmt.Fprintf(stderr, "storcast: %v\n", err)
 		return nil, 2, false
 	}
 	o.configFile, _ = fs.GetString("config.file")
@@ -189,14 +205,20 @@ type app struct {
 	demoSrc    *demo.Prometheus // the demo's in-process Prometheus (nil: none)
 	eng        *engine.Engine
 
-	mu  sync.Mutex // serialises reloads; guards cfg
-	cfg *config.Config
+	mu  sync.Mutex     // serialises reloads; guards cfg
+	cfg *config.Config // this shard's clusters only
+
+	shardReport atomic.Pointer[collector.Shard] // read by scrapes, not held up by a reload
 }
+
+// Shard implements collector.ShardReporter.
+func (a *app) Shard() collector.Shard { return *a.shardReport.Load() }
 
 // newApp builds the metrics registry, the source (Prometheus or the demo
 // cluster) and the engine for cfg.
-func newApp(o *options, cfg *config.Config, log *slog.Logger) (*app, error) {
+func newApp(o *options, cfg *config.Config, shardReport collector.Shard, log *slog.Logger) (*app, error) {
 	a := &app{opts: o, log: log, cfg: cfg, reg: prometheus.NewRegistry()}
+	a.shardReport.Store(&shardReport)
 	a.reg.MustRegister(versioncollector.NewCollector("storcast"), collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	var err error
 	if a.srcMetrics, err = source.NewMetrics(a.reg); err != nil {
@@ -217,7 +239,7 @@ func newApp(o *options, cfg *config.Config, log *slog.Logger) (*app, error) {
 		return nil, fmt.Errorf("source: %w", err)
 	}
 	a.eng = engine.New(engine.Options{Source: src, Fitters: fitters(), Log: log})
-	a.reg.MustRegister(collector.New(a.eng, log))
+	a.reg.MustRegister(collector.New(a.eng, a, log))
 	return a, nil
 }
 
@@ -234,10 +256,11 @@ func (a *app) newSource(c *config.Config) (source.Source, error) {
 func (a *app) reload(ctx context.Context) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	nc, err := loadConfig(a.opts)
+	all, err := loadConfig(a.opts)
 	if err != nil {
 		return err
 	}
+	nc, shardReport := a.opts.shard.split(all) // the shard flags stay: only the cluster list can change
 	if nc.Web.ListenAddress != a.cfg.Web.ListenAddress {
 		return fmt.Errorf("web.listen_address: changed from %q to %q; a reload does not move the listener: restart storcast to apply it", a.cfg.Web.ListenAddress, nc.Web.ListenAddress)
 	}
@@ -259,7 +282,8 @@ func (a *app) reload(ctx context.Context) error {
 	a.eng.SetSource(s)
 	a.eng.Start(ctx, nc)
 	a.cfg = nc
-	a.log.Info("configuration reloaded", "clusters", len(nc.Clusters))
+	a.shardReport.Store(&shardReport)
+	a.log.Info("configuration reloaded", "clusters", len(all.Clusters), "assigned", len(nc.Clusters))
 	return nil
 }
 
@@ -273,6 +297,12 @@ func (a *app) routes(ctx context.Context) http.Handler {
 	mux.Handle("/api/v1/", svc.Handler(log))
 	mux.HandleFunc("/-/healthy", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "Healthy") })
 	mux.HandleFunc("/-/ready", func(w http.ResponseWriter, r *http.Request) {
+		// A shard the configuration gives no cluster has nothing to wait
+		// for: not ready, its StatefulSet would never roll out.
+		if s := a.Shard(); s.Total > 1 && len(s.Assigned) == 0 {
+			fmt.Fprintln(w, "Ready: no cluster is assigned to this shard")
+			return
+		}
 		if !a.eng.Ready() {
 			http.Error(w, "Not ready: no cluster refreshed yet", http.StatusServiceUnavailable)
 			return

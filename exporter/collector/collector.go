@@ -89,11 +89,12 @@ type namedCollector struct {
 	Collector
 }
 
-// New returns an Exporter over src with every collector. They are listed
-// here rather than registered from init functions: storcast has no
+// New returns an Exporter over src with every collector; shard says which
+// shard the process is (nil: the shard series are not exported). They are
+// listed here rather than registered from init functions: storcast has no
 // per-collector flags to enable them by, so a registry would only hide the
 // list.
-func New(src Snapshotter, log *slog.Logger) *Exporter {
+func New(src Snapshotter, shard ShardReporter, log *slog.Logger) *Exporter {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -105,6 +106,7 @@ func New(src Snapshotter, log *slog.Logger) *Exporter {
 		{"model", modelCollector{}},
 		{"observed", observedCollector{}},
 		{"ruleset", rulesetCollector{}},
+		{"shard", shardCollector{shard}},
 		{"warmup", warmupCollector{}},
 		{"whatif", whatIfCollector{}},
 		{"workload", workloadCollector{}},

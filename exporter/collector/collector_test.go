@@ -135,9 +135,17 @@ func published(snaps ...*engine.Snapshot) fixed {
 	return snaps
 }
 
+// shardOfFixture is shard 1 of 3 forecasting the fixture's clusters, with
+// a fourth configured cluster assigned to another shard.
+type shardOfFixture struct{}
+
+func (shardOfFixture) Shard() Shard {
+	return Shard{Index: 1, Total: 3, Configured: []string{"ceph-a", "swift-b", "new", "elsewhere"}, Assigned: []string{"ceph-a", "swift-b", "new"}}
+}
+
 func scrape(t testing.TB, src Snapshotter) []byte {
 	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(New(src, nil))
+	reg.MustRegister(New(src, shardOfFixture{}, nil))
 	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -220,7 +228,7 @@ func BenchmarkScrape(b *testing.B) {
 				snaps = append(snaps, &s)
 			}
 			reg := prometheus.NewRegistry()
-			reg.MustRegister(New(snaps, nil))
+			reg.MustRegister(New(snaps, nil, nil))
 			b.ReportAllocs()
 			for b.Loop() {
 				mfs, err := reg.Gather()
@@ -249,7 +257,7 @@ func TestDeclaredIsWhatIsEmitted(t *testing.T) {
 		decl[s.Name] = s
 	}
 	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(New(snapshots(t), nil))
+	reg.MustRegister(New(snapshots(t), shardOfFixture{}, nil))
 	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -309,7 +317,7 @@ func TestWorkloadSeries(t *testing.T) {
 func TestConcurrentScrapesAgree(t *testing.T) {
 	snaps := snapshots(t)
 	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(New(snaps, nil))
+	reg.MustRegister(New(snaps, nil, nil))
 	text := func() (string, error) {
 		mfs, err := reg.Gather()
 		var buf bytes.Buffer
@@ -372,7 +380,7 @@ func TestInvalidLabelFailsOnlyItsCollector(t *testing.T) {
 	bad := *snaps[0]
 	bad.Cluster = "bad\xff"
 	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(New(fixed{snaps[0], &bad}, nil))
+	reg.MustRegister(New(fixed{snaps[0], &bad}, nil, nil))
 	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatalf("the scrape failed: %v", err)

@@ -38,11 +38,12 @@ func (e *Engine) fit(ctx context.Context, cfg *config.Config, c *cluster, log *s
 	}
 	log.Info("fitting", "reason", reason, "points", r.N(), "queries", frame.Stats.Queries, "series", frame.Stats.Series, "bytes", frame.Stats.ResponseBytes)
 	next := c.snap.Load().clone()
+	obs, hasObs := windowObservation(cfg, frame, next)
 	for _, f := range e.opt.Fitters {
 		if !f.Enabled(&c.cfg) {
 			continue
 		}
-		in := models.Input{Cluster: &c.cfg, Frame: frame, Observed: next.Observed, HasObserved: next.HasObserved, Fitted: next.Set}
+		in := models.Input{Cluster: &c.cfg, Frame: frame, Observed: obs, HasObserved: hasObs, Fitted: next.Set}
 		t0 := time.Now()
 		m, err := f.Fit(ctx, in)
 		e.record(next, f.Name(), cfg.Fit.Step, time.Since(t0), m, err, log)
@@ -62,6 +63,21 @@ func (e *Engine) fit(ctx context.Context, cfg *config.Config, c *cluster, log *s
 	c.publish(next)
 	log.Info("fit done", "seconds", time.Since(start).Seconds())
 	e.save(cfg.StateDir, next)
+}
+
+// windowObservation is the observation the models are fitted with: the one
+// at the end of the fit's own window, computed as a refresh computes it,
+// rather than the last refresh's. A fit is then a function of its window
+// alone, so two HA replicas fitting the same window agree even when their
+// last refreshes ran in different steps (or, at start-up, one has not run
+// yet). Without recent data in the window, or idle with no IO size to give
+// the mix, the last refresh's observation stands.
+func windowObservation(cfg *config.Config, frame *source.Frame, last *Snapshot) (features.Observed, bool) {
+	o, err := features.Current(frame.Tail(max(refreshSteps, freshSteps(cfg)+1)), freshSteps(cfg))
+	if err != nil || (o.Idle && !(o.IOSizeBytes > 0)) {
+		return last.Observed, last.HasObserved
+	}
+	return o, true
 }
 
 // record writes the outcome of one model's fit into the next snapshot's
@@ -103,13 +119,21 @@ func (e *Engine) observe(next *Snapshot, frame *source.Frame) {
 	next.ObservedLatencies = observedLatencies(cols[0], cols[1], 200)
 }
 
+// meanAccuracy is the mean over targets, summed in target-name order: a
+// float sum over map order could differ in its last bits between two HA
+// replicas fitting the same window.
 func meanAccuracy(acc map[string]float64) float64 {
 	if len(acc) == 0 {
 		return 0
 	}
+	keys := make([]string, 0, len(acc))
+	for k := range acc {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
 	var s float64
-	for _, a := range acc {
-		s += a
+	for _, k := range keys {
+		s += acc[k]
 	}
 	return s / float64(len(acc))
 }

@@ -220,10 +220,15 @@ func LatencyColumns(f *source.Frame) (names []string, cols [][]float64) {
 		metrics := f.Hosts[role]
 		for _, m := range sortedKeys(metrics) {
 			col := make([]float64, n)
+			// Hosts in name order: a float sum in map order differs in its
+			// last bits from run to run, and M-LISP's fit with it (two HA
+			// replicas fitting one window must agree).
+			hosts := sortedKeys(metrics[m])
 			for i := range col {
 				var sum float64
 				var k int
-				for _, v := range metrics[m] {
+				for _, h := range hosts {
+					v := metrics[m][h]
 					if i < len(v) && finite(v[i]) {
 						sum += v[i]
 						k++
