@@ -262,6 +262,9 @@ run_passive() {
 		sleep 1
 	done
 	curl -sS "http://127.0.0.1:$C_PORT/api/v1/capacity_curve?cluster=e2e&io_size_bytes=4096&points=21" >"$E2E_DIR/passive_curve.json" || true
+	# What the conservation model says of the history (fitted, a bound and why, or its error).
+	python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["data"][0]["models"].get("conservation", {}); print("passive conservation model:", json.dumps(m))' \
+		"$E2E_DIR/passive_clusters.json" 2>/dev/null || true
 	stop_one storcast-passive
 }
 

@@ -99,7 +99,9 @@ func (f CapacityFitter) Fit(_ context.Context, in Input) (Fitted, error) {
 		// today's mix, rather than nothing.
 		b, reason, berr := conservation.LowerBoundFromHistory(ws, in.Observed.IOSizeBytes, in.Observed.ReadRatio)
 		if berr == nil && b.IOPS > 0 {
-			return &CapacityBound{Bound: b, Reason: reason, N: b.Windows}, nil
+			// The estimate's own reason too: which size bands lacked
+			// saturated windows, and why.
+			return &CapacityBound{Bound: b, Reason: reason + "; " + err.Error(), N: b.Windows}, nil
 		}
 	}
 	if err != nil {

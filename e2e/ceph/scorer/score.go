@@ -705,6 +705,12 @@ func readFitError(path, model string) string {
 	}
 	for _, c := range *cs {
 		if c.Name == clusterName {
+			// A history that never saturated is served as a lower bound,
+			// with the reason in the note (no error): the line was not
+			// identifiable all the same.
+			if m := c.Models[model]; m.Error == "" && strings.Contains(m.Note, "not identifiable") {
+				return m.Note
+			}
 			return c.Models[model].Error
 		}
 	}

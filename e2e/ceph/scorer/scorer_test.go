@@ -3,6 +3,7 @@ package main
 import (
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -322,4 +323,31 @@ func TestLiveVsModelLeavesOutMixedSizes(t *testing.T) {
 		return
 	}
 	t.Fatal("the live-vs-model check is missing")
+}
+
+// TestReadFitErrorTakesTheLowerBoundsReason: a passive storcast whose
+// history never saturated serves a lower bound with the reason in its note
+// and no error; the scorer reads that reason as the fit's.
+func TestReadFitErrorTakesTheLowerBoundsReason(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, models string) string {
+		p := filepath.Join(dir, name)
+		body := `{"status":"success","data":[{"name":"e2e","kind":"ceph","models":` + models + `}]}`
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	bound := write("bound.json", `{"conservation":{"fitted":true,"note":"history never saturated: max IOPS is only bounded from below (at least 7269; capacity line not identifiable: no size band has enough saturated windows)"}}`)
+	if got := readFitError(bound, "conservation"); !strings.Contains(got, "not identifiable") {
+		t.Errorf("lower bound: %q, want its reason", got)
+	}
+	failed := write("failed.json", `{"conservation":{"fitted":false,"error":"no usable window in the lookback"}}`)
+	if got := readFitError(failed, "conservation"); got != "no usable window in the lookback" {
+		t.Errorf("error: %q", got)
+	}
+	fitted := write("fitted.json", `{"conservation":{"fitted":true,"note":"γ at 4096 bytes 0.1: untested"}}`)
+	if got := readFitError(fitted, "conservation"); got != "" {
+		t.Errorf("fitted: %q, want none", got)
+	}
 }
