@@ -18,6 +18,16 @@ import (
 // Queueing is the name of the latency model anchored to capacity.
 const Queueing = "queueing"
 
+// fittedCapacity is the capacity model fitted before a model that reads
+// it (the latency curve, the saturation ETA, the what-if regression).
+func fittedCapacity(in Input) (*conservation.Model, error) {
+	c := in.Fitted.Capacity()
+	if c == nil {
+		return nil, errors.New("needs the capacity model, which is not fitted")
+	}
+	return c.Model(), nil
+}
+
 // utilizationSeries returns, per busy window of the frame, the capacity
 // frontier's utilization U at the window's load and mix, with the window's
 // observation; windows the capacity model cannot place are left out.
@@ -91,11 +101,11 @@ const minQueueingWindows = 20
 
 // Fit implements Fitter.
 func (f QueueingFitter) Fit(_ context.Context, in Input) (Fitted, error) {
-	c := in.Fitted.Capacity()
-	if c == nil {
-		return nil, errors.New("needs the capacity model, which is not fitted")
+	capm, err := fittedCapacity(in)
+	if err != nil {
+		return nil, err
 	}
-	obs, u := utilizationSeries(c.Model(), in.Frame)
+	obs, u := utilizationSeries(capm, in.Frame)
 	x, lat := make([]float64, len(obs)), make([]float64, len(obs))
 	usable := 0
 	for i, o := range obs {
@@ -119,7 +129,7 @@ func (f QueueingFitter) Fit(_ context.Context, in Input) (Fitted, error) {
 	if !in.HasObserved || !(mix.IOSizeBytes > 0) {
 		mix = obs[len(obs)-1]
 	}
-	axis, ok := axisAt(c.Model(), mix)
+	axis, ok := axisAt(capm, mix)
 	if !ok {
 		return nil, errors.New("the capacity model cannot place the current mix")
 	}

@@ -41,11 +41,10 @@ const capacityTablePoints = 201
 
 // Fit implements Fitter.
 func (f SaturationFitter) Fit(_ context.Context, in Input) (Fitted, error) {
-	c := in.Fitted.Capacity()
-	if c == nil {
-		return nil, errors.New("needs the capacity model, which is not fitted")
+	capm, err := fittedCapacity(in)
+	if err != nil {
+		return nil, err
 	}
-	capm := c.Model()
 	obs, _ := utilizationSeries(capm, in.Frame)
 	if err := needWindows(Saturation, len(obs), 3, "with load"); err != nil {
 		return nil, err

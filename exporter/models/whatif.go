@@ -50,11 +50,11 @@ const whatIfMinWindows = 40
 
 // Fit implements Fitter.
 func (f WhatIfFitter) Fit(_ context.Context, in Input) (Fitted, error) {
-	c := in.Fitted.Capacity()
-	if c == nil {
-		return nil, errors.New("needs the capacity model, which is not fitted")
+	capm, err := fittedCapacity(in)
+	if err != nil {
+		return nil, err
 	}
-	obs, u := utilizationSeries(c.Model(), in.Frame)
+	obs, u := utilizationSeries(capm, in.Frame)
 	var X [][]float64
 	var y []float64
 	for i, o := range obs {
