@@ -165,20 +165,25 @@ func TestUnavailableBeforeFit(t *testing.T) {
 	}
 }
 
+// postWhatIf posts a what-if request and decodes its 200 answer.
+func postWhatIf(t *testing.T, srv *httptest.Server, body string) apiv1.WhatIfResult {
+	t.Helper()
+	code, env, raw := call(t, srv, "POST", "/api/v1/whatif", body)
+	if code != 200 {
+		t.Fatalf("%s: %d %s", body, code, raw)
+	}
+	var r apiv1.WhatIfResult
+	b, _ := json.Marshal(env.Data)
+	json.Unmarshal(b, &r)
+	return r
+}
+
 func TestWhatIf(t *testing.T) {
 	srv := testServer(t)
 	// Today: 2000 IOPS at 70% reads of 4 KiB; max = 1/(0.7/12000 + 0.3/4000).
 	maxNow := 1 / (0.7/12000 + 0.3/4000)
 	var r apiv1.WhatIfResult
-	decode := func(body string) {
-		code, env, raw := call(t, srv, "POST", "/api/v1/whatif", body)
-		if code != 200 {
-			t.Fatalf("%s: %d %s", body, code, raw)
-		}
-		b, _ := json.Marshal(env.Data)
-		r = apiv1.WhatIfResult{}
-		json.Unmarshal(b, &r)
-	}
+	decode := func(body string) { r = postWhatIf(t, srv, body) }
 	decode(`{"cluster":"a","extraIops":1000}`)
 	if r.IOPS != 3000 || math.Abs(r.MaxIOPS-maxNow) > 1e-6 || math.Abs(r.UtilizationRatio-3000/maxNow) > 1e-9 {
 		t.Errorf("extra IOPS: %+v, want max %v", r, maxNow)
@@ -291,15 +296,7 @@ func TestWhatIfRegression(t *testing.T) {
 
 	maxNow := 1 / (0.7/12000 + 0.3/4000)
 	var r apiv1.WhatIfResult
-	decode := func(body string) {
-		code, env, raw := call(t, srv, "POST", "/api/v1/whatif", body)
-		if code != 200 {
-			t.Fatalf("%s: %d %s", body, code, raw)
-		}
-		b, _ := json.Marshal(env.Data)
-		r = apiv1.WhatIfResult{}
-		json.Unmarshal(b, &r)
-	}
+	decode := func(body string) { r = postWhatIf(t, srv, body) }
 	decode(`{"cluster":"a","extraIops":1000}`) // U = 3000/maxNow ≈ 0.40
 	u := 3000 / maxNow
 	if r.LatencyModel != "whatif:LRM" || r.LatencySeconds.Mean == nil || math.Abs(*r.LatencySeconds.Mean-(1+2*u)/1e3) > 1e-9 {

@@ -74,13 +74,7 @@ func TestNegativeAndIdlePointsAreDropped(t *testing.T) {
 
 func TestHostWindows(t *testing.T) {
 	n := 10
-	ones := func(v float64) []float64 {
-		s := make([]float64, n)
-		for i := range s {
-			s[i] = v
-		}
-		return s
-	}
+	ones := func(v float64) []float64 { return constant(n, v) }
 	f := frame(ones(100), ones(50), ones(100*4096), ones(50*4096), ones(0.001))
 	f.Hosts = map[string]map[string]map[string][]float64{
 		"osd": {
@@ -116,13 +110,7 @@ func TestHostWindows(t *testing.T) {
 // signals").
 func TestHostWindowsLeaveOutAMetricSomeHostLacks(t *testing.T) {
 	n := 10
-	ones := func(v float64) []float64 {
-		s := make([]float64, n)
-		for i := range s {
-			s[i] = v
-		}
-		return s
-	}
+	ones := func(v float64) []float64 { return constant(n, v) }
 	f := frame(ones(100), ones(50), ones(100*4096), ones(50*4096), ones(0.001))
 	f.Hosts = map[string]map[string]map[string][]float64{
 		"osd": {
@@ -152,6 +140,15 @@ func TestHostWindowsLeaveOutAMetricSomeHostLacks(t *testing.T) {
 			t.Errorf("host %s in the last window: %v, want disk_reads only", h, ms)
 		}
 	}
+}
+
+// constant is n copies of v.
+func constant(n int, v float64) []float64 {
+	s := make([]float64, n)
+	for i := range s {
+		s[i] = v
+	}
+	return s
 }
 
 func TestTailKeepsTheEnd(t *testing.T) {
