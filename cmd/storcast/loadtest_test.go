@@ -14,12 +14,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/storcast/storcast/exporter/api"
 	"github.com/storcast/storcast/exporter/apiv1"
@@ -31,6 +32,46 @@ import (
 )
 
 var loadTest = flag.Bool("storcast.loadtest", false, "run TestLoad: /metrics of 100 clusters and 11000-point forecasts at 32 connections on loopback")
+
+// refreshing is a set of snapshots that refreshEvery replaces one cluster
+// at a time, as the engine publishes a refreshed snapshot.
+type refreshing struct{ p atomic.Pointer[snapshots] }
+
+func ptr[T any](v T) *T { return &v }
+
+func (r *refreshing) Snapshots() []*engine.Snapshot         { return *r.p.Load() }
+func (r *refreshing) Snapshot(name string) *engine.Snapshot { return r.p.Load().Snapshot(name) }
+
+// refreshEvery replaces one cluster's snapshot (a copy with a new refresh
+// time) every interval, round robin, until the returned stop, which says
+// how many it replaced. every 0 replaces none.
+func (r *refreshing) refreshEvery(every time.Duration) (stop func() int) {
+	if every <= 0 {
+		return func() int { return 0 }
+	}
+	done, n := make(chan struct{}), 0
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			old := *r.p.Load()
+			next := slices.Clone(old)
+			i := n % len(next)
+			s := *next[i]
+			s.LastRefresh = time.Now()
+			next[i] = &s
+			r.p.Store(&next)
+			n++
+		}
+	})
+	return func() int { close(done); wg.Wait(); return n }
+}
 
 // snapshots is a fixed set of engine snapshots.
 type snapshots []*engine.Snapshot
@@ -203,11 +244,18 @@ func TestLoad(t *testing.T) {
 		t.Skip("the load test runs with -storcast.loadtest")
 	}
 	const clusters, conns = 100, 32
-	snaps := loadSnapshots(t, clusters)
+	snaps := &refreshing{}
+	snaps.p.Store(ptr(loadSnapshots(t, clusters)))
+	// The process's own series, as storcast registers them, then the
+	// /metrics handler storcast serves.
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collector.New(snaps, nil, nil))
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	exposition, err := collector.NewExposition(collector.New(snaps, nil, nil), reg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.Handle("/metrics", exposition)
 	mux.Handle("/api/v1/", api.NewService(snaps).Handler(nil))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -232,19 +280,26 @@ func TestLoad(t *testing.T) {
 			t.Fatalf("/metrics lacks the max_iops ETA of %s", c)
 		}
 	}
-	rss0 := rssBytes()
-	lat, size, rss, cpu := hammer(t, base+"/metrics", conns, 20*conns)
-	t.Logf("/metrics of %d clusters (%d bytes, %d lines), %d GETs at %d connections: p50 %v p99 %v max %v; CPU %v per GET (client+server); RSS before %.0f MiB, max %.0f MiB",
-		clusters, size, strings.Count(string(body), "\n"), len(lat), conns, quantile(lat, 0.5), quantile(lat, 0.99), lat[len(lat)-1], cpu,
-		float64(rss0)/(1<<20), float64(rss)/(1<<20))
-	lat, _, _, cpu = hammer(t, base+"/metrics", 1, 50)
+	for _, every := range []time.Duration{0, 150 * time.Millisecond, 0} {
+		// every > 0: one cluster's snapshot replaced every interval, as
+		// when 100 clusters refresh every 15 s spread evenly, so that
+		// the cached forecast series are gathered again that often.
+		stop := snaps.refreshEvery(every)
+		rss0 := rssBytes()
+		lat, size, rss, cpu := hammer(t, base+"/metrics", conns, 20*conns)
+		refreshes := stop()
+		t.Logf("/metrics of %d clusters (%d bytes, %d lines), %d GETs at %d connections, %d snapshots replaced meanwhile (one every %v): p50 %v p99 %v max %v; CPU %v per GET (client+server); RSS before %.0f MiB, max %.0f MiB",
+			clusters, size, strings.Count(string(body), "\n"), len(lat), conns, refreshes, every, quantile(lat, 0.5), quantile(lat, 0.99), lat[len(lat)-1], cpu,
+			float64(rss0)/(1<<20), float64(rss)/(1<<20))
+	}
+	lat, _, _, cpu := hammer(t, base+"/metrics", 1, 50)
 	t.Logf("/metrics, 50 GETs at 1 connection: p50 %v p99 %v; CPU %v per GET", quantile(lat, 0.5), quantile(lat, 0.99), cpu)
 
 	now := float64(time.Now().Unix())
 	fc := fmt.Sprintf("%s/api/v1/forecast?cluster=cluster-042&series=utilization_ratio&start=%.0f&end=%.0f&step=60",
 		base, now-86400, now-86400+float64(apiv1.MaxForecastPoints-1)*60)
-	rss0 = rssBytes()
-	lat, size, rss, cpu = hammer(t, fc, conns, 10*conns)
+	rss0 := rssBytes()
+	lat, size, rss, cpu := hammer(t, fc, conns, 10*conns)
 	t.Logf("forecast of %d points (%d bytes), %d GETs at %d connections: p50 %v p99 %v max %v; CPU %v per GET (client+server); RSS before %.0f MiB, max %.0f MiB",
 		apiv1.MaxForecastPoints, size, len(lat), conns, quantile(lat, 0.5), quantile(lat, 0.99), lat[len(lat)-1], cpu,
 		float64(rss0)/(1<<20), float64(rss)/(1<<20))

@@ -26,7 +26,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/common/promslog"
 	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web"
@@ -200,7 +199,8 @@ func loadConfig(o *options) (*config.Config, error) {
 type app struct {
 	opts       *options
 	log        *slog.Logger
-	reg        *prometheus.Registry
+	reg        *prometheus.Registry // the process's own series; the forecasts are added by metrics
+	metrics    *collector.Exposition
 	srcMetrics *source.Metrics
 	demoSrc    *demo.Prometheus // the demo's in-process Prometheus (nil: none)
 	eng        *engine.Engine
@@ -239,7 +239,9 @@ func newApp(o *options, cfg *config.Config, shardReport collector.Shard, log *sl
 		return nil, fmt.Errorf("source: %w", err)
 	}
 	a.eng = engine.New(engine.Options{Source: src, Fitters: fitters(), Log: log})
-	a.reg.MustRegister(collector.New(a.eng, a, log))
+	if a.metrics, err = collector.NewExposition(collector.New(a.eng, a, log), a.reg, log); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 
@@ -293,7 +295,7 @@ func (a *app) routes(ctx context.Context) http.Handler {
 	log := a.log
 	svc := api.NewService(a.eng)
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(a.reg, promhttp.HandlerOpts{Registry: a.reg, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelError)}))
+	mux.Handle("/metrics", a.metrics)
 	mux.Handle("/api/v1/", svc.Handler(log))
 	mux.HandleFunc("/-/healthy", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "Healthy") })
 	mux.HandleFunc("/-/ready", func(w http.ResponseWriter, r *http.Request) {
