@@ -167,3 +167,29 @@ func FuzzWhatIfBody(f *testing.F) {
 		}
 	})
 }
+
+// FuzzAnyRequest sends any method, query and body to every endpoint (and
+// to none): whatever arrives, the answer is an envelope, and a 400 names a
+// parameter of the API.
+func FuzzAnyRequest(f *testing.F) {
+	svc, _ := trendServer(f, flatTrend{})
+	h := svc.Handler(nil)
+	endpoints := []string{"clusters", "status/buildinfo", "latency_curve", "capacity_curve", "forecast", "rulesets", "whatif", "nope", ""}
+	methods := []string{"GET", "POST", "PUT", "DELETE", "HEAD", "OPTIONS"}
+	f.Add(uint8(0), uint8(0), "", []byte(nil))
+	f.Add(uint8(5), uint8(0), "cluster=a", []byte(nil))
+	f.Add(uint8(5), uint8(1), "cluster=a", []byte(`{"cluster":"a"}`))
+	f.Add(uint8(6), uint8(1), "", []byte(`{"cluster":"a","extraIops":1000}`))
+	f.Add(uint8(6), uint8(0), "cluster=a", []byte(nil))
+	f.Add(uint8(4), uint8(0), "cluster=a&series=iops&start=1&end=2&step=1&start=3", []byte(nil))
+	f.Add(uint8(3), uint8(0), "cluster=a&io_size_bytes=4096&points=5&points=x", []byte(nil))
+	f.Add(uint8(7), uint8(2), "%zz", []byte("x"))
+	f.Fuzz(func(t *testing.T, endpoint, method uint8, rawQuery string, body []byte) {
+		r := httptest.NewRequest("GET", "/api/v1/", strings.NewReader(string(body)))
+		r.Method = methods[int(method)%len(methods)]
+		r.URL.Path = "/api/v1/" + endpoints[int(endpoint)%len(endpoints)]
+		r.URL.RawQuery = rawQuery
+		checkAnswer(t, serve(h, r), "cluster", "series", "start", "end", "step", "io_size_bytes", "points",
+			"body", "readRatio", "extraIops", "hostsAdded", "ioSizes", "ioSizes[")
+	})
+}
