@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"log/slog"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,6 +21,13 @@ type Options struct {
 	Fitters []models.Fitter
 	Log     *slog.Logger
 	Now     func() time.Time // default time.Now
+	// MaxConcurrentFits bounds the clusters whose models are fitted at
+	// once (0: GOMAXPROCS). Fits are CPU-bound: after a restart every
+	// cluster is due at once, and 100 fits in parallel took every core for
+	// minutes (scrapes and refreshes waited seconds behind them) and held
+	// 100 histories in memory, for no more fits per second than as many
+	// at once as there are cores.
+	MaxConcurrentFits int
 }
 
 // Engine owns the per-cluster loops.
@@ -33,6 +41,7 @@ type Engine struct {
 	order       []string
 	cancel      context.CancelFunc
 	wg          sync.WaitGroup
+	fitSlots    chan struct{} // one token per fit in progress
 }
 
 // New returns an engine; Start runs it.
@@ -43,7 +52,10 @@ func New(opt Options) *Engine {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	return &Engine{opt: opt, log: opt.Log, clusters: map[string]*cluster{}}
+	if opt.MaxConcurrentFits <= 0 {
+		opt.MaxConcurrentFits = runtime.GOMAXPROCS(0)
+	}
+	return &Engine{opt: opt, log: opt.Log, clusters: map[string]*cluster{}, fitSlots: make(chan struct{}, opt.MaxConcurrentFits)}
 }
 
 // cluster is one cluster's loop state.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -604,5 +605,52 @@ func TestAdvisorAnswersForTheWorkload(t *testing.T) {
 	}
 	if rs.Recommended != best {
 		t.Errorf("recommended %q, the highest positive predicted boost is %q", rs.Recommended, best)
+	}
+}
+
+// concurrencyFitter records how many of its fits run at once; each takes
+// 30 ms, long enough for every due cluster to be fitting together if the
+// engine let them.
+type concurrencyFitter struct{ now, most, fits *atomic.Int32 }
+
+func (concurrencyFitter) Name() string                 { return "concurrency" }
+func (concurrencyFitter) Enabled(*config.Cluster) bool { return true }
+func (f concurrencyFitter) Fit(context.Context, models.Input) (models.Fitted, error) {
+	n := f.now.Add(1)
+	defer f.now.Add(-1)
+	for m := f.most.Load(); n > m && !f.most.CompareAndSwap(m, n); m = f.most.Load() {
+	}
+	time.Sleep(30 * time.Millisecond)
+	f.fits.Add(1)
+	return &countingModel{Fits: 1}, nil
+}
+func (concurrencyFitter) Decode(b []byte) (models.Fitted, error) {
+	var m countingModel
+	err := json.Unmarshal(b, &m)
+	return &m, err
+}
+
+// TestFitsBoundedAcrossClusters: 8 clusters due at once (a restart) are
+// fitted at most MaxConcurrentFits at a time, and all of them are fitted.
+func TestFitsBoundedAcrossClusters(t *testing.T) {
+	fake := promfake.New(testWorkload().Answer)
+	defer fake.Close()
+	cfg := testConfig(t, fake.URL)
+	for _, name := range []string{"b", "c", "d", "e", "f", "g", "h"} {
+		cl := cfg.Clusters[0]
+		cl.Name = name
+		cfg.Clusters = append(cfg.Clusters, cl)
+	}
+	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := concurrencyFitter{new(atomic.Int32), new(atomic.Int32), new(atomic.Int32)}
+	e := New(Options{Source: src, Fitters: []models.Fitter{f}, Now: (&clock{t: testNow}).Now, MaxConcurrentFits: 2})
+	e.Start(context.Background(), cfg)
+	defer e.Stop()
+	waitFor(t, "every cluster fitted", func() bool { return f.fits.Load() >= int32(len(cfg.Clusters)) })
+	if m := f.most.Load(); m != 2 {
+		t.Errorf("%d fits ran at once, want 2 (the bound, reached with 8 clusters due)", m)
 	}
 }

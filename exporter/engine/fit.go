@@ -36,10 +36,21 @@ func (e *Engine) fit(ctx context.Context, cfg *config.Config, c *cluster, log *s
 		}
 		return
 	}
+	// The fetch above waits on the upstream, the fitting below on the CPU:
+	// only the fitting takes one of the bounded slots.
+	select {
+	case e.fitSlots <- struct{}{}:
+		defer func() { <-e.fitSlots }()
+	case <-ctx.Done():
+		return
+	}
 	log.Info("fitting", "reason", reason, "points", r.N(), "queries", frame.Stats.Queries, "series", frame.Stats.Series, "bytes", frame.Stats.ResponseBytes)
 	next := c.snap.Load().clone()
 	obs, hasObs := windowObservation(cfg, frame, next)
 	for _, f := range e.opt.Fitters {
+		if ctx.Err() != nil {
+			return // shutting down or reloading: the models in force stay
+		}
 		if !f.Enabled(&c.cfg) {
 			continue
 		}
