@@ -232,7 +232,7 @@ wait_api() {
 
 # mlisp_snapshot STEP: M-LISP trained on the lower steps only: a storcast whose lookback ends
 # before the higher steps begin (it started at LOAD_START), sampling every STEP, asked once for
-# its latency curve (mlisp_lower.json), then stopped.
+# its latency curve (mlisp_lower.json) and its what-if answers (whatif_lower.json), then stopped.
 mlisp_snapshot() {
 	local step=$1 lb
 	lb=$(($(date +%s) - LOAD_START + 5))
@@ -245,6 +245,10 @@ mlisp_snapshot() {
 		log "M-LISP snapshot: no latency curve within 120 s"
 		curl -sS "http://127.0.0.1:$B_PORT/api/v1/latency_curve?cluster=e2e" >"$E2E_DIR/mlisp_lower.json" || true
 	fi
+	# The same storcast's what-if answers for more load at today's mix (whatif_lower.json),
+	# scored at the higher steps beside M-LISP; reported, not asserted.
+	"$BIN/scorer" whatif-curve -storcast "http://127.0.0.1:$B_PORT" -cluster e2e -out "$E2E_DIR/whatif_lower.json" ||
+		log "what-if snapshot failed (the score reports it)"
 	stop_one storcast-mlisp
 }
 

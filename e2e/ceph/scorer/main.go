@@ -11,7 +11,7 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: scorer plan|score [flags]")
+		fmt.Fprintln(stderr, "usage: scorer plan|score|whatif-curve [flags]")
 		return 2
 	}
 	switch args[0] {
@@ -45,8 +45,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	case "score":
 		return runScore(args[1:], stdout, stderr)
+	case "whatif-curve":
+		return runWhatIfCurve(args[1:], stdout, stderr)
 	default:
-		fmt.Fprintf(stderr, "scorer: unknown command %q (want plan or score)\n", args[0])
+		fmt.Fprintf(stderr, "scorer: unknown command %q (want plan, score or whatif-curve)\n", args[0])
 		return 2
 	}
 }

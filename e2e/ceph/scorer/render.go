@@ -200,6 +200,8 @@ func (r *Report) Markdown() string {
 		}
 	}
 
+	r.renderWhatIf(w)
+
 	w("\n## Passive calibration (history only) vs %s\n\n", sys.Client)
 	if r.Passive == nil {
 		w("No passive curve: %s\n", r.PassiveErr)
@@ -464,6 +466,10 @@ func (r *Report) Summary() map[string]any {
 			"clientLatencySeconds": s.Fio.Latency, "clusterLatencySeconds": s.ClusterLatency, "steal": s.Steal, "busyCores": s.BusyCores, "oursCores": s.OursCores, "osdRssMB": s.OSDRSSMB,
 			"storcastMaxIops": nanNil(s.LiveMaxIOPS, s.HaveMax), "storcastHeadroom": nanNil(s.LiveHeadroom, s.HaveHeadroom),
 			"storcastPredictedIops": nanNil(s.PredictedIOPS, s.HavePredicted), "served": s.Served})
+		if s.HaveWhatIf {
+			steps[len(steps)-1]["whatIf"] = map[string]any{"latencySeconds": nanNil(s.WhatIf.Mean, !s.WhatIfPast), "lower": nanNil(s.WhatIf.Lower, !s.WhatIfPast),
+				"upper": nanNil(s.WhatIf.Upper, !s.WhatIfPast), "model": s.WhatIf.Model, "saturated": s.WhatIfPast, "utilizationRatio": s.WhatIf.UtilizationRatio}
+		}
 	}
 	mixes := []map[string]any{}
 	for _, m := range r.Mixes {
@@ -481,6 +487,43 @@ func (r *Report) Summary() map[string]any {
 		gammas = r.Model.Interference()
 	}
 	return map[string]any{"system": r.Sys.Kind, "interference": gammas, "when": r.When, "phases": r.Phases, "mixes": mixes, "measuredKnee": nanNil(r.MeasuredKnee, r.HaveMeasuredKnee), "peakOsdRssMB": r.PeakOSDRSSMB, "calibration": r.Calibration, "steps": steps, "checks": checks}
+}
+
+// renderWhatIf is the what-if latency of the storcast trained on the lower
+// steps, at the higher steps, beside M-LISP's forecast there.
+func (r *Report) renderWhatIf(w func(string, ...any)) {
+	sys := r.Sys
+	w("\n## What-if latency beyond the highest load seen\n\n")
+	if r.WhatIf == nil {
+		w("No what-if curve: %s\n", r.WhatIfErr)
+		return
+	}
+	w("The same storcast as M-LISP's (trained on the ramp's lower steps) asked `POST /api/v1/whatif` at today's mix for today's IOPS (%.0f) times 1..3; ", r.WhatIf.IOPS0)
+	w("read at the IOPS %s measured in each higher step. The model column says what answered: `whatif:<learner>` (the cross-validated regression, ", sys.Client)
+	w("only within the utilization its history covered), `queueing` or `mlisp` (the capacity-anchored latency model beyond), `saturated` where the what-if reports no finite latency (at or past capacity).\n\n")
+	w("| step | IOPS | measured ms | what-if ms [band] | model | error | covered | M-LISP error |\n|---|---:|---:|---:|---|---:|:---:|---:|\n")
+	for _, s := range r.Steps {
+		if !s.HighRamp {
+			continue
+		}
+		ml := "n/a"
+		if s.HaveForecast {
+			ml = errOr(s.ForecastLat.Mean, s.ClusterLatency, s.HaveClusterLat)
+		}
+		switch {
+		case !s.HaveWhatIf:
+			w("| %s | %.0f | %s | n/a | n/a | n/a | n/a | %s |\n", s.Name, s.Fio.IOPS(), ms(s.ClusterLatency, s.HaveClusterLat), ml)
+		case s.WhatIfPast:
+			w("| %s | %.0f | %s | saturated (U %.2f) | saturated | n/a | n/a | %s |\n", s.Name, s.Fio.IOPS(), ms(s.ClusterLatency, s.HaveClusterLat), s.WhatIf.UtilizationRatio, ml)
+		default:
+			cov := "no"
+			if s.HaveClusterLat && s.ClusterLatency >= s.WhatIf.Lower && s.ClusterLatency <= s.WhatIf.Upper {
+				cov = "yes"
+			}
+			w("| %s | %.0f | %s | %.2f [%.2f, %.2f] | %s | %s | %s | %s |\n", s.Name, s.Fio.IOPS(), ms(s.ClusterLatency, s.HaveClusterLat),
+				1000*s.WhatIf.Mean, 1000*s.WhatIf.Lower, 1000*s.WhatIf.Upper, s.WhatIf.Model, errOr(s.WhatIf.Mean, s.ClusterLatency, s.HaveClusterLat), cov, ml)
+		}
+	}
 }
 
 func nanNil(x float64, ok bool) any {

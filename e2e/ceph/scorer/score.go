@@ -91,7 +91,10 @@ type StepScore struct {
 	HighRamp       bool    // a ramp step after the M-LISP mark
 	ForecastLat    apiv1.LatencyPoint
 	HaveForecast   bool
-	ForecastBeyond bool // the step's IOPS lies beyond the forecast curve
+	ForecastBeyond bool        // the step's IOPS lies beyond the forecast curve
+	WhatIf         WhatIfPoint // the what-if latency at the step's IOPS (lower-steps storcast)
+	HaveWhatIf     bool
+	WhatIfPast     bool // the what-if reports saturation there (no finite latency)
 	Served         ServedCheck
 }
 
@@ -148,6 +151,8 @@ type Report struct {
 	InsideOutN    int
 	MLISP         *apiv1.LatencyCurve
 	MLISPErr      string
+	WhatIf        *WhatIfCurve
+	WhatIfErr     string
 	Passive       *apiv1.CapacityCurve
 	PassiveErr    string
 	PassiveFitErr string // the passive storcast's conservation fit error, if any
@@ -312,6 +317,7 @@ func runScore(args []string, stdout, stderr io.Writer) int {
 	promURL := fs.String("prometheus", "", "Prometheus URL")
 	storcastURL := fs.String("storcast", "", "main storcast's URL (empty: storcast not run, its checks are skipped)")
 	mlispPath := fs.String("mlisp", "", "latency_curve response of the storcast trained on the lower ramp steps")
+	whatIfPath := fs.String("whatif", "", "what-if curve (scorer whatif-curve) of the storcast trained on the lower ramp steps")
 	passivePath := fs.String("passive", "", "capacity_curve response of the storcast without calibration file")
 	passiveStatus := fs.String("passive-status", "", "/api/v1/clusters response of the storcast without calibration file")
 	loadStart := fs.Float64("load-start", 0, "Unix time the load began")
@@ -354,7 +360,7 @@ func runScore(args []string, stdout, stderr io.Writer) int {
 	}
 	rep, err := score(scoreInput{
 		stepsPath: *stepsPath, calPath: *calPath, promURL: *promURL, storcastURL: *storcastURL,
-		mlispPath: *mlispPath, passivePath: *passivePath, passiveStatus: *passiveStatus, lag: *lag,
+		mlispPath: *mlispPath, whatIfPath: *whatIfPath, passivePath: *passivePath, passiveStatus: *passiveStatus, lag: *lag,
 		loadStart: *loadStart, loadEnd: *loadEnd, bounds: b, sys: sys, slo: *sloSeconds, passiveSize: *passiveSize, calRuns: *calRuns,
 	})
 	if err != nil {
@@ -404,13 +410,13 @@ func writeFileAtomic(path string, data []byte) error {
 }
 
 type scoreInput struct {
-	stepsPath, calPath, promURL, storcastURL, mlispPath, passivePath, passiveStatus string
-	lag                                                                             time.Duration
-	loadStart, loadEnd                                                              float64
-	bounds                                                                          Bounds
-	sys                                                                             System
-	slo, passiveSize                                                                float64
-	calRuns                                                                         string
+	stepsPath, calPath, promURL, storcastURL, mlispPath, whatIfPath, passivePath, passiveStatus string
+	lag                                                                                         time.Duration
+	loadStart, loadEnd                                                                          float64
+	bounds                                                                                      Bounds
+	sys                                                                                         System
+	slo, passiveSize                                                                            float64
+	calRuns                                                                                     string
 }
 
 // mixKey identifies a mix: read share and IO size.
@@ -576,6 +582,7 @@ func score(in scoreInput) (*Report, error) {
 			}
 		}
 		rep.MLISP, rep.MLISPErr = readResponse[apiv1.LatencyCurve](in.mlispPath)
+		rep.WhatIf, rep.WhatIfErr = readWhatIfCurve(in.whatIfPath)
 		rep.Passive, rep.PassiveErr = readResponse[apiv1.CapacityCurve](in.passivePath)
 		rep.PassiveFitErr = readFitError(in.passiveStatus, "conservation")
 	}
@@ -583,6 +590,9 @@ func score(in scoreInput) (*Report, error) {
 		s := &rep.Steps[i]
 		if s.HighRamp && rep.MLISP != nil {
 			s.ForecastLat, s.ForecastBeyond, s.HaveForecast = latencyAt(rep.MLISP.Points, s.Fio.IOPS())
+		}
+		if s.HighRamp && rep.WhatIf != nil {
+			s.WhatIf, s.WhatIfPast, s.HaveWhatIf = rep.WhatIf.at(s.Fio.IOPS())
 		}
 	}
 	for _, mk := range mixOrder {

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/storcast/storcast/exporter/apiv1"
+)
+
+// fakeWhatIf answers POST /api/v1/whatif as storcast does for a cluster at
+// 500 IOPS with capacity 1000: latency 1 ms / (1 - U), from the regression
+// below U 0.6, from the queueing model up to capacity, none at or past it.
+func fakeWhatIf(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req apiv1.WhatIfRequest
+		if r.Method != "POST" || r.URL.Path != "/api/v1/whatif" || json.NewDecoder(r.Body).Decode(&req) != nil || req.Cluster != "e2e" {
+			w.WriteHeader(400)
+			json.NewEncoder(w).Encode(apiv1.Envelope{Status: "error", ErrorType: apiv1.ErrBadData, Error: "bad request"})
+			return
+		}
+		iops := 500 + req.ExtraIOPS
+		u := iops / 1000
+		res := apiv1.WhatIfResult{Cluster: "e2e", IOPS: iops, MaxIOPS: 1000, UtilizationRatio: u, HeadroomRatio: 1 - u}
+		if u < 1 {
+			l := 0.001 / (1 - u)
+			lo, hi := 0.9*l, 1.1*l
+			res.LatencySeconds = apiv1.Band{Lower: &lo, Mean: &l, Upper: &hi}
+			res.LatencyModel = "queueing"
+			if u < 0.6 {
+				res.LatencyModel = "whatif:MARS"
+			}
+		} else {
+			res.LatencyNote = "at or past capacity: saturated"
+		}
+		json.NewEncoder(w).Encode(apiv1.Envelope{Status: "success", Data: res})
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestWhatIfCurveFromAPI(t *testing.T) {
+	srv := fakeWhatIf(t)
+	c, err := fetchWhatIfCurve(context.Background(), srv.Client(), srv.URL, "e2e")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.IOPS0 != 500 || len(c.Points) != len(whatIfFactors) || c.Points[len(c.Points)-1].IOPS != 1500 {
+		t.Fatalf("curve from %v IOPS with %d points, last at %v; want 500, %d, 1500", c.IOPS0, len(c.Points), c.Points[len(c.Points)-1].IOPS, len(whatIfFactors))
+	}
+	for _, tc := range []struct {
+		iops  float64
+		mean  float64 // 0: saturated
+		model string
+	}{
+		{500, 0.001 / 0.5, "whatif:MARS"},
+		{700, 0.001 / 0.3, "queueing"},                       // a grid point
+		{712.5, 0.5*0.001/0.3 + 0.5*0.001/0.275, "queueing"}, // halfway between 700 and 725
+		{1000, 0, ""},
+		{1400, 0, ""},
+		{2000, 0, ""}, // beyond the last answer
+	} {
+		p, past, ok := c.at(tc.iops)
+		if !ok {
+			t.Fatalf("no what-if at %v", tc.iops)
+		}
+		if tc.mean == 0 {
+			if !past {
+				t.Errorf("at %v IOPS: %+v, want saturated", tc.iops, p)
+			}
+			continue
+		}
+		if past || math.Abs(p.Mean-tc.mean) > 1e-12 || p.Model != tc.model || math.Abs(p.Upper-1.1*p.Mean) > 1e-12 {
+			t.Errorf("at %v IOPS: %+v (past %v), want mean %v from %s", tc.iops, p, past, tc.mean, tc.model)
+		}
+	}
+}
+
+func TestWhatIfCurveCommand(t *testing.T) {
+	srv := fakeWhatIf(t)
+	out := filepath.Join(t.TempDir(), "whatif.json")
+	var stdout, stderr strings.Builder
+	if code := run([]string{"whatif-curve", "-storcast", srv.URL, "-out", out}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	c, why := readWhatIfCurve(out)
+	if c == nil || c.IOPS0 != 500 {
+		t.Fatalf("read back: %v %s", c, why)
+	}
+	if code := run([]string{"whatif-curve", "-storcast", srv.URL, "-cluster", "nope", "-out", out}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "bad request") {
+		t.Errorf("unknown cluster: exit %d, %s", code, stderr.String())
+	}
+	if _, why := readWhatIfCurve(filepath.Join(t.TempDir(), "missing.json")); why == "" {
+		t.Error("a missing file reads without a reason")
+	}
+	os.WriteFile(out, []byte(`{"points":[]}`), 0o644)
+	if _, why := readWhatIfCurve(out); !strings.Contains(why, "no what-if answers") {
+		t.Errorf("empty curve: %q", why)
+	}
+}
+
+// TestWhatIfTable: each higher ramp step gets the what-if latency, the
+// model that answered and M-LISP's error beside it; a step past capacity
+// reads as saturated.
+func TestWhatIfTable(t *testing.T) {
+	srv := fakeWhatIf(t)
+	c, err := fetchWhatIfCurve(context.Background(), srv.Client(), srv.URL, "e2e")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Report{Sys: cephSystem, WhatIf: &c}
+	for _, st := range []struct {
+		name string
+		iops float64
+		lat  float64
+	}{{"r70-f80", 800, 0.0046}, {"r70-sat", 1050, 0.02}} {
+		s := StepScore{StepRecord: StepRecord{Name: st.name}, HighRamp: true, Fio: FioResult{ReadIOPS: st.iops}, ClusterLatency: st.lat, HaveClusterLat: true}
+		s.WhatIf, s.WhatIfPast, s.HaveWhatIf = c.at(st.iops)
+		s.ForecastLat, s.HaveForecast = apiv1.LatencyPoint{Mean: 0.003}, true
+		r.Steps = append(r.Steps, s)
+	}
+	var b strings.Builder
+	r.renderWhatIf(func(f string, a ...any) { b.WriteString(fmt.Sprintf(f, a...)) })
+	md := b.String()
+	// At 800 IOPS: 1 ms / 0.2 = 5 ms [4.5, 5.5], 8.7% over the measured 4.6 ms, covered.
+	for _, want := range []string{"| r70-f80 | 800 | 4.60 | 5.00 [4.50, 5.50] | queueing | 8.7% | yes | 34.8% |", "| r70-sat | 1050 | 20.00 | saturated (U 1.05) | saturated |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("table lacks %q:\n%s", want, md)
+		}
+	}
+}
