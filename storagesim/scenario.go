@@ -153,6 +153,11 @@ type LoadSpec struct {
 	Mix     map[string]float64 `yaml:"mix"`
 	Growth  GrowthSpec         `yaml:"growth"`
 	Diurnal DiurnalSpec        `yaml:"diurnal"`
+	// SequentialShare is the share of the OSD disks' block requests that
+	// continue where the previous one ended, which the kernel merges:
+	// node_exporter's merged counters are merged = completed·q/(1−q), so
+	// merged/(merged+completed) = q, the access-type proxy storcast reads.
+	SequentialShare float64 `yaml:"sequential_share"`
 }
 
 // GrowthSpec is a trend on the offered load: linear multiplies by
@@ -584,6 +589,9 @@ func (sc *Scenario) validateLoad() error {
 	}
 	if l.ReadRatio < 0 || l.ReadRatio > 1 {
 		return fmt.Errorf("load.read_ratio: %g, must be in [0, 1]", l.ReadRatio)
+	}
+	if !(l.SequentialShare >= 0 && l.SequentialShare < 1) {
+		return fmt.Errorf("load.sequential_share: %g, must be in [0, 1) (1 would be requests merged without end)", l.SequentialShare)
 	}
 	mix, err := sc.parseMix(l.Mix, "load.mix")
 	if err != nil {

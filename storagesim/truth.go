@@ -38,6 +38,9 @@ type Truth struct {
 
 	ReadRatio float64    `json:"read_ratio"`
 	Mix       []MixShare `json:"mix"`
+	// SequentialShare is the scenario's share of merged block requests on
+	// the OSD disks (load.sequential_share; the system disks aside).
+	SequentialShare float64 `json:"sequential_share"`
 
 	Latency Latencies `json:"latency_seconds"`
 
@@ -124,6 +127,7 @@ func (c *Cluster) Truth(t time.Time, sloSeconds float64) Truth {
 		ServedUtilization: st.served / st.capacity,
 		HeadroomIOPS:      math.Max(0, st.capacity-st.offered),
 		ReadRatio:         r,
+		SequentialShare:   c.sc.Load.SequentialShare,
 		SLOSeconds:        sloSeconds,
 		OSDsUp:            st.osdsUp,
 		st:                st,

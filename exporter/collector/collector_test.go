@@ -294,7 +294,17 @@ func TestWorkloadSeries(t *testing.T) {
 		Observed: features.Observed{ReadIOPS: 1400, WriteIOPS: 600, IOPS: 2000, ReadRatio: 0.7, ReadSizeBytes: 4096, WriteSizeBytes: 65536, IOSizeBytes: 22528}}
 	idle := &engine.Snapshot{Cluster: "i", HasObserved: true, Models: map[string]apiv1.ModelStatus{},
 		Observed: features.Observed{Idle: true, ReadRatio: 0.7, ReadSizeBytes: 4096, WriteSizeBytes: 4096, IOSizeBytes: 4096}}
-	out := string(scrape(t, published(busy, idle)))
+	// With the hosts' block requests: 600 of 2400 submitted were merged.
+	disks := &engine.Snapshot{Cluster: "d", HasObserved: true, Models: map[string]apiv1.ModelStatus{},
+		Observed: features.Observed{ReadIOPS: 1400, WriteIOPS: 600, IOPS: 2000, ReadRatio: 0.7, ReadSizeBytes: 4096, WriteSizeBytes: 4096, IOSizeBytes: 4096,
+			DiskMerged: 600, DiskCompleted: 1800, HasDiskRequests: true}}
+	out := string(scrape(t, published(busy, idle, disks)))
+	if !strings.Contains(out, `storcast_workload_sequential_ratio{cluster="d"} 0.25`+"\n") {
+		t.Error("missing the sequential ratio 600 / (600 + 1800) of the cluster with disk requests")
+	}
+	if strings.Contains(out, `storcast_workload_sequential_ratio{cluster="c"}`) {
+		t.Error("a cluster without disk requests exports a sequential ratio (invented)")
+	}
 	// 1400·4096 / (1400·4096 + 600·65536) = 0.12727...
 	for _, want := range []string{
 		`storcast_workload_read_ratio{by="bytes",cluster="c"} 0.12727272727272726`,

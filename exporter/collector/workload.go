@@ -4,13 +4,15 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/storcast/storcast/exporter/engine"
+	"github.com/storcast/storcast/forecaster/advisor"
 )
 
 // The workload's characterization (Lu's four features, as far as the
 // sources measure them): mean request size per direction, read share by
-// operations and by bytes, throughput. The sequential share is not
-// exported: neither the Ceph mgr module nor Swift's StatsD counters carry
-// it, and storcast does not invent it.
+// operations and by bytes, throughput, and the sequential share where the
+// hosts' node_exporter carries merged block requests (neither the Ceph mgr
+// module nor Swift's StatsD counters have it; without hosts configured it
+// is not exported, never invented).
 var (
 	workloadRequestSizeDesc = newDesc("storcast_workload_request_size_bytes",
 		"Mean request size of the current workload per direction (bytes per operation).", []string{"cluster", "op"})
@@ -18,6 +20,8 @@ var (
 		"Share of reads in the current workload, by operations or by bytes, 0..1.", []string{"cluster", "by"})
 	workloadThroughputDesc = newDesc("storcast_workload_throughput_bytes",
 		"Throughput of the current workload per direction, bytes per second.", []string{"cluster", "op"})
+	workloadSequentialDesc = newDesc("storcast_workload_sequential_ratio",
+		"Share of the hosts' block requests merged into a neighbour, merged / (merged + completed), 0..1: the workload's access type (0 random, toward 1 sequential), from node_exporter's disk counters.", []string{"cluster"})
 )
 
 // workloadCollector exports the characterization of each cluster's current
@@ -45,6 +49,9 @@ func (workloadCollector) Update(ch chan<- prometheus.Metric, snaps []*engine.Sna
 		}
 		gauge(ch, workloadThroughputDesc, rb, s.Cluster, "read")
 		gauge(ch, workloadThroughputDesc, wb, s.Cluster, "write")
+		if q, ok := advisor.SequentialShareOf(o.DiskMerged, o.DiskCompleted); o.HasDiskRequests && ok {
+			gauge(ch, workloadSequentialDesc, q, s.Cluster)
+		}
 	}
 	return nil
 }

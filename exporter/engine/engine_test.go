@@ -654,3 +654,29 @@ func TestFitsBoundedAcrossClusters(t *testing.T) {
 		t.Errorf("%d fits ran at once, want 2 (the bound, reached with 8 clusters due)", m)
 	}
 }
+
+// TestSequentialShareFromHosts: with hosts configured, the observation
+// carries the hosts' merged and completed block requests, whose ratio is
+// the workload's sequential share (0.3 in the fake's truth).
+func TestSequentialShareFromHosts(t *testing.T) {
+	w := testWorkload()
+	w.SequentialShare = 0.3
+	fake := promfake.New(w.Answer)
+	defer fake.Close()
+	cfg := testConfig(t, fake.URL)
+	cfg.Clusters[0].Hosts = config.Hosts{Roles: []config.Role{{Name: "osd"}}}
+	e := startEngine(t, fake, cfg)
+	waitFor(t, "disk requests observed", func() bool { return e.Snapshot("a").Observed.HasDiskRequests })
+	o := e.Snapshot("a").Observed
+	if got := o.DiskMerged / (o.DiskMerged + o.DiskCompleted); math.Abs(got-0.3) > 1e-9 {
+		t.Errorf("sequential share %v (merged %v, completed %v), want 0.3", got, o.DiskMerged, o.DiskCompleted)
+	}
+	// Without hosts, nothing is measured and nothing is claimed.
+	fake2 := promfake.New(w.Answer)
+	defer fake2.Close()
+	e2 := startEngine(t, fake2, testConfig(t, fake2.URL))
+	waitFor(t, "an observation", func() bool { return e2.Snapshot("a").HasObserved })
+	if e2.Snapshot("a").Observed.HasDiskRequests {
+		t.Error("disk requests observed without hosts configured")
+	}
+}

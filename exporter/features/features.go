@@ -32,6 +32,12 @@ type Observed struct {
 	// demand. Its mix (ratio and sizes) is the last busy one's, zero when
 	// none is known.
 	Idle bool `json:"idle,omitempty"`
+	// DiskMerged and DiskCompleted are the hosts' block requests per
+	// second merged and completed (source.DiskMerged, DiskCompleted), the
+	// workload's access type; HasDiskRequests says they were measured.
+	DiskMerged      float64 `json:"diskMerged,omitempty"`
+	DiskCompleted   float64 `json:"diskCompleted,omitempty"`
+	HasDiskRequests bool    `json:"hasDiskRequests,omitempty"`
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
@@ -52,6 +58,9 @@ func point(f *source.Frame, i int) (Observed, bool) {
 		return Observed{}, false
 	}
 	o := Observed{ReadIOPS: r, WriteIOPS: w, IOPS: r + w, ReadRatio: r / (r + w), IOSizeBytes: (rb + wb) / (r + w), LatencySeconds: at(source.Latency)}
+	if m, c := at(source.DiskMerged), at(source.DiskCompleted); finite(m) && finite(c) && m >= 0 && c >= 0 {
+		o.DiskMerged, o.DiskCompleted, o.HasDiskRequests = m, c, true
+	}
 	if r > 0 {
 		o.ReadSizeBytes = rb / r
 	}

@@ -88,11 +88,15 @@ type RuleSets struct {
 
 // predictRuleSets asks the advisor about the observed workload.
 func (m *AdvisorFit) predictRuleSets(o features.Observed) RuleSets {
-	w, err := advisor.LiveWorkload(advisor.Rates{
+	r := advisor.Rates{
 		ReadOps: o.ReadIOPS, WriteOps: o.WriteIOPS,
 		ReadBytes: o.ReadIOPS * o.ReadSizeBytes, WriteBytes: o.WriteIOPS * o.WriteSizeBytes,
-		DiskReadsMerged: NaN, DiskReadsCompleted: NaN, DiskWritesMerged: NaN, DiskWritesCompleted: NaN,
-	})
+		DiskMerged: NaN, DiskCompleted: NaN,
+	}
+	if o.HasDiskRequests {
+		r.DiskMerged, r.DiskCompleted = o.DiskMerged, o.DiskCompleted
+	}
+	w, err := advisor.LiveWorkload(r)
 	if err != nil {
 		return RuleSets{Err: err.Error()}
 	}

@@ -80,15 +80,15 @@ func TestFetchAlignsAndAggregates(t *testing.T) {
 	if n := len(f.Hosts["osd"]["disk_reads"]); n != 4 {
 		t.Errorf("disk_reads of %d hosts, want 4", n)
 	}
-	// One query per cluster signal (7), the OSD host count and one per host
-	// metric (13), no more.
-	if want := 8 + len(HostMetrics); f.Stats.Queries != want {
+	// One query per cluster signal (7), the OSD host count, the two sums of
+	// the hosts' block requests and one per host metric (13), no more.
+	if want := 10 + len(HostMetrics); f.Stats.Queries != want {
 		t.Errorf("%d queries, want %d", f.Stats.Queries, want)
 	}
 	if v, ok := f.Last(OSDHosts, 1); !ok || v != 4 {
 		t.Errorf("osd_hosts %v %v, want 4", v, ok)
 	}
-	if f.Stats.ResponseBytes <= 0 || f.Stats.Series != 8+4*len(HostMetrics) {
+	if f.Stats.ResponseBytes <= 0 || f.Stats.Series != 10+4*len(HostMetrics) {
 		t.Errorf("stats %+v", f.Stats)
 	}
 }
@@ -112,7 +112,8 @@ func TestLabelValuesEscaped(t *testing.T) {
 		if strings.Contains(q, ` or vector(1) or {a="}`) || strings.Contains(q, `"x"}`) {
 			t.Errorf("unescaped value in %s", q)
 		}
-		if !strings.Contains(q, `cluster="x\"} or vector(1) or {a=\""`) && !strings.Contains(q, "by (instance)") {
+		// Host queries (node_exporter's series) select by the hosts' matchers.
+		if !strings.Contains(q, `cluster="x\"} or vector(1) or {a=\""`) && !strings.Contains(q, "node_") {
 			t.Errorf("escaped matcher missing in %s", q)
 		}
 	}

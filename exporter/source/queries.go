@@ -108,6 +108,13 @@ func IsLatency(signal string) bool {
 // ClusterQueries returns the PromQL of each signal of cl for a rate window.
 func ClusterQueries(cl *config.Cluster, window string) map[string]string {
 	q := map[string]string{}
+	if len(cl.Hosts.Roles) > 0 || len(cl.Hosts.Matchers) > 0 {
+		// Every disk of the cluster's hosts: the storage daemons' data
+		// disks carry nearly all the requests.
+		sel := config.Selector(cl.Hosts.Matchers)
+		q[DiskMerged] = fmt.Sprintf("sum(rate(node_disk_reads_merged_total{%[1]s}[%[2]s])) + sum(rate(node_disk_writes_merged_total{%[1]s}[%[2]s]))", sel, window)
+		q[DiskCompleted] = fmt.Sprintf("sum(rate(node_disk_reads_completed_total{%[1]s}[%[2]s])) + sum(rate(node_disk_writes_completed_total{%[1]s}[%[2]s]))", sel, window)
+	}
 	if cl.Kind == config.KindGeneric {
 		for _, s := range config.Signals {
 			q[s] = cl.Queries[s]

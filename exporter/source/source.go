@@ -21,6 +21,13 @@ const (
 	// ceph_osd_up joined with ceph_osd_metadata on ceph_daemon for the
 	// hostname label.
 	OSDHosts = "osd_hosts"
+	// DiskMerged and DiskCompleted are the block requests per second of
+	// the disks of the cluster's hosts (node_exporter, reads and writes
+	// together) that the kernel merged into a neighbour and that it
+	// completed: the workload's access type (sequential share). Fetched
+	// only with hosts configured.
+	DiskMerged    = "disk_merged"
+	DiskCompleted = "disk_completed"
 )
 
 // Range is a query range; End is inclusive.

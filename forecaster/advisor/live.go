@@ -15,10 +15,11 @@ type Rates struct {
 	// statsd_exporter (swift_proxy_count and swift_proxy_transfer by method
 	// GET/PUT).
 	ReadOps, WriteOps, ReadBytes, WriteBytes float64
-	// Block-layer requests of the storage hosts' data disks from
-	// node_exporter: node_disk_reads_merged_total and
-	// node_disk_reads_completed_total, and the same for writes.
-	DiskReadsMerged, DiskReadsCompleted, DiskWritesMerged, DiskWritesCompleted float64
+	// Block-layer requests of the storage hosts' disks from node_exporter,
+	// reads and writes together: merged (node_disk_reads_merged_total +
+	// node_disk_writes_merged_total) and completed (node_disk_reads_completed_total
+	// + node_disk_writes_completed_total).
+	DiskMerged, DiskCompleted float64
 	// RuleSetActive says a traffic-control rule set is applied now: the
 	// measured throughput is then not the original throughput, which stays
 	// unknown.
@@ -32,8 +33,8 @@ type Rates struct {
 //	request_bytes       = (ReadBytes + WriteBytes) / (ReadOps + WriteOps)
 //	read_share          = ReadBytes / (ReadBytes + WriteBytes)
 //	original_throughput = ReadBytes + WriteBytes, unless RuleSetActive
-//	sequential_share    = merged / (merged + completed) over both directions,
-//	                      only with the node_exporter disk rates
+//	sequential_share    = SequentialShareOf(DiskMerged, DiskCompleted), only
+//	                      with the node_exporter disk rates
 //
 // request_bytes is the mean client request, a lower bound of the
 // sequential request size (consecutive requests joined), which only a
@@ -59,9 +60,8 @@ func LiveWorkload(r Rates) (Workload, error) {
 	if !r.RuleSetActive {
 		w[OriginalThroughput] = bytes
 	}
-	merged, completed := r.DiskReadsMerged+r.DiskWritesMerged, r.DiskReadsCompleted+r.DiskWritesCompleted
-	if check.Finite(merged) && check.Finite(completed) && merged >= 0 && completed >= 0 && merged+completed > 0 {
-		w[SequentialShare] = merged / (merged + completed)
+	if q, ok := SequentialShareOf(r.DiskMerged, r.DiskCompleted); ok {
+		w[SequentialShare] = q
 	}
 	for k, v := range w {
 		if checkValue(k, k, v) != nil || math.IsInf(v, 0) {
@@ -69,4 +69,16 @@ func LiveWorkload(r Rates) (Workload, error) {
 		}
 	}
 	return w, nil
+}
+
+// SequentialShareOf is the access-type proxy of a workload from its disks'
+// block requests per second: merged / (merged + completed), the share of
+// requests the kernel's queues joined to a neighbour because it continued
+// where that one ended. ok is false when either rate is unknown (NaN),
+// negative or there were no requests.
+func SequentialShareOf(merged, completed float64) (share float64, ok bool) {
+	if !check.Finite(merged) || !check.Finite(completed) || merged < 0 || completed < 0 || !(merged+completed > 0) {
+		return 0, false
+	}
+	return merged / (merged + completed), true
 }

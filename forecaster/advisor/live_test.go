@@ -10,7 +10,7 @@ func TestLiveWorkload(t *testing.T) {
 	nan := math.NaN()
 	// Ceph mgr only: 300 reads/s of 64 KiB and 100 writes/s of 1 MiB.
 	ceph := Rates{ReadOps: 300, WriteOps: 100, ReadBytes: 300 * 65536, WriteBytes: 100 << 20,
-		DiskReadsMerged: nan, DiskReadsCompleted: nan, DiskWritesMerged: nan, DiskWritesCompleted: nan}
+		DiskMerged: nan, DiskCompleted: nan}
 	w, err := LiveWorkload(ceph)
 	if err != nil {
 		t.Fatal(err)
@@ -22,7 +22,7 @@ func TestLiveWorkload(t *testing.T) {
 	}
 	// With node_exporter: 30 of 130 submitted block requests were merged.
 	withDisks := ceph
-	withDisks.DiskReadsMerged, withDisks.DiskReadsCompleted, withDisks.DiskWritesMerged, withDisks.DiskWritesCompleted = 10, 60, 20, 40
+	withDisks.DiskMerged, withDisks.DiskCompleted = 10+20, 60+40
 	w, _ = LiveWorkload(withDisks)
 	if math.Abs(w[SequentialShare]-30.0/130) > 1e-15 || len(w) != 4 {
 		t.Errorf("with disks: %v", w)

@@ -20,6 +20,8 @@ type Workload struct {
 	Capacity float64
 	L0       float64 // zero-load latency, seconds
 	Hosts    int
+	// SequentialShare is the share of the hosts' block requests merged.
+	SequentialShare float64
 }
 
 // Answer implements Server.Answer.
@@ -34,7 +36,14 @@ func (w Workload) Answer(q string) []Series {
 	if strings.Contains(q, "by (instance)") {
 		return w.hosts(q, read, write)
 	}
+	// The hosts' block requests (reads, and writes 3 replicas each), a
+	// SequentialShare of them merged.
+	completed := func(t time.Time) float64 { return read(t) + 3*write(t) }
 	switch {
+	case strings.Contains(q, "node_disk_reads_merged_total"):
+		return one(func(t time.Time) float64 { return completed(t) * w.SequentialShare / (1 - w.SequentialShare) })
+	case strings.Contains(q, "node_disk_reads_completed_total"):
+		return one(completed)
 	case strings.Contains(q, "ceph_osd_metadata"):
 		return one(func(time.Time) float64 { return float64(w.Hosts) })
 	case strings.Contains(q, "_latency_sum"):
