@@ -93,7 +93,7 @@ func NewExposition(e *Exporter, own *prometheus.Registry, log *slog.Logger) (*Ex
 // ServeHTTP answers a scrape in the format and compression the scraper
 // asks for (text or protobuf, identity or gzip).
 func (x *Exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	format := expfmt.Negotiate(r.Header)
+	format := expfmt.NegotiateAccept(r.Header, expfmt.DefaultAcceptedFormats()...)
 	gz := acceptsGzip(r.Header.Get("Accept-Encoding"))
 
 	own, err := x.own.Gather()
@@ -156,7 +156,8 @@ func (x *Exposition) forecast(format expfmt.Format, gz bool) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Bounded: expfmt.Negotiate answers one of a handful of formats.
+	// Bounded: NegotiateAccept answers one of a few formats (each with one
+	// of four escaping schemes).
 	x.built.bodies[k] = body
 	return body, nil
 }
