@@ -95,35 +95,83 @@ func FitCubist(X mat.Matrix, y []float64, o CubistOptions) (*CubistModel, error)
 	if err := CheckXY(X, y); err != nil {
 		return nil, err
 	}
-	n, p := X.Dims()
+	n := len(y)
 	rowsX := make([][]float64, n)
 	for i := range rowsX {
 		rowsX[i] = mat.Row(nil, i, X)
 	}
-	m := &CubistModel{P: p}
-	target := append([]float64(nil), y...)
-	sum := make([]float64, n)
-	for c := 0; c < o.Committees; c++ {
-		tree, err := FitM5(X, target, o.M5)
+	ch := newCubistChain(newM5Presorted(X), y)
+	return ch.model(rowsX, o)
+}
+
+// cubistChain grows the committee members of one training set in order:
+// member t+1 depends only on y and members 1..t, so a model of c members
+// is the first c members of a longer chain. A search reuses one chain for
+// every committee count and neighbour count at the same M5 options.
+type cubistChain struct {
+	d       *m5Presorted
+	y       []float64
+	opt     M5Options
+	members [][]CubistRule
+	preds   [][]float64 // preds[t][i]: member t's prediction at training row i
+	target  []float64   // what the next member fits
+	err     error       // why member len(members)+1 could not be added
+}
+
+func newCubistChain(d *m5Presorted, y []float64) *cubistChain {
+	return &cubistChain{d: d, y: y, target: append([]float64(nil), y...)}
+}
+
+// grow adds members until there are c.
+func (ch *cubistChain) grow(rowsX [][]float64, c int) error {
+	for len(ch.members) < c && ch.err == nil {
+		tree, err := ch.d.fit(ch.target, ch.opt)
 		if err != nil {
-			return nil, err
+			ch.err = err
+			break
 		}
 		rules := cubistRules(tree)
-		m.Committees = append(m.Committees, rules)
+		pred := make([]float64, len(rowsX))
+		next := make([]float64, len(rowsX))
 		// The next member fits y' = 2y − f_c(x): where this member
 		// over-predicts, the next one aims low, and the reverse.
 		for i, x := range rowsX {
 			f := cubistRulePredict(rules, x)
-			sum[i] += f
-			target[i] = 2*y[i] - f
+			pred[i] = f
+			next[i] = 2*ch.y[i] - f
 		}
-		if !allFinite(target) {
-			return nil, inputError("y", "committee targets overflow float64; rescale y")
+		if !allFinite(next) {
+			ch.err = inputError("y", "committee targets overflow float64; rescale y")
+			break
 		}
+		ch.target = next
+		ch.members = append(ch.members, rules)
+		ch.preds = append(ch.preds, pred)
 	}
+	if len(ch.members) < c {
+		return ch.err
+	}
+	return nil
+}
+
+// model returns the Cubist model of the chain's first o.Committees members
+// with o.Neighbors (o validated; o.M5 must be the chain's options).
+func (ch *cubistChain) model(rowsX [][]float64, o CubistOptions) (*CubistModel, error) {
+	ch.opt = o.M5
+	if err := ch.grow(rowsX, o.Committees); err != nil {
+		return nil, err
+	}
+	n, p := ch.d.n, ch.d.p
+	m := &CubistModel{P: p, Committees: ch.members[:o.Committees:o.Committees]}
 	if o.Neighbors > 0 {
+		sum := make([]float64, n)
+		for _, pred := range ch.preds[:o.Committees] {
+			for i, f := range pred {
+				sum[i] += f
+			}
+		}
 		m.Neighbors = min(o.Neighbors, n)
-		m.X, m.Y, m.FX = rowsX, append([]float64(nil), y...), make([]float64, n)
+		m.X, m.Y, m.FX = rowsX, append([]float64(nil), ch.y...), make([]float64, n)
 		for i := range sum {
 			m.FX[i] = sum[i] / float64(o.Committees)
 		}

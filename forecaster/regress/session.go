@@ -1,0 +1,136 @@
+package regress
+
+import "sync"
+
+// fitSession fits one learner on fixed training rows at many parameter
+// points, keeping what does not depend on the point (presorted columns,
+// Cubist's committee members, MARS's forward pass), so that a search
+// evaluating hundreds of points per fold does the shared work once. Its
+// models are exactly those of the learner's Fit on the same rows.
+type fitSession interface {
+	Fit(params []float64) (Model, error)
+}
+
+// sessionLearner is a Learner with a fitSession. X and y are validated
+// (rectangular, finite, matching) before newSession is called.
+type sessionLearner interface {
+	Learner
+	newSession(X [][]float64, y []float64) (fitSession, error)
+}
+
+// lockedSession serializes the calls to a session (the folds of a search
+// run concurrently, each on its own session, but a caller may share one).
+type lockedSession struct {
+	mu sync.Mutex
+	s  fitSession
+}
+
+func (l *lockedSession) Fit(params []float64) (Model, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.s.Fit(params)
+}
+
+// plainSession calls the learner's Fit each time.
+type plainSession struct {
+	l Learner
+	X [][]float64
+	y []float64
+}
+
+func (s plainSession) Fit(params []float64) (Model, error) { return s.l.Fit(s.X, s.y, params) }
+
+// newFitSession returns a session for l on X and y: the learner's own
+// when it has one, else one calling Fit.
+func newFitSession(l Learner, X [][]float64, y []float64) fitSession {
+	if sl, ok := l.(sessionLearner); ok {
+		if s, err := sl.newSession(X, y); err == nil {
+			return &lockedSession{s: s}
+		}
+	}
+	return plainSession{l: l, X: X, y: y}
+}
+
+// cartSession presorts the columns once.
+type cartSession struct {
+	cols *Columns
+	y    []float64
+}
+
+func (CART) newSession(X [][]float64, y []float64) (fitSession, error) {
+	d, err := denseXY(X, y)
+	if err != nil {
+		return nil, err
+	}
+	c, err := NewColumns(d)
+	if err != nil {
+		return nil, err
+	}
+	return &cartSession{cols: c, y: y}, nil
+}
+
+func (s *cartSession) Fit(params []float64) (Model, error) {
+	if err := checkParams(CART{}.Params(), params); err != nil {
+		return nil, err
+	}
+	return s.cols.FitTree(s.y, nil, TreeOptions{MinSplit: int(params[0]), CP: params[1]})
+}
+
+// m5Session presorts the rows once.
+type m5Session struct {
+	d *m5Presorted
+	y []float64
+}
+
+func (M5) newSession(X [][]float64, y []float64) (fitSession, error) {
+	d, err := denseXY(X, y)
+	if err != nil {
+		return nil, err
+	}
+	return &m5Session{d: newM5Presorted(d), y: y}, nil
+}
+
+func (s *m5Session) Fit(params []float64) (Model, error) {
+	if err := checkParams(M5{}.Params(), params); err != nil {
+		return nil, err
+	}
+	o := M5Options{MinLeaf: int(params[0]), SDFraction: params[1]}
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	return s.d.fit(s.y, o)
+}
+
+// cubistSession keeps one committee chain per smallest-leaf value: the
+// committee and neighbour counts only choose how much of it a model uses.
+type cubistSession struct {
+	d      *m5Presorted
+	rowsX  [][]float64
+	y      []float64
+	chains map[int]*cubistChain
+}
+
+func (Cubist) newSession(X [][]float64, y []float64) (fitSession, error) {
+	d, err := denseXY(X, y)
+	if err != nil {
+		return nil, err
+	}
+	return &cubistSession{d: newM5Presorted(d), rowsX: X, y: y, chains: map[int]*cubistChain{}}, nil
+}
+
+func (s *cubistSession) Fit(params []float64) (Model, error) {
+	if err := checkParams(Cubist{}.Params(), params); err != nil {
+		return nil, err
+	}
+	o := CubistOptions{Committees: int(params[0]), Neighbors: int(params[1]), M5: M5Options{MinLeaf: int(params[2])}}
+	if err := o.M5.validate(); err != nil {
+		return nil, err
+	}
+	minLeaf := int(params[2])
+	ch := s.chains[minLeaf]
+	if ch == nil {
+		ch = newCubistChain(s.d, s.y)
+		s.chains[minLeaf] = ch
+	}
+	return ch.model(s.rowsX, o)
+}
