@@ -214,6 +214,25 @@ type marsFwd struct {
 	degree []int
 	q      [][]float64 // centred orthonormal basis of the used slots
 	ycbo   []float64   // q_k · yc
+
+	// Forward-pass progress. The terms it adds do not depend on MaxTerms
+	// or Thresh, which only decide where it stops; steps records what the
+	// stopping rules read, so that one pass serves every (MaxTerms,
+	// Thresh) of a search (forwardEnd).
+	active             bool // y varies: the forward pass runs at all
+	exhausted          bool // no term improves the fit any more
+	rssNull, gcvNull   float64
+	rss, rssDelta, rsq float64
+	nUsed              int
+	steps              []marsStep
+}
+
+// marsStep is one forward step: the slots before and after it, and the
+// values the stopping rules test.
+type marsStep struct {
+	before, after int
+	rsqDelta, gcv float64
+	rsq           float64
 }
 
 // FitMARS fits a MARS model (Friedman, "Multivariate Adaptive Regression
@@ -226,10 +245,22 @@ func FitMARS(X mat.Matrix, y []float64, o MARSOptions) (*MARSModel, error) {
 	if err := CheckXY(X, y); err != nil {
 		return nil, err
 	}
-	n, p := X.Dims()
+	n, _ := X.Dims()
 	if n < 2 {
 		return nil, inputError("X", "%d row; MARS needs at least 2", n)
 	}
+	f, err := newMARSFwd(X, y, o)
+	if err != nil {
+		return nil, err
+	}
+	return f.prune(y, f.forwardEnd(o.MaxTerms, o.Thresh))
+}
+
+// newMARSFwd prepares the forward pass on X and y (validated, n ≥ 2) with
+// the intercept as the only slot. Of o it uses Degree, Penalty and the
+// spans.
+func newMARSFwd(X mat.Matrix, y []float64, o MARSOptions) (*marsFwd, error) {
+	n, p := X.Dims()
 	f := &marsFwd{o: o, n: n, p: p}
 	f.x = make([][]float64, p)
 	f.order = make([][]int, p)
@@ -265,10 +296,10 @@ func FitMARS(X mat.Matrix, y []float64, o MARSOptions) (*MARSModel, error) {
 		one[i] = 1
 	}
 	f.addSlot(one, nil, make([]int, p), 0, true)
-	if rssNull >= marsRSSNullMin*float64(n) {
-		f.forward(rssNull)
-	}
-	return f.prune(y)
+	f.active = rssNull >= marsRSSNullMin*float64(n)
+	f.rssNull, f.rss, f.rssDelta, f.nUsed = rssNull, rssNull, rssNull, 1
+	f.gcvNull = marsGCV(1, n, rssNull, o.Penalty)
+	return f, nil
 }
 
 func (f *marsFwd) addSlot(col []float64, t MARSTerm, dirs []int, degree int, used bool) {
@@ -549,42 +580,54 @@ func (f *marsFwd) findKnot(parent, pred int, qLin []float64, yLin, deltaLin, max
 	return bestPos, bestDelta
 }
 
-// forward runs earth's forward pass from the intercept-only model.
-func (f *marsFwd) forward(rssNull float64) {
-	rss, rssDelta, rsq := rssNull, rssNull, 0.0
-	nUsed := 1
-	gcvNull := marsGCV(1, f.n, rssNull, f.o.Penalty)
-	if f.o.MaxTerms < 3 {
-		return
+// forwardEnd runs earth's forward pass from the intercept-only model
+// under the stopping rules of maxTerms and thresh, resuming where an
+// earlier call left off, and returns how many slots the model keeps (a
+// step rejected by the thresh rule is dropped, as earth marks it unused).
+func (f *marsFwd) forwardEnd(maxTerms int, thresh float64) int {
+	if !f.active || maxTerms < 3 {
+		return 1
 	}
-	for {
-		maxLegal := math.Min(1.01*rss, 10*rssDelta)
-		c := f.findTerm(maxLegal)
-		if c.knotPos < 0 {
-			return
+	for s := 0; ; s++ {
+		if s == len(f.steps) && !f.step() {
+			return len(f.bx)
 		}
-		before := len(f.bx)
-		f.addTerm(c)
-		rssDelta = c.delta
-		nUsed++
-		if c.knotPos > 0 && c.isNewForm {
-			nUsed++
+		st := f.steps[s]
+		if thresh != 0 && (st.rsqDelta < thresh || 1-st.gcv/f.gcvNull < marsMinGRSq) {
+			return st.before
 		}
-		rss = math.Max(rss-rssDelta, 0)
-		gcv := marsGCV(nUsed, f.n, rss, f.o.Penalty)
-		old := rsq
-		rsq = 1 - rss/rssNull
-		rsqDelta := math.Max(rsq-old, 0)
-		if f.o.Thresh != 0 && (rsqDelta < f.o.Thresh || 1-gcv/gcvNull < marsMinGRSq) {
-			for s := before; s < len(f.bx); s++ { // reject the step
-				f.used[s] = false
-			}
-			return
-		}
-		if rsq >= 1-f.o.Thresh || len(f.bx) >= f.o.MaxTerms-1 {
-			return
+		if st.rsq >= 1-thresh || st.after >= maxTerms-1 {
+			return st.after
 		}
 	}
+}
+
+// step adds the best term pair and records it; false when no term
+// improves the fit.
+func (f *marsFwd) step() bool {
+	if f.exhausted {
+		return false
+	}
+	maxLegal := math.Min(1.01*f.rss, 10*f.rssDelta)
+	c := f.findTerm(maxLegal)
+	if c.knotPos < 0 {
+		f.exhausted = true
+		return false
+	}
+	before := len(f.bx)
+	f.addTerm(c)
+	f.rssDelta = c.delta
+	f.nUsed++
+	if c.knotPos > 0 && c.isNewForm {
+		f.nUsed++
+	}
+	f.rss = math.Max(f.rss-f.rssDelta, 0)
+	gcv := marsGCV(f.nUsed, f.n, f.rss, f.o.Penalty)
+	old := f.rsq
+	f.rsq = 1 - f.rss/f.rssNull
+	f.steps = append(f.steps, marsStep{before: before, after: len(f.bx),
+		rsqDelta: math.Max(f.rsq-old, 0), gcv: gcv, rsq: f.rsq})
+	return true
 }
 
 // addTerm adds the chosen term pair in two slots, as earth does: a linear
@@ -638,12 +681,13 @@ func (f *marsFwd) addTerm(c marsCand) {
 // prune drops dependent columns, then eliminates terms backwards (the one
 // whose removal raises the RSS least, β_j²/[(B'B)⁻¹]_jj, as earth's
 // EvalSubsetsUsingXtx) and keeps the subset size with the smallest GCV.
-func (f *marsFwd) prune(y []float64) (*MARSModel, error) {
+// It considers the slots [0, end).
+func (f *marsFwd) prune(y []float64, end int) (*MARSModel, error) {
 	// Columns in slot order; a column (nearly) in the span of the earlier
 	// ones is dropped, like R's dqrdc2 with tolerance 1e-8.
 	var cols []int
 	var basis [][]float64
-	for s := range f.bx {
+	for s := 0; s < end; s++ {
 		if !f.used[s] {
 			continue
 		}

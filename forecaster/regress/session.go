@@ -1,6 +1,10 @@
 package regress
 
-import "sync"
+import (
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+)
 
 // fitSession fits one learner on fixed training rows at many parameter
 // points, keeping what does not depend on the point (presorted columns,
@@ -133,4 +137,61 @@ func (s *cubistSession) Fit(params []float64) (Model, error) {
 		s.chains[minLeaf] = ch
 	}
 	return ch.model(s.rowsX, o)
+}
+
+// marsSession keeps one forward pass per degree, extended on demand: nk
+// and thresh only decide where it stops. Pruning depends on the degree and
+// the slots kept alone, so its models are memoized by those two.
+type marsSession struct {
+	X      *mat.Dense
+	y      []float64
+	fwd    map[int]*marsFwd
+	pruned map[[2]int]marsPruned
+}
+
+type marsPruned struct {
+	m   *MARSModel
+	err error
+}
+
+func (MARS) newSession(X [][]float64, y []float64) (fitSession, error) {
+	d, err := denseXY(X, y)
+	if err != nil {
+		return nil, err
+	}
+	return &marsSession{X: d, y: y, fwd: map[int]*marsFwd{}, pruned: map[[2]int]marsPruned{}}, nil
+}
+
+func (s *marsSession) Fit(params []float64) (Model, error) {
+	if err := checkParams(MARS{}.Params(), params); err != nil {
+		return nil, err
+	}
+	n, p := s.X.Dims()
+	degree := int(params[2])
+	o := DefaultMARSOptions(p, degree)
+	o.MaxTerms, o.Thresh = int(params[0]), params[1]
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	if n < 2 {
+		return FitMARS(s.X, s.y, o) // the error FitMARS gives
+	}
+	f := s.fwd[degree]
+	if f == nil {
+		var err error
+		if f, err = newMARSFwd(s.X, s.y, o); err != nil {
+			return nil, err
+		}
+		s.fwd[degree] = f
+	}
+	key := [2]int{degree, f.forwardEnd(o.MaxTerms, o.Thresh)}
+	r, ok := s.pruned[key]
+	if !ok {
+		r.m, r.err = f.prune(s.y, key[1])
+		s.pruned[key] = r
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return r.m, nil
 }
