@@ -1,8 +1,10 @@
 package regress
 
 import (
+	"encoding/binary"
 	"math"
 	"sort"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -44,6 +46,10 @@ type CubistModel struct {
 	Y     []float64   `json:"y,omitempty"`
 	FX    []float64   `json:"fx,omitempty"`
 	Range []float64   `json:"range,omitempty"`
+	// nn, when set, memoizes the nearest training cases per query: a
+	// search session shares it among the models of one fold, whose
+	// training cases and ranges are the same.
+	nn *cubistNeighborCache
 }
 
 // Cubist is the Learner for FitCubist. Its box: committees in [1, 10],
@@ -288,28 +294,11 @@ func (m *CubistModel) Predict(x []float64) float64 {
 	if m.Neighbors == 0 || math.IsNaN(f) {
 		return f
 	}
-	type nb struct {
-		d float64
-		i int
-	}
-	best := make([]nb, 0, m.Neighbors+1)
-	for i, z := range m.X {
-		var d float64
-		for j, r := range m.Range {
-			if r > 0 {
-				d += math.Abs(x[j]-z[j]) / r
-			}
-		}
-		if len(best) == m.Neighbors && !(d < best[len(best)-1].d) {
-			continue
-		}
-		k := sort.Search(len(best), func(a int) bool { return best[a].d > d })
-		best = append(best, nb{})
-		copy(best[k+1:], best[k:])
-		best[k] = nb{d, i}
-		if len(best) > m.Neighbors {
-			best = best[:m.Neighbors]
-		}
+	var best []cubistNeighbor
+	if m.nn != nil && m.Neighbors <= m.nn.max {
+		best = m.nn.nearest(m, x)[:min(m.Neighbors, len(m.X))]
+	} else {
+		best = cubistNearest(m.X, m.Range, x, m.Neighbors)
 	}
 	var sw, s float64
 	for _, b := range best {
@@ -318,4 +307,66 @@ func (m *CubistModel) Predict(x []float64) float64 {
 		s += w * (m.Y[b.i] + f - m.FX[b.i])
 	}
 	return s / sw
+}
+
+// cubistNeighbor is a training case i at distance d from a query.
+type cubistNeighbor struct {
+	d float64
+	i int
+}
+
+// cubistNearest returns the k training cases nearest to x, ordered by
+// distance, ties to the lower index. A case is dropped as soon as its
+// partial distance reaches the k-th best (the sum of non-negative terms
+// only grows), which gives the same list as summing every term.
+func cubistNearest(X [][]float64, rng []float64, x []float64, k int) []cubistNeighbor {
+	best := make([]cubistNeighbor, 0, k+1)
+	for i, z := range X {
+		full := len(best) == k
+		var d float64
+		skip := false
+		for j, r := range rng {
+			if r > 0 {
+				d += math.Abs(x[j]-z[j]) / r
+				if full && !(d < best[k-1].d) {
+					skip = true
+					break
+				}
+			}
+		}
+		if skip || (full && !(d < best[k-1].d)) {
+			continue
+		}
+		a := sort.Search(len(best), func(a int) bool { return best[a].d > d })
+		best = append(best, cubistNeighbor{})
+		copy(best[a+1:], best[a:])
+		best[a] = cubistNeighbor{d, i}
+		if len(best) > k {
+			best = best[:k]
+		}
+	}
+	return best
+}
+
+// cubistNeighborCache holds, per query vector, its max nearest training
+// cases; the k nearest for any k ≤ max are their first k.
+type cubistNeighborCache struct {
+	mu  sync.Mutex
+	max int
+	by  map[string][]cubistNeighbor
+}
+
+func (c *cubistNeighborCache) nearest(m *CubistModel, x []float64) []cubistNeighbor {
+	key := make([]byte, 0, 8*len(x))
+	for _, v := range x {
+		key = binary.LittleEndian.AppendUint64(key, math.Float64bits(v))
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	nb, ok := c.by[string(key)]
+	if !ok {
+		nb = cubistNearest(m.X, m.Range, x, min(c.max, len(m.X)))
+		c.by[string(key)] = nb
+	}
+	return nb
 }

@@ -105,13 +105,15 @@ func (s *m5Session) Fit(params []float64) (Model, error) {
 	return s.d.fit(s.y, o)
 }
 
-// cubistSession keeps one committee chain per smallest-leaf value: the
-// committee and neighbour counts only choose how much of it a model uses.
+// cubistSession keeps one committee chain per smallest-leaf value (the
+// committee and neighbour counts only choose how much of it a model uses)
+// and the nearest training cases of every query, shared by all its models.
 type cubistSession struct {
 	d      *m5Presorted
 	rowsX  [][]float64
 	y      []float64
 	chains map[int]*cubistChain
+	nn     *cubistNeighborCache
 }
 
 func (Cubist) newSession(X [][]float64, y []float64) (fitSession, error) {
@@ -119,7 +121,8 @@ func (Cubist) newSession(X [][]float64, y []float64) (fitSession, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &cubistSession{d: newM5Presorted(d), rowsX: X, y: y, chains: map[int]*cubistChain{}}, nil
+	nn := &cubistNeighborCache{max: int(Cubist{}.Params()[1].Upper), by: map[string][]cubistNeighbor{}}
+	return &cubistSession{d: newM5Presorted(d), rowsX: X, y: y, chains: map[int]*cubistChain{}, nn: nn}, nil
 }
 
 func (s *cubistSession) Fit(params []float64) (Model, error) {
@@ -136,7 +139,14 @@ func (s *cubistSession) Fit(params []float64) (Model, error) {
 		ch = newCubistChain(s.d, s.y)
 		s.chains[minLeaf] = ch
 	}
-	return ch.model(s.rowsX, o)
+	m, err := ch.model(s.rowsX, o)
+	if err != nil {
+		return nil, err
+	}
+	if m.Neighbors > 0 {
+		m.nn = s.nn // the neighbours of a query are the same for every model of the fold
+	}
+	return m, nil
 }
 
 // marsSession keeps one forward pass per degree, extended on demand: nk
