@@ -50,6 +50,10 @@ type CubistModel struct {
 	// search session shares it among the models of one fold, whose
 	// training cases and ranges are the same.
 	nn *cubistNeighborCache
+	// trees, when set, are the members' M5 trees: the one rule of a member
+	// that covers x is the leaf x reaches, found in depth steps instead of
+	// a scan of every rule.
+	trees []*M5Tree
 }
 
 // Cubist is the Learner for FitCubist. Its box: committees in [1, 10],
@@ -119,6 +123,7 @@ type cubistChain struct {
 	y       []float64
 	opt     M5Options
 	members [][]CubistRule
+	trees   []*M5Tree
 	preds   [][]float64 // preds[t][i]: member t's prediction at training row i
 	target  []float64   // what the next member fits
 	err     error       // why member len(members)+1 could not be added
@@ -142,7 +147,7 @@ func (ch *cubistChain) grow(rowsX [][]float64, c int) error {
 		// The next member fits y' = 2y − f_c(x): where this member
 		// over-predicts, the next one aims low, and the reverse.
 		for i, x := range rowsX {
-			f := cubistRulePredict(rules, x)
+			f := tree.Predict(x) // = cubistRulePredict(rules, x): one rule per leaf
 			pred[i] = f
 			next[i] = 2*ch.y[i] - f
 		}
@@ -152,6 +157,7 @@ func (ch *cubistChain) grow(rowsX [][]float64, c int) error {
 		}
 		ch.target = next
 		ch.members = append(ch.members, rules)
+		ch.trees = append(ch.trees, tree)
 		ch.preds = append(ch.preds, pred)
 	}
 	if len(ch.members) < c {
@@ -168,7 +174,7 @@ func (ch *cubistChain) model(rowsX [][]float64, o CubistOptions) (*CubistModel, 
 		return nil, err
 	}
 	n, p := ch.d.n, ch.d.p
-	m := &CubistModel{P: p, Committees: ch.members[:o.Committees:o.Committees]}
+	m := &CubistModel{P: p, Committees: ch.members[:o.Committees:o.Committees], trees: ch.trees[:o.Committees:o.Committees]}
 	if o.Neighbors > 0 {
 		sum := make([]float64, n)
 		for _, pred := range ch.preds[:o.Committees] {
@@ -277,8 +283,14 @@ func (m *CubistModel) ModelPredict(x []float64) float64 {
 		return math.NaN()
 	}
 	var s float64
-	for _, rules := range m.Committees {
-		s += cubistRulePredict(rules, x)
+	if len(m.trees) == len(m.Committees) {
+		for _, t := range m.trees {
+			s += t.Predict(x)
+		}
+	} else {
+		for _, rules := range m.Committees {
+			s += cubistRulePredict(rules, x)
+		}
 	}
 	return s / float64(len(m.Committees))
 }

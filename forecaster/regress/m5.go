@@ -192,8 +192,46 @@ func newM5Presorted(X mat.Matrix) *m5Presorted {
 // fit grows, fits, simplifies and prunes an M5 tree on the rows of d and
 // y (finite, one per row; opt validated).
 func (d *m5Presorted) fit(y []float64, opt M5Options) (*M5Tree, error) {
+	return d.fitMemo(y, opt, nil)
+}
+
+// m5Memo remembers, for trees grown on the same rows and y with the same
+// MinLeaf and MaxDepth, each node's best split and its simplified models.
+// Such trees differ only in where SDFraction stops the growth, so they are
+// truncations of one tree and a node is named by its rows' segment
+// [lo, hi) of the presorted orders.
+type m5Memo struct {
+	split map[[2]int]m5Split
+	model map[m5ModelKey]m5Model
+}
+
+type m5Split struct {
+	feat int
+	thr  float64
+	ok   bool
+}
+
+type m5ModelKey struct {
+	lo, hi int
+	feats  uint64 // bit j: feature j offered to the model
+}
+
+type m5Model struct {
+	m   M5Linear
+	err float64
+}
+
+func newM5Memo() *m5Memo {
+	return &m5Memo{split: map[[2]int]m5Split{}, model: map[m5ModelKey]m5Model{}}
+}
+
+// fitMemo is fit with an optional memo (nil: none; only for p ≤ 64).
+func (d *m5Presorted) fitMemo(y []float64, opt M5Options, memo *m5Memo) (*M5Tree, error) {
 	opt = opt.withDefaults()
-	b := &m5Builder{opt: opt, n: d.n, p: d.p, y: y, x: d.x}
+	if d.p > 64 {
+		memo = nil
+	}
+	b := &m5Builder{opt: opt, n: d.n, p: d.p, y: y, x: d.x, memo: memo}
 	// grow partitions the orders in place: give it copies.
 	b.order = make([][]int, d.p)
 	buf := make([]int, d.n*d.p)
@@ -224,6 +262,8 @@ func checkM5Model(m *M5Linear) error {
 }
 
 type m5Builder struct {
+	memo   *m5Memo
+	lo, hi []int // per node, its segment of the orders
 	opt    M5Options
 	n, p   int
 	x      []float64 // row-major n×p
@@ -258,12 +298,25 @@ func (b *m5Builder) grow(lo, hi, depth int) int {
 	id := len(b.nodes)
 	b.nodes = append(b.nodes, M5Node{Left: -1, Right: -1, N: len(idx)})
 	b.rows = append(b.rows, idx)
+	b.lo, b.hi = append(b.lo, lo), append(b.hi, hi)
 	n := len(idx)
 	sd := b.sd(idx)
 	if n < 2*b.opt.MinLeaf || sd <= b.opt.SDFraction*b.sdRoot || sd == 0 || depth >= b.opt.MaxDepth {
 		return id
 	}
-	feat, thr, ok := b.bestSplit(lo, hi, sd)
+	var feat int
+	var thr float64
+	var ok bool
+	if b.memo != nil {
+		sp, seen := b.memo.split[[2]int{lo, hi}]
+		if !seen {
+			sp.feat, sp.thr, sp.ok = b.bestSplit(lo, hi, sd)
+			b.memo.split[[2]int{lo, hi}] = sp
+		}
+		feat, thr, ok = sp.feat, sp.thr, sp.ok
+	} else {
+		feat, thr, ok = b.bestSplit(lo, hi, sd)
+	}
 	if !ok {
 		return id
 	}
@@ -356,7 +409,22 @@ func (b *m5Builder) fit(id int) map[int]bool {
 		feats = append(feats, j)
 	}
 	slices.Sort(feats)
-	model, modelErr := b.simplify(b.rows[id], feats)
+	var model M5Linear
+	var modelErr float64
+	if b.memo != nil {
+		key := m5ModelKey{lo: b.lo[id], hi: b.hi[id]}
+		for _, j := range feats {
+			key.feats |= 1 << j
+		}
+		r, seen := b.memo.model[key]
+		if !seen {
+			r.m, r.err = b.simplify(b.rows[id], feats)
+			b.memo.model[key] = r
+		}
+		model, modelErr = r.m, r.err
+	} else {
+		model, modelErr = b.simplify(b.rows[id], feats)
+	}
 	nd.Model = model
 	if nd.IsLeaf() {
 		nd.Error = modelErr

@@ -80,10 +80,12 @@ func (s *cartSession) Fit(params []float64) (Model, error) {
 	return s.cols.FitTree(s.y, nil, TreeOptions{MinSplit: int(params[0]), CP: params[1]})
 }
 
-// m5Session presorts the rows once.
+// m5Session presorts the rows once and keeps one memo of node splits and
+// models per smallest leaf (SDFraction only truncates the tree).
 type m5Session struct {
-	d *m5Presorted
-	y []float64
+	d    *m5Presorted
+	y    []float64
+	memo map[int]*m5Memo
 }
 
 func (M5) newSession(X [][]float64, y []float64) (fitSession, error) {
@@ -91,7 +93,7 @@ func (M5) newSession(X [][]float64, y []float64) (fitSession, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &m5Session{d: newM5Presorted(d), y: y}, nil
+	return &m5Session{d: newM5Presorted(d), y: y, memo: map[int]*m5Memo{}}, nil
 }
 
 func (s *m5Session) Fit(params []float64) (Model, error) {
@@ -102,7 +104,12 @@ func (s *m5Session) Fit(params []float64) (Model, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	return s.d.fit(s.y, o)
+	memo := s.memo[o.MinLeaf]
+	if memo == nil {
+		memo = newM5Memo()
+		s.memo[o.MinLeaf] = memo
+	}
+	return s.d.fitMemo(s.y, o, memo)
 }
 
 // cubistSession keeps one committee chain per smallest-leaf value (the
