@@ -713,17 +713,17 @@ func (f *marsFwd) prune(y []float64, end int) (*MARSModel, error) {
 	if f.o.NPrune > 0 && f.o.NPrune < nprune {
 		nprune = f.o.NPrune
 	}
-	var bestRSS float64
+	el, err := f.newMARSElim(work, y)
+	if err != nil {
+		return nil, err
+	}
 	for len(work) > 0 {
-		beta, rss, diag, err := f.regress(work, y, true)
-		if err != nil {
-			return nil, err
-		}
+		beta, rss, diag := el.solve()
 		if len(work) <= nprune {
 			if g := marsGCV(len(work), f.n, rss, f.o.Penalty); g <= bestGCV {
 				// which.min keeps the first minimum in size order 1, 2, ...;
 				// we go downwards, so ties go to the smaller model.
-				bestGCV, bestSet, bestRSS = g, append([]int(nil), work...), rss
+				bestGCV, bestSet = g, append([]int(nil), work...)
 			}
 		}
 		if len(work) == 1 {
@@ -739,12 +739,15 @@ func (f *marsFwd) prune(y []float64, end int) (*MARSModel, error) {
 			del = len(work) - 1
 		}
 		work = append(work[:del], work[del+1:]...)
+		el.drop(del)
 	}
-	beta, _, _, err := f.regress(bestSet, y, false)
+	// The chosen subset is refitted by QR from its columns; its RSS and
+	// GCV are reported from that fit.
+	beta, rss, _, err := f.regress(bestSet, y, false)
 	if err != nil {
 		return nil, err
 	}
-	m := &MARSModel{P: f.p, Intercept: beta[0], RSS: bestRSS, GCV: bestGCV}
+	m := &MARSModel{P: f.p, Intercept: beta[0], RSS: rss, GCV: marsGCV(len(bestSet), f.n, rss, f.o.Penalty)}
 	for k, s := range bestSet[1:] {
 		m.Terms = append(m.Terms, f.term[s])
 		m.Coef = append(m.Coef, beta[k+1])
@@ -805,4 +808,125 @@ func (f *marsFwd) regress(cols []int, y []float64, wantDiag bool) ([]float64, fl
 		}
 	}
 	return beta, rss, diag, nil
+}
+
+// marsElim carries the backward elimination's least squares from one
+// subset to the next: B = QR once for the starting columns (modified
+// Gram-Schmidt on [B y]), then each dropped column is removed from R by
+// Givens rotations, O(m²) instead of a new O(n·m²) factorization. z = Q'y
+// rotates along; the component that leaves the span adds to the RSS.
+type marsElim struct {
+	r   [][]float64 // r[c]: column c of the upper-triangular R (len m)
+	z   []float64
+	rss float64
+}
+
+func (f *marsFwd) newMARSElim(cols []int, y []float64) (*marsElim, error) {
+	m := len(cols)
+	qs := make([][]float64, m)
+	el := &marsElim{r: make([][]float64, m), z: make([]float64, m)}
+	for a, s := range cols {
+		v := append([]float64(nil), f.bx[s]...)
+		rc := make([]float64, m)
+		for b := 0; b < a; b++ {
+			var d float64
+			for i, q := range qs[b] {
+				d += q * v[i]
+			}
+			rc[b] = d
+			for i, q := range qs[b] {
+				v[i] -= d * q
+			}
+		}
+		var ss float64
+		for _, c := range v {
+			ss += c * c
+		}
+		if !(ss > 0) {
+			return nil, inputError("X", "MARS basis is singular")
+		}
+		nrm := math.Sqrt(ss)
+		rc[a] = nrm
+		for i := range v {
+			v[i] /= nrm
+		}
+		qs[a], el.r[a] = v, rc
+	}
+	res := append([]float64(nil), y...)
+	for b := range qs {
+		var d float64
+		for i, q := range qs[b] {
+			d += q * res[i]
+		}
+		el.z[b] = d
+		for i, q := range qs[b] {
+			res[i] -= d * q
+		}
+	}
+	for _, c := range res {
+		el.rss += c * c
+	}
+	return el, nil
+}
+
+// solve returns β (Rβ = z), the RSS and diag((B'B)⁻¹) = the squared row
+// norms of R⁻¹.
+func (el *marsElim) solve() ([]float64, float64, []float64) {
+	m := len(el.z)
+	beta := make([]float64, m)
+	for i := m - 1; i >= 0; i-- {
+		v := el.z[i]
+		for j := i + 1; j < m; j++ {
+			v -= el.r[j][i] * beta[j]
+		}
+		beta[i] = v / el.r[i][i]
+	}
+	// R⁻¹ column by column (upper triangular): R x = e_j.
+	inv := make([][]float64, m) // inv[j]: column j of R⁻¹
+	for j := 0; j < m; j++ {
+		x := make([]float64, j+1)
+		for i := j; i >= 0; i-- {
+			v := 0.0
+			if i == j {
+				v = 1
+			}
+			for k := i + 1; k <= j; k++ {
+				v -= el.r[k][i] * x[k]
+			}
+			x[i] = v / el.r[i][i]
+		}
+		inv[j] = x
+	}
+	diag := make([]float64, m)
+	for j := 0; j < m; j++ {
+		for i, v := range inv[j] {
+			diag[i] += v * v
+		}
+	}
+	return beta, el.rss, diag
+}
+
+// drop removes column k and restores R to upper-triangular form.
+func (el *marsElim) drop(k int) {
+	m := len(el.z)
+	el.r = append(el.r[:k], el.r[k+1:]...)
+	for j := k; j < m-1; j++ {
+		a, b := el.r[j][j], el.r[j][j+1]
+		h := math.Hypot(a, b)
+		if h == 0 {
+			continue
+		}
+		c, s := a/h, b/h
+		for col := j; col < m-1; col++ {
+			u, v := el.r[col][j], el.r[col][j+1]
+			el.r[col][j], el.r[col][j+1] = c*u+s*v, -s*u+c*v
+		}
+		u, v := el.z[j], el.z[j+1]
+		el.z[j], el.z[j+1] = c*u+s*v, -s*u+c*v
+	}
+	el.rss += el.z[m-1] * el.z[m-1]
+	el.z = el.z[:m-1]
+	for col := range el.r {
+		el.r[col] = el.r[col][:m-1]
+	}
 }
