@@ -475,13 +475,16 @@ func (b *m5Builder) simplify(rows []int, feats []int) (M5Linear, float64) {
 	for a := range sub {
 		sub[a] = a
 	}
-	cur, curErr := b.lsqSub(g, sub)
+	cur, curErr := b.lsqSub(g, sub, math.Inf(1))
 	for len(cur.Features) > 0 {
 		bestErr, bestK := math.Inf(1), -1
 		var bestM M5Linear
+		// Only a candidate below both the best so far and the acceptance
+		// threshold matters: lsqSub stops counting errors past that.
+		thr := curErr - 1e-12*b.sdRoot
 		for k := range sub {
 			s := slices.Delete(slices.Clone(sub), k, k+1)
-			m, e := b.lsqSub(g, s)
+			m, e := b.lsqSub(g, s, math.Min(bestErr, thr))
 			if e < bestErr {
 				bestErr, bestK, bestM = e, k, m
 			}
@@ -556,14 +559,15 @@ func (b *m5Builder) lsq(rows []int, feats []int) (M5Linear, float64) {
 	for a := range all {
 		all[a] = a
 	}
-	return b.lsqSub(g, all)
+	return b.lsqSub(g, all, math.Inf(1))
 }
 
 // lsqSub fits y on the features g.feats[sub] (sub ascending) by least
 // squares with an intercept (centred normal equations, a 1e-10 relative
 // ridge for near-collinear columns) and returns the model and its
-// estimated error c.
-func (b *m5Builder) lsqSub(g *m5Gram, sub []int) (M5Linear, float64) {
+// estimated error c, or +Inf as soon as c is sure to reach bound (the
+// absolute errors only add up, so a partial sum that reaches it decides).
+func (b *m5Builder) lsqSub(g *m5Gram, sub []int, bound float64) (M5Linear, float64) {
 	rows := g.rows
 	n, k := len(rows), len(sub)
 	feats := make([]int, k)
@@ -618,14 +622,17 @@ func (b *m5Builder) lsqSub(g *m5Gram, sub []int) (M5Linear, float64) {
 			k = 0
 		}
 	}
-	var abs float64
-	for _, i := range rows {
-		abs += math.Abs(b.y[i] - m.Predict(b.x[i*b.p:(i+1)*b.p]))
-	}
 	nu := float64(k + 1)
 	factor := 10.0
 	if float64(n) > nu {
 		factor = (float64(n) + nu) / (float64(n) - nu)
+	}
+	var abs float64
+	for r, i := range rows {
+		abs += math.Abs(b.y[i] - m.Predict(b.x[i*b.p:(i+1)*b.p]))
+		if r&31 == 31 && abs/float64(n)*factor >= bound {
+			return m, math.Inf(1)
+		}
 	}
 	return m, abs / float64(n) * factor
 }

@@ -55,10 +55,14 @@ func newFitSession(l Learner, X [][]float64, y []float64) fitSession {
 	return plainSession{l: l, X: X, y: y}
 }
 
-// cartSession presorts the columns once.
+// cartSession presorts the columns once and grows one unpruned tree per
+// minsplit: the tree for (minsplit, cp) is that tree pruned at cp (FitTree
+// skips growing nodes whose SSE is at most α only because pruning would
+// cut them anyway).
 type cartSession struct {
 	cols *Columns
 	y    []float64
+	full map[int]*Tree
 }
 
 func (CART) newSession(X [][]float64, y []float64) (fitSession, error) {
@@ -70,14 +74,23 @@ func (CART) newSession(X [][]float64, y []float64) (fitSession, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &cartSession{cols: c, y: y}, nil
+	return &cartSession{cols: c, y: y, full: map[int]*Tree{}}, nil
 }
 
 func (s *cartSession) Fit(params []float64) (Model, error) {
 	if err := checkParams(CART{}.Params(), params); err != nil {
 		return nil, err
 	}
-	return s.cols.FitTree(s.y, nil, TreeOptions{MinSplit: int(params[0]), CP: params[1]})
+	minSplit, cp := int(params[0]), params[1]
+	t := s.full[minSplit]
+	if t == nil {
+		var err error
+		if t, err = s.cols.FitTree(s.y, nil, TreeOptions{MinSplit: minSplit}); err != nil {
+			return nil, err
+		}
+		s.full[minSplit] = t
+	}
+	return t.Prune(cp), nil
 }
 
 // m5Session presorts the rows once and keeps one memo of node splits and
