@@ -156,6 +156,12 @@ type m5Presorted struct {
 	n, p  int
 	x     []float64 // row-major n×p
 	order [][]int   // per feature, rows sorted by it, ties by row index
+
+	// Working copies for one fit at a time (a m5Presorted is not shared
+	// between goroutines).
+	buf  []int
+	left []bool
+	tmp  []int
 }
 
 // newM5Presorted copies X (already validated) and presorts its columns.
@@ -234,13 +240,15 @@ func (d *m5Presorted) fitMemo(y []float64, opt M5Options, memo *m5Memo) (*M5Tree
 	b := &m5Builder{opt: opt, n: d.n, p: d.p, y: y, x: d.x, memo: memo}
 	// grow partitions the orders in place: give it copies.
 	b.order = make([][]int, d.p)
-	buf := make([]int, d.n*d.p)
+	if d.buf == nil {
+		d.buf, d.left, d.tmp = make([]int, d.n*d.p), make([]bool, d.n), make([]int, d.n)
+	}
+	buf := d.buf
 	for j := range b.order {
 		b.order[j] = buf[j*d.n : (j+1)*d.n : (j+1)*d.n]
 		copy(b.order[j], d.order[j])
 	}
-	b.left = make([]bool, d.n)
-	b.tmp = make([]int, d.n)
+	b.left, b.tmp = d.left, d.tmp
 	b.sdRoot = b.sd(b.order[0])
 	b.grow(0, d.n, 0)
 	b.fit(0)

@@ -225,6 +225,8 @@ type marsFwd struct {
 	rss, rssDelta, rsq float64
 	nUsed              int
 	steps              []marsStep
+
+	scratchU, scratchV []float64 // findTerm's linear candidate
 }
 
 // marsStep is one forward step: the slots before and after it, and the
@@ -316,7 +318,11 @@ func (f *marsFwd) addSlot(col []float64, t MARSTerm, dirs []int, degree int, use
 // orthogonalize returns col centred and orthogonalized (modified
 // Gram-Schmidt) against f.q and its sum of squares.
 func (f *marsFwd) orthogonalize(col []float64) ([]float64, float64) {
-	v := make([]float64, f.n)
+	return f.orthogonalizeInto(make([]float64, f.n), col)
+}
+
+// orthogonalizeInto is orthogonalize writing into v (len n).
+func (f *marsFwd) orthogonalizeInto(v, col []float64) ([]float64, float64) {
 	var m float64
 	for _, c := range col {
 		m += c
@@ -462,11 +468,14 @@ func (f *marsFwd) findTerm(maxLegal float64) marsCand {
 			var qLin []float64
 			var yLin float64
 			if isNew {
-				u := make([]float64, f.n)
+				if f.scratchU == nil {
+					f.scratchU, f.scratchV = make([]float64, f.n), make([]float64, f.n)
+				}
+				u := f.scratchU // the candidate is scored and forgotten
 				for i := range u {
 					u[i] = f.x[pred][i] * pcol[i]
 				}
-				v, ss := f.orthogonalize(u)
+				v, ss := f.orthogonalizeInto(f.scratchV, u)
 				if ss <= marsMinBxSOS {
 					isNew = false
 				} else {
