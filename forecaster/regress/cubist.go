@@ -127,6 +127,13 @@ type cubistChain struct {
 	preds   [][]float64 // preds[t][i]: member t's prediction at training row i
 	target  []float64   // what the next member fits
 	err     error       // why member len(members)+1 could not be added
+
+	// For the neighbour correction, shared by the chain's models: a copy
+	// of y, the feature ranges and, per committee count, the committee
+	// prediction at each training case.
+	yCopy []float64
+	rng   []float64
+	fx    map[int][]float64
 }
 
 func newCubistChain(d *m5Presorted, y []float64) *cubistChain {
@@ -176,28 +183,37 @@ func (ch *cubistChain) model(rowsX [][]float64, o CubistOptions) (*CubistModel, 
 	n, p := ch.d.n, ch.d.p
 	m := &CubistModel{P: p, Committees: ch.members[:o.Committees:o.Committees], trees: ch.trees[:o.Committees:o.Committees]}
 	if o.Neighbors > 0 {
-		sum := make([]float64, n)
-		for _, pred := range ch.preds[:o.Committees] {
-			for i, f := range pred {
-				sum[i] += f
+		if ch.rng == nil {
+			ch.yCopy = append([]float64(nil), ch.y...)
+			ch.rng = make([]float64, p)
+			for j := 0; j < p; j++ {
+				lo, hi := math.Inf(1), math.Inf(-1)
+				for _, x := range rowsX {
+					lo, hi = math.Min(lo, x[j]), math.Max(hi, x[j])
+				}
+				ch.rng[j] = hi - lo
+				if !(ch.rng[j] > 0) || math.IsInf(ch.rng[j], 0) {
+					ch.rng[j] = 0 // constant (or overflowing) feature: ignored
+				}
 			}
+			ch.fx = map[int][]float64{}
+		}
+		fx := ch.fx[o.Committees]
+		if fx == nil {
+			sum := make([]float64, n)
+			for _, pred := range ch.preds[:o.Committees] {
+				for i, f := range pred {
+					sum[i] += f
+				}
+			}
+			fx = make([]float64, n)
+			for i := range sum {
+				fx[i] = sum[i] / float64(o.Committees)
+			}
+			ch.fx[o.Committees] = fx
 		}
 		m.Neighbors = min(o.Neighbors, n)
-		m.X, m.Y, m.FX = rowsX, append([]float64(nil), ch.y...), make([]float64, n)
-		for i := range sum {
-			m.FX[i] = sum[i] / float64(o.Committees)
-		}
-		m.Range = make([]float64, p)
-		for j := 0; j < p; j++ {
-			lo, hi := math.Inf(1), math.Inf(-1)
-			for _, x := range rowsX {
-				lo, hi = math.Min(lo, x[j]), math.Max(hi, x[j])
-			}
-			m.Range[j] = hi - lo
-			if !(m.Range[j] > 0) || math.IsInf(m.Range[j], 0) {
-				m.Range[j] = 0 // constant (or overflowing) feature: ignored
-			}
-		}
+		m.X, m.Y, m.FX, m.Range = rowsX, ch.yCopy, fx, ch.rng
 	}
 	return m, nil
 }
