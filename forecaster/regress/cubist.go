@@ -129,11 +129,9 @@ type cubistChain struct {
 	err     error       // why member len(members)+1 could not be added
 
 	// For the neighbour correction, shared by the chain's models: a copy
-	// of y, the feature ranges and, per committee count, the committee
-	// prediction at each training case.
+	// of y and the feature ranges.
 	yCopy []float64
 	rng   []float64
-	fx    map[int][]float64
 }
 
 func newCubistChain(d *m5Presorted, y []float64) *cubistChain {
@@ -196,21 +194,16 @@ func (ch *cubistChain) model(rowsX [][]float64, o CubistOptions) (*CubistModel, 
 					ch.rng[j] = 0 // constant (or overflowing) feature: ignored
 				}
 			}
-			ch.fx = map[int][]float64{}
 		}
-		fx := ch.fx[o.Committees]
-		if fx == nil {
-			sum := make([]float64, n)
-			for _, pred := range ch.preds[:o.Committees] {
-				for i, f := range pred {
-					sum[i] += f
-				}
+		sum := make([]float64, n)
+		for _, pred := range ch.preds[:o.Committees] {
+			for i, f := range pred {
+				sum[i] += f
 			}
-			fx = make([]float64, n)
-			for i := range sum {
-				fx[i] = sum[i] / float64(o.Committees)
-			}
-			ch.fx[o.Committees] = fx
+		}
+		fx := make([]float64, n)
+		for i := range sum {
+			fx[i] = sum[i] / float64(o.Committees)
 		}
 		m.Neighbors = min(o.Neighbors, n)
 		m.X, m.Y, m.FX, m.Range = rowsX, ch.yCopy, fx, ch.rng
