@@ -226,7 +226,48 @@ type marsFwd struct {
 	nUsed              int
 	steps              []marsStep
 
-	scratchU, scratchV []float64 // findTerm's linear candidate
+	scratchV []float64 // findTerm's linear candidate, normalized
+	// lin[{parent, pred}]: the centred x_pred·parent column orthogonalized
+	// against q[:done]. The basis only grows, so each step projects out
+	// the new vectors alone: modified Gram-Schmidt is sequential, and the
+	// result is the same as projecting on the whole basis at once.
+	lin map[[2]int]*marsLin
+}
+
+type marsLin struct {
+	v    []float64
+	done int
+}
+
+// linResidual returns the linear candidate x_pred·parent centred and
+// orthogonalized against the basis (as orthogonalize does), and its sum of
+// squares. The returned slice must not be modified.
+func (f *marsFwd) linResidual(parent, pred int) ([]float64, float64) {
+	key := [2]int{parent, pred}
+	l := f.lin[key]
+	if l == nil {
+		if f.lin == nil {
+			f.lin = map[[2]int]*marsLin{}
+		}
+		u := make([]float64, f.n)
+		pcol := f.bx[parent]
+		for i := range u {
+			u[i] = f.x[pred][i] * pcol[i]
+		}
+		var m float64
+		for _, c := range u {
+			m += c
+		}
+		m /= float64(f.n)
+		for i, c := range u {
+			u[i] = c - m
+		}
+		l = &marsLin{v: u}
+		f.lin[key] = l
+	}
+	ss := project(l.v, f.q[l.done:])
+	l.done = len(f.q)
+	return l.v, ss
 }
 
 // marsStep is one forward step: the slots before and after it, and the
@@ -318,11 +359,7 @@ func (f *marsFwd) addSlot(col []float64, t MARSTerm, dirs []int, degree int, use
 // orthogonalize returns col centred and orthogonalized (modified
 // Gram-Schmidt) against f.q and its sum of squares.
 func (f *marsFwd) orthogonalize(col []float64) ([]float64, float64) {
-	return f.orthogonalizeInto(make([]float64, f.n), col)
-}
-
-// orthogonalizeInto is orthogonalize writing into v (len n).
-func (f *marsFwd) orthogonalizeInto(v, col []float64) ([]float64, float64) {
+	v := make([]float64, f.n)
 	var m float64
 	for _, c := range col {
 		m += c
@@ -458,7 +495,6 @@ func (f *marsFwd) findTerm(maxLegal float64) marsCand {
 			continue
 		}
 		minSpan, endSpan, startSpan := f.spans(parent, f.degree[parent]+1)
-		pcol := f.bx[parent]
 		for pred := 0; pred < f.p; pred++ {
 			if f.dirs[parent][pred] != 0 {
 				continue
@@ -468,20 +504,17 @@ func (f *marsFwd) findTerm(maxLegal float64) marsCand {
 			var qLin []float64
 			var yLin float64
 			if isNew {
-				if f.scratchU == nil {
-					f.scratchU, f.scratchV = make([]float64, f.n), make([]float64, f.n)
-				}
-				u := f.scratchU // the candidate is scored and forgotten
-				for i := range u {
-					u[i] = f.x[pred][i] * pcol[i]
-				}
-				v, ss := f.orthogonalizeInto(f.scratchV, u)
+				r, ss := f.linResidual(parent, pred)
 				if ss <= marsMinBxSOS {
 					isNew = false
 				} else {
+					if f.scratchV == nil {
+						f.scratchV = make([]float64, f.n)
+					}
+					v := f.scratchV // the candidate is scored and forgotten
 					s := 1 / math.Sqrt(ss)
 					for i := range v {
-						v[i] *= s
+						v[i] = r[i] * s
 						yLin += v[i] * f.yc[i]
 					}
 					qLin = v
