@@ -1,8 +1,10 @@
 package regress
 
 import (
+	"encoding/binary"
 	"math"
 	"sort"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -44,6 +46,14 @@ type CubistModel struct {
 	Y     []float64   `json:"y,omitempty"`
 	FX    []float64   `json:"fx,omitempty"`
 	Range []float64   `json:"range,omitempty"`
+	// nn, when set, memoizes the nearest training cases per query: a
+	// search session shares it among the models of one fold, whose
+	// training cases and ranges are the same.
+	nn *cubistNeighborCache
+	// trees, when set, are the members' M5 trees: the one rule of a member
+	// that covers x is the leaf x reaches, found in depth steps instead of
+	// a scan of every rule.
+	trees []*M5Tree
 }
 
 // Cubist is the Learner for FitCubist. Its box: committees in [1, 10],
@@ -95,49 +105,108 @@ func FitCubist(X mat.Matrix, y []float64, o CubistOptions) (*CubistModel, error)
 	if err := CheckXY(X, y); err != nil {
 		return nil, err
 	}
-	n, p := X.Dims()
+	n := len(y)
 	rowsX := make([][]float64, n)
 	for i := range rowsX {
 		rowsX[i] = mat.Row(nil, i, X)
 	}
-	m := &CubistModel{P: p}
-	target := append([]float64(nil), y...)
-	sum := make([]float64, n)
-	for c := 0; c < o.Committees; c++ {
-		tree, err := FitM5(X, target, o.M5)
+	ch := newCubistChain(newM5Presorted(X), y)
+	return ch.model(rowsX, o)
+}
+
+// cubistChain grows the committee members of one training set in order:
+// member t+1 depends only on y and members 1..t, so a model of c members
+// is the first c members of a longer chain. A search reuses one chain for
+// every committee count and neighbour count at the same M5 options.
+type cubistChain struct {
+	d       *m5Presorted
+	y       []float64
+	opt     M5Options
+	members [][]CubistRule
+	trees   []*M5Tree
+	preds   [][]float64 // preds[t][i]: member t's prediction at training row i
+	target  []float64   // what the next member fits
+	err     error       // why member len(members)+1 could not be added
+
+	// For the neighbour correction, shared by the chain's models: a copy
+	// of y and the feature ranges.
+	yCopy []float64
+	rng   []float64
+}
+
+func newCubistChain(d *m5Presorted, y []float64) *cubistChain {
+	return &cubistChain{d: d, y: y, target: append([]float64(nil), y...)}
+}
+
+// grow adds members until there are c.
+func (ch *cubistChain) grow(rowsX [][]float64, c int) error {
+	for len(ch.members) < c && ch.err == nil {
+		tree, err := ch.d.fit(ch.target, ch.opt)
 		if err != nil {
-			return nil, err
+			ch.err = err
+			break
 		}
 		rules := cubistRules(tree)
-		m.Committees = append(m.Committees, rules)
+		pred := make([]float64, len(rowsX))
+		next := make([]float64, len(rowsX))
 		// The next member fits y' = 2y − f_c(x): where this member
 		// over-predicts, the next one aims low, and the reverse.
 		for i, x := range rowsX {
-			f := cubistRulePredict(rules, x)
-			sum[i] += f
-			target[i] = 2*y[i] - f
+			f := tree.Predict(x) // = cubistRulePredict(rules, x): one rule per leaf
+			pred[i] = f
+			next[i] = 2*ch.y[i] - f
 		}
-		if !allFinite(target) {
-			return nil, inputError("y", "committee targets overflow float64; rescale y")
+		if !allFinite(next) {
+			ch.err = inputError("y", "committee targets overflow float64; rescale y")
+			break
 		}
+		ch.target = next
+		ch.members = append(ch.members, rules)
+		ch.trees = append(ch.trees, tree)
+		ch.preds = append(ch.preds, pred)
 	}
+	if len(ch.members) < c {
+		return ch.err
+	}
+	return nil
+}
+
+// model returns the Cubist model of the chain's first o.Committees members
+// with o.Neighbors (o validated; o.M5 must be the chain's options).
+func (ch *cubistChain) model(rowsX [][]float64, o CubistOptions) (*CubistModel, error) {
+	ch.opt = o.M5
+	if err := ch.grow(rowsX, o.Committees); err != nil {
+		return nil, err
+	}
+	n, p := ch.d.n, ch.d.p
+	m := &CubistModel{P: p, Committees: ch.members[:o.Committees:o.Committees], trees: ch.trees[:o.Committees:o.Committees]}
 	if o.Neighbors > 0 {
-		m.Neighbors = min(o.Neighbors, n)
-		m.X, m.Y, m.FX = rowsX, append([]float64(nil), y...), make([]float64, n)
+		if ch.rng == nil {
+			ch.yCopy = append([]float64(nil), ch.y...)
+			ch.rng = make([]float64, p)
+			for j := 0; j < p; j++ {
+				lo, hi := math.Inf(1), math.Inf(-1)
+				for _, x := range rowsX {
+					lo, hi = math.Min(lo, x[j]), math.Max(hi, x[j])
+				}
+				ch.rng[j] = hi - lo
+				if !(ch.rng[j] > 0) || math.IsInf(ch.rng[j], 0) {
+					ch.rng[j] = 0 // constant (or overflowing) feature: ignored
+				}
+			}
+		}
+		sum := make([]float64, n)
+		for _, pred := range ch.preds[:o.Committees] {
+			for i, f := range pred {
+				sum[i] += f
+			}
+		}
+		fx := make([]float64, n)
 		for i := range sum {
-			m.FX[i] = sum[i] / float64(o.Committees)
+			fx[i] = sum[i] / float64(o.Committees)
 		}
-		m.Range = make([]float64, p)
-		for j := 0; j < p; j++ {
-			lo, hi := math.Inf(1), math.Inf(-1)
-			for _, x := range rowsX {
-				lo, hi = math.Min(lo, x[j]), math.Max(hi, x[j])
-			}
-			m.Range[j] = hi - lo
-			if !(m.Range[j] > 0) || math.IsInf(m.Range[j], 0) {
-				m.Range[j] = 0 // constant (or overflowing) feature: ignored
-			}
-		}
+		m.Neighbors = min(o.Neighbors, n)
+		m.X, m.Y, m.FX, m.Range = rowsX, ch.yCopy, fx, ch.rng
 	}
 	return m, nil
 }
@@ -223,8 +292,14 @@ func (m *CubistModel) ModelPredict(x []float64) float64 {
 		return math.NaN()
 	}
 	var s float64
-	for _, rules := range m.Committees {
-		s += cubistRulePredict(rules, x)
+	if len(m.trees) == len(m.Committees) {
+		for _, t := range m.trees {
+			s += t.Predict(x)
+		}
+	} else {
+		for _, rules := range m.Committees {
+			s += cubistRulePredict(rules, x)
+		}
 	}
 	return s / float64(len(m.Committees))
 }
@@ -240,28 +315,11 @@ func (m *CubistModel) Predict(x []float64) float64 {
 	if m.Neighbors == 0 || math.IsNaN(f) {
 		return f
 	}
-	type nb struct {
-		d float64
-		i int
-	}
-	best := make([]nb, 0, m.Neighbors+1)
-	for i, z := range m.X {
-		var d float64
-		for j, r := range m.Range {
-			if r > 0 {
-				d += math.Abs(x[j]-z[j]) / r
-			}
-		}
-		if len(best) == m.Neighbors && !(d < best[len(best)-1].d) {
-			continue
-		}
-		k := sort.Search(len(best), func(a int) bool { return best[a].d > d })
-		best = append(best, nb{})
-		copy(best[k+1:], best[k:])
-		best[k] = nb{d, i}
-		if len(best) > m.Neighbors {
-			best = best[:m.Neighbors]
-		}
+	var best []cubistNeighbor
+	if m.nn != nil && m.Neighbors <= m.nn.max {
+		best = m.nn.nearest(m, x)[:min(m.Neighbors, len(m.X))]
+	} else {
+		best = cubistNearest(m.X, m.Range, x, m.Neighbors)
 	}
 	var sw, s float64
 	for _, b := range best {
@@ -270,4 +328,66 @@ func (m *CubistModel) Predict(x []float64) float64 {
 		s += w * (m.Y[b.i] + f - m.FX[b.i])
 	}
 	return s / sw
+}
+
+// cubistNeighbor is a training case i at distance d from a query.
+type cubistNeighbor struct {
+	d float64
+	i int
+}
+
+// cubistNearest returns the k training cases nearest to x, ordered by
+// distance, ties to the lower index. A case is dropped as soon as its
+// partial distance reaches the k-th best (the sum of non-negative terms
+// only grows), which gives the same list as summing every term.
+func cubistNearest(X [][]float64, rng []float64, x []float64, k int) []cubistNeighbor {
+	best := make([]cubistNeighbor, 0, k+1)
+	for i, z := range X {
+		full := len(best) == k
+		var d float64
+		skip := false
+		for j, r := range rng {
+			if r > 0 {
+				d += math.Abs(x[j]-z[j]) / r
+				if full && !(d < best[k-1].d) {
+					skip = true
+					break
+				}
+			}
+		}
+		if skip || (full && !(d < best[k-1].d)) {
+			continue
+		}
+		a := sort.Search(len(best), func(a int) bool { return best[a].d > d })
+		best = append(best, cubistNeighbor{})
+		copy(best[a+1:], best[a:])
+		best[a] = cubistNeighbor{d, i}
+		if len(best) > k {
+			best = best[:k]
+		}
+	}
+	return best
+}
+
+// cubistNeighborCache holds, per query vector, its max nearest training
+// cases; the k nearest for any k ≤ max are their first k.
+type cubistNeighborCache struct {
+	mu  sync.Mutex
+	max int
+	by  map[string][]cubistNeighbor
+}
+
+func (c *cubistNeighborCache) nearest(m *CubistModel, x []float64) []cubistNeighbor {
+	key := make([]byte, 0, 8*len(x))
+	for _, v := range x {
+		key = binary.LittleEndian.AppendUint64(key, math.Float64bits(v))
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	nb, ok := c.by[string(key)]
+	if !ok {
+		nb = cubistNearest(m.X, m.Range, x, min(c.max, len(m.X)))
+		c.by[string(key)] = nb
+	}
+	return nb
 }

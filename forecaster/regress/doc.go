@@ -62,6 +62,9 @@
 //
 // for M terms (intercept included) and penalty d (2 for degree 1, 3 for
 // degree 2, earth's defaults); the kept terms are refitted by least squares.
+// The elimination factorizes the starting columns once (B = QR) and removes
+// each deleted column from R by Givens rotations, O(m²) per step; the kept
+// subset is refitted by QR from its columns.
 // With the earth options listed in testdata/earth/gen_earth.R the selected
 // hinges, coefficients and fitted values equal earth's.
 //
@@ -107,4 +110,14 @@
 // cross-validation (k = 10 by default, the same folds for every candidate),
 // reports every candidate and the default parameters' score, and refits the
 // winner; SearchAll does this for several learners and names the best.
+//
+// Search keeps, per fold, what does not depend on the candidate and gets
+// the same models as Fit: MARS's forward pass adds the same terms whatever
+// nk and thresh are (they only choose where it stops), so one pass per
+// degree serves every candidate; Cubist's member t+1 depends only on y and
+// members 1..t, so one chain per minleaf serves every committee count, and
+// the nearest training cases of a query are found once; M5's trees at one
+// minleaf differ only by where sdfraction stops them, so node splits and
+// models are memoized; CART grows one unpruned tree per minsplit and prunes
+// it per cp.
 package regress

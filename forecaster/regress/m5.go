@@ -145,19 +145,114 @@ func FitM5(X mat.Matrix, y []float64, opt M5Options) (*M5Tree, error) {
 	if err := CheckXY(X, y); err != nil {
 		return nil, err
 	}
-	opt = opt.withDefaults()
+	return newM5Presorted(X).fit(y, opt)
+}
+
+// m5Presorted is a design matrix stored row-major with every feature's row
+// order presorted, so that many trees (Cubist's committee members, the
+// parameter points of a search) grow on the same rows without sorting
+// again.
+type m5Presorted struct {
+	n, p  int
+	x     []float64 // row-major n×p
+	order [][]int   // per feature, rows sorted by it, ties by row index
+
+	// Working copies for one fit at a time (a m5Presorted is not shared
+	// between goroutines).
+	buf  []int
+	left []bool
+	tmp  []int
+}
+
+// newM5Presorted copies X (already validated) and presorts its columns.
+func newM5Presorted(X mat.Matrix) *m5Presorted {
 	n, p := X.Dims()
-	b := &m5Builder{opt: opt, n: n, p: p, y: y, x: make([]float64, n*p)}
+	d := &m5Presorted{n: n, p: p, x: make([]float64, n*p), order: make([][]int, p)}
 	for i := 0; i < n; i++ {
 		for j := 0; j < p; j++ {
-			b.x[i*p+j] = X.At(i, j)
+			d.x[i*p+j] = X.At(i, j)
 		}
 	}
-	b.presort()
+	col := make([]float64, n)
+	for j := range d.order {
+		o := make([]int, n)
+		for i := range o {
+			o[i] = i
+			col[i] = d.x[i*p+j]
+		}
+		// Ties by row index: the same order as a stable sort, faster.
+		slices.SortFunc(o, func(a, c int) int {
+			if col[a] < col[c] {
+				return -1
+			}
+			if col[a] > col[c] {
+				return 1
+			}
+			return a - c
+		})
+		d.order[j] = o
+	}
+	return d
+}
+
+// fit grows, fits, simplifies and prunes an M5 tree on the rows of d and
+// y (finite, one per row; opt validated).
+func (d *m5Presorted) fit(y []float64, opt M5Options) (*M5Tree, error) {
+	return d.fitMemo(y, opt, nil)
+}
+
+// m5Memo remembers, for trees grown on the same rows and y with the same
+// MinLeaf and MaxDepth, each node's best split and its simplified models.
+// Such trees differ only in where SDFraction stops the growth, so they are
+// truncations of one tree and a node is named by its rows' segment
+// [lo, hi) of the presorted orders.
+type m5Memo struct {
+	split map[[2]int]m5Split
+	model map[m5ModelKey]m5Model
+}
+
+type m5Split struct {
+	feat int
+	thr  float64
+	ok   bool
+}
+
+type m5ModelKey struct {
+	lo, hi int
+	feats  uint64 // bit j: feature j offered to the model
+}
+
+type m5Model struct {
+	m   M5Linear
+	err float64
+}
+
+func newM5Memo() *m5Memo {
+	return &m5Memo{split: map[[2]int]m5Split{}, model: map[m5ModelKey]m5Model{}}
+}
+
+// fitMemo is fit with an optional memo (nil: none; only for p ≤ 64).
+func (d *m5Presorted) fitMemo(y []float64, opt M5Options, memo *m5Memo) (*M5Tree, error) {
+	opt = opt.withDefaults()
+	if d.p > 64 {
+		memo = nil
+	}
+	b := &m5Builder{opt: opt, n: d.n, p: d.p, y: y, x: d.x, memo: memo}
+	// grow partitions the orders in place: give it copies.
+	b.order = make([][]int, d.p)
+	if d.buf == nil {
+		d.buf, d.left, d.tmp = make([]int, d.n*d.p), make([]bool, d.n), make([]int, d.n)
+	}
+	buf := d.buf
+	for j := range b.order {
+		b.order[j] = buf[j*d.n : (j+1)*d.n : (j+1)*d.n]
+		copy(b.order[j], d.order[j])
+	}
+	b.left, b.tmp = d.left, d.tmp
 	b.sdRoot = b.sd(b.order[0])
-	b.grow(0, n, 0)
+	b.grow(0, d.n, 0)
 	b.fit(0)
-	t := &M5Tree{P: p, Smoothing: opt.Smoothing, SmoothingK: opt.SmoothingK}
+	t := &M5Tree{P: d.p, Smoothing: opt.Smoothing, SmoothingK: opt.SmoothingK}
 	t.Nodes = compactM5(b.nodes)
 	for i := range t.Nodes {
 		if err := checkM5Model(&t.Nodes[i].Model); err != nil {
@@ -175,6 +270,8 @@ func checkM5Model(m *M5Linear) error {
 }
 
 type m5Builder struct {
+	memo   *m5Memo
+	lo, hi []int // per node, its segment of the orders
 	opt    M5Options
 	n, p   int
 	x      []float64 // row-major n×p
@@ -203,47 +300,31 @@ func (b *m5Builder) sd(idx []int) float64 {
 	return math.Sqrt(ss / float64(len(idx)))
 }
 
-// presort fills b.order: for each feature, the row indices sorted by that
-// feature (ties by row index), so that splits need no sorting per node.
-func (b *m5Builder) presort() {
-	b.order = make([][]int, b.p)
-	for j := range b.order {
-		o := make([]int, b.n)
-		for i := range o {
-			o[i] = i
-		}
-		col := make([]float64, b.n)
-		for i := range col {
-			col[i] = b.at(i, j)
-		}
-		// Ties by row index: the same order as a stable sort, faster.
-		slices.SortFunc(o, func(a, c int) int {
-			if col[a] < col[c] {
-				return -1
-			}
-			if col[a] > col[c] {
-				return 1
-			}
-			return a - c
-		})
-		b.order[j] = o
-	}
-	b.left = make([]bool, b.n)
-	b.tmp = make([]int, b.n)
-}
-
 // grow grows the subtree of the rows order[·][lo:hi].
 func (b *m5Builder) grow(lo, hi, depth int) int {
 	idx := slices.Clone(b.order[0][lo:hi])
 	id := len(b.nodes)
 	b.nodes = append(b.nodes, M5Node{Left: -1, Right: -1, N: len(idx)})
 	b.rows = append(b.rows, idx)
+	b.lo, b.hi = append(b.lo, lo), append(b.hi, hi)
 	n := len(idx)
 	sd := b.sd(idx)
 	if n < 2*b.opt.MinLeaf || sd <= b.opt.SDFraction*b.sdRoot || sd == 0 || depth >= b.opt.MaxDepth {
 		return id
 	}
-	feat, thr, ok := b.bestSplit(lo, hi, sd)
+	var feat int
+	var thr float64
+	var ok bool
+	if b.memo != nil {
+		sp, seen := b.memo.split[[2]int{lo, hi}]
+		if !seen {
+			sp.feat, sp.thr, sp.ok = b.bestSplit(lo, hi, sd)
+			b.memo.split[[2]int{lo, hi}] = sp
+		}
+		feat, thr, ok = sp.feat, sp.thr, sp.ok
+	} else {
+		feat, thr, ok = b.bestSplit(lo, hi, sd)
+	}
 	if !ok {
 		return id
 	}
@@ -336,7 +417,22 @@ func (b *m5Builder) fit(id int) map[int]bool {
 		feats = append(feats, j)
 	}
 	slices.Sort(feats)
-	model, modelErr := b.simplify(b.rows[id], feats)
+	var model M5Linear
+	var modelErr float64
+	if b.memo != nil {
+		key := m5ModelKey{lo: b.lo[id], hi: b.hi[id]}
+		for _, j := range feats {
+			key.feats |= 1 << j
+		}
+		r, seen := b.memo.model[key]
+		if !seen {
+			r.m, r.err = b.simplify(b.rows[id], feats)
+			b.memo.model[key] = r
+		}
+		model, modelErr = r.m, r.err
+	} else {
+		model, modelErr = b.simplify(b.rows[id], feats)
+	}
 	nd.Model = model
 	if nd.IsLeaf() {
 		nd.Error = modelErr
@@ -365,7 +461,11 @@ func m5Features(m M5Linear) map[int]bool {
 }
 
 // simplify fits a model on feats and drops terms greedily while the
-// estimated error decreases.
+// estimated error decreases. The centred cross products of all the live
+// features are accumulated once per node: a model on a subset reads its
+// normal equations from them (each entry is the same sum, in the same
+// order, as a fresh accumulation over the subset), so a drop step costs one
+// pass over the rows per candidate for its error, not one per Gram matrix.
 func (b *m5Builder) simplify(rows []int, feats []int) (M5Linear, float64) {
 	// Features constant within the node cannot have a coefficient.
 	var live []int
@@ -378,13 +478,21 @@ func (b *m5Builder) simplify(rows []int, feats []int) (M5Linear, float64) {
 			}
 		}
 	}
-	cur, curErr := b.lsq(rows, live)
+	g := b.gram(rows, live)
+	sub := make([]int, len(live))
+	for a := range sub {
+		sub[a] = a
+	}
+	cur, curErr := b.lsqSub(g, sub, math.Inf(1))
 	for len(cur.Features) > 0 {
 		bestErr, bestK := math.Inf(1), -1
 		var bestM M5Linear
-		for k := range cur.Features {
-			f := slices.Delete(slices.Clone(cur.Features), k, k+1)
-			m, e := b.lsq(rows, f)
+		// Only a candidate below both the best so far and the acceptance
+		// threshold matters: lsqSub stops counting errors past that.
+		thr := curErr - 1e-12*b.sdRoot
+		for k := range sub {
+			s := slices.Delete(slices.Clone(sub), k, k+1)
+			m, e := b.lsqSub(g, s, math.Min(bestErr, thr))
 			if e < bestErr {
 				bestErr, bestK, bestM = e, k, m
 			}
@@ -393,56 +501,99 @@ func (b *m5Builder) simplify(rows []int, feats []int) (M5Linear, float64) {
 			break
 		}
 		cur, curErr = bestM, bestErr
+		sub = slices.Delete(slices.Clone(sub), bestK, bestK+1)
+		if len(cur.Features) == 0 {
+			break
+		}
 	}
 	return cur, curErr
 }
 
-// lsq fits y on the features by least squares with an intercept (centred
-// normal equations, a 1e-10 relative ridge for near-collinear columns) and
-// returns the model and its estimated error c.
-func (b *m5Builder) lsq(rows []int, feats []int) (M5Linear, float64) {
+// m5Gram holds a node's sufficient statistics for least squares on the
+// features feats: the target mean, the feature means and the centred
+// cross products X'X (k×k, row-major) and X'y.
+type m5Gram struct {
+	rows  []int
+	feats []int
+	ym    float64
+	xm    []float64
+	xx    []float64
+	xy    []float64
+}
+
+// gram accumulates the centred normal equations of rows on feats.
+func (b *m5Builder) gram(rows []int, feats []int) *m5Gram {
 	n, k := len(rows), len(feats)
-	if feats == nil {
-		feats = []int{}
-	}
-	var ym float64
+	g := &m5Gram{rows: rows, feats: feats, xm: make([]float64, k), xx: make([]float64, k*k), xy: make([]float64, k)}
 	for _, i := range rows {
-		ym += b.y[i]
+		g.ym += b.y[i]
 	}
-	ym /= float64(n)
+	g.ym /= float64(n)
+	if k == 0 {
+		return g
+	}
+	for _, i := range rows {
+		for a, j := range feats {
+			g.xm[a] += b.at(i, j)
+		}
+	}
+	for a := range g.xm {
+		g.xm[a] /= float64(n)
+	}
+	xc := make([]float64, k)
+	for _, i := range rows {
+		row := b.x[i*b.p : (i+1)*b.p]
+		for a, j := range feats {
+			xc[a] = row[j] - g.xm[a]
+		}
+		yc := b.y[i] - g.ym
+		for a := 0; a < k; a++ {
+			g.xy[a] += xc[a] * yc
+			xa := xc[a]
+			ar := g.xx[a*k : (a+1)*k]
+			for c := a; c < k; c++ {
+				ar[c] += xa * xc[c]
+			}
+		}
+	}
+	return g
+}
+
+// lsq fits y on the features of rows by least squares with an intercept
+// and returns the model and its estimated error c.
+func (b *m5Builder) lsq(rows []int, feats []int) (M5Linear, float64) {
+	g := b.gram(rows, feats)
+	all := make([]int, len(feats))
+	for a := range all {
+		all[a] = a
+	}
+	return b.lsqSub(g, all, math.Inf(1))
+}
+
+// lsqSub fits y on the features g.feats[sub] (sub ascending) by least
+// squares with an intercept (centred normal equations, a 1e-10 relative
+// ridge for near-collinear columns) and returns the model and its
+// estimated error c, or +Inf as soon as c is sure to reach bound (the
+// absolute errors only add up, so a partial sum that reaches it decides).
+func (b *m5Builder) lsqSub(g *m5Gram, sub []int, bound float64) (M5Linear, float64) {
+	rows := g.rows
+	n, k := len(rows), len(sub)
+	feats := make([]int, k)
+	for a, s := range sub {
+		feats[a] = g.feats[s]
+	}
+	ym := g.ym
 	m := M5Linear{Features: feats, Coef: make([]float64, k), Intercept: ym}
 	if k > 0 {
-		xm := make([]float64, k)
-		for _, i := range rows {
-			for a, j := range feats {
-				xm[a] += b.at(i, j)
-			}
-		}
-		for a := range xm {
-			xm[a] /= float64(n)
-		}
-		// Accumulate in plain slices (same order of additions as before)
-		// and wrap them once: element access through mat was the hot spot.
+		kk := len(g.feats)
 		av := make([]float64, k*k)
 		rv := make([]float64, k)
-		xc := make([]float64, k)
-		for _, i := range rows {
-			row := b.x[i*b.p : (i+1)*b.p]
-			for a, j := range feats {
-				xc[a] = row[j] - xm[a]
-			}
-			yc := b.y[i] - ym
-			for a := 0; a < k; a++ {
-				rv[a] += xc[a] * yc
-				xa := xc[a]
-				ar := av[a*k : (a+1)*k]
-				for c := a; c < k; c++ {
-					ar[c] += xa * xc[c]
-				}
-			}
-		}
-		for a := 0; a < k; a++ { // mirror the upper triangle
-			for c := a + 1; c < k; c++ {
+		xm := make([]float64, k)
+		for a, s := range sub {
+			xm[a] = g.xm[s]
+			rv[a] = g.xy[s]
+			for c := a; c < k; c++ { // sub is ascending: the upper triangle
+				av[a*k+c] = g.xx[s*kk+sub[c]]
 				av[c*k+a] = av[a*k+c]
 			}
 		}
@@ -479,14 +630,17 @@ func (b *m5Builder) lsq(rows []int, feats []int) (M5Linear, float64) {
 			k = 0
 		}
 	}
-	var abs float64
-	for _, i := range rows {
-		abs += math.Abs(b.y[i] - m.Predict(b.x[i*b.p:(i+1)*b.p]))
-	}
 	nu := float64(k + 1)
 	factor := 10.0
 	if float64(n) > nu {
 		factor = (float64(n) + nu) / (float64(n) - nu)
+	}
+	var abs float64
+	for r, i := range rows {
+		abs += math.Abs(b.y[i] - m.Predict(b.x[i*b.p:(i+1)*b.p]))
+		if r&31 == 31 && abs/float64(n)*factor >= bound {
+			return m, math.Inf(1)
+		}
 	}
 	return m, abs / float64(n) * factor
 }

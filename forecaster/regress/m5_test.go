@@ -44,7 +44,7 @@ func TestM5SDRHandWorked(t *testing.T) {
 	X := mat.NewDense(6, 1, []float64{1, 2, 3, 4, 5, 6})
 	y := []float64{1, 2, 3, 10, 11, 12}
 	b := &m5Builder{opt: M5Options{MinLeaf: 1}.withDefaults(), n: 6, p: 1, y: y, x: X.RawMatrix().Data}
-	b.presort()
+	b.order = newM5Presorted(X).order
 	idx := []int{0, 1, 2, 3, 4, 5}
 	sd := b.sd(idx)
 	if math.Abs(sd-math.Sqrt(379.0/6-6.5*6.5)) > 1e-12 { // Σy²/n − ȳ²

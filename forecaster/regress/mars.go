@@ -214,6 +214,68 @@ type marsFwd struct {
 	degree []int
 	q      [][]float64 // centred orthonormal basis of the used slots
 	ycbo   []float64   // q_k · yc
+
+	// Forward-pass progress. The terms it adds do not depend on MaxTerms
+	// or Thresh, which only decide where it stops; steps records what the
+	// stopping rules read, so that one pass serves every (MaxTerms,
+	// Thresh) of a search (forwardEnd).
+	active             bool // y varies: the forward pass runs at all
+	exhausted          bool // no term improves the fit any more
+	rssNull, gcvNull   float64
+	rss, rssDelta, rsq float64
+	nUsed              int
+	steps              []marsStep
+
+	scratchV []float64 // findTerm's linear candidate, normalized
+	// lin[{parent, pred}]: the centred x_pred·parent column orthogonalized
+	// against q[:done]. The basis only grows, so each step projects out
+	// the new vectors alone: modified Gram-Schmidt is sequential, and the
+	// result is the same as projecting on the whole basis at once.
+	lin map[[2]int]*marsLin
+}
+
+type marsLin struct {
+	v    []float64
+	done int
+}
+
+// linResidual returns the linear candidate x_pred·parent centred and
+// orthogonalized against the basis (as orthogonalize does), and its sum of
+// squares. The returned slice must not be modified.
+func (f *marsFwd) linResidual(parent, pred int) ([]float64, float64) {
+	key := [2]int{parent, pred}
+	l := f.lin[key]
+	if l == nil {
+		if f.lin == nil {
+			f.lin = map[[2]int]*marsLin{}
+		}
+		u := make([]float64, f.n)
+		pcol := f.bx[parent]
+		for i := range u {
+			u[i] = f.x[pred][i] * pcol[i]
+		}
+		var m float64
+		for _, c := range u {
+			m += c
+		}
+		m /= float64(f.n)
+		for i, c := range u {
+			u[i] = c - m
+		}
+		l = &marsLin{v: u}
+		f.lin[key] = l
+	}
+	ss := project(l.v, f.q[l.done:])
+	l.done = len(f.q)
+	return l.v, ss
+}
+
+// marsStep is one forward step: the slots before and after it, and the
+// values the stopping rules test.
+type marsStep struct {
+	before, after int
+	rsqDelta, gcv float64
+	rsq           float64
 }
 
 // FitMARS fits a MARS model (Friedman, "Multivariate Adaptive Regression
@@ -226,10 +288,22 @@ func FitMARS(X mat.Matrix, y []float64, o MARSOptions) (*MARSModel, error) {
 	if err := CheckXY(X, y); err != nil {
 		return nil, err
 	}
-	n, p := X.Dims()
+	n, _ := X.Dims()
 	if n < 2 {
 		return nil, inputError("X", "%d row; MARS needs at least 2", n)
 	}
+	f, err := newMARSFwd(X, y, o)
+	if err != nil {
+		return nil, err
+	}
+	return f.prune(y, f.forwardEnd(o.MaxTerms, o.Thresh))
+}
+
+// newMARSFwd prepares the forward pass on X and y (validated, n ≥ 2) with
+// the intercept as the only slot. Of o it uses Degree, Penalty and the
+// spans.
+func newMARSFwd(X mat.Matrix, y []float64, o MARSOptions) (*marsFwd, error) {
+	n, p := X.Dims()
 	f := &marsFwd{o: o, n: n, p: p}
 	f.x = make([][]float64, p)
 	f.order = make([][]int, p)
@@ -265,10 +339,10 @@ func FitMARS(X mat.Matrix, y []float64, o MARSOptions) (*MARSModel, error) {
 		one[i] = 1
 	}
 	f.addSlot(one, nil, make([]int, p), 0, true)
-	if rssNull >= marsRSSNullMin*float64(n) {
-		f.forward(rssNull)
-	}
-	return f.prune(y)
+	f.active = rssNull >= marsRSSNullMin*float64(n)
+	f.rssNull, f.rss, f.rssDelta, f.nUsed = rssNull, rssNull, rssNull, 1
+	f.gcvNull = marsGCV(1, n, rssNull, o.Penalty)
+	return f, nil
 }
 
 func (f *marsFwd) addSlot(col []float64, t MARSTerm, dirs []int, degree int, used bool) {
@@ -421,7 +495,6 @@ func (f *marsFwd) findTerm(maxLegal float64) marsCand {
 			continue
 		}
 		minSpan, endSpan, startSpan := f.spans(parent, f.degree[parent]+1)
-		pcol := f.bx[parent]
 		for pred := 0; pred < f.p; pred++ {
 			if f.dirs[parent][pred] != 0 {
 				continue
@@ -431,17 +504,17 @@ func (f *marsFwd) findTerm(maxLegal float64) marsCand {
 			var qLin []float64
 			var yLin float64
 			if isNew {
-				u := make([]float64, f.n)
-				for i := range u {
-					u[i] = f.x[pred][i] * pcol[i]
-				}
-				v, ss := f.orthogonalize(u)
+				r, ss := f.linResidual(parent, pred)
 				if ss <= marsMinBxSOS {
 					isNew = false
 				} else {
+					if f.scratchV == nil {
+						f.scratchV = make([]float64, f.n)
+					}
+					v := f.scratchV // the candidate is scored and forgotten
 					s := 1 / math.Sqrt(ss)
 					for i := range v {
-						v[i] *= s
+						v[i] = r[i] * s
 						yLin += v[i] * f.yc[i]
 					}
 					qLin = v
@@ -549,42 +622,54 @@ func (f *marsFwd) findKnot(parent, pred int, qLin []float64, yLin, deltaLin, max
 	return bestPos, bestDelta
 }
 
-// forward runs earth's forward pass from the intercept-only model.
-func (f *marsFwd) forward(rssNull float64) {
-	rss, rssDelta, rsq := rssNull, rssNull, 0.0
-	nUsed := 1
-	gcvNull := marsGCV(1, f.n, rssNull, f.o.Penalty)
-	if f.o.MaxTerms < 3 {
-		return
+// forwardEnd runs earth's forward pass from the intercept-only model
+// under the stopping rules of maxTerms and thresh, resuming where an
+// earlier call left off, and returns how many slots the model keeps (a
+// step rejected by the thresh rule is dropped, as earth marks it unused).
+func (f *marsFwd) forwardEnd(maxTerms int, thresh float64) int {
+	if !f.active || maxTerms < 3 {
+		return 1
 	}
-	for {
-		maxLegal := math.Min(1.01*rss, 10*rssDelta)
-		c := f.findTerm(maxLegal)
-		if c.knotPos < 0 {
-			return
+	for s := 0; ; s++ {
+		if s == len(f.steps) && !f.step() {
+			return len(f.bx)
 		}
-		before := len(f.bx)
-		f.addTerm(c)
-		rssDelta = c.delta
-		nUsed++
-		if c.knotPos > 0 && c.isNewForm {
-			nUsed++
+		st := f.steps[s]
+		if thresh != 0 && (st.rsqDelta < thresh || 1-st.gcv/f.gcvNull < marsMinGRSq) {
+			return st.before
 		}
-		rss = math.Max(rss-rssDelta, 0)
-		gcv := marsGCV(nUsed, f.n, rss, f.o.Penalty)
-		old := rsq
-		rsq = 1 - rss/rssNull
-		rsqDelta := math.Max(rsq-old, 0)
-		if f.o.Thresh != 0 && (rsqDelta < f.o.Thresh || 1-gcv/gcvNull < marsMinGRSq) {
-			for s := before; s < len(f.bx); s++ { // reject the step
-				f.used[s] = false
-			}
-			return
-		}
-		if rsq >= 1-f.o.Thresh || len(f.bx) >= f.o.MaxTerms-1 {
-			return
+		if st.rsq >= 1-thresh || st.after >= maxTerms-1 {
+			return st.after
 		}
 	}
+}
+
+// step adds the best term pair and records it; false when no term
+// improves the fit.
+func (f *marsFwd) step() bool {
+	if f.exhausted {
+		return false
+	}
+	maxLegal := math.Min(1.01*f.rss, 10*f.rssDelta)
+	c := f.findTerm(maxLegal)
+	if c.knotPos < 0 {
+		f.exhausted = true
+		return false
+	}
+	before := len(f.bx)
+	f.addTerm(c)
+	f.rssDelta = c.delta
+	f.nUsed++
+	if c.knotPos > 0 && c.isNewForm {
+		f.nUsed++
+	}
+	f.rss = math.Max(f.rss-f.rssDelta, 0)
+	gcv := marsGCV(f.nUsed, f.n, f.rss, f.o.Penalty)
+	old := f.rsq
+	f.rsq = 1 - f.rss/f.rssNull
+	f.steps = append(f.steps, marsStep{before: before, after: len(f.bx),
+		rsqDelta: math.Max(f.rsq-old, 0), gcv: gcv, rsq: f.rsq})
+	return true
 }
 
 // addTerm adds the chosen term pair in two slots, as earth does: a linear
@@ -638,12 +723,13 @@ func (f *marsFwd) addTerm(c marsCand) {
 // prune drops dependent columns, then eliminates terms backwards (the one
 // whose removal raises the RSS least, β_j²/[(B'B)⁻¹]_jj, as earth's
 // EvalSubsetsUsingXtx) and keeps the subset size with the smallest GCV.
-func (f *marsFwd) prune(y []float64) (*MARSModel, error) {
+// It considers the slots [0, end).
+func (f *marsFwd) prune(y []float64, end int) (*MARSModel, error) {
 	// Columns in slot order; a column (nearly) in the span of the earlier
 	// ones is dropped, like R's dqrdc2 with tolerance 1e-8.
 	var cols []int
 	var basis [][]float64
-	for s := range f.bx {
+	for s := 0; s < end; s++ {
 		if !f.used[s] {
 			continue
 		}
@@ -669,17 +755,17 @@ func (f *marsFwd) prune(y []float64) (*MARSModel, error) {
 	if f.o.NPrune > 0 && f.o.NPrune < nprune {
 		nprune = f.o.NPrune
 	}
-	var bestRSS float64
+	el, err := f.newMARSElim(work, y)
+	if err != nil {
+		return nil, err
+	}
 	for len(work) > 0 {
-		beta, rss, diag, err := f.regress(work, y, true)
-		if err != nil {
-			return nil, err
-		}
+		beta, rss, diag := el.solve()
 		if len(work) <= nprune {
 			if g := marsGCV(len(work), f.n, rss, f.o.Penalty); g <= bestGCV {
 				// which.min keeps the first minimum in size order 1, 2, ...;
 				// we go downwards, so ties go to the smaller model.
-				bestGCV, bestSet, bestRSS = g, append([]int(nil), work...), rss
+				bestGCV, bestSet = g, append([]int(nil), work...)
 			}
 		}
 		if len(work) == 1 {
@@ -695,12 +781,15 @@ func (f *marsFwd) prune(y []float64) (*MARSModel, error) {
 			del = len(work) - 1
 		}
 		work = append(work[:del], work[del+1:]...)
+		el.drop(del)
 	}
-	beta, _, _, err := f.regress(bestSet, y, false)
+	// The chosen subset is refitted by QR from its columns; its RSS and
+	// GCV are reported from that fit.
+	beta, rss, _, err := f.regress(bestSet, y, false)
 	if err != nil {
 		return nil, err
 	}
-	m := &MARSModel{P: f.p, Intercept: beta[0], RSS: bestRSS, GCV: bestGCV}
+	m := &MARSModel{P: f.p, Intercept: beta[0], RSS: rss, GCV: marsGCV(len(bestSet), f.n, rss, f.o.Penalty)}
 	for k, s := range bestSet[1:] {
 		m.Terms = append(m.Terms, f.term[s])
 		m.Coef = append(m.Coef, beta[k+1])
@@ -761,4 +850,125 @@ func (f *marsFwd) regress(cols []int, y []float64, wantDiag bool) ([]float64, fl
 		}
 	}
 	return beta, rss, diag, nil
+}
+
+// marsElim carries the backward elimination's least squares from one
+// subset to the next: B = QR once for the starting columns (modified
+// Gram-Schmidt on [B y]), then each dropped column is removed from R by
+// Givens rotations, O(m²) instead of a new O(n·m²) factorization. z = Q'y
+// rotates along; the component that leaves the span adds to the RSS.
+type marsElim struct {
+	r   [][]float64 // r[c]: column c of the upper-triangular R (len m)
+	z   []float64
+	rss float64
+}
+
+func (f *marsFwd) newMARSElim(cols []int, y []float64) (*marsElim, error) {
+	m := len(cols)
+	qs := make([][]float64, m)
+	el := &marsElim{r: make([][]float64, m), z: make([]float64, m)}
+	for a, s := range cols {
+		v := append([]float64(nil), f.bx[s]...)
+		rc := make([]float64, m)
+		for b := 0; b < a; b++ {
+			var d float64
+			for i, q := range qs[b] {
+				d += q * v[i]
+			}
+			rc[b] = d
+			for i, q := range qs[b] {
+				v[i] -= d * q
+			}
+		}
+		var ss float64
+		for _, c := range v {
+			ss += c * c
+		}
+		if !(ss > 0) {
+			return nil, inputError("X", "MARS basis is singular")
+		}
+		nrm := math.Sqrt(ss)
+		rc[a] = nrm
+		for i := range v {
+			v[i] /= nrm
+		}
+		qs[a], el.r[a] = v, rc
+	}
+	res := append([]float64(nil), y...)
+	for b := range qs {
+		var d float64
+		for i, q := range qs[b] {
+			d += q * res[i]
+		}
+		el.z[b] = d
+		for i, q := range qs[b] {
+			res[i] -= d * q
+		}
+	}
+	for _, c := range res {
+		el.rss += c * c
+	}
+	return el, nil
+}
+
+// solve returns β (Rβ = z), the RSS and diag((B'B)⁻¹) = the squared row
+// norms of R⁻¹.
+func (el *marsElim) solve() ([]float64, float64, []float64) {
+	m := len(el.z)
+	beta := make([]float64, m)
+	for i := m - 1; i >= 0; i-- {
+		v := el.z[i]
+		for j := i + 1; j < m; j++ {
+			v -= el.r[j][i] * beta[j]
+		}
+		beta[i] = v / el.r[i][i]
+	}
+	// R⁻¹ column by column (upper triangular): R x = e_j.
+	inv := make([][]float64, m) // inv[j]: column j of R⁻¹
+	for j := 0; j < m; j++ {
+		x := make([]float64, j+1)
+		for i := j; i >= 0; i-- {
+			v := 0.0
+			if i == j {
+				v = 1
+			}
+			for k := i + 1; k <= j; k++ {
+				v -= el.r[k][i] * x[k]
+			}
+			x[i] = v / el.r[i][i]
+		}
+		inv[j] = x
+	}
+	diag := make([]float64, m)
+	for j := 0; j < m; j++ {
+		for i, v := range inv[j] {
+			diag[i] += v * v
+		}
+	}
+	return beta, el.rss, diag
+}
+
+// drop removes column k and restores R to upper-triangular form.
+func (el *marsElim) drop(k int) {
+	m := len(el.z)
+	el.r = append(el.r[:k], el.r[k+1:]...)
+	for j := k; j < m-1; j++ {
+		a, b := el.r[j][j], el.r[j][j+1]
+		h := math.Hypot(a, b)
+		if h == 0 {
+			continue
+		}
+		c, s := a/h, b/h
+		for col := j; col < m-1; col++ {
+			u, v := el.r[col][j], el.r[col][j+1]
+			el.r[col][j], el.r[col][j+1] = c*u+s*v, -s*u+c*v
+		}
+		u, v := el.z[j], el.z[j+1]
+		el.z[j], el.z[j+1] = c*u+s*v, -s*u+c*v
+	}
+	el.rss += el.z[m-1] * el.z[m-1]
+	el.z = el.z[:m-1]
+	for col := range el.r {
+		el.r[col] = el.r[col][:m-1]
+	}
 }

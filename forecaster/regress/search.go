@@ -290,10 +290,25 @@ func CVRMSE(l Learner, X [][]float64, y []float64, params []float64, k int, seed
 	if err != nil {
 		return 0, err
 	}
-	return cvRMSE(l, X, y, params, folds)
+	return cvRMSE(foldSessions(l, X, y, folds), X, y, params, folds)
 }
 
-func cvRMSE(l Learner, X [][]float64, y []float64, params []float64, folds []Fold) (float64, error) {
+// foldSessions returns one fit session per fold, on the fold's training
+// rows; a search keeps them for all its candidates.
+func foldSessions(l Learner, X [][]float64, y []float64, folds []Fold) []fitSession {
+	out := make([]fitSession, len(folds))
+	for f, fold := range folds {
+		xtr := make([][]float64, len(fold.Train))
+		ytr := make([]float64, len(fold.Train))
+		for r, i := range fold.Train {
+			xtr[r], ytr[r] = X[i], y[i]
+		}
+		out[f] = newFitSession(l, xtr, ytr)
+	}
+	return out
+}
+
+func cvRMSE(fits []fitSession, X [][]float64, y []float64, params []float64, folds []Fold) (float64, error) {
 	// Folds run concurrently (one goroutine per CPU); each writes its own
 	// slot and the mean is summed in fold order, so the result does not
 	// depend on scheduling.
@@ -306,7 +321,7 @@ func cvRMSE(l Learner, X [][]float64, y []float64, params []float64, folds []Fol
 		sem <- struct{}{}
 		go func(f int) {
 			defer func() { <-sem; wg.Done() }()
-			rmse[f], errs[f] = foldRMSE(l, X, y, params, folds[f])
+			rmse[f], errs[f] = foldRMSE(fits[f], X, y, params, folds[f])
 		}(f)
 	}
 	wg.Wait()
@@ -320,13 +335,8 @@ func cvRMSE(l Learner, X [][]float64, y []float64, params []float64, folds []Fol
 	return mean, nil
 }
 
-func foldRMSE(l Learner, X [][]float64, y []float64, params []float64, fold Fold) (float64, error) {
-	xtr := make([][]float64, len(fold.Train))
-	ytr := make([]float64, len(fold.Train))
-	for r, i := range fold.Train {
-		xtr[r], ytr[r] = X[i], y[i]
-	}
-	m, err := l.Fit(xtr, ytr, params)
+func foldRMSE(fit fitSession, X [][]float64, y []float64, params []float64, fold Fold) (float64, error) {
+	m, err := fit.Fit(params)
 	if err != nil {
 		return 0, err
 	}
@@ -373,7 +383,8 @@ func Search(l Learner, X [][]float64, y []float64, o SearchOptions) (*SearchResu
 	if err != nil {
 		return nil, err
 	}
-	obj := func(p []float64) (float64, error) { return cvRMSE(l, X, y, p, folds) }
+	fits := foldSessions(l, X, y, folds)
+	obj := func(p []float64) (float64, error) { return cvRMSE(fits, X, y, p, folds) }
 	o.Start = append([][]float64{Defaults(l)}, o.Start...)
 	opt, err := Optimize(l.Params(), obj, o)
 	if err != nil {

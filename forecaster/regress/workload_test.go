@@ -137,7 +137,7 @@ func readWorkload(t testing.TB) ([][]float64, []float64) {
 
 // toolboxSearch is the search configuration of the table in docs/models.md:
 // 10-fold CV as in the paper, but 2 splits, 2 explorations and 4 rounds
-// (the paper: 4, 5 and 10) to keep the test near a minute of CPU.
+// (the paper: 4, 5 and 10) to keep the test short (about 3 s of CPU).
 var toolboxSearch = SearchOptions{Folds: 10, Splits: 2, Explore: 2, MaxRounds: 4, Seed: 1}
 
 // TestToolboxTable runs Algorithm 1 for every learner on the committed
