@@ -104,24 +104,10 @@ up() {
 	install_missing
 	down quiet
 	mkdir -p "$E2E_DIR"/{run,log,pids,crash}
-	: >"$E2E_DIR/ports.used"
 	FSID=$(uuidgen)
-	MON_PORT=$(free_port)
-	MGR_PROM_PORT=$(free_port)
-	NODE_PORT=$(free_port)
-	PROM_PORT=$(free_port)
-	STORCAST_PORT=$(free_port)
-	cat >"$E2E_DIR/env" <<ENV
-FSID=$FSID
-MON_PORT=$MON_PORT
-MGR_PROM_PORT=$MGR_PROM_PORT
-NODE_PORT=$NODE_PORT
-PROM_PORT=$PROM_PORT
-STORCAST_PORT=$STORCAST_PORT
-IMAGE_MB=$IMAGE_MB
-POOL=rbd
-IMAGE=img
-ENV
+	local ports=(MON_PORT MGR_PROM_PORT NODE_PORT PROM_PORT STORCAST_PORT)
+	alloc_ports "${ports[@]}"
+	write_env FSID "${ports[@]}" IMAGE_MB POOL=rbd IMAGE=img
 	write_conf
 	local t0=$SECONDS
 	# A failed bring-up shows why, then leaves nothing running.

@@ -44,6 +44,28 @@ free_port() {
 	die "no free port found"
 }
 
+# alloc_ports NAME... starts a fresh ports.used and sets each variable NAME to its own free port.
+alloc_ports() {
+	local _name _port
+	: >"$E2E_DIR/ports.used"
+	for _name in "$@"; do
+		_port=$(free_port) || exit 1
+		printf -v "$_name" '%s' "$_port"
+	done
+}
+
+# write_env ITEM... writes $E2E_DIR/env, which the run scripts source: a line NAME=value for each
+# variable NAME, and each NAME=VALUE as it stands.
+write_env() {
+	local _item
+	for _item in "$@"; do
+		case $_item in
+		*=*) printf '%s\n' "$_item" ;;
+		*) printf '%s=%s\n' "$_item" "${!_item}" ;;
+		esac
+	done >"$E2E_DIR/env"
+}
+
 # start_daemon NAME CMD... runs CMD in the background with output to log/NAME.out and records its PID.
 start_daemon() {
 	local name=$1

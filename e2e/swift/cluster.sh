@@ -159,32 +159,10 @@ up() {
 	install_missing
 	down quiet
 	mkdir -p "$E2E_DIR"/{run,log,pids} "$SWIFT_DEVICES"/{d1,d2,d3}
-	: >"$E2E_DIR/ports.used"
-	PROXY_PORT=$(free_port)
-	ACCOUNT_PORT=$(free_port)
-	CONTAINER_PORT=$(free_port)
-	OBJECT_PORT=$(free_port)
-	MEMCACHE_PORT=$(free_port)
-	STATSD_PORT=$(free_port)
-	STATSD_WEB_PORT=$(free_port)
-	NODE_PORT=$(free_port)
-	PROM_PORT=$(free_port)
-	STORCAST_PORT=$(free_port)
-	cat >"$E2E_DIR/env" <<ENV
-PROXY_PORT=$PROXY_PORT
-ACCOUNT_PORT=$ACCOUNT_PORT
-CONTAINER_PORT=$CONTAINER_PORT
-OBJECT_PORT=$OBJECT_PORT
-MEMCACHE_PORT=$MEMCACHE_PORT
-STATSD_PORT=$STATSD_PORT
-STATSD_WEB_PORT=$STATSD_WEB_PORT
-NODE_PORT=$NODE_PORT
-PROM_PORT=$PROM_PORT
-STORCAST_PORT=$STORCAST_PORT
-ST_AUTH=http://127.0.0.1:$PROXY_PORT/auth/v1.0
-ST_USER=test:tester
-ST_KEY=testing
-ENV
+	local ports=(PROXY_PORT ACCOUNT_PORT CONTAINER_PORT OBJECT_PORT MEMCACHE_PORT STATSD_PORT STATSD_WEB_PORT
+		NODE_PORT PROM_PORT STORCAST_PORT)
+	alloc_ports "${ports[@]}"
+	write_env "${ports[@]}" "ST_AUTH=http://127.0.0.1:$PROXY_PORT/auth/v1.0" ST_USER=test:tester ST_KEY=testing
 	local t0=$SECONDS
 	# A failed bring-up shows why, then leaves nothing running.
 	trap 'rc=$?; if [ $rc != 0 ]; then dump_state; down; fi' EXIT
