@@ -8,7 +8,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -17,7 +16,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -41,6 +39,7 @@ import (
 	"github.com/storcast/storcast/exporter/source"
 	"github.com/storcast/storcast/exporter/ui"
 	"github.com/storcast/storcast/forecaster/conservation"
+	"github.com/storcast/storcast/internal/logflag"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, nil)) }
@@ -140,7 +139,9 @@ func parseFlags(args []string, stderr io.Writer) (o *options, code int, ok bool)
 	config.Flags(fs)
 	fs.BoolVar(&o.check, "config.check", false, "Check the configuration, the files it names and the web config, then exit (0 when valid).")
 	fs.BoolVar(&o.checkRemote, "config.check.remote", false, "With --config.check: also run each cluster's queries once against the configured Prometheus and print how many series each selects (exit 1 when the ops or bytes queries select nothing).")
-	addLogFlags(fs, &o.log)
+	for _, f := range logflag.Flags(&o.log) {
+		fs.Var(f.Value, f.Name, f.Help)
+	}
 	fs.StringVar(&o.demoScenario, "demo.scenario", "growth", "storagesim scenario of --demo (a shipped name or a YAML path).")
 	fs.DurationVar(&o.demoAge, "demo.age", 150*time.Hour, "How long ago the --demo cluster started (its scenario's origin). With growth, 150h puts today's load at 90% of capacity, the latency SLO breach ~20 h ahead and saturation ~30 h ahead.")
 	fs.BoolVar(&o.showVersion, "version", false, "Print the version and exit.")
@@ -160,27 +161,6 @@ func parseFlags(args []string, stderr io.Writer) (o *options, code int, ok bool)
 	o.configFile, _ = fs.GetString("config.file")
 	return o, 0, true
 }
-
-// addLogFlags registers promslog's standard --log.level and --log.format
-// (the names and help of promslog/flag, which takes a kingpin application
-// where storcast's flags are pflag).
-func addLogFlags(fs *pflag.FlagSet, c *promslog.Config) {
-	c.Level = promslog.NewLevel()
-	c.Format = promslog.NewFormat()
-	_ = c.Level.Set("info")
-	_ = c.Format.Set("logfmt")
-	fs.Var(pflagValue{c.Level, "level"}, "log.level", "Only log messages with the given severity or above. One of: ["+strings.Join(promslog.LevelFlagOptions, ", ")+"]")
-	fs.Var(pflagValue{c.Format, "format"}, "log.format", "Output format of log messages. One of: ["+strings.Join(promslog.FormatFlagOptions, ", ")+"]")
-}
-
-// pflagValue gives a flag.Value (promslog's Level and Format) the Type
-// method pflag wants.
-type pflagValue struct {
-	flag.Value
-	typ string
-}
-
-func (v pflagValue) Type() string { return v.typ }
 
 // loadConfig is the configuration as start-up, --config.check and every
 // reload see it: decoded and validated, then its files checked.
