@@ -1,7 +1,6 @@
 package queueing
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -12,12 +11,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// ErrInput is wrapped by every error that reports bad input.
-var ErrInput = errors.New("invalid input")
-
-func inputError(arg, format string, a ...any) error {
-	return check.Errorf(ErrInput, arg, format, a...)
-}
+// ErrInput is wrapped by every error that reports bad input; inputError
+// returns one that names the argument.
+var ErrInput, inputError = check.Input()
 
 // Sample is one observed window: the utilization U of the capacity frontier
 // (demand over capacity at the window's mix, computed by the caller), the

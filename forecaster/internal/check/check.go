@@ -1,13 +1,24 @@
 // Package check holds the input checks the forecaster packages share: one
 // message shape for bad input and one test for a usable number. Each package
-// keeps its own ErrInput sentinel, so errors.Is tells callers whose input was
-// wrong; this package only formats the error around it.
+// keeps its own ErrInput sentinel (made by Input), so errors.Is tells callers
+// whose input was wrong; this package only words and formats the errors.
 package check
 
 import (
+	"errors"
 	"fmt"
 	"math"
 )
+
+// Input returns a package's bad-input sentinel, a new error "invalid input"
+// that no other package's matches under errors.Is, and the constructor of
+// the errors wrapping it (see Errorf). A package declares both at once:
+//
+//	var ErrInput, inputError = check.Input()
+func Input() (sentinel error, errorf func(arg, format string, a ...any) error) {
+	sentinel = errors.New("invalid input")
+	return sentinel, func(arg, format string, a ...any) error { return Errorf(sentinel, arg, format, a...) }
+}
 
 // Errorf returns an error wrapping sentinel that names the argument:
 // "<sentinel>: <arg>: <message>".
