@@ -194,6 +194,35 @@ list_daemons() {
 	done
 }
 
+# write_prom_conf JOB PORT [honor_labels]: $E2E_DIR/prometheus.yml, scraping every 5 s the cluster's
+# exporter (job JOB on PORT, keeping its own labels when told honor_labels) and node_exporter
+# ($NODE_PORT), both labelled cluster="e2e", and storcast ($STORCAST_PORT).
+write_prom_conf() {
+	local job=$1 port=$2 honor=${3:-}
+	{
+		cat <<PROM
+global:
+  scrape_interval: 5s
+  evaluation_interval: 5s
+scrape_configs:
+  - job_name: $job
+PROM
+		if [ "$honor" = honor_labels ]; then echo "    honor_labels: true"; fi
+		cat <<PROM
+    static_configs:
+      - targets: ['127.0.0.1:$port']
+        labels: {cluster: e2e}
+  - job_name: node
+    static_configs:
+      - targets: ['127.0.0.1:$NODE_PORT']
+        labels: {cluster: e2e}
+  - job_name: storcast
+    static_configs:
+      - targets: ['127.0.0.1:$STORCAST_PORT']
+PROM
+	} >"$E2E_DIR/prometheus.yml"
+}
+
 # start_prometheus starts Prometheus on $E2E_DIR/prometheus.yml, listening on $PROM_PORT and
 # keeping a day of data.
 start_prometheus() {

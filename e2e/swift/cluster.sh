@@ -199,32 +199,12 @@ up() {
 
 	log "node_exporter :$NODE_PORT, prometheus :$PROM_PORT"
 	start_daemon node_exporter prometheus-node-exporter --web.listen-address="127.0.0.1:$NODE_PORT" --no-collector.systemd
-	write_prom_conf
+	write_prom_conf swift "$STATSD_WEB_PORT"
 	start_prometheus
 	wait_http "http://127.0.0.1:$NODE_PORT/metrics" 30 || die "node_exporter not serving"
 	wait_http "http://127.0.0.1:$PROM_PORT/-/ready" 60 || die "prometheus not ready"
 	log "cluster up in $((SECONDS - t0)) s"
 	trap - EXIT
-}
-
-write_prom_conf() {
-	cat >"$E2E_DIR/prometheus.yml" <<PROM
-global:
-  scrape_interval: 5s
-  evaluation_interval: 5s
-scrape_configs:
-  - job_name: swift
-    static_configs:
-      - targets: ['127.0.0.1:$STATSD_WEB_PORT']
-        labels: {cluster: e2e}
-  - job_name: node
-    static_configs:
-      - targets: ['127.0.0.1:$NODE_PORT']
-        labels: {cluster: e2e}
-  - job_name: storcast
-    static_configs:
-      - targets: ['127.0.0.1:$STORCAST_PORT']
-PROM
 }
 
 down() {
