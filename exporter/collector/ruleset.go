@@ -15,20 +15,15 @@ var (
 		"Cross-validated mean absolute error of each rule set's predicted boost (0.03 = 3 points).", []string{"cluster", "ruleset"})
 )
 
-// rulesetCollector exports the advisor's answer for the current workload.
-type rulesetCollector struct{}
-
-func (rulesetCollector) Update(ch chan<- prometheus.Metric, snaps []*engine.Snapshot) error {
-	for _, s := range snaps {
-		rs := s.RuleSets
-		if rs == nil {
-			continue
-		}
-		for _, p := range rs.Predictions {
-			gauge(ch, rulesetBoostDesc, p.Boost, s.Cluster, p.RuleSet)
-			gauge(ch, rulesetRecommendedDesc, b2f(p.RuleSet == rs.Recommended), s.Cluster, p.RuleSet)
-			gauge(ch, rulesetCVErrorDesc, p.CVError, s.Cluster, p.RuleSet)
-		}
+// collectRuleSets exports the advisor's answer for the current workload.
+func collectRuleSets(ch chan<- prometheus.Metric, s *engine.Snapshot) {
+	rs := s.RuleSets
+	if rs == nil {
+		return
 	}
-	return nil
+	for _, p := range rs.Predictions {
+		gauge(ch, rulesetBoostDesc, p.Boost, s.Cluster, p.RuleSet)
+		gauge(ch, rulesetRecommendedDesc, b2f(p.RuleSet == rs.Recommended), s.Cluster, p.RuleSet)
+		gauge(ch, rulesetCVErrorDesc, p.CVError, s.Cluster, p.RuleSet)
+	}
 }
