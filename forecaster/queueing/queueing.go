@@ -1,11 +1,11 @@
 package queueing
 
 import (
-	"fmt"
 	"math"
 	"sort"
 
 	"github.com/storcast/storcast/forecaster/internal/check"
+	"github.com/storcast/storcast/forecaster/internal/enum"
 	"github.com/storcast/storcast/forecaster/kriging"
 	"github.com/storcast/storcast/forecaster/mlisp"
 	"gonum.org/v1/gonum/mat"
@@ -37,17 +37,9 @@ const (
 	Closed
 )
 
-func (c Class) String() string {
-	switch c {
-	case Auto:
-		return "auto"
-	case Open:
-		return "open"
-	case Closed:
-		return "closed"
-	}
-	return fmt.Sprintf("Class(%d)", int(c))
-}
+var classNames = []string{Auto: "auto", Open: "open", Closed: "closed"}
+
+func (c Class) String() string { return enum.String(c, "Class", classNames) }
 
 // Options tunes Fit. The zero value decides the class from the history.
 type Options struct {
