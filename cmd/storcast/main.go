@@ -67,14 +67,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	// neither fetched nor fitted nor exported.
 	cfg, shardReport := opts.shard.split(all)
 	if opts.check {
-		fmt.Fprintf(stdout, "configuration OK: %d cluster(s)\n", len(all.Clusters))
-		if opts.shard.total > 1 {
-			fmt.Fprintf(stdout, "shard %d of %d: %d cluster(s)\n", opts.shard.index, opts.shard.total, len(cfg.Clusters))
-		}
-		if opts.checkRemote {
-			return checkRemote(cfg, stdout, log)
-		}
-		return 0
+		return reportCheck(opts, len(all.Clusters), cfg, stdout, log)
 	}
 	log.Info("starting storcast", "version", version.Info(), "clusters", len(all.Clusters), "demo", cfg.Demo,
 		"shard", opts.shard.index, "shards", opts.shard.total, "assigned", len(cfg.Clusters))
@@ -87,32 +80,53 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	if a.demoSrc != nil {
 		defer a.demoSrc.Close()
 	}
+	return a.serveUntilStopped(cfg, stdout, stop)
+}
+
+// reportCheck prints what --config.check found (the clusters, and this
+// shard's share of them) and, with --config.check.remote, runs each
+// cluster's queries once. It returns the exit code.
+func reportCheck(opts *options, clusters int, cfg *config.Config, stdout io.Writer, log *slog.Logger) int {
+	fmt.Fprintf(stdout, "configuration OK: %d cluster(s)\n", clusters)
+	if opts.shard.total > 1 {
+		fmt.Fprintf(stdout, "shard %d of %d: %d cluster(s)\n", opts.shard.index, opts.shard.total, len(cfg.Clusters))
+	}
+	if opts.checkRemote {
+		return checkRemote(cfg, stdout, log)
+	}
+	return 0
+}
+
+// serveUntilStopped starts the engine on cfg and the HTTP server, serves
+// until a signal, stop or the server's end (see waitForStop), then shuts
+// both down. It returns the exit code.
+func (a *app) serveUntilStopped(cfg *config.Config, stdout io.Writer, stop <-chan struct{}) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	a.eng.Start(ctx, cfg)
 	if src, ok := a.eng.Source().(*source.Prometheus); ok {
 		// The same probe as --config.check.remote, logged: an empty matcher
 		// is named at start, not found later as "no data".
-		go probeClusters(ctx, cfg, src, io.Discard, log)
+		go probeClusters(ctx, cfg, src, io.Discard, a.log)
 	}
 
 	ln, err := net.Listen("tcp", cfg.Web.ListenAddress)
 	if err != nil {
-		log.Error("listen", "address", cfg.Web.ListenAddress, "err", err)
+		a.log.Error("listen", "address", cfg.Web.ListenAddress, "err", err)
 		return 1
 	}
 	fmt.Fprintf(stdout, "storcast listening on %s\n", displayURL(ln.Addr(), cfg.Web.ConfigFile != ""))
 	server := newHTTPServer(a.routes(ctx), defaultServerLimits)
-	serveErr := serve(ln, server, cfg.Web.ConfigFile, log)
+	serveErr := serve(ln, server, cfg.Web.ConfigFile, a.log)
 
-	code = a.waitForStop(ctx, stop, serveErr)
+	code := a.waitForStop(ctx, stop, serveErr)
 
 	sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer scancel()
 	server.Shutdown(sctx)
 	cancel()
 	a.eng.Stop() // waits for a save in progress: state stays consistent
-	log.Info("stopped")
+	a.log.Info("stopped")
 	return code
 }
 

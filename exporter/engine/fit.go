@@ -21,6 +21,31 @@ import (
 // whose fit fails keeps its previous version and records the error.
 func (e *Engine) fit(ctx context.Context, cfg *config.Config, c *cluster, log *slog.Logger, reason string) {
 	start := time.Now()
+	frame, r, ok := e.fetchLookback(ctx, cfg, c, log)
+	if !ok {
+		return
+	}
+	log.Info("fitting", "reason", reason, "points", r.N(), "queries", frame.Stats.Queries, "series", frame.Stats.Series, "bytes", frame.Stats.ResponseBytes)
+	next := c.snap.Load().clone()
+	e.fitModels(ctx, cfg, c, frame, next, log)
+	e.observe(next, frame)
+	if !next.NoRecentData {
+		next.SourceUp, next.SourceError = true, ""
+	}
+	e.derive(cfg, c, next, frame.Tail(refreshSteps))
+	e.markStale(cfg, next)
+	c.lastFit = e.opt.Now()
+	next.Fits++
+	next.LastFitReason = reason
+	c.publish(next)
+	log.Info("fit done", "seconds", time.Since(start).Seconds())
+	e.save(cfg.StateDir, next)
+}
+
+// fetchLookback fetches the fit's lookback, ending at the last whole step.
+// When that fails (and ctx has not ended) it publishes the source as down
+// and the models as they stand, and returns !ok: the last models are kept.
+func (e *Engine) fetchLookback(ctx context.Context, cfg *config.Config, c *cluster, log *slog.Logger) (*source.Frame, source.Range, bool) {
 	end := e.opt.Now().Truncate(cfg.Fit.Step)
 	r := source.Range{Start: end.Add(-cfg.Fit.Lookback), End: end, Step: cfg.Fit.Step}
 	fctx, cancel := context.WithTimeout(ctx, FitFetchDeadline(cfg))
@@ -34,10 +59,15 @@ func (e *Engine) fit(ctx context.Context, cfg *config.Config, c *cluster, log *s
 			e.markStale(cfg, next)
 			c.publish(next)
 		}
-		return
+		return nil, r, false
 	}
-	log.Info("fitting", "reason", reason, "points", r.N(), "queries", frame.Stats.Queries, "series", frame.Stats.Series, "bytes", frame.Stats.ResponseBytes)
-	next := c.snap.Load().clone()
+	return frame, r, true
+}
+
+// fitModels fits every enabled model on frame, in order, into next: each
+// fitter sees the models fitted before it (next.Set), and a failed fit keeps
+// the previous model and records why.
+func (e *Engine) fitModels(ctx context.Context, cfg *config.Config, c *cluster, frame *source.Frame, next *Snapshot, log *slog.Logger) {
 	obs, hasObs := windowObservation(cfg, frame, next)
 	for _, f := range e.opt.Fitters {
 		if !f.Enabled(&c.cfg) {
@@ -51,18 +81,6 @@ func (e *Engine) fit(ctx context.Context, cfg *config.Config, c *cluster, log *s
 			next.Set[f.Name()] = m
 		}
 	}
-	e.observe(next, frame)
-	if !next.NoRecentData {
-		next.SourceUp, next.SourceError = true, ""
-	}
-	e.derive(cfg, c, next, frame.Tail(refreshSteps))
-	e.markStale(cfg, next)
-	c.lastFit = e.opt.Now()
-	next.Fits++
-	next.LastFitReason = reason
-	c.publish(next)
-	log.Info("fit done", "seconds", time.Since(start).Seconds())
-	e.save(cfg.StateDir, next)
 }
 
 // windowObservation is the observation the models are fitted with: the one
