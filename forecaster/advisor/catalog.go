@@ -19,7 +19,7 @@ import (
 
 // ErrInput is wrapped by every error that reports bad input; inputError
 // returns one that names the argument.
-var ErrInput, inputError = check.Input()
+var inputError, ErrInput = check.Input()
 
 // The workload features, by the names the catalog, the JSON model and
 // Predict use.

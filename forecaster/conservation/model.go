@@ -11,7 +11,7 @@ import (
 
 // ErrInput is wrapped by every error that reports bad input; inputError
 // returns one that names the argument.
-var ErrInput, inputError = check.Input()
+var inputError, ErrInput = check.Input()
 
 // ErrNoLoad is returned by Model.AtMix when every op class has a zero rate:
 // an idle cluster has no mix, so "max IOPS at the current mix" is undefined.

@@ -13,7 +13,7 @@ import (
 
 // ErrInput is wrapped by every error that reports bad input; inputError
 // returns one that names the argument.
-var ErrInput, inputError = check.Input()
+var inputError, ErrInput = check.Input()
 
 // Sample is one observed window: the utilization U of the capacity frontier
 // (demand over capacity at the window's mix, computed by the caller), the

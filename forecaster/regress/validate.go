@@ -10,7 +10,7 @@ import (
 
 // ErrInput is wrapped by every error that reports bad input data; inputError
 // returns one that names the argument.
-var ErrInput, inputError = check.Input()
+var inputError, ErrInput = check.Input()
 
 // CheckVector reports an error when v is empty or holds a NaN or ±Inf.
 // name is used in the message, e.g. "y".

@@ -11,7 +11,7 @@ import (
 
 // ErrInput is wrapped by every error that reports bad input; inputError
 // returns one that names the argument.
-var ErrInput, inputError = check.Input()
+var inputError, ErrInput = check.Input()
 
 func finite(x float64) bool { return check.Finite(x) }
 

@@ -10,14 +10,14 @@ import (
 	"math"
 )
 
-// Input returns a package's bad-input sentinel, a new error "invalid input"
-// that no other package's matches under errors.Is, and the constructor of
-// the errors wrapping it (see Errorf). A package declares both at once:
+// Input returns the constructor of a package's bad-input errors (see
+// Errorf) and the sentinel they wrap: a new error "invalid input" that no
+// other package's matches under errors.Is. A package declares both at once:
 //
-//	var ErrInput, inputError = check.Input()
-func Input() (sentinel error, errorf func(arg, format string, a ...any) error) {
+//	var inputError, ErrInput = check.Input()
+func Input() (errorf func(arg, format string, a ...any) error, sentinel error) {
 	sentinel = errors.New("invalid input")
-	return sentinel, func(arg, format string, a ...any) error { return Errorf(sentinel, arg, format, a...) }
+	return func(arg, format string, a ...any) error { return Errorf(sentinel, arg, format, a...) }, sentinel
 }
 
 // Errorf returns an error wrapping sentinel that names the argument:

@@ -35,8 +35,8 @@ func TestFinite(t *testing.T) {
 }
 
 func TestInputSentinelsAreDistinct(t *testing.T) {
-	errA, inputA := Input()
-	errB, _ := Input()
+	inputA, errA := Input()
+	_, errB := Input()
 	err := inputA("x", "must be positive, got %v", -1)
 	if got, want := err.Error(), "invalid input: x: must be positive, got -1"; got != want {
 		t.Fatalf("message %q, want %q", got, want)
