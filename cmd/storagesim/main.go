@@ -26,6 +26,7 @@ import (
 
 	"github.com/prometheus/common/promslog"
 
+	"github.com/storcast/storcast/internal/logflag"
 	"github.com/storcast/storcast/storagesim"
 )
 
@@ -65,12 +66,9 @@ type common struct {
 func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.scenario, "scenario", "steady", "shipped scenario name ("+strings.Join(storagesim.ScenarioNames(), ", ")+") or path to a YAML file")
 	fs.Int64Var(&c.seed, "seed", 1, "seed of the noise, restarts and scrape gaps")
-	// promslog's standard flags, with promslog/flag's names and help
-	// (promslog/flag itself registers on a kingpin application).
-	c.log.Level, c.log.Format = promslog.NewLevel(), promslog.NewFormat()
-	_ = c.log.Format.Set("logfmt")
-	fs.Var(levelFlag{c.log.Level}, "log.level", "Only log messages with the given severity or above. One of: ["+strings.Join(promslog.LevelFlagOptions, ", ")+"]")
-	fs.Var(c.log.Format, "log.format", "Output format of log messages. One of: ["+strings.Join(promslog.FormatFlagOptions, ", ")+"]")
+	for _, f := range logflag.Flags(&c.log) {
+		fs.Var(f.Value, f.Name, f.Help)
+	}
 }
 
 // cluster loads the scenario named by --scenario and builds its cluster
@@ -86,18 +84,6 @@ func (c *common) cluster(origin time.Time) (*storagesim.Scenario, *storagesim.Cl
 	}
 	return sc, cl, nil
 }
-
-// levelFlag is promslog.Level as a flag.Value whose zero value prints (the
-// flag package prints defaults by comparing with a zero Value).
-type levelFlag struct{ l *promslog.Level }
-
-func (f levelFlag) String() string {
-	if f.l == nil {
-		return ""
-	}
-	return f.l.String()
-}
-func (f levelFlag) Set(s string) error { return f.l.Set(s) }
 
 // logger is promslog's logger on w at the flags' level and format.
 func (c *common) logger(w io.Writer) *slog.Logger {

@@ -8,7 +8,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -17,7 +16,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -40,6 +38,7 @@ import (
 	"github.com/storcast/storcast/exporter/source"
 	"github.com/storcast/storcast/exporter/ui"
 	"github.com/storcast/storcast/forecaster/conservation"
+	"github.com/storcast/storcast/internal/logflag"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, nil)) }
@@ -67,14 +66,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	// neither fetched nor fitted nor exported.
 	cfg, shardReport := opts.shard.split(all)
 	if opts.check {
-		fmt.Fprintf(stdout, "configuration OK: %d cluster(s)\n", len(all.Clusters))
-		if opts.shard.total > 1 {
-			fmt.Fprintf(stdout, "shard %d of %d: %d cluster(s)\n", opts.shard.index, opts.shard.total, len(cfg.Clusters))
-		}
-		if opts.checkRemote {
-			return checkRemote(cfg, stdout, log)
-		}
-		return 0
+		return reportCheck(opts, len(all.Clusters), cfg, stdout, log)
 	}
 	log.Info("starting storcast", "version", version.Info(), "clusters", len(all.Clusters), "demo", cfg.Demo,
 		"shard", opts.shard.index, "shards", opts.shard.total, "assigned", len(cfg.Clusters))
@@ -87,32 +79,53 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	if a.demoSrc != nil {
 		defer a.demoSrc.Close()
 	}
+	return a.serveUntilStopped(cfg, stdout, stop)
+}
+
+// reportCheck prints what --config.check found (the clusters, and this
+// shard's share of them) and, with --config.check.remote, runs each
+// cluster's queries once. It returns the exit code.
+func reportCheck(opts *options, clusters int, cfg *config.Config, stdout io.Writer, log *slog.Logger) int {
+	fmt.Fprintf(stdout, "configuration OK: %d cluster(s)\n", clusters)
+	if opts.shard.total > 1 {
+		fmt.Fprintf(stdout, "shard %d of %d: %d cluster(s)\n", opts.shard.index, opts.shard.total, len(cfg.Clusters))
+	}
+	if opts.checkRemote {
+		return checkRemote(cfg, stdout, log)
+	}
+	return 0
+}
+
+// serveUntilStopped starts the engine on cfg and the HTTP server, serves
+// until a signal, stop or the server's end (see waitForStop), then shuts
+// both down. It returns the exit code.
+func (a *app) serveUntilStopped(cfg *config.Config, stdout io.Writer, stop <-chan struct{}) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	a.eng.Start(ctx, cfg)
 	if src, ok := a.eng.Source().(*source.Prometheus); ok {
 		// The same probe as --config.check.remote, logged: an empty matcher
 		// is named at start, not found later as "no data".
-		go probeClusters(ctx, cfg, src, io.Discard, log)
+		go probeClusters(ctx, cfg, src, io.Discard, a.log)
 	}
 
 	ln, err := net.Listen("tcp", cfg.Web.ListenAddress)
 	if err != nil {
-		log.Error("listen", "address", cfg.Web.ListenAddress, "err", err)
+		a.log.Error("listen", "address", cfg.Web.ListenAddress, "err", err)
 		return 1
 	}
 	fmt.Fprintf(stdout, "storcast listening on %s\n", displayURL(ln.Addr(), cfg.Web.ConfigFile != ""))
 	server := newHTTPServer(a.routes(ctx), defaultServerLimits)
-	serveErr := serve(ln, server, cfg.Web.ConfigFile, log)
+	serveErr := serve(ln, server, cfg.Web.ConfigFile, a.log)
 
-	code = a.waitForStop(ctx, stop, serveErr)
+	code := a.waitForStop(ctx, stop, serveErr)
 
 	sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer scancel()
 	server.Shutdown(sctx)
 	cancel()
 	a.eng.Stop() // waits for a save in progress: state stays consistent
-	log.Info("stopped")
+	a.log.Info("stopped")
 	return code
 }
 
@@ -139,7 +152,9 @@ func parseFlags(args []string, stderr io.Writer) (o *options, code int, ok bool)
 	config.Flags(fs)
 	fs.BoolVar(&o.check, "config.check", false, "Check the configuration, the files it names and the web config, then exit (0 when valid).")
 	fs.BoolVar(&o.checkRemote, "config.check.remote", false, "With --config.check: also run each cluster's queries once against the configured Prometheus and print how many series each selects (exit 1 when the ops or bytes queries select nothing).")
-	addLogFlags(fs, &o.log)
+	for _, f := range logflag.Flags(&o.log) {
+		fs.Var(f.Value, f.Name, f.Help)
+	}
 	fs.StringVar(&o.demoScenario, "demo.scenario", "growth", "storagesim scenario of --demo (a shipped name or a YAML path).")
 	fs.DurationVar(&o.demoAge, "demo.age", 150*time.Hour, "How long ago the --demo cluster started (its scenario's origin). With growth, 150h puts today's load at 90% of capacity, the latency SLO breach ~20 h ahead and saturation ~30 h ahead.")
 	fs.BoolVar(&o.showVersion, "version", false, "Print the version and exit.")
@@ -159,27 +174,6 @@ func parseFlags(args []string, stderr io.Writer) (o *options, code int, ok bool)
 	o.configFile, _ = fs.GetString("config.file")
 	return o, 0, true
 }
-
-// addLogFlags registers promslog's standard --log.level and --log.format
-// (the names and help of promslog/flag, which takes a kingpin application
-// where storcast's flags are pflag).
-func addLogFlags(fs *pflag.FlagSet, c *promslog.Config) {
-	c.Level = promslog.NewLevel()
-	c.Format = promslog.NewFormat()
-	_ = c.Level.Set("info")
-	_ = c.Format.Set("logfmt")
-	fs.Var(pflagValue{c.Level, "level"}, "log.level", "Only log messages with the given severity or above. One of: ["+strings.Join(promslog.LevelFlagOptions, ", ")+"]")
-	fs.Var(pflagValue{c.Format, "format"}, "log.format", "Output format of log messages. One of: ["+strings.Join(promslog.FormatFlagOptions, ", ")+"]")
-}
-
-// pflagValue gives a flag.Value (promslog's Level and Format) the Type
-// method pflag wants.
-type pflagValue struct {
-	flag.Value
-	typ string
-}
-
-func (v pflagValue) Type() string { return v.typ }
 
 // loadConfig is the configuration as start-up, --config.check and every
 // reload see it: decoded and validated, then its files checked.

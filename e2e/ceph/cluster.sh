@@ -104,24 +104,10 @@ up() {
 	install_missing
 	down quiet
 	mkdir -p "$E2E_DIR"/{run,log,pids,crash}
-	: >"$E2E_DIR/ports.used"
 	FSID=$(uuidgen)
-	MON_PORT=$(free_port)
-	MGR_PROM_PORT=$(free_port)
-	NODE_PORT=$(free_port)
-	PROM_PORT=$(free_port)
-	STORCAST_PORT=$(free_port)
-	cat >"$E2E_DIR/env" <<ENV
-FSID=$FSID
-MON_PORT=$MON_PORT
-MGR_PROM_PORT=$MGR_PROM_PORT
-NODE_PORT=$NODE_PORT
-PROM_PORT=$PROM_PORT
-STORCAST_PORT=$STORCAST_PORT
-IMAGE_MB=$IMAGE_MB
-POOL=rbd
-IMAGE=img
-ENV
+	local ports=(MON_PORT MGR_PROM_PORT NODE_PORT PROM_PORT STORCAST_PORT)
+	alloc_ports "${ports[@]}"
+	write_env FSID "${ports[@]}" IMAGE_MB POOL=rbd IMAGE=img
 	write_conf
 	local t0=$SECONDS
 	# A failed bring-up shows why, then leaves nothing running.
@@ -174,7 +160,7 @@ ENV
 
 	log "node_exporter :$NODE_PORT, prometheus :$PROM_PORT"
 	start_daemon node_exporter prometheus-node-exporter --web.listen-address="127.0.0.1:$NODE_PORT"
-	write_prom_conf
+	write_prom_conf ceph "$MGR_PROM_PORT" honor_labels
 	start_prometheus
 	wait_http "http://127.0.0.1:$MGR_PROM_PORT/metrics" 90 || { dump_state; die "mgr prometheus module not serving"; }
 	wait_http "http://127.0.0.1:$NODE_PORT/metrics" 30 || die "node_exporter not serving"
@@ -182,27 +168,6 @@ ENV
 	log "cluster up in $((SECONDS - t0)) s"
 	cephc -s
 	trap - EXIT
-}
-
-write_prom_conf() {
-	cat >"$E2E_DIR/prometheus.yml" <<PROM
-global:
-  scrape_interval: 5s
-  evaluation_interval: 5s
-scrape_configs:
-  - job_name: ceph
-    honor_labels: true
-    static_configs:
-      - targets: ['127.0.0.1:$MGR_PROM_PORT']
-        labels: {cluster: e2e}
-  - job_name: node
-    static_configs:
-      - targets: ['127.0.0.1:$NODE_PORT']
-        labels: {cluster: e2e}
-  - job_name: storcast
-    static_configs:
-      - targets: ['127.0.0.1:$STORCAST_PORT']
-PROM
 }
 
 down() {

@@ -44,6 +44,28 @@ free_port() {
 	die "no free port found"
 }
 
+# alloc_ports NAME... starts a fresh ports.used and sets each variable NAME to its own free port.
+alloc_ports() {
+	local _name _port
+	: >"$E2E_DIR/ports.used"
+	for _name in "$@"; do
+		_port=$(free_port) || exit 1
+		printf -v "$_name" '%s' "$_port"
+	done
+}
+
+# write_env ITEM... writes $E2E_DIR/env, which the run scripts source: a line NAME=value for each
+# variable NAME, and each NAME=VALUE as it stands.
+write_env() {
+	local _item
+	for _item in "$@"; do
+		case $_item in
+		*=*) printf '%s\n' "$_item" ;;
+		*) printf '%s=%s\n' "$_item" "${!_item}" ;;
+		esac
+	done >"$E2E_DIR/env"
+}
+
 # start_daemon NAME CMD... runs CMD in the background with output to log/NAME.out and records its PID.
 start_daemon() {
 	local name=$1
@@ -170,6 +192,35 @@ list_daemons() {
 		[ -e "$f" ] || continue
 		echo "$(basename "$f" .pid) pid=$(cat "$f") rss=$(rss_mb "$(basename "$f" .pid)")MB"
 	done
+}
+
+# write_prom_conf JOB PORT [honor_labels]: $E2E_DIR/prometheus.yml, scraping every 5 s the cluster's
+# exporter (job JOB on PORT, keeping its own labels when told honor_labels) and node_exporter
+# ($NODE_PORT), both labelled cluster="e2e", and storcast ($STORCAST_PORT).
+write_prom_conf() {
+	local job=$1 port=$2 honor=${3:-}
+	{
+		cat <<PROM
+global:
+  scrape_interval: 5s
+  evaluation_interval: 5s
+scrape_configs:
+  - job_name: $job
+PROM
+		if [ "$honor" = honor_labels ]; then echo "    honor_labels: true"; fi
+		cat <<PROM
+    static_configs:
+      - targets: ['127.0.0.1:$port']
+        labels: {cluster: e2e}
+  - job_name: node
+    static_configs:
+      - targets: ['127.0.0.1:$NODE_PORT']
+        labels: {cluster: e2e}
+  - job_name: storcast
+    static_configs:
+      - targets: ['127.0.0.1:$STORCAST_PORT']
+PROM
+	} >"$E2E_DIR/prometheus.yml"
 }
 
 # start_prometheus starts Prometheus on $E2E_DIR/prometheus.yml, listening on $PROM_PORT and

@@ -159,32 +159,10 @@ up() {
 	install_missing
 	down quiet
 	mkdir -p "$E2E_DIR"/{run,log,pids} "$SWIFT_DEVICES"/{d1,d2,d3}
-	: >"$E2E_DIR/ports.used"
-	PROXY_PORT=$(free_port)
-	ACCOUNT_PORT=$(free_port)
-	CONTAINER_PORT=$(free_port)
-	OBJECT_PORT=$(free_port)
-	MEMCACHE_PORT=$(free_port)
-	STATSD_PORT=$(free_port)
-	STATSD_WEB_PORT=$(free_port)
-	NODE_PORT=$(free_port)
-	PROM_PORT=$(free_port)
-	STORCAST_PORT=$(free_port)
-	cat >"$E2E_DIR/env" <<ENV
-PROXY_PORT=$PROXY_PORT
-ACCOUNT_PORT=$ACCOUNT_PORT
-CONTAINER_PORT=$CONTAINER_PORT
-OBJECT_PORT=$OBJECT_PORT
-MEMCACHE_PORT=$MEMCACHE_PORT
-STATSD_PORT=$STATSD_PORT
-STATSD_WEB_PORT=$STATSD_WEB_PORT
-NODE_PORT=$NODE_PORT
-PROM_PORT=$PROM_PORT
-STORCAST_PORT=$STORCAST_PORT
-ST_AUTH=http://127.0.0.1:$PROXY_PORT/auth/v1.0
-ST_USER=test:tester
-ST_KEY=testing
-ENV
+	local ports=(PROXY_PORT ACCOUNT_PORT CONTAINER_PORT OBJECT_PORT MEMCACHE_PORT STATSD_PORT STATSD_WEB_PORT
+		NODE_PORT PROM_PORT STORCAST_PORT)
+	alloc_ports "${ports[@]}"
+	write_env "${ports[@]}" "ST_AUTH=http://127.0.0.1:$PROXY_PORT/auth/v1.0" ST_USER=test:tester ST_KEY=testing
 	local t0=$SECONDS
 	# A failed bring-up shows why, then leaves nothing running.
 	trap 'rc=$?; if [ $rc != 0 ]; then dump_state; down; fi' EXIT
@@ -221,32 +199,12 @@ ENV
 
 	log "node_exporter :$NODE_PORT, prometheus :$PROM_PORT"
 	start_daemon node_exporter prometheus-node-exporter --web.listen-address="127.0.0.1:$NODE_PORT" --no-collector.systemd
-	write_prom_conf
+	write_prom_conf swift "$STATSD_WEB_PORT"
 	start_prometheus
 	wait_http "http://127.0.0.1:$NODE_PORT/metrics" 30 || die "node_exporter not serving"
 	wait_http "http://127.0.0.1:$PROM_PORT/-/ready" 60 || die "prometheus not ready"
 	log "cluster up in $((SECONDS - t0)) s"
 	trap - EXIT
-}
-
-write_prom_conf() {
-	cat >"$E2E_DIR/prometheus.yml" <<PROM
-global:
-  scrape_interval: 5s
-  evaluation_interval: 5s
-scrape_configs:
-  - job_name: swift
-    static_configs:
-      - targets: ['127.0.0.1:$STATSD_WEB_PORT']
-        labels: {cluster: e2e}
-  - job_name: node
-    static_configs:
-      - targets: ['127.0.0.1:$NODE_PORT']
-        labels: {cluster: e2e}
-  - job_name: storcast
-    static_configs:
-      - targets: ['127.0.0.1:$STORCAST_PORT']
-PROM
 }
 
 down() {

@@ -25,32 +25,27 @@ var (
 		"1 when the current IO sizes lie outside the calibrated range (the capacity figures are extrapolated).", []string{"cluster"})
 )
 
-// capacityCollector exports the conservation model at the current mix.
-type capacityCollector struct{}
-
-func (capacityCollector) Update(ch chan<- prometheus.Metric, snaps []*engine.Snapshot) error {
-	for _, s := range snaps {
-		if !s.HasCapacityAtMix {
-			if s.MaxIOPSLowerBound > 0 {
-				gauge(ch, maxIOPSBoundDesc, s.MaxIOPSLowerBound, s.Cluster, "lower")
-			}
-			continue
+// collectCapacity exports the conservation model at the current mix.
+func collectCapacity(ch chan<- prometheus.Metric, s *engine.Snapshot) {
+	if !s.HasCapacityAtMix {
+		if s.MaxIOPSLowerBound > 0 {
+			gauge(ch, maxIOPSBoundDesc, s.MaxIOPSLowerBound, s.Cluster, "lower")
 		}
-		r := s.CapacityAtMix
-		gauge(ch, maxIOPSDesc, r.MaxReadIOPS, s.Cluster, "read")
-		gauge(ch, maxIOPSDesc, r.MaxWriteIOPS, s.Cluster, "write")
-		gauge(ch, maxIOPSDesc, r.MaxTotalIOPS, s.Cluster, "total")
-		gauge(ch, utilizationDesc, r.Utilization, s.Cluster)
-		gauge(ch, headroomRatioDesc, r.HeadroomRatio, s.Cluster)
-		gauge(ch, headroomIOPSDesc, r.HeadroomIOPS, s.Cluster)
-		gauge(ch, extrapolatedDesc, b2f(r.Extrapolated), s.Cluster)
-		gauge(ch, interferenceDesc, r.Interference, s.Cluster)
-		if r.MaxTotalIOPSLower > 0 && r.MaxTotalIOPSUpper > 0 {
-			gauge(ch, maxIOPSBoundDesc, r.MaxTotalIOPSLower, s.Cluster, "lower")
-			gauge(ch, maxIOPSBoundDesc, r.MaxTotalIOPSUpper, s.Cluster, "upper")
-			gauge(ch, headroomRatioBoundDesc, r.HeadroomRatioLower, s.Cluster, "lower")
-			gauge(ch, headroomRatioBoundDesc, r.HeadroomRatioUpper, s.Cluster, "upper")
-		}
+		return
 	}
-	return nil
+	r := s.CapacityAtMix
+	gauge(ch, maxIOPSDesc, r.MaxReadIOPS, s.Cluster, "read")
+	gauge(ch, maxIOPSDesc, r.MaxWriteIOPS, s.Cluster, "write")
+	gauge(ch, maxIOPSDesc, r.MaxTotalIOPS, s.Cluster, "total")
+	gauge(ch, utilizationDesc, r.Utilization, s.Cluster)
+	gauge(ch, headroomRatioDesc, r.HeadroomRatio, s.Cluster)
+	gauge(ch, headroomIOPSDesc, r.HeadroomIOPS, s.Cluster)
+	gauge(ch, extrapolatedDesc, b2f(r.Extrapolated), s.Cluster)
+	gauge(ch, interferenceDesc, r.Interference, s.Cluster)
+	if r.MaxTotalIOPSLower > 0 && r.MaxTotalIOPSUpper > 0 {
+		gauge(ch, maxIOPSBoundDesc, r.MaxTotalIOPSLower, s.Cluster, "lower")
+		gauge(ch, maxIOPSBoundDesc, r.MaxTotalIOPSUpper, s.Cluster, "upper")
+		gauge(ch, headroomRatioBoundDesc, r.HeadroomRatioLower, s.Cluster, "lower")
+		gauge(ch, headroomRatioBoundDesc, r.HeadroomRatioUpper, s.Cluster, "upper")
+	}
 }

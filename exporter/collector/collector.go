@@ -77,6 +77,18 @@ var (
 		"Whether a collector succeeded (1) or failed (0).", []string{"collector"})
 )
 
+// perCluster is a Collector whose series each cluster's snapshot gives on
+// its own: the function runs once per snapshot.
+type perCluster func(ch chan<- prometheus.Metric, s *engine.Snapshot)
+
+// Update implements Collector.
+func (f perCluster) Update(ch chan<- prometheus.Metric, snaps []*engine.Snapshot) error {
+	for _, s := range snaps {
+		f(ch, s)
+	}
+	return nil
+}
+
 // Exporter is the prometheus.Collector running every collector.
 type Exporter struct {
 	src        Snapshotter
@@ -99,17 +111,17 @@ func New(src Snapshotter, shard ShardReporter, log *slog.Logger) *Exporter {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Exporter{src: src, log: log, collectors: []namedCollector{
-		{"capacity", capacityCollector{}},
-		{"eta", etaCollector{}},
-		{"insideout", insideoutCollector{}},
-		{"latency", latencyCollector{}},
-		{"model", modelCollector{}},
-		{"observed", observedCollector{}},
-		{"ruleset", rulesetCollector{}},
+		{"capacity", perCluster(collectCapacity)},
+		{"eta", perCluster(collectETA)},
+		{"insideout", perCluster(collectInsideOut)},
+		{"latency", perCluster(collectLatency)},
+		{"model", perCluster(collectModels)},
+		{"observed", perCluster(collectObserved)},
+		{"ruleset", perCluster(collectRuleSets)},
 		{"shard", shardCollector{shard}},
-		{"warmup", warmupCollector{}},
-		{"whatif", whatIfCollector{}},
-		{"workload", workloadCollector{}},
+		{"warmup", perCluster(collectWarmup)},
+		{"whatif", perCluster(collectWhatIf)},
+		{"workload", perCluster(collectWorkload)},
 	}}
 }
 

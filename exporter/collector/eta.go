@@ -10,14 +10,9 @@ var etaDesc = newDesc("storcast_saturation_eta_seconds",
 	"Seconds until the demand trend reaches the limit: max_iops (capacity at the current mix) or latency_slo (the upper-band SLO crossing); +Inf when demand does not grow.",
 	[]string{"cluster", "limit"})
 
-// etaCollector exports when the demand trend meets each limit.
-type etaCollector struct{}
-
-func (etaCollector) Update(ch chan<- prometheus.Metric, snaps []*engine.Snapshot) error {
-	for _, s := range snaps {
-		for limit, v := range s.Outlook.ETAs {
-			gauge(ch, etaDesc, v, s.Cluster, limit)
-		}
+// collectETA exports when the demand trend meets each limit.
+func collectETA(ch chan<- prometheus.Metric, s *engine.Snapshot) {
+	for limit, v := range s.Outlook.ETAs {
+		gauge(ch, etaDesc, v, s.Cluster, limit)
 	}
-	return nil
 }

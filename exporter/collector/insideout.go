@@ -14,23 +14,18 @@ var (
 		"Bytes per second implied by the hosts' low-level metrics (Inside-Out model).", []string{"cluster", "op"})
 )
 
-// insideoutCollector exports Inside-Out's predictions at the last refresh.
-type insideoutCollector struct{}
-
-func (insideoutCollector) Update(ch chan<- prometheus.Metric, snaps []*engine.Snapshot) error {
-	for _, s := range snaps {
-		for t, v := range s.PredictedIO {
-			switch t {
-			case insideout.ReadIOPS:
-				gauge(ch, predictedIOPSDesc, v, s.Cluster, "read")
-			case insideout.WriteIOPS:
-				gauge(ch, predictedIOPSDesc, v, s.Cluster, "write")
-			case insideout.ReadBytes:
-				gauge(ch, predictedThroughputDesc, v, s.Cluster, "read")
-			case insideout.WriteBytes:
-				gauge(ch, predictedThroughputDesc, v, s.Cluster, "write")
-			}
+// collectInsideOut exports Inside-Out's predictions at the last refresh.
+func collectInsideOut(ch chan<- prometheus.Metric, s *engine.Snapshot) {
+	for t, v := range s.PredictedIO {
+		switch t {
+		case insideout.ReadIOPS:
+			gauge(ch, predictedIOPSDesc, v, s.Cluster, "read")
+		case insideout.WriteIOPS:
+			gauge(ch, predictedIOPSDesc, v, s.Cluster, "write")
+		case insideout.ReadBytes:
+			gauge(ch, predictedThroughputDesc, v, s.Cluster, "read")
+		case insideout.WriteBytes:
+			gauge(ch, predictedThroughputDesc, v, s.Cluster, "write")
 		}
 	}
-	return nil
 }

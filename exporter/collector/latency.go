@@ -32,27 +32,22 @@ var (
 		"The configured latency SLO threshold.", []string{"cluster"})
 )
 
-// latencyCollector exports the latency model.
-type latencyCollector struct{}
-
-func (latencyCollector) Update(ch chan<- prometheus.Metric, snaps []*engine.Snapshot) error {
-	for _, s := range snaps {
-		if s.SLOSeconds > 0 {
-			gauge(ch, sloDesc, s.SLOSeconds, s.Cluster)
-		}
-		if !s.Outlook.HasLatency {
-			continue
-		}
-		k := s.Outlook.LatencyKnee
-		gauge(ch, kneeDesc, k.Lower, s.Cluster, "lower")
-		gauge(ch, kneeDesc, k.Mean, s.Cluster, "mean")
-		gauge(ch, kneeDesc, k.Upper, s.Cluster, "upper")
-		for _, l := range s.Outlook.LatencyAtLoad {
-			lf := loadFactorLabels[l.Factor]
-			gauge(ch, predictedLatencyDesc, l.Lower, s.Cluster, lf, "lower")
-			gauge(ch, predictedLatencyDesc, l.Mean, s.Cluster, lf, "mean")
-			gauge(ch, predictedLatencyDesc, l.Upper, s.Cluster, lf, "upper")
-		}
+// collectLatency exports the latency model.
+func collectLatency(ch chan<- prometheus.Metric, s *engine.Snapshot) {
+	if s.SLOSeconds > 0 {
+		gauge(ch, sloDesc, s.SLOSeconds, s.Cluster)
 	}
-	return nil
+	if !s.Outlook.HasLatency {
+		return
+	}
+	k := s.Outlook.LatencyKnee
+	gauge(ch, kneeDesc, k.Lower, s.Cluster, "lower")
+	gauge(ch, kneeDesc, k.Mean, s.Cluster, "mean")
+	gauge(ch, kneeDesc, k.Upper, s.Cluster, "upper")
+	for _, l := range s.Outlook.LatencyAtLoad {
+		lf := loadFactorLabels[l.Factor]
+		gauge(ch, predictedLatencyDesc, l.Lower, s.Cluster, lf, "lower")
+		gauge(ch, predictedLatencyDesc, l.Mean, s.Cluster, lf, "mean")
+		gauge(ch, predictedLatencyDesc, l.Upper, s.Cluster, lf, "upper")
+	}
 }

@@ -24,32 +24,27 @@ var (
 		"1 when a model's last fit attempt failed (the previous model keeps serving).", []string{"cluster", "model"})
 )
 
-// modelCollector exports the health of every model.
-type modelCollector struct{}
-
-func (modelCollector) Update(ch chan<- prometheus.Metric, snaps []*engine.Snapshot) error {
-	for _, s := range snaps {
-		for _, name := range sortedNames(s.Models) {
-			st := s.Models[name]
-			if d, ok := s.FitSeconds[name]; ok {
-				gauge(ch, fitDurationDesc, d, s.Cluster, name)
+// collectModels exports the health of every model.
+func collectModels(ch chan<- prometheus.Metric, s *engine.Snapshot) {
+	for _, name := range sortedNames(s.Models) {
+		st := s.Models[name]
+		if d, ok := s.FitSeconds[name]; ok {
+			gauge(ch, fitDurationDesc, d, s.Cluster, name)
+		}
+		if !st.Fitted {
+			if st.Error != "" {
+				gauge(ch, fitErrorDesc, 1, s.Cluster, name)
 			}
-			if !st.Fitted {
-				if st.Error != "" {
-					gauge(ch, fitErrorDesc, 1, s.Cluster, name)
-				}
-				continue
-			}
-			gauge(ch, fitErrorDesc, b2f(st.Error != ""), s.Cluster, name)
-			gauge(ch, lastFitDesc, st.LastFitUnix, s.Cluster, name)
-			gauge(ch, trainingSamplesDesc, float64(st.TrainingSamples), s.Cluster, name)
-			gauge(ch, staleDesc, b2f(st.Stale), s.Cluster, name)
-			for target, a := range s.Accuracy[name] {
-				gauge(ch, accuracyDesc, a, s.Cluster, name, target)
-			}
+			continue
+		}
+		gauge(ch, fitErrorDesc, b2f(st.Error != ""), s.Cluster, name)
+		gauge(ch, lastFitDesc, st.LastFitUnix, s.Cluster, name)
+		gauge(ch, trainingSamplesDesc, float64(st.TrainingSamples), s.Cluster, name)
+		gauge(ch, staleDesc, b2f(st.Stale), s.Cluster, name)
+		for target, a := range s.Accuracy[name] {
+			gauge(ch, accuracyDesc, a, s.Cluster, name, target)
 		}
 	}
-	return nil
 }
 
 // sortedNames returns the model names of a status map in a fixed order.

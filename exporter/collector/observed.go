@@ -21,25 +21,20 @@ var (
 		"Unix time of the last successful refresh of the observed inputs.", []string{"cluster"})
 )
 
-// observedCollector exports the current inputs and the source's health.
-type observedCollector struct{}
-
-func (observedCollector) Update(ch chan<- prometheus.Metric, snaps []*engine.Snapshot) error {
-	for _, s := range snaps {
-		gauge(ch, sourceUpDesc, b2f(s.SourceUp), s.Cluster)
-		if !s.LastRefresh.IsZero() {
-			gauge(ch, lastRefreshDesc, float64(s.LastRefresh.UnixMilli())/1e3, s.Cluster)
-		}
-		if !s.HasObserved {
-			continue
-		}
-		o := s.Observed
-		gauge(ch, observedIOPSDesc, o.IOPS, s.Cluster)
-		gauge(ch, observedReadRatioDesc, o.ReadRatio, s.Cluster)
-		gauge(ch, observedIOSizeDesc, o.IOSizeBytes, s.Cluster)
-		if o.LatencySeconds > 0 {
-			gauge(ch, observedLatencyDesc, o.LatencySeconds, s.Cluster)
-		}
+// collectObserved exports the current inputs and the source's health.
+func collectObserved(ch chan<- prometheus.Metric, s *engine.Snapshot) {
+	gauge(ch, sourceUpDesc, b2f(s.SourceUp), s.Cluster)
+	if !s.LastRefresh.IsZero() {
+		gauge(ch, lastRefreshDesc, float64(s.LastRefresh.UnixMilli())/1e3, s.Cluster)
 	}
-	return nil
+	if !s.HasObserved {
+		return
+	}
+	o := s.Observed
+	gauge(ch, observedIOPSDesc, o.IOPS, s.Cluster)
+	gauge(ch, observedReadRatioDesc, o.ReadRatio, s.Cluster)
+	gauge(ch, observedIOSizeDesc, o.IOSizeBytes, s.Cluster)
+	if o.LatencySeconds > 0 {
+		gauge(ch, observedLatencyDesc, o.LatencySeconds, s.Cluster)
+	}
 }

@@ -13,22 +13,17 @@ var (
 		"Cross-validated RMSE of each what-if learner's latency over the mean latency, after its parameter search (0.05 = 5%).", []string{"cluster", "learner"})
 )
 
-// whatIfCollector exports which regression serves the what-if answers and
+// collectWhatIf exports which regression serves the what-if answers and
 // how well each learner did on windows it did not see.
-type whatIfCollector struct{}
-
-func (whatIfCollector) Update(ch chan<- prometheus.Metric, snaps []*engine.Snapshot) error {
-	for _, s := range snaps {
-		m := s.WhatIfModel()
-		if m == nil {
-			continue
-		}
-		for i, l := range m.Learners {
-			if i < 2 {
-				gauge(ch, whatIfInfoDesc, 1, s.Cluster, l.Name, string(rune('1'+i)))
-			}
-			gauge(ch, whatIfCVErrorDesc, l.CVErrorRatio, s.Cluster, l.Name)
-		}
+func collectWhatIf(ch chan<- prometheus.Metric, s *engine.Snapshot) {
+	m := s.WhatIfModel()
+	if m == nil {
+		return
 	}
-	return nil
+	for i, l := range m.Learners {
+		if i < 2 {
+			gauge(ch, whatIfInfoDesc, 1, s.Cluster, l.Name, string(rune('1'+i)))
+		}
+		gauge(ch, whatIfCVErrorDesc, l.CVErrorRatio, s.Cluster, l.Name)
+	}
 }

@@ -24,34 +24,29 @@ var (
 		"Share of the hosts' block requests merged into a neighbour, merged / (merged + completed), 0..1: the workload's access type (0 random, toward 1 sequential), from node_exporter's disk counters.", []string{"cluster"})
 )
 
-// workloadCollector exports the characterization of each cluster's current
+// collectWorkload exports the characterization of each cluster's current
 // workload.
-type workloadCollector struct{}
-
-func (workloadCollector) Update(ch chan<- prometheus.Metric, snaps []*engine.Snapshot) error {
-	for _, s := range snaps {
-		// An idle observation carries the last busy mix: not this
-		// instant's workload.
-		if !s.HasObserved || s.Observed.Idle {
-			continue
-		}
-		o := s.Observed
-		rb, wb := o.ReadIOPS*o.ReadSizeBytes, o.WriteIOPS*o.WriteSizeBytes
-		if o.ReadSizeBytes > 0 {
-			gauge(ch, workloadRequestSizeDesc, o.ReadSizeBytes, s.Cluster, "read")
-		}
-		if o.WriteSizeBytes > 0 {
-			gauge(ch, workloadRequestSizeDesc, o.WriteSizeBytes, s.Cluster, "write")
-		}
-		gauge(ch, workloadReadRatioDesc, o.ReadRatio, s.Cluster, "ops")
-		if rb+wb > 0 {
-			gauge(ch, workloadReadRatioDesc, rb/(rb+wb), s.Cluster, "bytes")
-		}
-		gauge(ch, workloadThroughputDesc, rb, s.Cluster, "read")
-		gauge(ch, workloadThroughputDesc, wb, s.Cluster, "write")
-		if q, ok := advisor.SequentialShareOf(o.DiskMerged, o.DiskCompleted); o.HasDiskRequests && ok {
-			gauge(ch, workloadSequentialDesc, q, s.Cluster)
-		}
+func collectWorkload(ch chan<- prometheus.Metric, s *engine.Snapshot) {
+	// An idle observation carries the last busy mix: not this
+	// instant's workload.
+	if !s.HasObserved || s.Observed.Idle {
+		return
 	}
-	return nil
+	o := s.Observed
+	rb, wb := o.ReadIOPS*o.ReadSizeBytes, o.WriteIOPS*o.WriteSizeBytes
+	if o.ReadSizeBytes > 0 {
+		gauge(ch, workloadRequestSizeDesc, o.ReadSizeBytes, s.Cluster, "read")
+	}
+	if o.WriteSizeBytes > 0 {
+		gauge(ch, workloadRequestSizeDesc, o.WriteSizeBytes, s.Cluster, "write")
+	}
+	gauge(ch, workloadReadRatioDesc, o.ReadRatio, s.Cluster, "ops")
+	if rb+wb > 0 {
+		gauge(ch, workloadReadRatioDesc, rb/(rb+wb), s.Cluster, "bytes")
+	}
+	gauge(ch, workloadThroughputDesc, rb, s.Cluster, "read")
+	gauge(ch, workloadThroughputDesc, wb, s.Cluster, "write")
+	if q, ok := advisor.SequentialShareOf(o.DiskMerged, o.DiskCompleted); o.HasDiskRequests && ok {
+		gauge(ch, workloadSequentialDesc, q, s.Cluster)
+	}
 }

@@ -21,19 +21,8 @@ import (
 // whose fit fails keeps its previous version and records the error.
 func (e *Engine) fit(ctx context.Context, cfg *config.Config, c *cluster, log *slog.Logger, reason string) {
 	start := time.Now()
-	end := e.opt.Now().Truncate(cfg.Fit.Step)
-	r := source.Range{Start: end.Add(-cfg.Fit.Lookback), End: end, Step: cfg.Fit.Step}
-	fctx, cancel := context.WithTimeout(ctx, FitFetchDeadline(cfg))
-	frame, err := c.src.Fetch(fctx, &c.cfg, r)
-	cancel()
-	if err != nil {
-		if ctx.Err() == nil {
-			log.Warn("fit: fetching history failed; keeping the last models", "err", err)
-			next := c.snap.Load().clone()
-			next.SourceUp, next.SourceError = false, err.Error()
-			e.markStale(cfg, next)
-			c.publish(next)
-		}
+	frame, r, ok := e.fetchLookback(ctx, cfg, c, log)
+	if !ok {
 		return
 	}
 	// The fetch above waits on the upstream, the fitting below on the CPU:
@@ -46,21 +35,9 @@ func (e *Engine) fit(ctx context.Context, cfg *config.Config, c *cluster, log *s
 	}
 	log.Info("fitting", "reason", reason, "points", r.N(), "queries", frame.Stats.Queries, "series", frame.Stats.Series, "bytes", frame.Stats.ResponseBytes)
 	next := c.snap.Load().clone()
-	obs, hasObs := windowObservation(cfg, frame, next)
-	for _, f := range e.opt.Fitters {
-		if ctx.Err() != nil {
-			return // shutting down or reloading: the models in force stay
-		}
-		if !f.Enabled(&c.cfg) {
-			continue
-		}
-		in := models.Input{Cluster: &c.cfg, Frame: frame, Observed: obs, HasObserved: hasObs, Fitted: next.Set}
-		t0 := time.Now()
-		m, err := f.Fit(ctx, in)
-		e.record(next, f.Name(), cfg.Fit.Step, time.Since(t0), m, err, log)
-		if err == nil {
-			next.Set[f.Name()] = m
-		}
+	e.fitModels(ctx, cfg, c, frame, next, log)
+	if ctx.Err() != nil {
+		return // shutting down or reloading: the models in force stay
 	}
 	e.observe(next, frame)
 	if !next.NoRecentData {
@@ -74,6 +51,50 @@ func (e *Engine) fit(ctx context.Context, cfg *config.Config, c *cluster, log *s
 	c.publish(next)
 	log.Info("fit done", "seconds", time.Since(start).Seconds())
 	e.save(cfg.StateDir, next)
+}
+
+// fetchLookback fetches the fit's lookback, ending at the last whole step.
+// When that fails (and ctx has not ended) it publishes the source as down
+// and the models as they stand, and returns !ok: the last models are kept.
+func (e *Engine) fetchLookback(ctx context.Context, cfg *config.Config, c *cluster, log *slog.Logger) (*source.Frame, source.Range, bool) {
+	end := e.opt.Now().Truncate(cfg.Fit.Step)
+	r := source.Range{Start: end.Add(-cfg.Fit.Lookback), End: end, Step: cfg.Fit.Step}
+	fctx, cancel := context.WithTimeout(ctx, FitFetchDeadline(cfg))
+	frame, err := c.src.Fetch(fctx, &c.cfg, r)
+	cancel()
+	if err != nil {
+		if ctx.Err() == nil {
+			log.Warn("fit: fetching history failed; keeping the last models", "err", err)
+			next := c.snap.Load().clone()
+			next.SourceUp, next.SourceError = false, err.Error()
+			e.markStale(cfg, next)
+			c.publish(next)
+		}
+		return nil, r, false
+	}
+	return frame, r, true
+}
+
+// fitModels fits every enabled model on frame, in order, into next: each
+// fitter sees the models fitted before it (next.Set), and a failed fit keeps
+// the previous model and records why.
+func (e *Engine) fitModels(ctx context.Context, cfg *config.Config, c *cluster, frame *source.Frame, next *Snapshot, log *slog.Logger) {
+	obs, hasObs := windowObservation(cfg, frame, next)
+	for _, f := range e.opt.Fitters {
+		if ctx.Err() != nil {
+			return // shutting down or reloading: fit publishes nothing
+		}
+		if !f.Enabled(&c.cfg) {
+			continue
+		}
+		in := models.Input{Cluster: &c.cfg, Frame: frame, Observed: obs, HasObserved: hasObs, Fitted: next.Set}
+		t0 := time.Now()
+		m, err := f.Fit(ctx, in)
+		e.record(next, f.Name(), cfg.Fit.Step, time.Since(t0), m, err, log)
+		if err == nil {
+			next.Set[f.Name()] = m
+		}
+	}
 }
 
 // windowObservation is the observation the models are fitted with: the one

@@ -17,12 +17,9 @@ import (
 	"github.com/storcast/storcast/forecaster/internal/check"
 )
 
-// ErrInput is wrapped by every error that reports bad input.
-var ErrInput = errors.New("invalid input")
-
-func inputError(arg, format string, a ...any) error {
-	return check.Errorf(ErrInput, arg, format, a...)
-}
+// ErrInput is wrapped by every error that reports bad input; inputError
+// returns one that names the argument.
+var inputError, ErrInput = check.Input()
 
 // The workload features, by the names the catalog, the JSON model and
 // Predict use.

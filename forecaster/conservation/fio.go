@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/storcast/storcast/forecaster/internal/check"
 )
 
 // fioOutput is the part of `fio --output-format=json` that calibration needs.
@@ -122,7 +124,7 @@ func ImportFio(data []byte) (Calibration, error) {
 			}
 			k.mix, iops = mix, j.Read.IOPS+j.Write.IOPS
 		}
-		if !finite(iops) || iops < 0 {
+		if !check.Finite(iops) || iops < 0 {
 			return Calibration{}, inputError(name, "IOPS must be a finite number >= 0, got %v", iops)
 		}
 		sums[k] += iops

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/storcast/storcast/forecaster/internal/check"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -62,13 +63,13 @@ func MaxAtReadRatio(tRead100, tWrite100, gamma, readRatio float64) (float64, err
 	if err := checkGamma("gamma", gamma); err != nil {
 		return 0, err
 	}
-	if !finite(readRatio) || readRatio < 0 || readRatio > 1 {
+	if !check.Finite(readRatio) || readRatio < 0 || readRatio > 1 {
 		return 0, inputError("readRatio", "must be in 0..1, got %v", readRatio)
 	}
 	a, b := readRatio/tRead100, (1-readRatio)/tWrite100
 	L := a + b
 	t := 1 / frontierScale(L, 4*gamma*(a/L)*(b/L))
-	if !(t > 0) || !finite(t) {
+	if !(t > 0) || !check.Finite(t) {
 		return 0, inputError("tRead100, tWrite100, gamma", "%v, %v, %v at read ratio %v are out of floating-point range", tRead100, tWrite100, gamma, readRatio)
 	}
 	return t, nil
@@ -104,7 +105,7 @@ func GammaFromMixed(tRead100, tWrite100, readRatio, iops float64) (float64, erro
 	if err := checkPositive("tWrite100", tWrite100); err != nil {
 		return 0, err
 	}
-	if !finite(readRatio) || readRatio <= 0 || readRatio >= 1 {
+	if !check.Finite(readRatio) || readRatio <= 0 || readRatio >= 1 {
 		return 0, inputError("readRatio", "must be strictly between 0 and 1 (a mix), got %v", readRatio)
 	}
 	if err := checkPositive("iops", iops); err != nil {
@@ -118,21 +119,21 @@ func GammaFromMixed(tRead100, tWrite100, readRatio, iops float64) (float64, erro
 		return 0, inputError("iops", "%v at read ratio %v is at least twice the line between the pure points (%v): no frontier of this form passes through it", iops, readRatio, iops/(a+b))
 	}
 	g := (1 - a - b) / (4 * a * b)
-	if !finite(g) {
+	if !check.Finite(g) {
 		return 0, inputError("iops", "%v at read ratio %v gives no finite interference", iops, readRatio)
 	}
 	return g, nil
 }
 
 func checkNonNegative(name string, v float64) error {
-	if !finite(v) || v < 0 {
+	if !check.Finite(v) || v < 0 {
 		return inputError(name, "must be a finite number >= 0, got %v", v)
 	}
 	return nil
 }
 
 func checkGamma(name string, g float64) error {
-	if !finite(g) || g < MinGamma {
+	if !check.Finite(g) || g < MinGamma {
 		return inputError(name, "must be a finite number >= %v, got %v", MinGamma, g)
 	}
 	return nil
@@ -204,7 +205,7 @@ func fitGammas(c Calibration, pure, lo, hi *Model, clamp bool) ([]GammaFit, erro
 		idx := bySize[s]
 		fit := func(m *Model, pick func(MixedPoint) float64) (float64, float64, error) {
 			g, rms := lsGamma(c.Mixed, idx, m, s, func(k int) float64 { return pick(c.Mixed[k]) })
-			if !finite(g) {
+			if !check.Finite(g) {
 				return 0, 0, inputError(fmt.Sprintf("mixed[%d].iops", idx[0]), "the mixed point(s) at %g bytes give no finite interference", s)
 			}
 			return g, rms, nil
@@ -373,7 +374,7 @@ func gammaStdErr(c Calibration, idx []int, pure *Model, s float64) (se, dof floa
 		return 0, 0
 	}
 	se, dof = math.Sqrt(sumV), sumV*sumV/sumV2
-	if !finite(se) || !(dof > 0) {
+	if !check.Finite(se) || !(dof > 0) {
 		return 0, 0
 	}
 	return se, dof

@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/storcast/storcast/forecaster/internal/check"
 	"github.com/storcast/storcast/internal/fuzzbytes"
 )
 
@@ -26,13 +27,13 @@ func FuzzFrontier(f *testing.F) {
 			return
 		}
 		tr, tw, g, rho, mixed, rr, wr, s2 := v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]
-		check := func(name string, err error) bool {
+		accepted := func(name string, err error) bool {
 			if err != nil && !errors.Is(err, ErrInput) {
 				t.Fatalf("%s: error %v does not wrap ErrInput", name, err)
 			}
 			return err == nil
 		}
-		if mt, err := MaxAtReadRatio(tr, tw, g, rho); check("MaxAtReadRatio", err) {
+		if mt, err := MaxAtReadRatio(tr, tw, g, rho); accepted("MaxAtReadRatio", err) {
 			if !(mt > 0) || math.IsInf(mt, 0) {
 				t.Fatalf("MaxAtReadRatio(%v, %v, %v, %v) = %v", tr, tw, g, rho, mt)
 			}
@@ -40,13 +41,13 @@ func FuzzFrontier(f *testing.F) {
 			normal := func(x float64) bool { return x == 0 || x > 1e-290 && x < 1e290 }
 			// On the frontier, where the shares and the ratios they come
 			// from are representable.
-			if normal(a) && normal(b) && normal(rho/tr) && normal((1-rho)/tw) && finite(4*g*a*b) {
+			if normal(a) && normal(b) && normal(rho/tr) && normal((1-rho)/tw) && check.Finite(4*g*a*b) {
 				if u := a + b + 4*g*a*b; math.Abs(u-1) > 1e-9 {
 					t.Fatalf("U at MaxAtReadRatio(%v, %v, %v, %v) = %v = %.15g", tr, tw, g, rho, mt, u)
 				}
 			}
 		}
-		if gm, err := GammaFromMixed(tr, tw, rho, mixed); check("GammaFromMixed", err) && gm >= MinGamma {
+		if gm, err := GammaFromMixed(tr, tw, rho, mixed); accepted("GammaFromMixed", err) && gm >= MinGamma {
 			if mt, err := MaxAtReadRatio(tr, tw, gm, rho); err == nil && mixed > 1e-300 && mixed < 1e300 && tr < 1e300 && tw < 1e300 && tr > 1e-300 && tw > 1e-300 {
 				if !near(mt, mixed, 1e-8) {
 					t.Fatalf("γ %v from mixed %v gives back %v", gm, mixed, mt)
@@ -54,15 +55,15 @@ func FuzzFrontier(f *testing.F) {
 			}
 		}
 		_, err := FrontierUtilization(rr, wr, tr, tw, g)
-		check("FrontierUtilization", err)
+		accepted("FrontierUtilization", err)
 		cal := Calibration{Points: []Point{{IOSizeBytes: 4096, ReadIOPS: tr, WriteIOPS: tw}, {IOSizeBytes: s2, ReadIOPS: tr / 2, WriteIOPS: tw / 2}},
 			Mixed: []MixedPoint{{IOSizeBytes: 4096, ReadRatio: rho, IOPS: mixed}}}
 		m, err := NewModel(cal)
-		if !check("NewModel", err) {
+		if !accepted("NewModel", err) {
 			return
 		}
 		res, err := m.AtMix([]OpClass{{Op: Read, IOSizeBytes: 4096, Rate: rr}, {Op: Write, IOSizeBytes: s2, Rate: wr}})
-		if errors.Is(err, ErrNoLoad) || !check("AtMix", err) {
+		if errors.Is(err, ErrNoLoad) || !accepted("AtMix", err) {
 			return
 		}
 		if !(res.MaxTotalIOPS > 0) || math.IsNaN(res.Utilization) || res.MaxTotalIOPSLower > res.MaxTotalIOPS || res.MaxTotalIOPSUpper < res.MaxTotalIOPS {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/storcast/storcast/forecaster/internal/check"
 	"github.com/storcast/storcast/internal/fuzzbytes"
 )
 
@@ -48,7 +49,7 @@ func FuzzGammaRuns(f *testing.F) {
 			return
 		}
 		n := 1
-		if finite(v[10]) && v[10] >= 1 && v[10] <= 6 {
+		if check.Finite(v[10]) && v[10] >= 1 && v[10] <= 6 {
 			n = int(v[10])
 		}
 		var c Calibration
@@ -106,7 +107,7 @@ func FuzzGammaRuns(f *testing.F) {
 			}
 		}
 		rho, size := v[11], v[12]
-		if !finite(rho) || rho < 0 || rho > 1 || !(size > 0) || !finite(size) {
+		if !check.Finite(rho) || rho < 0 || rho > 1 || !(size > 0) || !check.Finite(size) {
 			return
 		}
 		classes := []OpClass{{Op: Read, IOSizeBytes: size, Rate: rho}, {Op: Write, IOSizeBytes: size, Rate: 1 - rho}}

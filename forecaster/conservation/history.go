@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/storcast/storcast/forecaster/internal/check"
 )
 
 // Window is one observation window of a cluster (e.g. 5 minutes of rates).
@@ -53,19 +55,19 @@ type EstimateOptions struct {
 }
 
 func (o EstimateOptions) withDefaults() EstimateOptions {
-	if o.LatencyFactor <= 0 || !finite(o.LatencyFactor) {
+	if o.LatencyFactor <= 0 || !check.Finite(o.LatencyFactor) {
 		o.LatencyFactor = 4
 	}
-	if o.FloorQuantile <= 0 || o.FloorQuantile >= 1 || !finite(o.FloorQuantile) {
+	if o.FloorQuantile <= 0 || o.FloorQuantile >= 1 || !check.Finite(o.FloorQuantile) {
 		o.FloorQuantile = 0.1
 	}
-	if o.BusyThreshold <= 0 || !finite(o.BusyThreshold) {
+	if o.BusyThreshold <= 0 || !check.Finite(o.BusyThreshold) {
 		o.BusyThreshold = 0.95
 	}
 	if o.MinSaturated < 2 {
 		o.MinSaturated = 6
 	}
-	if o.MinReadRatioSpread <= 0 || !finite(o.MinReadRatioSpread) {
+	if o.MinReadRatioSpread <= 0 || !check.Finite(o.MinReadRatioSpread) {
 		o.MinReadRatioSpread = 0.2
 	}
 	return o
@@ -213,7 +215,7 @@ func sizeBands(windows []Window) ([]int, map[int][]Window, error) {
 			n string
 			v float64
 		}{{".readIops", w.ReadIOPS}, {".writeIops", w.WriteIOPS}, {".latencySeconds", w.LatencySeconds}, {".busy", w.Busy}} {
-			if !finite(f.v) || f.v < 0 {
+			if !check.Finite(f.v) || f.v < 0 {
 				return nil, nil, inputError(name+f.n, "must be a finite number >= 0, got %v", f.v)
 			}
 		}
@@ -262,7 +264,7 @@ func fitBand(ws []Window, o EstimateOptions) (BandFit, Point, []satWindow) {
 	}
 	a := (sr*sww - sw*srw) / det
 	b := (sw*srr - sr*srw) / det
-	if a <= 0 || b <= 0 || !finite(1/a) || !finite(1/b) {
+	if a <= 0 || b <= 0 || !check.Finite(1/a) || !check.Finite(1/b) {
 		bf.Error = fmt.Sprintf("fitted capacity line is not physical (1/T_read100=%g, 1/T_write100=%g); the saturated windows do not follow conservation", a, b)
 		return bf, Point{}, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/storcast/storcast/forecaster/internal/check"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -52,7 +53,7 @@ func fitBandInterference(bf BandFit, p Point, sat []satWindow) (BandFit, Point, 
 		return bf, p, MixedPoint{}
 	}
 	g := c / (4 * a * b)
-	if !finite(g) || g < MinGamma {
+	if !check.Finite(g) || g < MinGamma {
 		bf.GammaError = fmt.Sprintf("fitted γ = %.4g is below %v: the saturated windows do not follow the interference form", g, MinGamma)
 		return bf, p, MixedPoint{}
 	}
@@ -115,7 +116,7 @@ func LowerBoundFromHistory(windows []Window, ioSizeBytes, readRatio float64) (Bo
 	if err := checkPositive("ioSizeBytes", ioSizeBytes); err != nil {
 		return Bound{}, "", err
 	}
-	if !finite(readRatio) || readRatio < 0 || readRatio > 1 {
+	if !check.Finite(readRatio) || readRatio < 0 || readRatio > 1 {
 		return Bound{}, "", inputError("readRatio", "must be in 0..1, got %v", readRatio)
 	}
 	if len(windows) == 0 {
@@ -254,7 +255,7 @@ func InterferenceFromHistory(cal Calibration, windows []Window, opts EstimateOpt
 		}
 		bf.RMSResidual = math.Sqrt(ss / float64(n))
 		se := math.Sqrt(ss / float64(n-1) / spp)
-		if !finite(g) || g < MinGamma {
+		if !check.Finite(g) || g < MinGamma {
 			bf.GammaError = fmt.Sprintf("fitted γ = %.4g is below %v: the saturated windows lie far outside the calibration's two-point line; check the calibration", g, MinGamma)
 			q.Bands = append(q.Bands, bf)
 			continue

@@ -5,21 +5,18 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/storcast/storcast/forecaster/internal/check"
 )
 
-// ErrInput is wrapped by every error that reports bad input.
-var ErrInput = errors.New("invalid input")
+// ErrInput is wrapped by every error that reports bad input; inputError
+// returns one that names the argument.
+var inputError, ErrInput = check.Input()
 
 // ErrNoLoad is returned by Model.AtMix when every op class has a zero rate:
 // an idle cluster has no mix, so "max IOPS at the current mix" is undefined.
 // Use Model.Curve to show capacity at chosen read ratios instead.
 var ErrNoLoad = errors.New("no load: every op class has a zero rate, the mix is undefined")
-
-func inputError(arg, format string, a ...any) error {
-	return fmt.Errorf("%w: %s: %s", ErrInput, arg, fmt.Sprintf(format, a...))
-}
-
-func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // Point is one calibration point: the saturated IOPS of the whole cluster at
 // one IO size for 100% reads and for 100% writes (T_read100 and T_write100 of
@@ -101,7 +98,7 @@ func (c Calibration) Validate() error {
 		if err := checkPositive(fmt.Sprintf("mixed[%d].io_size_bytes", i), p.IOSizeBytes); err != nil {
 			return err
 		}
-		if !finite(p.ReadRatio) || p.ReadRatio <= 0 || p.ReadRatio >= 1 {
+		if !check.Finite(p.ReadRatio) || p.ReadRatio <= 0 || p.ReadRatio >= 1 {
 			return inputError(fmt.Sprintf("mixed[%d].read_ratio", i), "must be strictly between 0 and 1 (100%% read and write are points), got %v", p.ReadRatio)
 		}
 		if err := checkPositive(fmt.Sprintf("mixed[%d].iops", i), p.IOPS); err != nil {
@@ -125,7 +122,7 @@ func (c Calibration) Validate() error {
 }
 
 func checkPositive(name string, v float64) error {
-	if !finite(v) {
+	if !check.Finite(v) {
 		return inputError(name, "must be a finite number, got %v", v)
 	}
 	if v <= 0 {
@@ -417,7 +414,7 @@ func (m *Model) At(ioSizeBytes float64) (SizeCapacity, error) {
 	}
 	ls := math.Log(ioSizeBytes)
 	r, w, ext := m.at(ls)
-	if !(r > 0 && w > 0) || !finite(r) || !finite(w) {
+	if !(r > 0 && w > 0) || !check.Finite(r) || !check.Finite(w) {
 		return SizeCapacity{}, inputError("io_size_bytes", "%v is too far outside the calibrated range to extrapolate", ioSizeBytes)
 	}
 	return SizeCapacity{IOSizeBytes: ioSizeBytes, ReadIOPS: r, WriteIOPS: w, FRW: r / w, Extrapolated: ext,
@@ -542,10 +539,10 @@ func (m *Model) AtMix(classes []OpClass) (Result, error) {
 	}
 	for i := range classes {
 		c := &classes[i]
-		if !finite(c.Rate) || c.Rate < 0 {
+		if !check.Finite(c.Rate) || c.Rate < 0 {
 			return Result{}, inputError("classes["+itoa(i)+"].rate", "must be a finite number >= 0, got %v", c.Rate)
 		}
-		if !finite(c.IOSizeBytes) || c.IOSizeBytes <= 0 {
+		if !check.Finite(c.IOSizeBytes) || c.IOSizeBytes <= 0 {
 			return Result{}, inputError("classes["+itoa(i)+"].ioSizeBytes", "must be a finite number > 0, got %v", c.IOSizeBytes)
 		}
 		if c.Op != Read && c.Op != Write {
@@ -556,7 +553,7 @@ func (m *Model) AtMix(classes []OpClass) (Result, error) {
 		}
 		logs[i] = math.Log(c.IOSizeBytes)
 		r, w, ext := m.at(logs[i])
-		if !(r > 0 && w > 0) || !finite(r) || !finite(w) {
+		if !(r > 0 && w > 0) || !check.Finite(r) || !check.Finite(w) {
 			return Result{}, inputError("classes["+itoa(i)+"].ioSizeBytes", "%v is too far outside the calibrated range to extrapolate", c.IOSizeBytes)
 		}
 		res.Extrapolated = res.Extrapolated || ext
@@ -574,7 +571,7 @@ func (m *Model) AtMix(classes []OpClass) (Result, error) {
 	if res.CurrentIOPS == 0 {
 		return Result{}, ErrNoLoad
 	}
-	if !(res.Utilization > 0) || !finite(res.Utilization) || !finite(res.CurrentIOPS) {
+	if !(res.Utilization > 0) || !check.Finite(res.Utilization) || !check.Finite(res.CurrentIOPS) {
 		return Result{}, inputError("classes", "rates out of range: utilization %v from %v ops/s", res.Utilization, res.CurrentIOPS)
 	}
 	L := res.Utilization
@@ -582,7 +579,7 @@ func (m *Model) AtMix(classes []OpClass) (Result, error) {
 	Q := rq * L * L
 	res.Interference = Q
 	res.Utilization = L + Q
-	if !finite(res.Utilization) {
+	if !check.Finite(res.Utilization) {
 		return Result{}, inputError("classes", "rates out of range: utilization %v from %v ops/s", res.Utilization, res.CurrentIOPS)
 	}
 	if rq == 0 {
@@ -594,7 +591,7 @@ func (m *Model) AtMix(classes []OpClass) (Result, error) {
 		res.HeadroomRatio = 1 - L
 	} else {
 		inv := frontierScale(L, rq) // 1/s
-		if !(inv > 0) || !finite(inv) || !finite(res.CurrentIOPS/inv) {
+		if !(inv > 0) || !check.Finite(inv) || !check.Finite(res.CurrentIOPS/inv) {
 			return Result{}, inputError("classes", "rates out of range: utilization %v (interference %v) from %v ops/s", res.Utilization, Q, res.CurrentIOPS)
 		}
 		res.LoadRatio = inv
@@ -680,7 +677,7 @@ func (m *Model) Curve(ioSizeBytes float64, readRatios []float64) ([]CurvePoint, 
 	}
 	out := make([]CurvePoint, len(readRatios))
 	for i, rho := range readRatios {
-		if !finite(rho) || rho < 0 || rho > 1 {
+		if !check.Finite(rho) || rho < 0 || rho > 1 {
 			return nil, false, inputError("readRatios["+itoa(i)+"]", "must be in 0..1, got %v", rho)
 		}
 		if sc.Gamma == 0 {

@@ -1,6 +1,10 @@
 package conservation
 
-import "math"
+import (
+	"math"
+
+	"github.com/storcast/storcast/forecaster/internal/check"
+)
 
 // ReadWriteAtReadPercent is the paper's eq. 6 exactly as published: with
 // C = T_read100 and R the read percent (0..100),
@@ -17,7 +21,7 @@ func ReadWriteAtReadPercent(tRead100, fRW, readPercent float64) (k, tRead, tWrit
 	if err := checkPositive("fRW", fRW); err != nil {
 		return 0, 0, 0, err
 	}
-	if !finite(readPercent) || readPercent < 0 || readPercent > 100 {
+	if !check.Finite(readPercent) || readPercent < 0 || readPercent > 100 {
 		return 0, 0, 0, inputError("readPercent", "must be in 0..100, got %v", readPercent)
 	}
 	k = tRead100 / (readPercent + (100-readPercent)*fRW)
@@ -104,7 +108,7 @@ func checkShares(shares, maxIOPS []float64) error {
 	}
 	var sum float64
 	for i, p := range shares {
-		if !finite(p) || p < 0 || p > 1 {
+		if !check.Finite(p) || p < 0 || p > 1 {
 			return inputError("shares["+itoa(i)+"]", "must be in 0..1, got %v", p)
 		}
 		sum += p
@@ -134,7 +138,7 @@ func (m *Model) classMax(mix []SizeShare) (shares, maxIOPS []float64, extrapolat
 	shares = make([]float64, len(mix))
 	maxIOPS = make([]float64, len(mix))
 	for i, s := range mix {
-		if !finite(s.ReadRatio) || s.ReadRatio < 0 || s.ReadRatio > 1 {
+		if !check.Finite(s.ReadRatio) || s.ReadRatio < 0 || s.ReadRatio > 1 {
 			return nil, nil, false, inputError("mix["+itoa(i)+"].readRatio", "must be in 0..1, got %v", s.ReadRatio)
 		}
 		sc, err := m.At(s.IOSizeBytes)

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/storcast/storcast/forecaster/internal/check"
 	"github.com/storcast/storcast/forecaster/regress"
 )
 
@@ -68,7 +69,7 @@ func fitCost(sizes, iops []float64) (c0, c1 float64, err error) {
 		return 0, 0, err
 	}
 	c0, c1 = x[0]/tref, x[1]/(tref*sref)
-	if !(c0+c1 > 0) || !finite(c0) || !finite(c1) {
+	if !(c0+c1 > 0) || !check.Finite(c0) || !check.Finite(c1) {
 		return 0, 0, fmt.Errorf("cost model degenerate (c0=%g, c1=%g)", c0, c1)
 	}
 	return c0, c1, nil

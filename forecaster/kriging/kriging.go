@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/storcast/storcast/forecaster/internal/enum"
 	"github.com/storcast/storcast/forecaster/regress"
 	"gonum.org/v1/gonum/mat"
 )
@@ -29,17 +30,9 @@ const (
 	Convex
 )
 
-func (m Method) String() string {
-	switch m {
-	case Ordinary:
-		return "ordinary"
-	case NonNegative:
-		return "nonnegative"
-	case Convex:
-		return "convex"
-	}
-	return fmt.Sprintf("Method(%d)", int(m))
-}
+var methodNames = []string{Ordinary: "ordinary", NonNegative: "nonnegative", Convex: "convex"}
+
+func (m Method) String() string { return enum.String(m, "Method", methodNames) }
 
 // Drift is the deterministic trend that Kriging works around.
 type Drift int
@@ -53,15 +46,9 @@ const (
 	LinearDrift
 )
 
-func (d Drift) String() string {
-	switch d {
-	case NoDrift:
-		return "none"
-	case LinearDrift:
-		return "linear"
-	}
-	return fmt.Sprintf("Drift(%d)", int(d))
-}
+var driftNames = []string{NoDrift: "none", LinearDrift: "linear"}
+
+func (d Drift) String() string { return enum.String(d, "Drift", driftNames) }
 
 // Options selects the Kriging system and the drift.
 type Options struct {

@@ -1,23 +1,19 @@
 package queueing
 
 import (
-	"errors"
-	"fmt"
 	"math"
 	"sort"
 
 	"github.com/storcast/storcast/forecaster/internal/check"
+	"github.com/storcast/storcast/forecaster/internal/enum"
 	"github.com/storcast/storcast/forecaster/kriging"
 	"github.com/storcast/storcast/forecaster/mlisp"
 	"gonum.org/v1/gonum/mat"
 )
 
-// ErrInput is wrapped by every error that reports bad input.
-var ErrInput = errors.New("invalid input")
-
-func inputError(arg, format string, a ...any) error {
-	return check.Errorf(ErrInput, arg, format, a...)
-}
+// ErrInput is wrapped by every error that reports bad input; inputError
+// returns one that names the argument.
+var inputError, ErrInput = check.Input()
 
 // Sample is one observed window: the utilization U of the capacity frontier
 // (demand over capacity at the window's mix, computed by the caller), the
@@ -41,17 +37,9 @@ const (
 	Closed
 )
 
-func (c Class) String() string {
-	switch c {
-	case Auto:
-		return "auto"
-	case Open:
-		return "open"
-	case Closed:
-		return "closed"
-	}
-	return fmt.Sprintf("Class(%d)", int(c))
-}
+var classNames = []string{Auto: "auto", Open: "open", Closed: "closed"}
+
+func (c Class) String() string { return enum.String(c, "Class", classNames) }
 
 // Options tunes Fit. The zero value decides the class from the history.
 type Options struct {

@@ -1,7 +1,6 @@
 package regress
 
 import (
-	"errors"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
@@ -9,13 +8,9 @@ import (
 	"github.com/storcast/storcast/forecaster/internal/check"
 )
 
-// ErrInput is wrapped by every error that reports bad input data.
-var ErrInput = errors.New("invalid input")
-
-// inputError returns an error wrapping ErrInput that names the argument.
-func inputError(arg, format string, a ...any) error {
-	return check.Errorf(ErrInput, arg, format, a...)
-}
+// ErrInput is wrapped by every error that reports bad input data; inputError
+// returns one that names the argument.
+var inputError, ErrInput = check.Input()
 
 // CheckVector reports an error when v is empty or holds a NaN or ±Inf.
 // name is used in the message, e.g. "y".

@@ -2,7 +2,6 @@ package trend
 
 import (
 	"encoding/json"
-	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -10,12 +9,9 @@ import (
 	"github.com/storcast/storcast/forecaster/internal/check"
 )
 
-// ErrInput is wrapped by every error that reports bad input.
-var ErrInput = errors.New("invalid input")
-
-func inputError(arg, format string, a ...any) error {
-	return check.Errorf(ErrInput, arg, format, a...)
-}
+// ErrInput is wrapped by every error that reports bad input; inputError
+// returns one that names the argument.
+var inputError, ErrInput = check.Input()
 
 func finite(x float64) bool { return check.Finite(x) }
 

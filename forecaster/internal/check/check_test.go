@@ -33,3 +33,18 @@ func TestFinite(t *testing.T) {
 		}
 	}
 }
+
+func TestInputSentinelsAreDistinct(t *testing.T) {
+	inputA, errA := Input()
+	_, errB := Input()
+	err := inputA("x", "must be positive, got %v", -1)
+	if got, want := err.Error(), "invalid input: x: must be positive, got -1"; got != want {
+		t.Fatalf("message %q, want %q", got, want)
+	}
+	if !errors.Is(err, errA) {
+		t.Fatalf("%v does not wrap its own sentinel", err)
+	}
+	if errors.Is(err, errB) || errA.Error() != errB.Error() {
+		t.Fatalf("sentinels: %v matches the other package's, or the words differ (%q, %q)", err, errA, errB)
+	}
+}
