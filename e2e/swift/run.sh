@@ -142,7 +142,7 @@ print(max(1,round(lat*float(sys.argv[2]))))' "$E2E_DIR/calibration-runs.json" "$
 	phase score
 	# Bounds of this suite, set from repeated runs on the shared 2-core machine: see docs/e2e.md
 	# (Swift section, "Bounds, and why"). The rest are the scorer's defaults, as for Ceph.
-	BOUNDS=(-max-cluster-vs-client 0.35 -max-conservation 6.0 -max-live-max-iops 6.0 -max-headroom-abs 0.8 -max-mlisp 4.0 -max-live-vs-model 0.25 -max-factor-off 6.0)
+	BOUNDS=(-max-cluster-vs-client 0.35 -max-conservation 6.0 -max-live-max-iops 6.0 -max-headroom-abs 0.8 -max-mlisp 4.0 -max-live-vs-model 0.25 -max-factor-off 6.0 -max-passive 0.9)
 	PHASES_SO_FAR="$PHASES"
 	"$BIN/scorer" score -system swift -steps "$E2E_DIR/steps.jsonl" -calibration "$E2E_DIR/calibration.yml" \
 		-prometheus "$PROM" -storcast "http://127.0.0.1:$STORCAST_PORT" -slo "$(awk -v m="$SLO_MS" 'BEGIN{print m/1000}')" \
