@@ -125,11 +125,12 @@ var (
 // The mixed step's size is the mean object size, which is what storcast
 // sees (bytes over ops).
 //
-// The steps (35 s) are shorter than storcast's 1m rate window, so every
-// rate-limited step runs before any saturated one: a rate-limited step right
-// after a saturated step would be read through a window still holding the
-// saturation. The ramp's 80% step comes right after the mark; its saturated
-// step follows the other rate-limited ones.
+// Every rate-limited step runs before any saturated one, so that a reading
+// of a rate-limited step can never be of a window still holding saturation:
+// the harness's steps (65 s) outlast storcast's 1m rate window, and this
+// order keeps a step shorter than the window (STEP_SECONDS) from reading
+// negative headroom. The ramp's 80% step comes right after the mark; its
+// saturated step follows the other rate-limited ones.
 func SwiftPlan(m *conservation.Model) ([]PlanStep, error) {
 	p := planner{m: m}
 	for _, f := range rampLower {
