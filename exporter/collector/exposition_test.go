@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -167,6 +168,7 @@ func TestExpositionGathersOncePerSnapshotSet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	x.minAge = 0 // every change gathered at once
 	sample := func(body []byte, series string) string {
 		for _, l := range strings.Split(string(body), "\n") {
 			if strings.HasPrefix(l, series+" ") {
@@ -253,6 +255,7 @@ func TestExpositionConcurrentScrapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	x.minAge = 0 // every change gathered at once
 	var wg sync.WaitGroup
 	for i := range 16 {
 		wg.Go(func() {
@@ -272,6 +275,34 @@ func TestExpositionConcurrentScrapes(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestExpositionGathersAtMostOncePerInterval: while snapshots keep
+// changing, the forecasts are gathered again only once MinGatherInterval
+// has passed since the last gathering; until then the last ones serve.
+func TestExpositionGathersAtMostOncePerInterval(t *testing.T) {
+	base := snapshots(t)
+	src := &swappable{}
+	src.p.Store(&base)
+	own, _ := ownRegistry()
+	x, err := NewExposition(New(src, nil, nil), own, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Unix(1.7e9, 0)
+	x.now = func() time.Time { return now }
+	get(t, x, "", "")
+	renamed := snapshots(t)
+	renamed[0].Cluster = "ceph-renamed"
+	src.p.Store(&renamed)
+	now = now.Add(MinGatherInterval - time.Millisecond)
+	if _, body := get(t, x, "", ""); x.builds != 1 || strings.Contains(string(body), "ceph-renamed") {
+		t.Fatalf("%d gatherings %v after the last: want the last one served", x.builds, MinGatherInterval-time.Millisecond)
+	}
+	now = now.Add(time.Millisecond)
+	if _, body := get(t, x, "", ""); x.builds != 2 || !strings.Contains(string(body), "ceph-renamed") {
+		t.Fatalf("%d gatherings once %v passed: want the new snapshots gathered", x.builds, MinGatherInterval)
+	}
 }
 
 // churning is a Snapshotter whose every read is a new snapshot set, as while
@@ -309,6 +340,7 @@ func TestExpositionCoalescesScrapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	x.minAge = 0 // every change gathered at once
 	// The first scrape's arrival and read take 2 ticks, the 7 others 1 each.
 	src.x, src.waitFor = x, scrapes+1
 	var wg sync.WaitGroup
@@ -348,6 +380,7 @@ func BenchmarkExposition(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			x.minAge = 0 // every change gathered at once
 			req := httptest.NewRequest("GET", "/metrics", nil)
 			req.Header.Set("Accept-Encoding", "gzip")
 			b.ReportAllocs()
