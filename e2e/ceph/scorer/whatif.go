@@ -83,9 +83,31 @@ func runWhatIfCurve(args []string, stdout, stderr io.Writer) int {
 // times each of whatIfFactors.
 func fetchWhatIfCurve(ctx context.Context, client *http.Client, base, cluster string) (WhatIfCurve, error) {
 	c := WhatIfCurve{Cluster: cluster}
-	now, err := postWhatIf(ctx, client, base, apiv1.WhatIfRequest{Cluster: cluster})
-	if err != nil {
-		return c, err
+	// The latency curve the harness waited for can be served a moment
+	// before the snapshot with the capacity model and the observed mix is
+	// published: ask until it answers or ctx ends.
+	var now apiv1.WhatIfResult
+	var last error // the last answer's error, not the deadline's
+	for {
+		r, err := postWhatIf(ctx, client, base, apiv1.WhatIfRequest{Cluster: cluster})
+		if err == nil {
+			now, last = r, nil
+			break
+		}
+		if ctx.Err() != nil {
+			if last == nil {
+				last = err
+			}
+			break
+		}
+		last = err
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+	if last != nil {
+		return c, last
 	}
 	if !(now.IOPS > 0) {
 		return c, fmt.Errorf("what-if of %s: today's IOPS is %v, no load to grow", cluster, now.IOPS)

@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/storcast/storcast/exporter/apiv1"
@@ -83,6 +85,33 @@ func TestWhatIfCurveFromAPI(t *testing.T) {
 	}
 }
 
+// TestWhatIfCurveWaitsForTheSnapshot: a 503 while storcast has no
+// capacity model or observed mix yet is asked again until it answers.
+func TestWhatIfCurveWaitsForTheSnapshot(t *testing.T) {
+	ready := fakeWhatIf(t)
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) <= 2 {
+			w.WriteHeader(503)
+			json.NewEncoder(w).Encode(apiv1.Envelope{Status: "error", ErrorType: apiv1.ErrUnavailable, Error: `cluster "e2e": no capacity model or observed mix yet`})
+			return
+		}
+		resp, err := http.Post(ready.URL+r.URL.Path, "application/json", r.Body)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer resp.Body.Close()
+		w.WriteHeader(resp.StatusCode)
+		io.Copy(w, resp.Body)
+	}))
+	defer srv.Close()
+	c, err := fetchWhatIfCurve(context.Background(), srv.Client(), srv.URL, "e2e")
+	if err != nil || c.IOPS0 != 500 || calls.Load() < 3 {
+		t.Fatalf("after two 503s: %v, %v IOPS, %d calls", err, c.IOPS0, calls.Load())
+	}
+}
+
 func TestWhatIfCurveCommand(t *testing.T) {
 	srv := fakeWhatIf(t)
 	out := filepath.Join(t.TempDir(), "whatif.json")
@@ -94,7 +123,7 @@ func TestWhatIfCurveCommand(t *testing.T) {
 	if c == nil || c.IOPS0 != 500 {
 		t.Fatalf("read back: %v %s", c, why)
 	}
-	if code := run([]string{"whatif-curve", "-storcast", srv.URL, "-cluster", "nope", "-out", out}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "bad request") {
+	if code := run([]string{"whatif-curve", "-storcast", srv.URL, "-cluster", "nope", "-timeout", "2s", "-out", out}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "bad request") {
 		t.Errorf("unknown cluster: exit %d, %s", code, stderr.String())
 	}
 	if _, why := readWhatIfCurve(filepath.Join(t.TempDir(), "missing.json")); why == "" {
