@@ -281,26 +281,36 @@ wait_api() {
 	return 1
 }
 
-# mlisp_snapshot STEP: M-LISP trained on the lower steps only: a storcast whose lookback ends
-# before the higher steps begin (it started at LOAD_START), sampling every STEP, asked once for
-# its latency curve (mlisp_lower.json) and its what-if answers (whatif_lower.json), then stopped.
+# mlisp_snapshot STEP [CALIBRATION]: M-LISP trained on the lower steps only: a storcast whose
+# lookback ends before the higher steps begin (it started at LOAD_START), sampling every STEP, asked
+# once for its latency curve (mlisp_lower.json), then stopped. With CALIBRATION, a second storcast
+# over the same lookback, calibrated as the main one (the what-if needs the capacity model; without
+# a calibration the first serves M-LISP's curve, with one the capacity-anchored model's), started
+# alongside and asked for its what-if answers for more load at today's mix (whatif_lower.json):
+# scored at the higher steps beside M-LISP, reported, not asserted.
 mlisp_snapshot() {
-	local step=$1 lb
+	local step=$1 cal=${2:-} lb
 	lb=$(($(date +%s) - LOAD_START + 5))
 	B_PORT=$(free_port)
 	log "M-LISP snapshot: storcast with lookback ${lb}s on :$B_PORT"
 	start_storcast mlisp "$B_PORT" "${lb}s" "" "$step" </dev/null
+	if [ -n "$cal" ]; then
+		W_PORT=$(free_port)
+		log "what-if snapshot: calibrated storcast with lookback ${lb}s on :$W_PORT"
+		start_storcast whatif "$W_PORT" "${lb}s" "$cal" "$step" </dev/null
+	fi
 	if wait_api "http://127.0.0.1:$B_PORT/api/v1/latency_curve?cluster=e2e" 120; then
 		curl -fsS "http://127.0.0.1:$B_PORT/api/v1/latency_curve?cluster=e2e" >"$E2E_DIR/mlisp_lower.json"
 	else
 		log "M-LISP snapshot: no latency curve within 120 s"
 		curl -sS "http://127.0.0.1:$B_PORT/api/v1/latency_curve?cluster=e2e" >"$E2E_DIR/mlisp_lower.json" || true
 	fi
-	# The same storcast's what-if answers for more load at today's mix (whatif_lower.json),
-	# scored at the higher steps beside M-LISP; reported, not asserted.
-	"$BIN/scorer" whatif-curve -storcast "http://127.0.0.1:$B_PORT" -cluster e2e -out "$E2E_DIR/whatif_lower.json" ||
-		log "what-if snapshot failed (the score reports it)"
 	stop_one storcast-mlisp
+	if [ -n "$cal" ]; then
+		"$BIN/scorer" whatif-curve -storcast "http://127.0.0.1:$W_PORT" -cluster e2e -out "$E2E_DIR/whatif_lower.json" ||
+			log "what-if snapshot failed (the score reports it)"
+		stop_one storcast-whatif
+	fi
 }
 
 # run_passive: a storcast without calibration file estimates capacity from the load history alone
