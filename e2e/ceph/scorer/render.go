@@ -498,7 +498,7 @@ func (r *Report) renderWhatIf(w func(string, ...any)) {
 		w("No what-if curve: %s\n", r.WhatIfErr)
 		return
 	}
-	w("The same storcast as M-LISP's (trained on the ramp's lower steps) asked `POST /api/v1/whatif` at today's mix for today's IOPS (%.0f) times 1..3; ", r.WhatIf.IOPS0)
+	w("A storcast over the same lookback as M-LISP's (the ramp's lower steps), calibrated like the main one, asked `POST /api/v1/whatif` at today's mix for today's IOPS (%.0f) times 1..3; ", r.WhatIf.IOPS0)
 	w("read at the IOPS %s measured in each higher step. The model column says what answered: `whatif:<learner>` (the cross-validated regression, ", sys.Client)
 	w("only within the utilization its history covered), `queueing` or `mlisp` (the capacity-anchored latency model beyond), `saturated` where the what-if reports no finite latency (at or past capacity).\n\n")
 	w("| step | IOPS | measured ms | what-if ms [band] | model | error | covered | M-LISP error |\n|---|---:|---:|---:|---|---:|:---:|---:|\n")
