@@ -92,6 +92,7 @@ func (f perCluster) Update(ch chan<- prometheus.Metric, snaps []*engine.Snapshot
 // Exporter is the prometheus.Collector running every collector.
 type Exporter struct {
 	src        Snapshotter
+	shard      ShardReporter // nil: no shard series
 	log        *slog.Logger
 	collectors []namedCollector
 }
@@ -110,7 +111,7 @@ func New(src Snapshotter, shard ShardReporter, log *slog.Logger) *Exporter {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Exporter{src: src, log: log, collectors: []namedCollector{
+	return &Exporter{src: src, shard: shard, log: log, collectors: []namedCollector{
 		{"capacity", perCluster(collectCapacity)},
 		{"eta", perCluster(collectETA)},
 		{"insideout", perCluster(collectInsideOut)},

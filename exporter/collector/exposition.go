@@ -39,7 +39,6 @@ import (
 // when the snapshots last changed, not every scrape.
 type Exposition struct {
 	exporter *Exporter
-	shard    ShardReporter
 	own      prometheus.Gatherer
 	log      *slog.Logger
 	errors   *prometheus.CounterVec
@@ -91,11 +90,6 @@ func NewExposition(e *Exporter, own *prometheus.Registry, log *slog.Logger) (*Ex
 		Name: "promhttp_metric_handler_errors_total",
 		Help: "Total number of internal errors encountered by the promhttp metric handler.",
 	}, []string{"cause"})}
-	for _, c := range e.collectors {
-		if s, ok := c.Collector.(shardCollector); ok {
-			x.shard = s.src
-		}
-	}
 	if err := own.Register(x.errors); err != nil {
 		return nil, fmt.Errorf("exposition: %w", err)
 	}
@@ -153,8 +147,8 @@ func (x *Exposition) forecast(format expfmt.Format, gz bool) ([]byte, error) {
 		readAt := x.clock.Add(1)
 		snaps := x.exporter.src.Snapshots()
 		var shard Shard
-		if x.shard != nil {
-			shard = x.shard.Shard()
+		if x.exporter.shard != nil {
+			shard = x.exporter.shard.Shard()
 		}
 		if b == nil || !slices.Equal(b.snaps, snaps) || !sameShard(b.shard, shard) {
 			x.built = &forecastBytes{snaps: snaps, shard: shard, families: x.gather(snaps, shard), bodies: map[bodyKey][]byte{}, gathered: x.now()}
@@ -179,15 +173,12 @@ func (x *Exposition) forecast(format expfmt.Format, gz bool) ([]byte, error) {
 // gather runs every collector once over snaps and shard, through a
 // registry of its own so the families are checked and sorted as before.
 func (x *Exposition) gather(snaps []*engine.Snapshot, shard Shard) []*dto.MetricFamily {
-	pinned := &Exporter{src: fixedSnapshots(snaps), log: x.exporter.log}
-	for _, c := range x.exporter.collectors {
-		if _, ok := c.Collector.(shardCollector); ok && x.shard != nil {
-			c.Collector = shardCollector{fixedShard(shard)}
-		}
-		pinned.collectors = append(pinned.collectors, c)
+	var pinnedShard ShardReporter
+	if x.exporter.shard != nil {
+		pinnedShard = fixedShard(shard)
 	}
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(pinned)
+	reg.MustRegister(New(fixedSnapshots(snaps), pinnedShard, x.exporter.log))
 	mfs, err := reg.Gather()
 	if err != nil {
 		x.errors.WithLabelValues("gathering").Inc()

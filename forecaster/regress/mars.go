@@ -3,6 +3,7 @@ package regress
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -254,14 +255,7 @@ func (f *marsFwd) linResidual(parent, pred int) ([]float64, float64) {
 		for i := range u {
 			u[i] = f.x[pred][i] * pcol[i]
 		}
-		var m float64
-		for _, c := range u {
-			m += c
-		}
-		m /= float64(f.n)
-		for i, c := range u {
-			u[i] = c - m
-		}
+		centre(u)
 		l = &marsLin{v: u}
 		f.lin[key] = l
 	}
@@ -359,16 +353,21 @@ func (f *marsFwd) addSlot(col []float64, t MARSTerm, dirs []int, degree int, use
 // orthogonalize returns col centred and orthogonalized (modified
 // Gram-Schmidt) against f.q and its sum of squares.
 func (f *marsFwd) orthogonalize(col []float64) ([]float64, float64) {
-	v := make([]float64, f.n)
+	v := slices.Clone(col)
+	centre(v)
+	return v, project(v, f.q)
+}
+
+// centre subtracts v's mean from each element, in place.
+func centre(v []float64) {
 	var m float64
-	for _, c := range col {
+	for _, c := range v {
 		m += c
 	}
-	m /= float64(f.n)
-	for i, c := range col {
+	m /= float64(len(v))
+	for i, c := range v {
 		v[i] = c - m
 	}
-	return v, project(v, f.q)
 }
 
 // project removes from v, in place, its component along each vector of the

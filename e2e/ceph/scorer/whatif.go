@@ -142,18 +142,14 @@ func postWhatIf(ctx context.Context, client *http.Client, base string, req apiv1
 		return res, err
 	}
 	defer resp.Body.Close()
-	var env struct {
-		Status string          `json:"status"`
-		Data   json.RawMessage `json:"data"`
-		Error  string          `json:"error"`
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return res, err
 	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&env); err != nil {
+	if err := decodeEnvelope(data, &res); err != nil {
 		return res, fmt.Errorf("what-if %s: HTTP %d: %w", body, resp.StatusCode, err)
 	}
-	if env.Status != "success" {
-		return res, fmt.Errorf("what-if %s: HTTP %d: %s", body, resp.StatusCode, env.Error)
-	}
-	return res, json.Unmarshal(env.Data, &res)
+	return res, nil
 }
 
 // at interpolates the what-if latency at iops between the answers
