@@ -287,7 +287,11 @@ wait_api() {
 # over the same lookback, calibrated as the main one (the what-if needs the capacity model; without
 # a calibration the first serves M-LISP's curve, with one the capacity-anchored model's), started
 # alongside and asked for its what-if answers for more load at today's mix (whatif_lower.json):
-# scored at the higher steps beside M-LISP, reported, not asserted.
+# scored at the higher steps beside M-LISP, reported, not asserted. The what-if's lookback starts a
+# rate window (1m) and 10 s after LOAD_START: earlier windows' rates reach back into the saturated
+# calibration, and a run whose what-if saw them took its history to cover utilization 0.92 (the lower
+# steps reach 0.6) and answered the higher steps from its regression. It samples every 3 s to keep the
+# 40 windows its cross-validation needs (1m rate windows overlap at 5 s as at 3 s).
 mlisp_snapshot() {
 	local step=$1 cal=${2:-} lb
 	lb=$(($(date +%s) - LOAD_START + 5))
@@ -296,8 +300,8 @@ mlisp_snapshot() {
 	start_storcast mlisp "$B_PORT" "${lb}s" "" "$step" </dev/null
 	if [ -n "$cal" ]; then
 		W_PORT=$(free_port)
-		log "what-if snapshot: calibrated storcast with lookback ${lb}s on :$W_PORT"
-		start_storcast whatif "$W_PORT" "${lb}s" "$cal" "$step" </dev/null
+		log "what-if snapshot: calibrated storcast with lookback $((lb - 70))s at a 3 s step on :$W_PORT"
+		start_storcast whatif "$W_PORT" "$((lb - 70))s" "$cal" 3s </dev/null
 	fi
 	if wait_api "http://127.0.0.1:$B_PORT/api/v1/latency_curve?cluster=e2e" 120; then
 		curl -fsS "http://127.0.0.1:$B_PORT/api/v1/latency_curve?cluster=e2e" >"$E2E_DIR/mlisp_lower.json"
