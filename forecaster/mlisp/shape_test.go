@@ -14,8 +14,8 @@ func TestConstrainShape(t *testing.T) {
 	for x := 0.0; x <= 100; x += 5 {
 		m.Samples = append(m.Samples, []float64{x, 1 + 0.01*x})
 	}
-	if s := m.topSlope(); math.Abs(s-0.01) > 1e-12 {
-		t.Fatalf("top slope %v, want 0.01", s)
+	if l := m.topLine(100); !l.ok || math.Abs(l.slope-0.01) > 1e-12 || math.Abs(l.level-2) > 1e-12 || l.se > 1e-9 {
+		t.Fatalf("top line %+v, want slope 0.01, value 2 at 100, standard error 0", l)
 	}
 	c := &Curve{Points: []Point{
 		{IOPS: 100, Mean: 2, RawLower: 1.9, RawUpper: 2.1, Lower: 1.8, Upper: 2.2},
@@ -45,5 +45,35 @@ func TestConstrainShape(t *testing.T) {
 		if c.Points[1].Mean != 1.5 {
 			t.Errorf("options %+v: mean lifted to %v, want untouched", o, c.Points[1].Mean)
 		}
+	}
+}
+
+// A walk that starts below the latency the history already showed at its
+// top (a real Swift run: about 50 ms observed near X, 16 ms extrapolated at
+// 3X) is lifted to the level of the top quarter: a queue's latency does not
+// fall as load rises. With the top quarter flat the slope is 0, so the
+// floor is that level, and a point above it keeps its value.
+func TestConstrainShapeStartsAtObservedLevel(t *testing.T) {
+	m := &Model{MaxIOPS: 40}
+	for x := 0.0; x <= 40; x += 2 {
+		m.Samples = append(m.Samples, []float64{x, 0.050})
+	}
+	c := &Curve{Points: []Point{
+		{IOPS: 40, Mean: 0.030, Lower: 0.020, Upper: 0.040, RawLower: 0.025, RawUpper: 0.035},
+		{IOPS: 120, Mean: 0.016, Lower: 0.011, Upper: 0.021, RawLower: 0.013, RawUpper: 0.019},
+		{IOPS: 160, Mean: 0.080, Lower: 0.070, Upper: 0.090, RawLower: 0.075, RawUpper: 0.085},
+	}}
+	m.constrainShape(c)
+	for k, want := range []float64{0.050, 0.050, 0.080} {
+		p := c.Points[k]
+		if math.Abs(p.Mean-want) > 1e-12 {
+			t.Errorf("point %d: mean %v, want %v", k, p.Mean, want)
+		}
+		if !(p.Lower <= p.Mean && p.Mean <= p.Upper && p.RawLower <= p.Mean && p.Mean <= p.RawUpper) {
+			t.Errorf("point %d: band %+v does not hold its mean", k, p)
+		}
+	}
+	if got := c.Points[1].Upper - c.Points[1].Mean; math.Abs(got-0.005) > 1e-12 {
+		t.Errorf("point 1: band moved by other than the lift: upper - mean = %v, want 0.005", got)
 	}
 }
