@@ -162,11 +162,13 @@ func TestRealCalibrationRunsSideBySide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// At 4 KiB the runs spread too much to tell γ (0.11 ± 0.12) from 0: the
-	// frontier falls back to the paper's line, with a band reaching the
-	// mixed runs. At 64 KiB γ = 1.14 ± 0.13 is kept: the frontier passes
-	// through the mixed point, its band the runs' range.
-	tests := map[float64]string{4096: conservation.GammaZero, 65536: conservation.GammaKept}
+	// With the runs' noise pooled over the calibration's six figures (6
+	// degrees of freedom, t quantile 2.45) γ is kept at both sizes: 1.15 ±
+	// 0.46 at 4 KiB, 1.14 at 64 KiB. The frontier passes through each mixed
+	// point, its band the runs' range. (These 50/50 jobs came out far below
+	// the same mix in that run's load steps: a bias every run of the
+	// calibration shared, which no test on its runs can see.)
+	tests := map[float64]string{4096: conservation.GammaKept, 65536: conservation.GammaKept}
 	for _, g := range frontier.Interference() {
 		if g.Test != tests[g.IOSizeBytes] {
 			t.Errorf("%v bytes: γ %+v, want %s", g.IOSizeBytes, g, tests[g.IOSizeBytes])
