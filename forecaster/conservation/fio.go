@@ -41,7 +41,9 @@ type fioDirection struct {
 // rwmixread=100) give T_read100; 100% write jobs give T_write100; mixed jobs
 // (rw=randrw|rw with rwmixread strictly between 0 and 100, 50 by default,
 // one block size) give mixed points (total IOPS at that read ratio), which
-// fix the interference γ; trim jobs are skipped. Jobs of one reporting
+// fix the interference γ; a mixed job with separate read and write sizes
+// (bs=4k,64k) gives a mixed-size point, which fixes the interference
+// between sizes η; trim jobs are skipped. Jobs of one reporting
 // group (same groupid, i.e. no stonewall between them) ran concurrently, so
 // their IOPS are summed.
 //
@@ -76,6 +78,7 @@ func ImportFio(data []byte) (Calibration, error) {
 		kind    fioJobKind
 		mix     float64
 		size    float64
+		wsize   float64 // a mixed job's write size when it differs from size
 		setting string
 	}
 	type key struct {
@@ -120,7 +123,7 @@ func ImportFio(data []byte) (Calibration, error) {
 			k.size, iops = writeSize, j.Write.IOPS
 		case fioMixed:
 			if readSize != writeSize {
-				continue // a mixed point needs one size
+				k.wsize = writeSize // a mixed-size point (bs=4k,64k)
 			}
 			k.mix, iops = mix, j.Read.IOPS+j.Write.IOPS
 		}
@@ -158,13 +161,14 @@ func ImportFio(data []byte) (Calibration, error) {
 	}
 	// Per pattern and size, the setting with the highest mean.
 	type pattern struct {
-		kind fioJobKind
-		mix  float64
-		size float64
+		kind  fioJobKind
+		mix   float64
+		size  float64
+		wsize float64
 	}
 	best := map[pattern]*runSet{}
 	for m, rs := range byMeas {
-		p := pattern{m.kind, m.mix, m.size}
+		p := pattern{m.kind, m.mix, m.size, m.wsize}
 		if b, ok := best[p]; !ok || mean(rs.runs) > mean(b.runs) || mean(rs.runs) == mean(b.runs) && rs.groups[0] < b.groups[0] {
 			best[p] = rs
 		}
@@ -190,7 +194,7 @@ func ImportFio(data []byte) (Calibration, error) {
 			hasPure = true
 		case fioWrite:
 			hasPure = true
-			if _, ok := best[pattern{fioRead, 0, p.size}]; !ok {
+			if _, ok := best[pattern{fioRead, 0, p.size, 0}]; !ok {
 				return Calibration{}, inputError("fio", "block size %g bytes has a 100%% write job but no 100%% read job", p.size)
 			}
 		}
@@ -205,11 +209,11 @@ func ImportFio(data []byte) (Calibration, error) {
 	}
 	var c Calibration
 	for _, s := range sizes {
-		w, ok := best[pattern{fioWrite, 0, s}]
+		w, ok := best[pattern{fioWrite, 0, s, 0}]
 		if !ok {
 			return Calibration{}, inputError("fio", "block size %g bytes has a 100%% read job but no 100%% write job", s)
 		}
-		r := best[pattern{fioRead, 0, s}]
+		r := best[pattern{fioRead, 0, s, 0}]
 		rv, rr := figure(r)
 		wv, wr := figure(w)
 		c.Points = append(c.Points, Point{IOSizeBytes: s, ReadIOPS: rv, WriteIOPS: wv, ReadRuns: rr, WriteRuns: wr,
@@ -225,13 +229,20 @@ func ImportFio(data []byte) (Calibration, error) {
 		if mixes[a].size != mixes[b].size {
 			return mixes[a].size < mixes[b].size
 		}
+		if mixes[a].wsize != mixes[b].wsize {
+			return mixes[a].wsize < mixes[b].wsize
+		}
 		return mixes[a].mix < mixes[b].mix
 	})
 	for _, p := range mixes {
 		rs := best[p]
 		v, vr := figure(rs)
-		c.Mixed = append(c.Mixed, MixedPoint{IOSizeBytes: p.size, ReadRatio: p.mix / 100, IOPS: v, Runs: vr,
-			Source: fmt.Sprintf("%s: %s", version, describe(fmt.Sprintf("%g%% read", p.mix), rs))})
+		label := fmt.Sprintf("%g%% read", p.mix)
+		if p.wsize != 0 {
+			label = fmt.Sprintf("%g%% read (reads %g B, writes %g B)", p.mix, p.size, p.wsize)
+		}
+		c.Mixed = append(c.Mixed, MixedPoint{IOSizeBytes: p.size, WriteIOSizeBytes: p.wsize, ReadRatio: p.mix / 100, IOPS: v, Runs: vr,
+			Source: fmt.Sprintf("%s: %s", version, describe(label, rs))})
 	}
 	if err := c.Validate(); err != nil {
 		return Calibration{}, err

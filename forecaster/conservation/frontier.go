@@ -202,10 +202,16 @@ func fitGammas(c Calibration, pure, lo, hi *Model, clamp bool) ([]GammaFit, erro
 	bySize := map[float64][]int{}
 	var sizes []float64
 	for i, p := range c.Mixed {
+		if p.mixedSize() {
+			continue // η's, not γ's
+		}
 		if _, ok := bySize[p.IOSizeBytes]; !ok {
 			sizes = append(sizes, p.IOSizeBytes)
 		}
 		bySize[p.IOSizeBytes] = append(bySize[p.IOSizeBytes], i)
+	}
+	if len(sizes) == 0 {
+		return nil, nil
 	}
 	sort.Float64s(sizes)
 	// First every size's least-squares estimate and, with runs, its
