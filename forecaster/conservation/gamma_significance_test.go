@@ -398,10 +398,22 @@ func BenchmarkNewModel(b *testing.B) {
 			single.Points = append(single.Points, Point{IOSizeBytes: s, ReadIOPS: r, WriteIOPS: w})
 			single.Mixed = append(single.Mixed, MixedPoint{IOSizeBytes: s, ReadRatio: 0.5, IOPS: m})
 		}
+		// With a mixed-size point too (smallest reads with largest writes,
+		// η 0.2 on top of γ 0.3): η's test rebuilds the model, γ refitted,
+		// twice per figure.
+		withEta := withRuns
+		withEta.Mixed = append([]MixedPoint(nil), withRuns.Mixed...)
+		{
+			r, w := withRuns.Points[0].ReadIOPS, withRuns.Points[sizes-1].WriteIOPS
+			a, b := 0.5/r, 0.5/w
+			m := 2 / (a + b + math.Sqrt((a+b)*(a+b)+16*0.5*a*b))
+			withEta.Mixed = append(withEta.Mixed, MixedPoint{IOSizeBytes: withRuns.Points[0].IOSizeBytes, WriteIOSizeBytes: withRuns.Points[sizes-1].IOSizeBytes,
+				ReadRatio: 0.5, IOPS: m, Runs: []float64{0.99 * m, m, 1.01 * m}})
+		}
 		for _, c := range []struct {
 			name string
 			cal  Calibration
-		}{{"runs", withRuns}, {"single", single}} {
+		}{{"runs", withRuns}, {"runs+mixedsize", withEta}, {"single", single}} {
 			b.Run(fmt.Sprintf("sizes=%d/%s", sizes, c.name), func(b *testing.B) {
 				b.ReportAllocs()
 				for n := 0; n < b.N; n++ {
