@@ -166,7 +166,8 @@
 // LoadCalibration reads a strict YAML file (see testdata/calibration.yml
 // and testdata/calibration-runs.yml), ImportFio reads
 // `fio --output-format=json` (pure jobs give points, randrw jobs mixed
-// points, repeated groups runs), and EstimateFromHistory fits the capacity
+// points, randrw jobs with bs=R,W mixed-size points, bssplit jobs figures
+// at the split's mean size, repeated groups runs), and EstimateFromHistory fits the capacity
 // line a·T_read + b·T_write = 1 (a = 1/T_read100, b = 1/T_write100) by least
 // squares over windows that show saturation, per octave size band; it needs
 // saturated windows at two or more distinct read ratios (three with

@@ -248,6 +248,30 @@ mixed:
 	if f, ok := m.SizeInterference(); !ok || f.Test != GammaZero && f.Test != GammaKept {
 		t.Errorf("η from fio: %+v", f)
 	}
+	// bssplit: a point at the split's op-weighted mean size (4k/85:64k/15 is
+	// 13312 bytes; a blank percentage takes what is left); separate read
+	// and write splits in a mixed job give a mixed-size point.
+	bs := `{"fio version": "fio-3.33", "jobs": [
+ {"jobname": "r", "groupid": 0, "job options": {"rw": "randread", "bssplit": "4k/85:64k/15"}, "read": {"iops": 22800}, "write": {"iops": 0}},
+ {"jobname": "w", "groupid": 1, "job options": {"rw": "randwrite", "bssplit": "4k/85:64k/"}, "read": {"iops": 0}, "write": {"iops": 7600}},
+ {"jobname": "m", "groupid": 2, "job options": {"rw": "randrw", "bssplit": "4k/85:64k/15"}, "read": {"iops": 5300}, "write": {"iops": 5300}},
+ {"jobname": "ms", "groupid": 3, "job options": {"rw": "randrw", "bssplit": "4k,64k/50:4k/50"}, "read": {"iops": 4000}, "write": {"iops": 4000}}]}`
+	bc, err := ImportFio([]byte(bs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bc.Points) != 1 || bc.Points[0].IOSizeBytes != 13312 || bc.Points[0].ReadIOPS != 22800 || bc.Points[0].WriteIOPS != 7600 {
+		t.Errorf("bssplit points %+v", bc.Points)
+	}
+	if len(bc.Mixed) != 2 || bc.Mixed[0].IOSizeBytes != 4096 || bc.Mixed[0].WriteIOSizeBytes != 34816 || bc.Mixed[1].IOSizeBytes != 13312 || bc.Mixed[1].WriteIOSizeBytes != 0 {
+		t.Errorf("bssplit mixed %+v", bc.Mixed)
+	}
+	for _, bad := range []string{"4k/60:64k/60", "4k/x", "4k/0:64k/0", "4q/50"} {
+		_, err := ImportFio([]byte(`{"jobs":[{"jobname":"x","job options":{"rw":"randread","bssplit":"` + bad + `"}}]}`))
+		if err == nil || !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "bssplit") {
+			t.Errorf("bssplit %q: %v", bad, err)
+		}
+	}
 	merged, err := MergeCalibrations(fc, fc)
 	if err != nil || len(merged.Mixed) != 1 || merged.Mixed[0].WriteIOSizeBytes != 65536 || len(merged.Mixed[0].Runs) != 4 {
 		t.Errorf("merged %+v, %v", merged.Mixed, err)
