@@ -216,7 +216,7 @@ func fitGammas(c Calibration, pure, lo, hi *Model, clamp bool) ([]GammaFit, erro
 	sort.Float64s(sizes)
 	// First every size's least-squares estimate and, with runs, its
 	// derivatives with respect to the calibration's figures; then one test
-	// of "no interference at any size" (jointTest), which every size shares.
+	// of "no interference at any size" (jointGamma), which every size shares.
 	type est struct {
 		idx   []int
 		g     float64

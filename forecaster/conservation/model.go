@@ -563,9 +563,12 @@ type Result struct {
 // Scaling every rate by s keeps the mix and gives U(s) = sL + s²Q; the max at
 // the mix is s·CurrentIOPS with U(s) = 1, s = 2/(L + √(L² + 4Q)). With no
 // interference (Q = 0) this is the paper's law: s = 1/U, HeadroomRatio = 1 − U.
-// Classes of one direction at different sizes have no pairwise term: that is
-// an assumption, which a saturated mixed-size measurement tests (its
-// Utilization should come out 1).
+// A read class and a write class at different sizes add the interference
+// between sizes, 4 η w_ij x_i x_j (SizeInterferenceFit), when the
+// calibration has mixed-size points. Classes of one direction at different
+// sizes have no pairwise term: the exporter sees one mean size per
+// direction, and a calibration at the workload's own size split carries
+// what sizes mixed within a direction cost.
 // It returns ErrNoLoad when all rates are zero, and an error naming the class
 // for a bad direction, size or rate. It allocates nothing.
 func (m *Model) AtMix(classes []OpClass) (Result, error) {
@@ -668,9 +671,9 @@ func (m *Model) AtMix(classes []OpClass) (Result, error) {
 	return res, nil
 }
 
-// interference returns Q/L², Q = 4 Σ_{i read, j write} γ_ij x_i x_j with
-// x the classes' capacity shares, computed relative to L so that it does
-// not underflow; 0 without mixed points. Classes were validated by AtMix,
+// interference returns Q/L², Q = 4 Σ_{i read, j write} (γ_ij + η w_ij) x_i x_j
+// with x the classes' capacity shares, computed relative to L so that it
+// does not underflow; 0 without mixed points. Classes were validated by AtMix,
 // which filled shares and logs (log sizes) for every class with a rate.
 func (m *Model) interference(classes []OpClass, shares, logs []float64, L float64) float64 {
 	var eta, D float64
