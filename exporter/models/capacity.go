@@ -36,10 +36,11 @@ func (c *Capacity) Samples() int               { return c.N }
 func (c *Capacity) Scores() map[string]float64 { return finiteScores(c.Acc) }
 
 // Note says, per size with a mixed point, what the calibration's runs made
-// of the read/write interference γ: kept (told from 0 by a t-test on its
-// standard error), zero (the paper's law, the runs cannot tell it from 0;
+// of the read/write interference γ: kept (the γ common to all sizes told
+// from 0 by a t-test on its standard error, the runs' noise pooled), zero (the paper's law, the runs cannot tell it from 0;
 // the max-IOPS band still spans them) or untested (no repeated runs: a
-// calibration of single runs, or mixed points read off a history fit).
+// calibration of single runs, or mixed points read off a history fit);
+// likewise the interference between sizes η from mixed-size points.
 // Empty without mixed points.
 func (c *Capacity) Note() string {
 	if c.model == nil {
@@ -49,11 +50,21 @@ func (c *Capacity) Note() string {
 	for _, g := range c.model.Interference() {
 		switch g.Test {
 		case conservation.GammaKept:
-			parts = append(parts, fmt.Sprintf("γ at %g bytes %.3g ± %.2g (s.e., %.1f dof from the runs): kept", g.IOSizeBytes, g.Gamma, g.StdErr, g.DoF))
+			parts = append(parts, fmt.Sprintf("γ at %g bytes %.3g ± %.2g (s.e., %.0f dof from the runs' pooled noise; all sizes %.3g ± %.2g): kept", g.IOSizeBytes, g.Gamma, g.StdErr, g.DoF, g.AllSizes, g.AllSizesStdErr))
 		case conservation.GammaZero:
-			parts = append(parts, fmt.Sprintf("γ at %g bytes estimated %.3g ± %.2g (s.e., %.1f dof from the runs) is not told from 0: the paper's model (γ = 0) is used, the max-IOPS band spans the runs", g.IOSizeBytes, g.Estimate, g.StdErr, g.DoF))
+			parts = append(parts, fmt.Sprintf("γ at %g bytes estimated %.3g ± %.2g (s.e., %.0f dof from the runs' pooled noise; all sizes %.3g ± %.2g) is not told from 0: the paper's model (γ = 0) is used, the max-IOPS band spans the runs", g.IOSizeBytes, g.Estimate, g.StdErr, g.DoF, g.AllSizes, g.AllSizesStdErr))
 		default:
 			parts = append(parts, fmt.Sprintf("γ at %g bytes %.3g: untested, no repeated runs to test it against 0", g.IOSizeBytes, g.Gamma))
+		}
+	}
+	if e, ok := c.model.SizeInterference(); ok {
+		switch e.Test {
+		case conservation.GammaKept:
+			parts = append(parts, fmt.Sprintf("interference between sizes η %.3g ± %.2g (s.e., %.0f dof from the runs' pooled noise): kept", e.Eta, e.StdErr, e.DoF))
+		case conservation.GammaZero:
+			parts = append(parts, fmt.Sprintf("interference between sizes η estimated %.3g ± %.2g (s.e., %.0f dof from the runs' pooled noise) is not told from 0: none is used, the max-IOPS band spans the runs", e.Estimate, e.StdErr, e.DoF))
+		default:
+			parts = append(parts, fmt.Sprintf("interference between sizes η %.3g: untested, no repeated runs to test it against 0", e.Eta))
 		}
 	}
 	return strings.Join(parts, "; ")

@@ -26,6 +26,10 @@ import (
 //	  - io_size: 4KiB
 //	    read_ratio: 0.5         # strictly between 0 and 1
 //	    iops: [61000, 58800]    # total IOPS at that mix; a number or runs
+//	  - io_size: 4KiB           # a mixed-size point, for η: reads of io_size
+//	    write_io_size: 64KiB    # with writes of write_io_size at once
+//	    read_ratio: 0.5
+//	    iops: [9100, 8800]
 type calibrationFile struct {
 	Cluster       string      `yaml:"cluster"`
 	Interpolation string      `yaml:"interpolation,omitempty"`
@@ -42,11 +46,13 @@ type pointFile struct {
 }
 
 type mixedFile struct {
-	IOSize      *string  `yaml:"io_size,omitempty"`
-	IOSizeBytes *float64 `yaml:"io_size_bytes,omitempty"`
-	ReadRatio   *float64 `yaml:"read_ratio"`
-	IOPS        runs     `yaml:"iops"`
-	Source      string   `yaml:"source,omitempty"`
+	IOSize           *string  `yaml:"io_size,omitempty"`
+	IOSizeBytes      *float64 `yaml:"io_size_bytes,omitempty"`
+	WriteIOSize      *string  `yaml:"write_io_size,omitempty"`
+	WriteIOSizeBytes *float64 `yaml:"write_io_size_bytes,omitempty"`
+	ReadRatio        *float64 `yaml:"read_ratio"`
+	IOPS             runs     `yaml:"iops"`
+	Source           string   `yaml:"source,omitempty"`
 }
 
 // runs is a figure in the YAML file: one number, or a list of repeated runs.
@@ -159,6 +165,23 @@ func LoadCalibration(data []byte) (Calibration, error) {
 		if err != nil {
 			return Calibration{}, err
 		}
+		var wsize float64
+		switch {
+		case p.WriteIOSize != nil && p.WriteIOSizeBytes != nil:
+			return Calibration{}, inputError(name, "give write_io_size or write_io_size_bytes, not both")
+		case p.WriteIOSize != nil:
+			if wsize, err = ParseSize(*p.WriteIOSize); err != nil {
+				return Calibration{}, inputError(name+".write_io_size", "%v", err)
+			}
+		case p.WriteIOSizeBytes != nil:
+			wsize = *p.WriteIOSizeBytes
+			if err := checkPositive(name+".write_io_size_bytes", wsize); err != nil {
+				return Calibration{}, err
+			}
+		}
+		if wsize == size {
+			wsize = 0
+		}
 		if p.ReadRatio == nil {
 			return Calibration{}, inputError(name+".read_ratio", "missing")
 		}
@@ -166,7 +189,7 @@ func LoadCalibration(data []byte) (Calibration, error) {
 		if err != nil {
 			return Calibration{}, err
 		}
-		c.Mixed = append(c.Mixed, MixedPoint{IOSizeBytes: size, ReadRatio: *p.ReadRatio, IOPS: v, Runs: vr, Source: p.Source})
+		c.Mixed = append(c.Mixed, MixedPoint{IOSizeBytes: size, WriteIOSizeBytes: wsize, ReadRatio: *p.ReadRatio, IOPS: v, Runs: vr, Source: p.Source})
 	}
 	if err := c.Validate(); err != nil {
 		return Calibration{}, err
@@ -210,7 +233,11 @@ func MarshalCalibration(c Calibration) ([]byte, error) {
 	}
 	for _, p := range c.Mixed {
 		p := p
-		f.Mixed = append(f.Mixed, mixedFile{IOSizeBytes: &p.IOSizeBytes, ReadRatio: &p.ReadRatio, IOPS: fig(p.IOPS, p.Runs), Source: p.Source})
+		mf := mixedFile{IOSizeBytes: &p.IOSizeBytes, ReadRatio: &p.ReadRatio, IOPS: fig(p.IOPS, p.Runs), Source: p.Source}
+		if p.mixedSize() {
+			mf.WriteIOSizeBytes = &p.WriteIOSizeBytes
+		}
+		f.Mixed = append(f.Mixed, mf)
 	}
 	return yaml.Marshal(f)
 }

@@ -482,7 +482,7 @@ func TestImportFioClientServerAndErrors(t *testing.T) {
 		`{"jobs":[{"jobname":"x","job options":{"rw":"zigzag"}}]}`:                                                     `jobs[0] (x): rw "zigzag": unknown I/O pattern`,
 		`{"jobs":[{"jobname":"x","job options":{"rw":"randrw","rwmixread":"lots"}}]}`:                                  `rwmixread "lots": not a number`,
 		`{"jobs":[{"jobname":"x","job options":{"bs":"4 bananas"}}]}`:                                                  `jobs[0] (x).bs: size "4 bananas": unknown unit`,
-		`{"jobs":[{"jobname":"x","job options":{"bsrange":"4k-64k"}}]}`:                                                "bsrange/bssplit",
+		`{"jobs":[{"jobname":"x","job options":{"bsrange":"4k-64k"}}]}`:                                                "block size ranges (bsrange) cannot be calibration points",
 		`{"jobs":[{"jobname":"x","job options":{"rw":"randrw"},"read":{"iops":1},"write":{"iops":1}}]}`:                "no 100% read or 100% write job",
 		`{"jobs":[{"jobname":"x","read":{"iops":10}}]}`:                                                                "block size 4096 bytes has a 100% read job but no 100% write job",
 		`{"jobs":[{"jobname":"x","job options":{"rw":"write"},"write":{"iops":10}}]}`:                                  "block size 4096 bytes has a 100% write job but no 100% read job",

@@ -42,11 +42,25 @@
 // the line (at a 50/50 capacity split, a = b = ½, the paper's saturated load
 // reads U = 1 + γ). γ_ij is γ at the geometric mean of the two classes'
 // sizes, so a read class at 4095 bytes and a write class at 4100 bytes (mean
-// sizes from counters) interfere like 4 KiB. Classes of one direction at
-// different sizes get no pairwise term: that is an assumption, not a
-// finding. It is tested by a saturated mixed-size measurement: Model.AtMix
-// on its rates must give Utilization ≈ 1 (within the calibration's band);
-// a clear excess means sizes interfere too.
+// sizes from counters) interfere like 4 KiB.
+//
+// # Interference between sizes
+//
+// A read class and a write class at different sizes add, on top of γ_ij,
+//
+//	4 η w_ij x_i x_j,   w_ij = min(|ln S_i − ln S_j| / D, 1),
+//
+// η fitted by least squares on U = 1 at the calibration's mixed-size points
+// (reads of one size with writes of another at once: MixedPoint with
+// WriteIOSizeBytes; fio randrw with bs=4k,64k), given the capacities and γ
+// at their sizes; D is their largest log size ratio, below which the term
+// is linear in the log size distance (0 at equal sizes) and beyond which it
+// is held. η = 0 (no mixed-size point, or one the runs cannot tell from 0)
+// is the model without it, bit for bit. Classes of one direction at
+// different sizes get no pairwise term: the exporter observes one mean size
+// per direction, so sizes mixed within a direction are not visible to it;
+// a calibration point at the workload's own size split (fio bssplit, at its
+// mean size) carries their interference instead.
 //
 // U is no longer linear in load. Scaling every rate by s keeps the mix and
 // gives U(s) = sL + s²Q; the max at the mix is s·current with U(s) = 1,
@@ -73,7 +87,21 @@
 //	γ = (1 − a − b) / (4ab)        (GammaFromMixed)
 //
 // and several mixed points at one size are fitted by least squares on
-// U_k − 1, linear in γ. γ between the sizes that have mixed points is
+// U_k − 1, linear in γ.
+//
+// With repeated runs, γ is tested against 0 once for the calibration: the
+// runs' relative noise is pooled over every figure with two or more runs,
+// σ² = Σ_j Σ_k (x_jk/x̄_j − 1)² / Σ_j (n_j − 1) with Σ_j (n_j − 1) degrees of
+// freedom, each figure's standard error is σ·x/√n, γ's standard error at a
+// size is the delta method over the figures it depends on, and the test is
+// on the inverse-variance weighted mean of the sizes' γ (its standard error
+// by the delta method over the figures, which counts the ones sizes share):
+// beyond the two-sided 95% Student t quantile every size keeps its
+// estimate, else γ = 0 everywhere. A test per figure and per size had one
+// degree of freedom per figure with two runs (t = 12.7) and kept nothing a
+// calibration can measure; pooling assumes the relative noise is common to
+// the figures, and the test is liberal where the mixed points are much
+// noisier than the pure ones (measured in the tests). γ between the sizes that have mixed points is
 // interpolated linearly in log size and held constant beyond them (a trend
 // in γ is not extrapolated); without mixed points γ = 0.
 //
@@ -138,7 +166,8 @@
 // LoadCalibration reads a strict YAML file (see testdata/calibration.yml
 // and testdata/calibration-runs.yml), ImportFio reads
 // `fio --output-format=json` (pure jobs give points, randrw jobs mixed
-// points, repeated groups runs), and EstimateFromHistory fits the capacity
+// points, randrw jobs with bs=R,W mixed-size points, bssplit jobs figures
+// at the split's mean size, repeated groups runs), and EstimateFromHistory fits the capacity
 // line a·T_read + b·T_write = 1 (a = 1/T_read100, b = 1/T_write100) by least
 // squares over windows that show saturation, per octave size band; it needs
 // saturated windows at two or more distinct read ratios (three with

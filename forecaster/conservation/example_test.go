@@ -88,7 +88,7 @@ func ExampleModel_AtMix_interference() {
 	fmt.Printf("max at this mix %.0f IOPS [%.0f, %.0f], headroom %.3f [%.3f, %.3f]\n",
 		res.MaxTotalIOPS, res.MaxTotalIOPSLower, res.MaxTotalIOPSUpper, res.HeadroomRatio, res.HeadroomRatioLower, res.HeadroomRatioUpper)
 	// Output:
-	// γ at 4 KiB: 0.281 ± 0.035 (s.e., 1.3 dof): kept (runs allow 0.223..0.343)
+	// γ at 4 KiB: 0.281 ± 0.029 (s.e., 5.0 dof): kept (runs allow 0.223..0.343)
 	// U now 0.334, load ratio 0.368
 	// max at this mix 5438 IOPS [5378, 5498], headroom 0.632 [0.628, 0.636]
 }

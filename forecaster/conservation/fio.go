@@ -41,7 +41,9 @@ type fioDirection struct {
 // rwmixread=100) give T_read100; 100% write jobs give T_write100; mixed jobs
 // (rw=randrw|rw with rwmixread strictly between 0 and 100, 50 by default,
 // one block size) give mixed points (total IOPS at that read ratio), which
-// fix the interference γ; trim jobs are skipped. Jobs of one reporting
+// fix the interference γ; a mixed job with separate read and write sizes
+// (bs=4k,64k) gives a mixed-size point, which fixes the interference
+// between sizes η; trim jobs are skipped. Jobs of one reporting
 // group (same groupid, i.e. no stonewall between them) ran concurrently, so
 // their IOPS are summed.
 //
@@ -76,6 +78,7 @@ func ImportFio(data []byte) (Calibration, error) {
 		kind    fioJobKind
 		mix     float64
 		size    float64
+		wsize   float64 // a mixed job's write size when it differs from size
 		setting string
 	}
 	type key struct {
@@ -120,7 +123,7 @@ func ImportFio(data []byte) (Calibration, error) {
 			k.size, iops = writeSize, j.Write.IOPS
 		case fioMixed:
 			if readSize != writeSize {
-				continue // a mixed point needs one size
+				k.wsize = writeSize // a mixed-size point (bs=4k,64k)
 			}
 			k.mix, iops = mix, j.Read.IOPS+j.Write.IOPS
 		}
@@ -158,13 +161,14 @@ func ImportFio(data []byte) (Calibration, error) {
 	}
 	// Per pattern and size, the setting with the highest mean.
 	type pattern struct {
-		kind fioJobKind
-		mix  float64
-		size float64
+		kind  fioJobKind
+		mix   float64
+		size  float64
+		wsize float64
 	}
 	best := map[pattern]*runSet{}
 	for m, rs := range byMeas {
-		p := pattern{m.kind, m.mix, m.size}
+		p := pattern{m.kind, m.mix, m.size, m.wsize}
 		if b, ok := best[p]; !ok || mean(rs.runs) > mean(b.runs) || mean(rs.runs) == mean(b.runs) && rs.groups[0] < b.groups[0] {
 			best[p] = rs
 		}
@@ -190,7 +194,7 @@ func ImportFio(data []byte) (Calibration, error) {
 			hasPure = true
 		case fioWrite:
 			hasPure = true
-			if _, ok := best[pattern{fioRead, 0, p.size}]; !ok {
+			if _, ok := best[pattern{fioRead, 0, p.size, 0}]; !ok {
 				return Calibration{}, inputError("fio", "block size %g bytes has a 100%% write job but no 100%% read job", p.size)
 			}
 		}
@@ -205,11 +209,11 @@ func ImportFio(data []byte) (Calibration, error) {
 	}
 	var c Calibration
 	for _, s := range sizes {
-		w, ok := best[pattern{fioWrite, 0, s}]
+		w, ok := best[pattern{fioWrite, 0, s, 0}]
 		if !ok {
 			return Calibration{}, inputError("fio", "block size %g bytes has a 100%% read job but no 100%% write job", s)
 		}
-		r := best[pattern{fioRead, 0, s}]
+		r := best[pattern{fioRead, 0, s, 0}]
 		rv, rr := figure(r)
 		wv, wr := figure(w)
 		c.Points = append(c.Points, Point{IOSizeBytes: s, ReadIOPS: rv, WriteIOPS: wv, ReadRuns: rr, WriteRuns: wr,
@@ -225,13 +229,20 @@ func ImportFio(data []byte) (Calibration, error) {
 		if mixes[a].size != mixes[b].size {
 			return mixes[a].size < mixes[b].size
 		}
+		if mixes[a].wsize != mixes[b].wsize {
+			return mixes[a].wsize < mixes[b].wsize
+		}
 		return mixes[a].mix < mixes[b].mix
 	})
 	for _, p := range mixes {
 		rs := best[p]
 		v, vr := figure(rs)
-		c.Mixed = append(c.Mixed, MixedPoint{IOSizeBytes: p.size, ReadRatio: p.mix / 100, IOPS: v, Runs: vr,
-			Source: fmt.Sprintf("%s: %s", version, describe(fmt.Sprintf("%g%% read", p.mix), rs))})
+		label := fmt.Sprintf("%g%% read", p.mix)
+		if p.wsize != 0 {
+			label = fmt.Sprintf("%g%% read (reads %g B, writes %g B)", p.mix, p.size, p.wsize)
+		}
+		c.Mixed = append(c.Mixed, MixedPoint{IOSizeBytes: p.size, WriteIOSizeBytes: p.wsize, ReadRatio: p.mix / 100, IOPS: v, Runs: vr,
+			Source: fmt.Sprintf("%s: %s", version, describe(label, rs))})
 	}
 	if err := c.Validate(); err != nil {
 		return Calibration{}, err
@@ -295,38 +306,38 @@ func fioKind(opt func(string) string) (fioJobKind, float64, error) {
 // fioBlockSizes reads bs (or blocksize); "4k,64k" gives separate read and
 // write sizes as in fio. Suffixes k/m/g are powers of 1024 (fio's default
 // kb_base=1024) or of 1000 under kb_base=1000; Ki/Mi/Gi are always 1024.
-// Block size ranges cannot be calibration points.
+// A bssplit (4k/85:64k/15, optionally a second list after a comma for the
+// writes) gives the op-weighted mean size of its split: a calibration at a
+// workload's own size split, which carries the interference between sizes
+// that mean sizes from counters hide. Block size ranges (bsrange) cannot be
+// calibration points.
 func fioBlockSizes(opt func(string) string) (readSize, writeSize float64, err error) {
 	bs := opt("bs")
 	if bs == "" {
 		bs = opt("blocksize")
 	}
+	// kb_base=1000 makes fio's k/m/g (not Ki/Mi/Gi) powers of 1000.
+	decimal := opt("kb_base") == "1000"
 	if bs == "" {
-		if opt("bsrange") != "" || opt("blocksize_range") != "" || opt("bssplit") != "" {
-			return 0, 0, fmt.Errorf("block size ranges (bsrange/bssplit) cannot be calibration points")
+		if split := opt("bssplit"); split != "" {
+			parts := strings.Split(split, ",")
+			if readSize, err = bssplitMean(parts[0], decimal); err != nil {
+				return 0, 0, err
+			}
+			writeSize = readSize
+			if len(parts) > 1 && strings.TrimSpace(parts[1]) != "" {
+				if writeSize, err = bssplitMean(parts[1], decimal); err != nil {
+					return 0, 0, err
+				}
+			}
+			return readSize, writeSize, nil
+		}
+		if opt("bsrange") != "" || opt("blocksize_range") != "" {
+			return 0, 0, fmt.Errorf("block size ranges (bsrange) cannot be calibration points")
 		}
 		return 4096, 4096, nil // fio's default
 	}
-	// kb_base=1000 makes fio's k/m/g (not Ki/Mi/Gi) powers of 1000.
-	decimal := opt("kb_base") == "1000"
-	parse := func(s string) (float64, error) {
-		v, err := ParseSize(s)
-		if err != nil || !decimal {
-			return v, err
-		}
-		t := strings.TrimSpace(s)
-		switch t[len(t)-1] {
-		case 'k', 'K':
-			return v / 1024 * 1000, nil
-		case 'm', 'M':
-			return v / (1 << 20) * 1e6, nil
-		case 'g', 'G':
-			return v / (1 << 30) * 1e9, nil
-		case 't', 'T':
-			return v / (1 << 40) * 1e12, nil
-		}
-		return v, nil
-	}
+	parse := func(s string) (float64, error) { return fioSize(s, decimal) }
 	parts := strings.Split(bs, ",")
 	readSize, err = parse(parts[0])
 	if err != nil {
@@ -339,4 +350,62 @@ func fioBlockSizes(opt func(string) string) (readSize, writeSize float64, err er
 		}
 	}
 	return readSize, writeSize, nil
+}
+
+// fioSize parses one of fio's sizes (ParseSize; under kb_base=1000 fio's
+// k/m/g/t are powers of 1000).
+func fioSize(s string, decimal bool) (float64, error) {
+	v, err := ParseSize(s)
+	if err != nil || !decimal {
+		return v, err
+	}
+	t := strings.TrimSpace(s)
+	switch t[len(t)-1] {
+	case 'k', 'K':
+		return v / 1024 * 1000, nil
+	case 'm', 'M':
+		return v / (1 << 20) * 1e6, nil
+	case 'g', 'G':
+		return v / (1 << 30) * 1e9, nil
+	case 't', 'T':
+		return v / (1 << 40) * 1e12, nil
+	}
+	return v, nil
+}
+
+// bssplitMean is the mean size of one direction's bssplit,
+// size/percent:size/percent... weighted by the share of ops (fio's
+// percentages count I/Os); entries without a percentage share what the
+// others leave, evenly, as in fio.
+func bssplitMean(split string, decimal bool) (float64, error) {
+	var sum, pct float64
+	var blank []float64
+	for _, e := range strings.Split(split, ":") {
+		size, p, hasPct := strings.Cut(strings.TrimSpace(e), "/")
+		v, err := fioSize(size, decimal)
+		if err != nil {
+			return 0, fmt.Errorf("bssplit %q: %v", split, err)
+		}
+		if !hasPct || strings.TrimSpace(p) == "" {
+			blank = append(blank, v)
+			continue
+		}
+		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || !(f >= 0 && f <= 100) {
+			return 0, fmt.Errorf("bssplit %q: percentage %q must be a number in 0..100", split, p)
+		}
+		sum += f * v
+		pct += f
+	}
+	if pct > 100+1e-9 || len(blank) == 0 && pct <= 0 {
+		return 0, fmt.Errorf("bssplit %q: percentages add up to %g, must be at most 100 and not all 0", split, pct)
+	}
+	if len(blank) > 0 {
+		each := (100 - pct) / float64(len(blank))
+		for _, v := range blank {
+			sum += each * v
+		}
+		pct = 100
+	}
+	return sum / pct, nil
 }

@@ -160,22 +160,30 @@ type GammaFit struct {
 	// do not (Test says which).
 	Estimate float64 `json:"gammaEstimate"`
 	// StdErr is Estimate's standard error from the runs (delta method over
-	// every figure's standard error of the mean, sd/√n, for the figures with
-	// two or more runs) and DoF its Welch–Satterthwaite degrees of freedom;
-	// both 0 when no figure behind this size has two runs.
+	// the figures behind it, each with standard error σ·x/√n, σ the
+	// calibration's relative run-to-run noise pooled over every figure with
+	// two or more runs) and DoF the pool's degrees of freedom, Σ(n − 1);
+	// both 0 when no figure of the calibration has two runs.
 	StdErr float64 `json:"gammaStdErr"`
 	DoF    float64 `json:"gammaDoF"`
-	// Test is GammaKept, GammaZero or GammaUntested.
+	// AllSizes is the interference common to all sizes (the inverse-variance
+	// weighted mean of the sizes' estimates) and AllSizesStdErr its standard
+	// error: the test is on it, one for the calibration (0 untested).
+	AllSizes       float64 `json:"gammaAllSizes"`
+	AllSizesStdErr float64 `json:"gammaAllSizesStdErr"`
+	// Test is GammaKept, GammaZero or GammaUntested, the same at every size.
 	Test string `json:"gammaTest"`
 }
 
 // The outcomes of γ's significance test (GammaFit.Test).
 const (
-	// GammaKept: |Estimate| exceeds the two-sided 95% Student t quantile
-	// times StdErr; Gamma = Estimate.
+	// GammaKept: |AllSizes| exceeds the two-sided 95% Student t quantile
+	// (DoF) times AllSizesStdErr: the runs tell interference from none;
+	// Gamma = Estimate at every size.
 	GammaKept = "kept"
-	// GammaZero: the runs do not tell Estimate from 0; Gamma = 0, the
-	// paper's law, and the band of the runs' ends still covers them.
+	// GammaZero: the runs do not tell interference from none; Gamma = 0 at
+	// every size, the paper's law, and the band of the runs' ends still
+	// covers them.
 	GammaZero = "zero"
 	// GammaUntested: every figure behind γ is a single run, so its noise is
 	// unknown; Gamma = Estimate, as measured.
@@ -194,36 +202,91 @@ func fitGammas(c Calibration, pure, lo, hi *Model, clamp bool) ([]GammaFit, erro
 	bySize := map[float64][]int{}
 	var sizes []float64
 	for i, p := range c.Mixed {
+		if p.mixedSize() {
+			continue // η's, not γ's
+		}
 		if _, ok := bySize[p.IOSizeBytes]; !ok {
 			sizes = append(sizes, p.IOSizeBytes)
 		}
 		bySize[p.IOSizeBytes] = append(bySize[p.IOSizeBytes], i)
 	}
+	if len(sizes) == 0 {
+		return nil, nil
+	}
 	sort.Float64s(sizes)
-	out := make([]GammaFit, 0, len(sizes))
-	for _, s := range sizes {
-		idx := bySize[s]
-		fit := func(m *Model, pick func(MixedPoint) float64) (float64, float64, error) {
-			g, rms := lsGamma(c.Mixed, idx, m, s, func(k int) float64 { return pick(c.Mixed[k]) })
-			if !check.Finite(g) {
-				return 0, 0, inputError(fmt.Sprintf("mixed[%d].iops", idx[0]), "the mixed point(s) at %g bytes give no finite interference", s)
-			}
-			return g, rms, nil
+	// First every size's least-squares estimate and, with runs, its
+	// derivatives with respect to the calibration's figures; then one test
+	// of "no interference at any size" (jointGamma), which every size shares.
+	type est struct {
+		idx   []int
+		g     float64
+		rms   float64
+		deriv []float64
+	}
+	ests := make([]est, len(sizes))
+	fit := func(m *Model, idx []int, s float64, pick func(MixedPoint) float64) (float64, float64, error) {
+		g, rms := lsGamma(c.Mixed, idx, m, s, func(k int) float64 { return pick(c.Mixed[k]) })
+		if !check.Finite(g) {
+			return 0, 0, inputError(fmt.Sprintf("mixed[%d].iops", idx[0]), "the mixed point(s) at %g bytes give no finite interference", s)
 		}
-		g, rms, err := fit(pure, func(p MixedPoint) float64 { return p.IOPS })
+		return g, rms, nil
+	}
+	for i, s := range sizes {
+		idx := bySize[s]
+		g, rms, err := fit(pure, idx, s, func(p MixedPoint) float64 { return p.IOPS })
 		if err != nil {
 			return nil, err
 		}
-		gf := GammaFit{IOSizeBytes: s, MixedPoints: len(idx), RMSResidual: rms, Estimate: g, Test: GammaUntested}
-		if lo != nil && hi != nil {
-			gf.StdErr, gf.DoF = gammaStdErr(c, idx, pure, s)
-			if gf.DoF > 0 {
-				gf.Test = GammaKept
-				if !(math.Abs(g) > tQuantile975(gf.DoF)*gf.StdErr) {
-					// The runs cannot tell γ from 0: the paper's law, which
-					// needs neither the MinGamma nor the rising check.
-					gf.Test, g = GammaZero, 0
+		ests[i] = est{idx: idx, g: g, rms: rms}
+	}
+	var sigma float64
+	var pdof int
+	if lo != nil && hi != nil {
+		sigma, pdof = poolNoise(c)
+		if pdof > 0 {
+			for i, s := range sizes {
+				if ests[i].deriv = gammaDerivs(c, ests[i].idx, pure, s); ests[i].deriv == nil {
+					pdof = 0 // a rebuild failed: untested
+					break
 				}
+			}
+		}
+	}
+	test := GammaUntested
+	var jointG, jointSE float64
+	ses := make([]float64, len(sizes))
+	if pdof > 0 {
+		gs := make([]float64, len(sizes))
+		derivs := make([][]float64, len(sizes))
+		for i := range ests {
+			gs[i], derivs[i] = ests[i].g, ests[i].deriv
+			ses[i] = figureSE(c, sigma, derivs[i])
+		}
+		jointG, jointSE = jointGamma(c, sigma, gs, ses, derivs)
+		test = GammaZero
+		if math.Abs(jointG) > tQuantile975(float64(pdof))*jointSE {
+			test = GammaKept
+		}
+		finite := check.Finite(jointG) && check.Finite(jointSE)
+		for _, se := range ses {
+			finite = finite && check.Finite(se)
+		}
+		if !finite {
+			// Figures so extreme that the derivatives overflow: untested.
+			test, pdof, jointG, jointSE = GammaUntested, 0, 0, 0
+		}
+	}
+	out := make([]GammaFit, 0, len(sizes))
+	for i, s := range sizes {
+		idx, g, rms := ests[i].idx, ests[i].g, ests[i].rms
+		gf := GammaFit{IOSizeBytes: s, MixedPoints: len(idx), RMSResidual: rms, Estimate: g, Test: test}
+		if pdof > 0 {
+			gf.StdErr, gf.DoF = ses[i], float64(pdof)
+			gf.AllSizes, gf.AllSizesStdErr = jointG, jointSE
+			if test == GammaZero {
+				// The runs cannot tell γ from 0: the paper's law, which
+				// needs neither the MinGamma nor the rising check.
+				g = 0
 			}
 		}
 		if gf.Test != GammaZero && g < MinGamma {
@@ -248,11 +311,11 @@ func fitGammas(c Calibration, pure, lo, hi *Model, clamp bool) ([]GammaFit, erro
 			// γ(mixed max, pure mins) and γ(mixed min, pure maxes), as
 			// computed (the lower one may fall below MinGamma: that is
 			// what the runs allow, though no model would use it).
-			gl, _, err := fit(lo, func(p MixedPoint) float64 { return runsMax(p.IOPS, p.Runs) })
+			gl, _, err := fit(lo, idx, s, func(p MixedPoint) float64 { return runsMax(p.IOPS, p.Runs) })
 			if err != nil {
 				return nil, err
 			}
-			gu, _, err := fit(hi, func(p MixedPoint) float64 { return runsMin(p.IOPS, p.Runs) })
+			gu, _, err := fit(hi, idx, s, func(p MixedPoint) float64 { return runsMin(p.IOPS, p.Runs) })
 			if err != nil {
 				return nil, err
 			}
@@ -297,32 +360,18 @@ func lsGamma(mixed []MixedPoint, idx []int, m *Model, s float64, pick func(k int
 	return g, math.Sqrt(ss / float64(len(idx)))
 }
 
-// gammaStdErr is the standard error of the least-squares γ at size s from
-// the calibration's runs, by the delta method: every figure with n ≥ 2 runs
-// (a pure point's read or write IOPS at any size, since the form across
-// sizes may use them all, and the mixed points at s) has the standard error
-// of its mean, sd/√n, and its effect on γ is the derivative ∂γ/∂figure (a
-// central difference; a pure figure's, through the model rebuilt in the
-// same form). The figures are independent measurements, so the variances
-// add; the degrees of freedom are Welch–Satterthwaite's,
-// (Σ v_j)² / Σ v_j²/(n_j − 1). Figures with a single run add nothing: their
-// noise is unknown. dof 0 when no figure has two runs (or when rebuilding
-// fails, which only extreme figures cause).
-func gammaStdErr(c Calibration, idx []int, pure *Model, s float64) (se, dof float64) {
+// gammaDerivs is ∂γ/∂figure for the least-squares γ at size s, for every
+// figure of the calibration in the order of figureAt (c.Mixed, then each
+// point's read and write IOPS): central differences; a pure figure's through
+// the model rebuilt in the same form, and only for the points the
+// capacities at s are interpolated from (under Cost every size). nil when a
+// rebuild fails (only extreme figures cause it).
+func gammaDerivs(c Calibration, idx []int, pure *Model, s float64) []float64 {
 	const rel = 1e-6
-	var sumV, sumV2 float64
-	add := func(d, runSE float64, n int) {
-		v := d * runSE * d * runSE
-		sumV += v
-		sumV2 += v * v / float64(n-1)
-	}
+	d := make([]float64, len(c.Mixed)+2*len(c.Points))
 	central := func(k int) float64 { return c.Mixed[k].IOPS }
 	for _, k := range idx {
-		p := c.Mixed[k]
-		if len(p.Runs) < 2 {
-			continue
-		}
-		h := rel * p.IOPS
+		h := rel * c.Mixed[k].IOPS
 		shift := func(dx float64) float64 {
 			g, _ := lsGamma(c.Mixed, idx, pure, s, func(q int) float64 {
 				if q == k {
@@ -332,17 +381,14 @@ func gammaStdErr(c Calibration, idx []int, pure *Model, s float64) (se, dof floa
 			})
 			return g
 		}
-		add((shift(h)-shift(-h))/(2*h), sdOfMean(p.Runs), len(p.Runs))
+		d[k] = (shift(h) - shift(-h)) / (2 * h)
 	}
 	support := pure.loglogSupport(math.Log(s))
 	for i, pt := range c.Points {
 		if support != nil && !support[math.Log(pt.IOSizeBytes)] {
 			continue // the capacities at s do not depend on this point
 		}
-		for dir, runs := range [2][]float64{pt.ReadRuns, pt.WriteRuns} {
-			if len(runs) < 2 {
-				continue
-			}
+		for dir := 0; dir < 2; dir++ {
 			x := pt.ReadIOPS
 			if dir == 1 {
 				x = pt.WriteIOPS
@@ -359,25 +405,112 @@ func gammaStdErr(c Calibration, idx []int, pure *Model, s float64) (se, dof floa
 				}
 				m, err := buildModel(e, pure.form.Used)
 				if err != nil {
-					return 0, 0
+					return nil
 				}
 				gs[side], _ = lsGamma(c.Mixed, idx, m, s, central)
 			}
-			add((gs[0]-gs[1])/(2*h), sdOfMean(runs), len(runs))
+			d[len(c.Mixed)+2*i+dir] = (gs[0] - gs[1]) / (2 * h)
 		}
 	}
-	if sumV == 0 && sumV2 == 0 {
-		// No figure with runs, or runs that agree exactly.
-		if hasRuns(c, idx) {
-			return 0, math.Inf(1)
+	return d
+}
+
+// figureAt is the value and run count of figure j in gammaDerivs' order.
+func figureAt(c Calibration, j int) (x float64, n int) {
+	if j < len(c.Mixed) {
+		return c.Mixed[j].IOPS, len(c.Mixed[j].Runs)
+	}
+	p := c.Points[(j-len(c.Mixed))/2]
+	if (j-len(c.Mixed))%2 == 0 {
+		return p.ReadIOPS, len(p.ReadRuns)
+	}
+	return p.WriteIOPS, len(p.WriteRuns)
+}
+
+// figureSE is the delta-method standard error of a quantity with
+// derivatives d with respect to the figures, each figure x measured n times
+// having standard error σ·x/√n (a single run σ·x). The figures are
+// independent measurements, so the variances add.
+//
+// The figures' noise is pooled (poolNoise): one relative run-to-run standard
+// deviation σ for the whole calibration, estimated from every figure with
+// two or more runs, with Σ(n_j − 1) degrees of freedom. Per figure, two
+// runs give one degree of freedom each and a t quantile of 12.7: the test
+// could then keep no γ a calibration can measure. Pooling assumes that the
+// relative noise is the machine's, common to the figures; the known-truth
+// tests measure the level when it is not.
+func figureSE(c Calibration, sigma float64, d []float64) float64 {
+	var v float64
+	for j, dj := range d {
+		if dj == 0 {
+			continue
 		}
+		x, n := figureAt(c, j)
+		e := dj * sigma * x / math.Sqrt(float64(max(n, 1)))
+		v += e * e
+	}
+	return math.Sqrt(v)
+}
+
+// jointGamma is the interference common to all sizes: the inverse-variance
+// weighted mean of the sizes' estimates, and its standard error by the
+// delta method over the figures (the weights held fixed), which counts the
+// figures the sizes share (every size under Cost). γ is a property of the
+// cluster that a real lab found similar across sizes (0.27 at 4 KiB, 0.29 at
+// 64 KiB): one test of "no interference at any size" has the power of all
+// the mixed points, where a test per size splits it. When some size's
+// standard error is 0 (runs that agree exactly), the weights are equal.
+func jointGamma(c Calibration, sigma float64, gs, ses []float64, derivs [][]float64) (g, se float64) {
+	w := make([]float64, len(gs))
+	var sw float64
+	for i, s := range ses {
+		w[i] = 1 / (s * s)
+		if s == 0 || !check.Finite(w[i]) {
+			for k := range w {
+				w[k] = 1
+			}
+			sw = float64(len(w))
+			break
+		}
+		sw += w[i]
+	}
+	d := make([]float64, len(derivs[0]))
+	for i := range gs {
+		g += w[i] / sw * gs[i]
+		for j, dj := range derivs[i] {
+			d[j] += w[i] / sw * dj
+		}
+	}
+	return g, figureSE(c, sigma, d)
+}
+
+// poolNoise is the calibration's relative run-to-run noise, pooled over
+// every figure with two or more runs (pure read and write IOPS, mixed
+// points): σ² = Σ_j Σ_k (x_jk/x̄_j − 1)² / Σ_j (n_j − 1), with Σ_j (n_j − 1)
+// degrees of freedom; 0, 0 when no figure has two runs.
+func poolNoise(c Calibration) (sigma float64, dof int) {
+	var ss float64
+	add := func(runs []float64) {
+		if len(runs) < 2 {
+			return
+		}
+		mu := mean(runs)
+		for _, r := range runs {
+			ss += (r/mu - 1) * (r/mu - 1)
+		}
+		dof += len(runs) - 1
+	}
+	for _, p := range c.Points {
+		add(p.ReadRuns)
+		add(p.WriteRuns)
+	}
+	for _, p := range c.Mixed {
+		add(p.Runs)
+	}
+	if dof == 0 {
 		return 0, 0
 	}
-	se, dof = math.Sqrt(sumV), sumV*sumV/sumV2
-	if !check.Finite(se) || !(dof > 0) {
-		return 0, 0
-	}
-	return se, dof
+	return math.Sqrt(ss / float64(dof)), dof
 }
 
 // loglogSupport is the set of calibrated log sizes the capacities at log
@@ -398,34 +531,6 @@ func (m *Model) loglogSupport(ls float64) map[float64]bool {
 	}
 	lo := min(max(i-1, 0), n-2)
 	return map[float64]bool{m.logSize[lo]: true, m.logSize[lo+1]: true}
-}
-
-// hasRuns reports whether some figure behind the mixed points idx has two
-// or more runs.
-func hasRuns(c Calibration, idx []int) bool {
-	for _, k := range idx {
-		if len(c.Mixed[k].Runs) >= 2 {
-			return true
-		}
-	}
-	for _, p := range c.Points {
-		if len(p.ReadRuns) >= 2 || len(p.WriteRuns) >= 2 {
-			return true
-		}
-	}
-	return false
-}
-
-// sdOfMean is the standard error of the mean of runs (n ≥ 2): the sample
-// standard deviation over √n.
-func sdOfMean(runs []float64) float64 {
-	mu := mean(runs)
-	var ss float64
-	for _, r := range runs {
-		ss += (r - mu) * (r - mu)
-	}
-	n := float64(len(runs))
-	return math.Sqrt(ss/(n-1)) / math.Sqrt(n)
 }
 
 // tQuantile975 is the 97.5% quantile of Student's t with dof degrees of

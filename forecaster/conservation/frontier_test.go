@@ -145,9 +145,38 @@ func TestFrontierProperty(t *testing.T) {
 			mt, _ := MaxAtReadRatio(sc.ReadIOPS, sc.WriteIOPS, g, rho)
 			cal.Mixed = append(cal.Mixed, MixedPoint{IOSizeBytes: s, ReadRatio: rho, IOPS: mt})
 		}
+		// Half the trials add a mixed-size point (reads of one size with
+		// writes of another) on a frontier with interference between sizes
+		// η on top of γ: η comes back, and U = 1 at the max still holds.
+		eta := math.NaN()
+		if trial%2 == 1 {
+			withGamma, err := NewModel(cal)
+			if err != nil {
+				t.Fatal(err)
+			}
+			i, j := rng.IntN(len(sizes)), rng.IntN(len(sizes)-1)
+			if j >= i {
+				j++
+			}
+			rs, ws := sizes[i], sizes[j]
+			cr, _ := withGamma.At(rs)
+			cw, _ := withGamma.At(ws)
+			cg, _ := withGamma.At(math.Sqrt(rs * ws))
+			eta = rng.Float64()
+			rho := 0.1 + 0.8*rng.Float64()
+			k := cg.Gamma + eta
+			mt := bisectFrontier(func(x float64) float64 {
+				a, b := rho*x/cr.ReadIOPS, (1-rho)*x/cw.WriteIOPS
+				return a + b + 4*k*a*b
+			})
+			cal.Mixed = append(cal.Mixed, MixedPoint{IOSizeBytes: rs, WriteIOSizeBytes: ws, ReadRatio: rho, IOPS: mt})
+		}
 		m, err := NewModel(cal)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if e, ok := m.SizeInterference(); ok != !math.IsNaN(eta) || ok && math.Abs(e.Eta-eta) > 1e-6 {
+			t.Fatalf("trial %d: η %+v (%v), want %v", trial, e, ok, eta)
 		}
 		var classes []OpClass
 		for k := 0; k < 1+rng.IntN(5); k++ {

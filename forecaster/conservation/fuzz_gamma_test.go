@@ -74,18 +74,18 @@ func FuzzGammaRuns(f *testing.F) {
 				if g.Gamma != 0 {
 					t.Fatalf("fell back but γ %v: %+v", g.Gamma, g)
 				}
-				if math.Abs(g.Estimate) > tQuantile975(g.DoF)*g.StdErr {
-					t.Fatalf("fell back with |γ| beyond t·se: %+v", g)
+				if math.Abs(g.AllSizes) > tQuantile975(g.DoF)*g.AllSizesStdErr {
+					t.Fatalf("fell back with |γ of all sizes| beyond t·se: %+v", g)
 				}
 			case GammaKept:
 				if g.Gamma != g.Estimate {
 					t.Fatalf("kept γ %v differs from its estimate: %+v", g.Gamma, g)
 				}
-				if !(math.Abs(g.Estimate) > tQuantile975(g.DoF)*g.StdErr) {
-					t.Fatalf("kept with |γ| within t·se: %+v", g)
+				if !(math.Abs(g.AllSizes) > tQuantile975(g.DoF)*g.AllSizesStdErr) {
+					t.Fatalf("kept with |γ of all sizes| within t·se: %+v", g)
 				}
 			case GammaUntested:
-				if g.DoF != 0 || g.StdErr != 0 || g.Gamma != g.Estimate {
+				if g.DoF != 0 || g.StdErr != 0 || g.AllSizesStdErr != 0 || g.Gamma != g.Estimate {
 					t.Fatalf("untested with a standard error: %+v", g)
 				}
 			default:

@@ -11,8 +11,10 @@ import (
 // The standard error of γ from one mixed point at a calibrated size, by the
 // delta method worked by hand: γ = (1 − a − b)/(4ab), a = ρm/R, b = (1−ρ)m/W,
 // ∂γ/∂a = −(1−b)/(4a²b), ∂γ/∂b = −(1−a)/(4ab²); m moves a and b in
-// proportion, R only a, W only b. The numeric derivative in gammaStdErr must
-// agree.
+// proportion, R only a, W only b. The noise is pooled: one relative σ from
+// the runs of all three figures (Σ(n − 1) = 2 + 1 + 3 = 6 degrees of
+// freedom), each figure's standard error σ·x/√n. The numeric derivative in
+// gammaStdErr must agree.
 func TestGammaStdErrDeltaMethod(t *testing.T) {
 	R, W := []float64{15000, 16500, 17000}, []float64{2900, 3200}
 	M := []float64{4500, 4800, 4700, 4900}
@@ -30,16 +32,21 @@ func TestGammaStdErrDeltaMethod(t *testing.T) {
 	ga, gb := -(1-b)/(4*a*a*b), -(1-a)/(4*a*b*b)
 	dm := (ga*a + gb*b) / mm
 	dr, dw := -ga*a/r, -gb*b/w
-	vm, vr, vw := sq(dm*sdOfMean(M)), sq(dr*sdOfMean(R)), sq(dw*sdOfMean(W))
-	se := math.Sqrt(vm + vr + vw)
-	dof := sq(vm+vr+vw) / (vm*vm/3 + vr*vr/2 + vw*vw/1)
-	want, _ := GammaFromMixed(r, w, rho, mm)
-	if !near(g.Estimate, want, 1e-12) || !near(g.StdErr, se, 1e-6) || !near(g.DoF, dof, 1e-6) {
-		t.Fatalf("γ %v ± %v (%v dof), want %v ± %v (%v dof)", g.Estimate, g.StdErr, g.DoF, want, se, dof)
+	var ss float64
+	for _, runs := range [][]float64{R, W, M} {
+		for _, x := range runs {
+			ss += sq(x/mean(runs) - 1)
+		}
 	}
-	kept := math.Abs(want) > tQuantile975(dof)*se
+	sigma := math.Sqrt(ss / 6)
+	se := sigma * math.Sqrt(sq(dm*mm)/4+sq(dr*r)/3+sq(dw*w)/2)
+	want, _ := GammaFromMixed(r, w, rho, mm)
+	if !near(g.Estimate, want, 1e-12) || !near(g.StdErr, se, 1e-6) || g.DoF != 6 {
+		t.Fatalf("γ %v ± %v (%v dof), want %v ± %v (6 dof)", g.Estimate, g.StdErr, g.DoF, want, se)
+	}
+	kept := math.Abs(want) > tQuantile975(6)*se
 	if (g.Test == GammaKept) != kept || (g.Test == GammaZero) == kept {
-		t.Fatalf("test %q, want kept=%v (|γ|/se = %v, t = %v)", g.Test, kept, math.Abs(want)/se, tQuantile975(dof))
+		t.Fatalf("test %q, want kept=%v (|γ|/se = %v, t = %v)", g.Test, kept, math.Abs(want)/se, tQuantile975(6))
 	}
 }
 
@@ -189,6 +196,40 @@ func TestGammaZeroTruthFallsBackToThePaper(t *testing.T) {
 	}
 }
 
+// The pooled noise assumes every figure is as noisy (relatively) as the
+// others. When the mixed points are three times noisier than the pure ones
+// (the real lab's 50/50 runs spread 4-6%, its pure ones 0.4-6%), the pooled
+// σ underrates the figures γ depends on most and the test keeps γ = 0 more
+// often than its nominal 5%: measured here, bounded loosely.
+func TestGammaZeroTruthUnequalNoise(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, c := range []struct {
+		cv, mixedCV float64
+		runs        int
+		max         float64
+	}{{0.02, 0.06, 2, 0.20}, {0.05, 0.15, 2, 0.20}, {0.02, 0.06, 4, 0.20}} {
+		kept, fits := 0, 0
+		for trial := 0; trial < 400; trial++ {
+			m, err := NewModel(synthCalibration(rng, 0, c.cv, c.mixedCV, c.runs))
+			if errors.Is(err, ErrInput) {
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			fits++
+			if m.Interference()[0].Test == GammaKept {
+				kept++
+			}
+		}
+		rate := float64(kept) / float64(fits)
+		t.Logf("zero truth, pure noise %v, mixed %v, %d runs: γ kept in %d of %d calibrations (%.1f%%)", c.cv, c.mixedCV, c.runs, kept, fits, 100*rate)
+		if rate > c.max {
+			t.Errorf("kept in %.1f%%, want <= %.0f%%", 100*rate, 100*c.max)
+		}
+	}
+}
+
 // Large true γ with tight runs: kept, and within tolerance of the truth.
 func TestGammaLargeTruthTightRunsKept(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -268,8 +309,11 @@ func TestGammaDisagreeingRunsFallBack(t *testing.T) {
 	if refused > trials/20 {
 		t.Errorf("%d of %d calibrations refused, want <= 5%%", refused, trials)
 	}
-	if zero < fits*80/100 {
-		t.Errorf("fell back in %d of %d fits, want >= 80%%", zero, fits)
+	// 292 of 400 with the noise pooled over the calibration and one test
+	// for both sizes (the test's power at this noise is low: see the power
+	// table).
+	if zero < fits*60/100 {
+		t.Errorf("fell back in %d of %d fits, want >= 60%%", zero, fits)
 	}
 }
 
@@ -312,8 +356,9 @@ func TestGammaPowerByRunsAndNoise(t *testing.T) {
 		runs     int
 		min, max float64
 	}{
-		{0.01, 2, 0.70, 0.97}, {0.01, 3, 0.95, 1}, {0.02, 2, 0.40, 0.72}, {0.02, 3, 0.90, 1}, {0.02, 5, 0.95, 1},
-		{0.05, 2, 0.05, 0.30}, {0.05, 3, 0.30, 0.60}, {0.05, 5, 0.75, 0.97},
+		{0.01, 2, 0.98, 1}, {0.02, 2, 0.98, 1}, {0.02, 3, 0.98, 1},
+		{0.05, 2, 0.65, 0.90}, {0.05, 3, 0.85, 1}, {0.05, 5, 0.98, 1},
+		{0.10, 2, 0.08, 0.30}, {0.10, 3, 0.25, 0.55}, {0.10, 5, 0.50, 0.80},
 	} {
 		kept, fits := 0, 0
 		for trial := 0; trial < 300; trial++ {
@@ -353,10 +398,22 @@ func BenchmarkNewModel(b *testing.B) {
 			single.Points = append(single.Points, Point{IOSizeBytes: s, ReadIOPS: r, WriteIOPS: w})
 			single.Mixed = append(single.Mixed, MixedPoint{IOSizeBytes: s, ReadRatio: 0.5, IOPS: m})
 		}
+		// With a mixed-size point too (smallest reads with largest writes,
+		// η 0.2 on top of γ 0.3): η's test rebuilds the model, γ refitted,
+		// twice per figure.
+		withEta := withRuns
+		withEta.Mixed = append([]MixedPoint(nil), withRuns.Mixed...)
+		{
+			r, w := withRuns.Points[0].ReadIOPS, withRuns.Points[sizes-1].WriteIOPS
+			a, b := 0.5/r, 0.5/w
+			m := 2 / (a + b + math.Sqrt((a+b)*(a+b)+16*0.5*a*b))
+			withEta.Mixed = append(withEta.Mixed, MixedPoint{IOSizeBytes: withRuns.Points[0].IOSizeBytes, WriteIOSizeBytes: withRuns.Points[sizes-1].IOSizeBytes,
+				ReadRatio: 0.5, IOPS: m, Runs: []float64{0.99 * m, m, 1.01 * m}})
+		}
 		for _, c := range []struct {
 			name string
 			cal  Calibration
-		}{{"runs", withRuns}, {"single", single}} {
+		}{{"runs", withRuns}, {"runs+mixedsize", withEta}, {"single", single}} {
 			b.Run(fmt.Sprintf("sizes=%d/%s", sizes, c.name), func(b *testing.B) {
 				b.ReportAllocs()
 				for n := 0; n < b.N; n++ {

@@ -23,7 +23,7 @@ func MergeCalibrations(cals ...Calibration) (Calibration, error) {
 		sources     []string
 	}
 	points := map[float64]*pure{}
-	type mixKey struct{ size, ratio float64 }
+	type mixKey struct{ size, wsize, ratio float64 }
 	type mixed struct {
 		runs    []float64
 		sources []string
@@ -64,7 +64,10 @@ func MergeCalibrations(cals ...Calibration) (Calibration, error) {
 			}
 		}
 		for _, p := range c.Mixed {
-			k := mixKey{p.IOSizeBytes, p.ReadRatio}
+			k := mixKey{p.IOSizeBytes, 0, p.ReadRatio}
+			if p.mixedSize() {
+				k.wsize = p.WriteIOSizeBytes
+			}
 			q := mixes[k]
 			if q == nil {
 				q = &mixed{}
@@ -90,11 +93,14 @@ func MergeCalibrations(cals ...Calibration) (Calibration, error) {
 	sort.Slice(out.Points, func(a, b int) bool { return out.Points[a].IOSizeBytes < out.Points[b].IOSizeBytes })
 	for k, q := range mixes {
 		v, vr := figure(q.runs)
-		out.Mixed = append(out.Mixed, MixedPoint{IOSizeBytes: k.size, ReadRatio: k.ratio, IOPS: v, Runs: vr, Source: strings.Join(q.sources, " | ")})
+		out.Mixed = append(out.Mixed, MixedPoint{IOSizeBytes: k.size, WriteIOSizeBytes: k.wsize, ReadRatio: k.ratio, IOPS: v, Runs: vr, Source: strings.Join(q.sources, " | ")})
 	}
 	sort.Slice(out.Mixed, func(a, b int) bool {
 		if out.Mixed[a].IOSizeBytes != out.Mixed[b].IOSizeBytes {
 			return out.Mixed[a].IOSizeBytes < out.Mixed[b].IOSizeBytes
+		}
+		if out.Mixed[a].WriteIOSizeBytes != out.Mixed[b].WriteIOSizeBytes {
+			return out.Mixed[a].WriteIOSizeBytes < out.Mixed[b].WriteIOSizeBytes
 		}
 		return out.Mixed[a].ReadRatio < out.Mixed[b].ReadRatio
 	})

@@ -44,12 +44,20 @@ func (p Point) FRW() float64 { return p.ReadIOPS / p.WriteIOPS }
 // of the cluster at one IO size and read ratio (strictly between 0 and 1).
 // It fixes the interference coefficient γ at that size (see
 // FrontierUtilization). Runs are repeated measurements; IOPS is their mean.
+//
+// With WriteIOSizeBytes set and different from IOSizeBytes it is a
+// mixed-size point: reads of IOSizeBytes and writes of WriteIOSizeBytes at
+// once (fio's bs=4k,64k), which fixes the interference between sizes η
+// (SizeInterferenceFit) instead of γ.
 type MixedPoint struct {
-	IOSizeBytes float64   `json:"ioSizeBytes"`
-	ReadRatio   float64   `json:"readRatio"`
-	IOPS        float64   `json:"iops"`
-	Runs        []float64 `json:"runs,omitempty"`
-	Source      string    `json:"source,omitempty"`
+	IOSizeBytes float64 `json:"ioSizeBytes"`
+	// WriteIOSizeBytes is the writes' size when it differs from
+	// IOSizeBytes (then the reads' size); 0: the same size.
+	WriteIOSizeBytes float64   `json:"writeIoSizeBytes,omitempty"`
+	ReadRatio        float64   `json:"readRatio"`
+	IOPS             float64   `json:"iops"`
+	Runs             []float64 `json:"runs,omitempty"`
+	Source           string    `json:"source,omitempty"`
 }
 
 // Calibration is the set of calibration points of one cluster.
@@ -92,11 +100,16 @@ func (c Calibration) Validate() error {
 		}
 		seen[p.IOSizeBytes] = i
 	}
-	type mixKey struct{ size, ratio float64 }
+	type mixKey struct{ size, wsize, ratio float64 }
 	seenMix := make(map[mixKey]int, len(c.Mixed))
 	for i, p := range c.Mixed {
 		if err := checkPositive(fmt.Sprintf("mixed[%d].io_size_bytes", i), p.IOSizeBytes); err != nil {
 			return err
+		}
+		if p.WriteIOSizeBytes != 0 {
+			if err := checkPositive(fmt.Sprintf("mixed[%d].write_io_size_bytes", i), p.WriteIOSizeBytes); err != nil {
+				return err
+			}
 		}
 		if !check.Finite(p.ReadRatio) || p.ReadRatio <= 0 || p.ReadRatio >= 1 {
 			return inputError(fmt.Sprintf("mixed[%d].read_ratio", i), "must be strictly between 0 and 1 (100%% read and write are points), got %v", p.ReadRatio)
@@ -107,7 +120,7 @@ func (c Calibration) Validate() error {
 		if err := checkRuns(fmt.Sprintf("mixed[%d].iops", i), p.IOPS, p.Runs); err != nil {
 			return err
 		}
-		k := mixKey{p.IOSizeBytes, p.ReadRatio}
+		k := mixKey{p.IOSizeBytes, p.writeSize(), p.ReadRatio}
 		if j, ok := seenMix[k]; ok {
 			return inputError(fmt.Sprintf("mixed[%d]", i), "size %g at read ratio %g already given by mixed[%d]; put repeated runs in one list", p.IOSizeBytes, p.ReadRatio, j)
 		}
@@ -196,6 +209,8 @@ type Model struct {
 	gammas     []GammaFit
 	gammaLogSz []float64
 	gammaVal   []float64
+	// eta: the interference between sizes (nil without mixed-size points).
+	eta *SizeInterferenceFit
 	// lo and hi are the models of the runs' low and high ends (every pure
 	// and mixed figure at its runs' min, resp. max); nil without runs.
 	lo, hi *Model
@@ -223,6 +238,9 @@ func NewModel(c Calibration) (*Model, error) {
 			return nil, err
 		}
 		m.setGammas()
+		if err := m.fitEta(false, false, false); err != nil {
+			return nil, err
+		}
 		return m, nil
 	}
 	// The band's ends: every figure at its runs' min, resp. max. They use
@@ -234,7 +252,7 @@ func NewModel(c Calibration) (*Model, error) {
 			e.Points = append(e.Points, Point{IOSizeBytes: p.IOSizeBytes, ReadIOPS: pick(p.ReadIOPS, p.ReadRuns), WriteIOPS: pick(p.WriteIOPS, p.WriteRuns)})
 		}
 		for _, p := range c.Mixed {
-			e.Mixed = append(e.Mixed, MixedPoint{IOSizeBytes: p.IOSizeBytes, ReadRatio: p.ReadRatio, IOPS: pick(p.IOPS, p.Runs)})
+			e.Mixed = append(e.Mixed, MixedPoint{IOSizeBytes: p.IOSizeBytes, WriteIOSizeBytes: p.WriteIOSizeBytes, ReadRatio: p.ReadRatio, IOPS: pick(p.IOPS, p.Runs)})
 		}
 		return buildModel(e, m.form.Used)
 	}
@@ -248,12 +266,22 @@ func NewModel(c Calibration) (*Model, error) {
 		return nil, err
 	}
 	m.setGammas()
-	// An end's γ below MinGamma (runs far apart) is held at the bound.
+	gammaZero := len(m.gammas) > 0 && m.gammas[0].Test == GammaZero
+	if err := m.fitEta(true, gammaZero, false); err != nil {
+		return nil, err
+	}
+	// An end's γ below MinGamma (runs far apart) is held at the bound, and
+	// so is its η.
 	for _, e := range []*Model{m.lo, m.hi} {
 		if e.gammas, err = fitGammas(e.cal, e, nil, nil, true); err != nil {
 			return nil, err
 		}
 		e.setGammas()
+		// The ends keep their own γ and η, whatever the central test says,
+		// so that the band reaches the mixed runs.
+		if err := e.fitEta(false, false, true); err != nil {
+			return nil, err
+		}
 	}
 	if m.hi, err = m.hi.reachMixed(true); err != nil {
 		return nil, err
@@ -277,6 +305,9 @@ func (e *Model) reachMixed(upper bool) (*Model, error) {
 	for round := 0; round < 4; round++ {
 		scale := map[float64]float64{}
 		for _, p := range e.cal.Mixed {
+			if p.mixedSize() {
+				continue
+			}
 			ls := math.Log(p.IOSizeBytes)
 			i := sort.SearchFloat64s(e.logSize, ls)
 			if i == len(e.logSize) || e.logSize[i] != ls {
@@ -311,6 +342,9 @@ func (e *Model) reachMixed(upper bool) (*Model, error) {
 			return nil, err
 		}
 		next.setGammas()
+		if err := next.fitEta(false, false, true); err != nil {
+			return nil, err
+		}
 		e = next
 	}
 	return e, nil
@@ -325,6 +359,9 @@ func buildModel(c Calibration, force string) (*Model, error) {
 	sort.SliceStable(mixed, func(i, j int) bool {
 		if mixed[i].IOSizeBytes != mixed[j].IOSizeBytes {
 			return mixed[i].IOSizeBytes < mixed[j].IOSizeBytes
+		}
+		if mixed[i].writeSize() != mixed[j].writeSize() {
+			return mixed[i].writeSize() < mixed[j].writeSize()
 		}
 		return mixed[i].ReadRatio < mixed[j].ReadRatio
 	})
@@ -386,6 +423,15 @@ func (m *Model) SizeForm() SizeForm { return m.form }
 // Interference returns the fitted γ per size (empty when the calibration
 // has no mixed points: γ = 0 everywhere, the paper's law).
 func (m *Model) Interference() []GammaFit { return append([]GammaFit(nil), m.gammas...) }
+
+// SizeInterference returns the fitted interference between sizes; ok is
+// false when the calibration has no mixed-size point (η = 0).
+func (m *Model) SizeInterference() (SizeInterferenceFit, bool) {
+	if m.eta == nil {
+		return SizeInterferenceFit{}, false
+	}
+	return *m.eta, true
+}
 
 // SizeCapacity is the capacity of the cluster at one IO size.
 type SizeCapacity struct {
@@ -517,9 +563,12 @@ type Result struct {
 // Scaling every rate by s keeps the mix and gives U(s) = sL + s²Q; the max at
 // the mix is s·CurrentIOPS with U(s) = 1, s = 2/(L + √(L² + 4Q)). With no
 // interference (Q = 0) this is the paper's law: s = 1/U, HeadroomRatio = 1 − U.
-// Classes of one direction at different sizes have no pairwise term: that is
-// an assumption, which a saturated mixed-size measurement tests (its
-// Utilization should come out 1).
+// A read class and a write class at different sizes add the interference
+// between sizes, 4 η w_ij x_i x_j (SizeInterferenceFit), when the
+// calibration has mixed-size points. Classes of one direction at different
+// sizes have no pairwise term: the exporter sees one mean size per
+// direction, and a calibration at the workload's own size split carries
+// what sizes mixed within a direction cost.
 // It returns ErrNoLoad when all rates are zero, and an error naming the class
 // for a bad direction, size or rate. It allocates nothing.
 func (m *Model) AtMix(classes []OpClass) (Result, error) {
@@ -622,12 +671,16 @@ func (m *Model) AtMix(classes []OpClass) (Result, error) {
 	return res, nil
 }
 
-// interference returns Q/L², Q = 4 Σ_{i read, j write} γ_ij x_i x_j with
-// x the classes' capacity shares, computed relative to L so that it does
-// not underflow; 0 without mixed points. Classes were validated by AtMix,
+// interference returns Q/L², Q = 4 Σ_{i read, j write} (γ_ij + η w_ij) x_i x_j
+// with x the classes' capacity shares, computed relative to L so that it
+// does not underflow; 0 without mixed points. Classes were validated by AtMix,
 // which filled shares and logs (log sizes) for every class with a rate.
 func (m *Model) interference(classes []OpClass, shares, logs []float64, L float64) float64 {
-	if len(m.gammaVal) == 0 {
+	var eta, D float64
+	if m.eta != nil {
+		eta, D = m.eta.Eta, m.eta.LogSizeRatio
+	}
+	if len(m.gammaVal) == 0 && eta == 0 {
 		return 0
 	}
 	var q float64
@@ -640,6 +693,9 @@ func (m *Model) interference(classes []OpClass, shares, logs []float64, L float6
 				continue
 			}
 			g := gammaAt(m.gammaLogSz, m.gammaVal, (logs[i]+logs[j])/2)
+			if eta != 0 {
+				g += eta * sizeWeight(logs[i], logs[j], D)
+			}
 			q += g * (shares[i] / L) * (shares[j] / L)
 		}
 	}

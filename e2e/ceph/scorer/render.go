@@ -70,8 +70,28 @@ func (r *Report) Markdown() string {
 			}
 		}
 		for _, p := range r.Calibration.Mixed {
+			if p.WriteIOSizeBytes > 0 && p.WriteIOSizeBytes != p.IOSizeBytes {
+				continue
+			}
 			g := gam[p.IOSizeBytes]
 			w("| %.0f KiB | %.0f%% | %.0f%s | %.3f | %.3f ± %.3f | %s | %.3f .. %.3f |\n", p.IOSizeBytes/1024, 100*p.ReadRatio, p.IOPS, runsText(p.Runs), g.Gamma, g.Estimate, g.StdErr, g.Test, g.Lower, g.Upper)
+		}
+		if len(gam) > 0 {
+			for _, g := range gam {
+				w("\nγ's test is one for all sizes: their common γ %.3f ± %.3f (%.0f dof, the runs' relative noise pooled over every figure).\n", g.AllSizes, g.AllSizesStdErr, g.DoF)
+				break
+			}
+		}
+		if r.Model != nil {
+			if e, ok := r.Model.SizeInterference(); ok {
+				w("\nMixed-size points (reads and writes of different sizes at once) and the interference between sizes η fitted from them (on top of γ at the sizes' geometric mean; tested like γ):\n\n")
+				w("| sizes R/W | reads | IOPS | η used | estimate ± s.e. | test |\n|---|---:|---:|---:|---:|---|\n")
+				for _, p := range r.Calibration.Mixed {
+					if p.WriteIOSizeBytes > 0 && p.WriteIOSizeBytes != p.IOSizeBytes {
+						w("| %s/%s | %.0f%% | %.0f%s | %.3f | %.3f ± %.3f | %s |\n", kib(p.IOSizeBytes), kib(p.WriteIOSizeBytes), 100*p.ReadRatio, p.IOPS, runsText(p.Runs), e.Eta, e.Estimate, e.StdErr, e.Test)
+					}
+				}
+			}
 		}
 	}
 
@@ -275,7 +295,10 @@ func (r *Report) renderHeldOut(w func(string, ...any)) {
 			continue
 		}
 		kind := ""
-		if !m.Calibrated(r.Calibration) {
+		switch {
+		case m.SizePairCalibrated(r.Calibration):
+			kind = " (size pair calibrated, this mix held out)"
+		case !m.Calibrated(r.Calibration):
 			kind = " (held out)"
 		}
 		meas := fmt.Sprintf("%.0f", m.Measured)
@@ -354,9 +377,14 @@ func (r *Report) renderAnalysis(w func(string, ...any)) {
 		f := m.Side.Frontier
 		w("At mixed sizes (%s reads with %s writes, %.0f%% reads) the frontier's U at the measured load is %.3f, the paper's %.3f (1 = on the model's line). ",
 			kib(m.Side.ReadBytes), kib(m.Side.WriteBytes), 100*m.Side.ReadIOPS/(m.Side.ReadIOPS+m.Side.WriteIOPS), f.Utilization, m.Side.Paper.Utilization)
+		if r.Model != nil {
+			if e, ok := r.Model.SizeInterference(); ok {
+				w("The frontier counts the interference between sizes η = %.3f (estimate %.3f ± %.3f, %s). ", e.Eta, e.Estimate, e.StdErr, e.Test)
+			}
+		}
 		switch {
 		case m.Measured < f.MaxTotalIOPSLower:
-			w("The measured max lies below the frontier's band: together the sizes cost more than the model counts (size interference the model lacks).")
+			w("The measured max lies below the frontier's band: together the sizes cost more than the model counts.")
 		case m.Measured > f.MaxTotalIOPSUpper:
 			w("The measured max lies above the frontier's band: no sign that sizes interfere; the read/write term, fitted at single sizes, takes more than this mix lost.")
 		default:
@@ -483,10 +511,14 @@ func (r *Report) Summary() map[string]any {
 		mixes = append(mixes, mix)
 	}
 	var gammas []conservation.GammaFit
+	var eta any
 	if r.Model != nil {
 		gammas = r.Model.Interference()
+		if e, ok := r.Model.SizeInterference(); ok {
+			eta = e
+		}
 	}
-	return map[string]any{"system": r.Sys.Kind, "interference": gammas, "when": r.When, "phases": r.Phases, "mixes": mixes, "measuredKnee": nanNil(r.MeasuredKnee, r.HaveMeasuredKnee), "peakOsdRssMB": r.PeakOSDRSSMB, "calibration": r.Calibration, "steps": steps, "checks": checks}
+	return map[string]any{"system": r.Sys.Kind, "interference": gammas, "sizeInterference": eta, "when": r.When, "phases": r.Phases, "mixes": mixes, "measuredKnee": nanNil(r.MeasuredKnee, r.HaveMeasuredKnee), "peakOsdRssMB": r.PeakOSDRSSMB, "calibration": r.Calibration, "steps": steps, "checks": checks}
 }
 
 // renderWhatIf is the what-if latency of the storcast trained on the lower

@@ -230,6 +230,21 @@ func (m MixScore) Calibrated(c conservation.Calibration) bool {
 	return false
 }
 
+// SizePairCalibrated reports whether the mix has reads and writes of
+// different sizes and the calibration has a mixed-size point of the same
+// pair (at its own read ratio: the mix itself is still held out).
+func (m MixScore) SizePairCalibrated(c conservation.Calibration) bool {
+	if m.Side.ReadBytes == m.Side.WriteBytes {
+		return false
+	}
+	for _, p := range c.Mixed {
+		if p.IOSizeBytes == m.Side.ReadBytes && p.WriteIOSizeBytes == m.Side.WriteBytes {
+			return true
+		}
+	}
+	return false
+}
+
 // predicted is the capacity the checks score: the frontier at the measured
 // mix, or (without it) the model's curve at the nominal mix.
 func (m MixScore) predicted() float64 {
