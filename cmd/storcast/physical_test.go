@@ -19,41 +19,18 @@ import (
 // gives mean read and write sizes, and only a cost linear in size makes the
 // capacity at a mean size that of the mix (log-log interpolation was 17%
 // under the truth on the interference scenario, cost 3%).
-//
-// A workload that mixes sizes within each direction shows the exporter one
-// mean size per direction, so the frontier cannot see the interference
-// between those sizes (its η acts between a read class and a write class
-// of different sizes). The recipe for it (docs/configuration.md): also
-// calibrate at the workload's own size split (fio bssplit: 100% read, 100%
-// write and 50/50), a point at its mean size, sizes log-log so that the
-// point is exact. Without it the frontier was 3.2% over the truth here.
 func (it *integration) withMixedPoints() conservation.Calibration {
 	cal := demo.Calibration(it.sim.Scenario())
 	cal.Interpolation = "cost"
 	tr := it.sim.Truth(time.Now(), it.sim.Scenario().SLOSeconds)
-	at := func(r float64, share []float64) float64 {
-		iops, err := tr.MaxIOPSAt(r, share)
-		if err != nil {
-			it.t.Fatal(err)
-		}
-		return iops
-	}
-	split := make([]float64, len(tr.Mix))
-	var mean float64
-	sizes := 0
 	for i, m := range tr.Mix {
 		share := make([]float64, len(tr.Mix))
 		share[i] = 1
-		cal.Mixed = append(cal.Mixed, conservation.MixedPoint{IOSizeBytes: m.SizeBytes, ReadRatio: 0.5, IOPS: at(0.5, share), Source: "storagesim truth at 50% reads"})
-		split[i], mean = m.OpShare, mean+m.OpShare*m.SizeBytes
-		if m.OpShare > 0 {
-			sizes++
+		iops, err := tr.MaxIOPSAt(0.5, share)
+		if err != nil {
+			it.t.Fatal(err)
 		}
-	}
-	if sizes > 1 {
-		cal.Interpolation = "loglog"
-		cal.Points = append(cal.Points, conservation.Point{IOSizeBytes: mean, ReadIOPS: at(1, split), WriteIOPS: at(0, split), Source: "storagesim truth at the workload's size split"})
-		cal.Mixed = append(cal.Mixed, conservation.MixedPoint{IOSizeBytes: mean, ReadRatio: 0.5, IOPS: at(0.5, split), Source: "storagesim truth at the workload's size split, 50% reads"})
+		cal.Mixed = append(cal.Mixed, conservation.MixedPoint{IOSizeBytes: m.SizeBytes, ReadRatio: 0.5, IOPS: iops, Source: "storagesim truth at 50% reads"})
 	}
 	return cal
 }
@@ -106,14 +83,24 @@ func TestPhysicalModelOnScenarios(t *testing.T) {
 		rel := math.Abs(maxIOPS-tr.MaxIOPS.Total) / tr.MaxIOPS.Total
 		t.Logf("max IOPS %.0f, truth %.0f: %.1f%%; headroom %.3f, truth %.3f (read ratio %.2f)", maxIOPS, tr.MaxIOPS.Total, 100*rel, head, tr.HeadroomRatio, tr.ReadRatio)
 		// The scenario also has interference between sizes (η = 0.1) within
-		// each direction, which the exporter's mean sizes hide; the
-		// calibration at the workload's size split carries it (without it:
-		// 3.2% over the truth, headroom off by up to 0.032).
-		if rel > 0.03 {
-			t.Errorf("max IOPS %.1f%% from the truth (limit 3%%)", 100*rel)
+		// each direction (reads and writes both mix 4 and 64 KiB), which the
+		// exporter's one mean size per direction hides and the frontier's η
+		// (between a read class and a write class of different sizes)
+		// cannot act on: 3.2% over the truth, hence 5% here rather than the
+		// 3% of a single size. Calibrating at the workload's own size split
+		// closes it, but that measures the truth at the point scored: a
+		// plumbing check, not done here.
+		if rel > 0.05 {
+			t.Errorf("max IOPS %.1f%% from the truth (limit 5%%)", 100*rel)
 		}
-		if d := math.Abs(head - tr.HeadroomRatio); d > 0.03 {
-			t.Errorf("headroom %.3f, truth %.3f (limit ±0.03)", head, tr.HeadroomRatio)
+		// Headroom is 1 - IOPS/max: the 3.2% over the truth of max IOPS
+		// above moves it by (1 - headroom)·3.2%, up to 0.024 at the
+		// diurnal peak this history ends at on some hours of the day
+		// (0.014 at headroom 0.445, 0.032 at 0.300), and storagesim's 2%
+		// rate noise at the observation by up to ±0.015: 0.045 rather than
+		// the ±0.03 a model without that bias would be held to.
+		if d := math.Abs(head - tr.HeadroomRatio); d > 0.045 {
+			t.Errorf("headroom %.3f, truth %.3f (limit ±0.045)", head, tr.HeadroomRatio)
 		}
 	})
 
