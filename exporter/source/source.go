@@ -48,8 +48,12 @@ func (r Range) N() int {
 type Frame struct {
 	Range   Range
 	Signals map[string][]float64 // signal -> values, len Range.N(), NaN = gap
-	// Hosts holds per-host metrics by role: Hosts[role][metric][host] = values.
-	Hosts map[string]map[string]map[string][]float64
+	// HostStats holds the host metrics' statistics across each role's
+	// hosts, computed by the query engine: HostStats[role][metric][stat] =
+	// values, stat one of StatMean, StatStd, StatSum, StatP95, StatCount
+	// and (steps shorter than SmoothWindow) StatRawMean. A (role, metric)
+	// no host reports has no entry or all-NaN values.
+	HostStats map[string]map[string]map[string][]float64
 	// Queries holds the PromQL each cluster signal was fetched with, so that
 	// an empty signal can be reported with the query that selected nothing.
 	Queries map[string]string
@@ -121,16 +125,16 @@ func (f *Frame) Tail(n int) *Frame {
 	}
 	skip := total - n
 	out := &Frame{Range: Range{Start: f.Range.Start.Add(time.Duration(skip) * f.Range.Step), End: f.Range.End, Step: f.Range.Step},
-		Signals: map[string][]float64{}, Hosts: map[string]map[string]map[string][]float64{}, Queries: f.Queries, Stats: f.Stats}
+		Signals: map[string][]float64{}, HostStats: map[string]map[string]map[string][]float64{}, Queries: f.Queries, Stats: f.Stats}
 	for k, v := range f.Signals {
 		out.Signals[k] = v[skip:]
 	}
-	for role, metrics := range f.Hosts {
-		out.Hosts[role] = map[string]map[string][]float64{}
-		for m, hosts := range metrics {
-			out.Hosts[role][m] = map[string][]float64{}
-			for h, v := range hosts {
-				out.Hosts[role][m][h] = v[skip:]
+	for role, metrics := range f.HostStats {
+		out.HostStats[role] = map[string]map[string][]float64{}
+		for m, stats := range metrics {
+			out.HostStats[role][m] = map[string][]float64{}
+			for st, v := range stats {
+				out.HostStats[role][m][st] = v[skip:]
 			}
 		}
 	}
