@@ -140,3 +140,65 @@ func (f *Frame) Tail(n int) *Frame {
 	}
 	return out
 }
+
+// Splice returns the frame of r (which must end at fresh's end, on fresh's
+// grid) made of old's points before fresh's start and fresh's points from
+// there on: an incremental fetch, where fresh holds only the steps since
+// old was fetched plus an overlap for late samples. Series present in only
+// one of them are NaN where the other lies. Queries and Stats are fresh's
+// (what this fetch cost). ok is false when the grids do not line up or
+// the two leave a hole: the caller fetches r whole.
+func Splice(old, fresh *Frame, r Range) (*Frame, bool) {
+	step := r.Step
+	if old == nil || fresh == nil || step <= 0 || old.Range.Step != step || fresh.Range.Step != step ||
+		!fresh.Range.End.Equal(r.End) || fresh.Range.Start.Before(r.Start) ||
+		old.Range.Start.Sub(r.Start)%step != 0 || fresh.Range.Start.Sub(r.Start)%step != 0 ||
+		old.Range.End.Add(step).Before(fresh.Range.Start) {
+		return nil, false
+	}
+	n := r.N()
+	split := int(fresh.Range.Start.Sub(r.Start) / step) // first index from fresh
+	oldOff := int(old.Range.Start.Sub(r.Start) / step)  // r index of old's first point
+	merge := func(o, f []float64) []float64 {
+		v := make([]float64, n)
+		for i := 0; i < split; i++ {
+			v[i] = math.NaN()
+			if j := i - oldOff; j >= 0 && j < len(o) {
+				v[i] = o[j]
+			}
+		}
+		for i := split; i < n; i++ {
+			v[i] = math.NaN()
+			if j := i - split; j < len(f) {
+				v[i] = f[j]
+			}
+		}
+		return v
+	}
+	out := &Frame{Range: r, Signals: map[string][]float64{}, HostStats: map[string]map[string]map[string][]float64{}, Queries: fresh.Queries, Stats: fresh.Stats}
+	for k := range union(old.Signals, fresh.Signals) {
+		out.Signals[k] = merge(old.Signals[k], fresh.Signals[k])
+	}
+	for role := range union(old.HostStats, fresh.HostStats) {
+		out.HostStats[role] = map[string]map[string][]float64{}
+		for m := range union(old.HostStats[role], fresh.HostStats[role]) {
+			out.HostStats[role][m] = map[string][]float64{}
+			for st := range union(old.HostStats[role][m], fresh.HostStats[role][m]) {
+				out.HostStats[role][m][st] = merge(old.HostStats[role][m][st], fresh.HostStats[role][m][st])
+			}
+		}
+	}
+	return out, true
+}
+
+// union returns the keys of a and b.
+func union[V any](a, b map[string]V) map[string]bool {
+	out := make(map[string]bool, len(a)+len(b))
+	for k := range a {
+		out[k] = true
+	}
+	for k := range b {
+		out[k] = true
+	}
+	return out
+}
