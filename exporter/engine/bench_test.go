@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"runtime"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -37,6 +39,16 @@ func peakHeap() (stop func() uint64) {
 		}
 	}()
 	return func() uint64 { close(done); <-finished; return peak.Load() }
+}
+
+// cpuSeconds is the process's user and system CPU time so far: less
+// sensitive than wall time to the other work on a shared machine.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return math.NaN()
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // BenchmarkFitCycle is one fit of every model for a Ceph cluster over a
@@ -101,7 +113,7 @@ func benchFitCycle(b *testing.B, hosts, osds int, mode string) {
 			cl.history = nil
 		}
 		fake.Queries()
-		before, compute := fake.Bytes(), fake.ComputeTime()
+		before, compute, cpu0 := fake.Bytes(), fake.ComputeTime(), cpuSeconds()
 		runtime.GC()
 		stop := peakHeap()
 		e.fit(context.Background(), &c, cl, log, "bench")
@@ -111,6 +123,7 @@ func benchFitCycle(b *testing.B, hosts, osds int, mode string) {
 		b.ReportMetric(float64(len(fake.Queries())), "queries/op")
 		b.ReportMetric(float64(fake.Bytes()-before), "resp-bytes/op")
 		b.ReportMetric((fake.ComputeTime() - compute).Seconds(), "fake-s/op")
+		b.ReportMetric(cpuSeconds()-cpu0, "cpu-s/op")
 	}
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 	s := cl.snap.Load()
