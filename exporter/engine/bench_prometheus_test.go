@@ -25,7 +25,8 @@ import (
 
 // Real-Prometheus fit-cycle benchmark: its history, one day at a 5-minute
 // scrape, is written once per size and day into the user's cache
-// directory and kept across runs.
+// directory and kept across runs (one day's per size: a new day's
+// replaces it, so that the data stays within Prometheus's retention).
 const (
 	promBenchLookback = 24 * time.Hour
 	promBenchScrape   = 5 * time.Minute
@@ -134,8 +135,12 @@ func promBenchHistory(b *testing.B, hosts, osds int, end time.Time) string {
 		return dir
 	}
 	t0 := time.Now()
-	if err := os.RemoveAll(dir); err != nil {
-		b.Fatal(err)
+	// Earlier days' histories of this size are not read again.
+	old, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), fmt.Sprintf("h%d-o%d-*", hosts, osds)))
+	for _, d := range append(old, dir) {
+		if err := os.RemoveAll(d); err != nil {
+			b.Fatal(err)
+		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		b.Fatal(err)
