@@ -67,6 +67,10 @@ type cluster struct {
 	// written only by the cluster's loop
 	lastFit     time.Time
 	refitReason string
+	// history is the last fit's frame, which the next fit extends with
+	// the steps since (fetchLookback); nil fetches the lookback whole.
+	// Start drops it: a reload may change the queries.
+	history *source.Frame
 }
 
 // Start applies cfg and starts one loop per cluster. Calling it again (on
@@ -100,6 +104,7 @@ func (e *Engine) Start(ctx context.Context, cfg *config.Config) {
 		}
 		c.cfg = cc
 		c.src = e.opt.Source
+		c.history = nil
 		e.clusters[cc.Name] = c
 		e.order = append(e.order, cc.Name)
 		e.wg.Add(1)

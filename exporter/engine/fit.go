@@ -54,14 +54,38 @@ func (e *Engine) fit(ctx context.Context, cfg *config.Config, c *cluster, log *s
 }
 
 // fetchLookback fetches the fit's lookback, ending at the last whole step.
-// When that fails (and ctx has not ended) it publishes the source as down
-// and the models as they stand, and returns !ok: the last models are kept.
+// After a first fit it asks only for the steps since the last fit's frame
+// (c.history) and an overlap of lateSteps, and splices them onto it: the
+// cost of a fit then follows the fit interval, not the lookback. When the
+// fetch fails (and ctx has not ended) it publishes the source as down and
+// the models as they stand, and returns !ok: the last models are kept.
 func (e *Engine) fetchLookback(ctx context.Context, cfg *config.Config, c *cluster, log *slog.Logger) (*source.Frame, source.Range, bool) {
 	end := e.opt.Now().Truncate(cfg.Fit.Step)
 	r := source.Range{Start: end.Add(-cfg.Fit.Lookback), End: end, Step: cfg.Fit.Step}
+	fr := r
+	if h := c.history; h != nil && h.Range.Step == r.Step && !h.Range.End.After(r.End) {
+		from := h.Range.End.Add(-time.Duration(lateSteps(cfg)) * r.Step)
+		if from.After(r.Start) && !h.Range.Start.After(r.Start) {
+			fr.Start = from
+		}
+	}
 	fctx, cancel := context.WithTimeout(ctx, FitFetchDeadline(cfg))
-	frame, err := c.src.Fetch(fctx, &c.cfg, r)
+	frame, err := c.src.Fetch(fctx, &c.cfg, fr)
 	cancel()
+	if err == nil && fr != r {
+		spliced, ok := source.Splice(c.history, frame, r)
+		if !ok { // grids that do not line up: fetch it whole
+			log.Debug("fit: history does not line up with the lookback; fetching it whole", "history", c.history.Range, "lookback", r)
+			fctx, cancel := context.WithTimeout(ctx, FitFetchDeadline(cfg))
+			frame, err = c.src.Fetch(fctx, &c.cfg, r)
+			cancel()
+		} else {
+			frame = spliced
+		}
+	}
+	if err == nil {
+		c.history = frame
+	}
 	if err != nil {
 		if ctx.Err() == nil {
 			log.Warn("fit: fetching history failed; keeping the last models", "err", err)
@@ -73,6 +97,15 @@ func (e *Engine) fetchLookback(ctx context.Context, cfg *config.Config, c *clust
 		return nil, r, false
 	}
 	return frame, r, true
+}
+
+// lateSteps is how many steps before the end of the last fit's frame an
+// incremental fetch asks for again: two rate windows, for samples that
+// reached the backend late (a rate near the end of a frame moves while
+// the samples of its window arrive).
+func lateSteps(cfg *config.Config) int {
+	w := 2 * source.RateWindowOf(cfg.Fit.Step)
+	return int((w + cfg.Fit.Step - 1) / cfg.Fit.Step)
 }
 
 // fitModels fits every enabled model on frame, in order, into next: each

@@ -11,8 +11,11 @@
 //   - LatencyColumns: the counter table M-LISP learns from (total IOPS,
 //     latency, the cluster signals and, per role, the mean across hosts of
 //     each host metric); NaN gaps are kept, M-LISP's cleansing drops them.
-//   - HostWindows: insideout.Window per grid point (role -> host -> metric)
-//     with the measured targets of the same points, for Inside-Out.
+//   - HostSchema and HostFeatures: Inside-Out's feature rows (per role and
+//     host metric the mean, std, sum and p95 across the role's hosts, which
+//     the query engine computes: source.HostQueries) with the measured
+//     targets of the same points; HostSchema leaves out a metric that some
+//     host of its role lacks, seen from the host counts.
 //   - Demand: (time, total IOPS) for the demand trend.
 //
 // Grid points where a needed value is missing (NaN) are dropped, never

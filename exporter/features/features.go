@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/storcast/storcast/exporter/source"
 	"github.com/storcast/storcast/forecaster/conservation"
@@ -225,28 +228,17 @@ func LatencyColumns(f *source.Frame) (names []string, cols [][]float64) {
 			cols = append(cols, v)
 		}
 	}
-	for _, role := range sortedKeys(f.Hosts) {
-		metrics := f.Hosts[role]
+	for _, role := range sortedKeys(f.HostStats) {
+		metrics := f.HostStats[role]
 		for _, m := range sortedKeys(metrics) {
-			col := make([]float64, n)
-			// Hosts in name order: a float sum in map order differs in its
-			// last bits from run to run, and M-LISP's fit with it (two HA
-			// replicas fitting one window must agree).
-			hosts := sortedKeys(metrics[m])
-			for i := range col {
-				var sum float64
-				var k int
-				for _, h := range hosts {
-					v := metrics[m][h]
-					if i < len(v) && finite(v[i]) {
-						sum += v[i]
-						k++
-					}
-				}
-				col[i] = math.NaN()
-				if k > 0 {
-					col[i] = sum / float64(k)
-				}
+			// The mean across the role's hosts of the unsmoothed values:
+			// StatRawMean when the source smoothed StatMean, else StatMean.
+			col, ok := metrics[m][source.StatRawMean]
+			if !ok {
+				col = metrics[m][source.StatMean]
+			}
+			if len(col) != n {
+				continue
 			}
 			names = append(names, role+"/"+m+"/mean")
 			cols = append(cols, col)
@@ -255,149 +247,160 @@ func LatencyColumns(f *source.Frame) (names []string, cols [][]float64) {
 	return names, cols
 }
 
-// HostWindows returns the Inside-Out windows of the frame (host metrics
-// smoothed over smoothSeconds by insideout.MovingAverage) and the measured
-// targets at the same grid points. Points where a target is missing or no
-// host reports are dropped. At most maxWindows points are returned, evenly
-// spaced over the frame and always including the last (0: no limit); a week
-// at one-minute steps for 100 hosts would otherwise be 13 million values in
-// maps.
-func HostWindows(f *source.Frame, smoothSeconds float64, maxWindows int) ([]insideout.Window, map[insideout.Target][]float64, error) {
-	if len(f.Hosts) == 0 {
-		return nil, nil, fmt.Errorf("%w: no host metrics (configure hosts)", ErrNoData)
+// HostRows are Inside-Out's samples from a frame: feature rows laid out as
+// a schema (insideout.Schema.FeatureNames) and the measured targets at the
+// same grid points, in time order.
+type HostRows struct {
+	X       *mat.Dense
+	Targets map[insideout.Target][]float64
+	// Times are the rows' grid times (Unix seconds), Hosts the largest
+	// role's host count at each (the most hosts reporting one of the
+	// schema's metrics).
+	Times []float64
+	Hosts []int
+}
+
+// HostFeatures returns the Inside-Out rows of the frame under schema: at
+// each grid point where the cluster's ops and bytes are known and every
+// (role, metric) of the schema has its four statistics (mean, std, sum,
+// p95 across the role's hosts of the host values smoothed over
+// source.SmoothWindow, computed by the query engine; see
+// source.HostQueries). At most maxWindows rows are returned, evenly spaced
+// over the frame counting back from its last point (0: no limit); a row's
+// host values are those of its grid point, never filled from a neighbour.
+func HostFeatures(f *source.Frame, schema insideout.Schema, maxWindows int) (HostRows, error) {
+	if len(f.HostStats) == 0 {
+		return HostRows{}, fmt.Errorf("%w: no host metrics (configure hosts)", ErrNoData)
+	}
+	if err := schema.Validate(); err != nil {
+		return HostRows{}, err
 	}
 	n := f.Range.N()
 	times := f.Times()
-	smoothed := map[string]map[string]map[string][]float64{} // role, metric, host
-	kept, _ := HostMetrics(f)
-	for role, metrics := range f.Hosts {
-		smoothed[role] = map[string]map[string][]float64{}
-		for m, hosts := range metrics {
-			if !kept[role][m] {
-				continue
-			}
-			smoothed[role][m] = map[string][]float64{}
-			for h, v := range hosts {
-				sv, err := insideout.MovingAverage(times, v, smoothSeconds)
-				if err != nil {
-					return nil, nil, fmt.Errorf("%s/%s/%s: %w", role, m, h, err)
+	type column struct {
+		stats [4][]float64
+		count []float64
+	}
+	var cols []column
+	for _, r := range schema.Roles {
+		for _, m := range r.Metrics {
+			st := f.HostStats[r.Role][m]
+			var c column
+			for k, name := range insideout.Stats {
+				c.stats[k] = st[name]
+				if len(c.stats[k]) != n {
+					return HostRows{}, fmt.Errorf("%w: host metric %s/%s has no %s across hosts", ErrNoData, r.Role, m, name)
 				}
-				smoothed[role][m][h] = sv
 			}
-		}
-		if len(smoothed[role]) == 0 {
-			delete(smoothed, role) // every metric left out: the role has nothing to say
+			c.count = st[source.StatCount]
+			cols = append(cols, c)
 		}
 	}
-	var windows []insideout.Window
-	targets := map[insideout.Target][]float64{}
+	p := schema.NumFeatures()
 	stride := 1.0
 	if maxWindows > 0 && n > maxWindows {
 		stride = float64(n) / float64(maxWindows)
 	}
+	var rows []int
 	for k := 0; ; k++ {
 		i := n - 1 - int(float64(k)*stride)
 		if i < 0 {
 			break
 		}
-		o, ok := point(f, i)
-		if !ok {
+		if _, ok := point(f, i); !ok {
 			continue
 		}
-		w := insideout.Window{}
-		for role, metrics := range smoothed {
-			hosts := map[string]map[string]float64{}
-			for m, byHost := range metrics {
-				for h, v := range byHost {
-					if !finite(v[i]) {
-						continue
-					}
-					if hosts[h] == nil {
-						hosts[h] = map[string]float64{}
-					}
-					hosts[h][m] = v[i]
+		usable := true
+		for _, c := range cols {
+			for _, v := range c.stats {
+				if !finite(v[i]) {
+					usable = false
 				}
 			}
-			// A host must report every metric of its role in the window.
-			for h, ms := range hosts {
-				if len(ms) != len(metrics) {
-					delete(hosts, h)
-				}
-			}
-			if len(hosts) > 0 {
-				w[role] = hosts
-			}
 		}
-		if len(w) != len(smoothed) {
-			continue
+		if usable {
+			rows = append(rows, i)
 		}
-		rb := f.Signals[source.ReadBytes][i]
-		wb := f.Signals[source.WriteBytes][i]
-		windows = append(windows, w)
-		targets[insideout.ReadIOPS] = append(targets[insideout.ReadIOPS], o.ReadIOPS)
-		targets[insideout.WriteIOPS] = append(targets[insideout.WriteIOPS], o.WriteIOPS)
-		targets[insideout.ReadBytes] = append(targets[insideout.ReadBytes], rb)
-		targets[insideout.WriteBytes] = append(targets[insideout.WriteBytes], wb)
+	}
+	if len(rows) == 0 {
+		return HostRows{}, fmt.Errorf("%w: no grid point with both host metrics and cluster signals", ErrNoData)
 	}
 	// Collected newest first; the models want time order.
-	for a, b := 0, len(windows)-1; a < b; a, b = a+1, b-1 {
-		windows[a], windows[b] = windows[b], windows[a]
-		for _, t := range targets {
-			t[a], t[b] = t[b], t[a]
+	slices.Reverse(rows)
+	out := HostRows{X: mat.NewDense(len(rows), p, nil), Targets: map[insideout.Target][]float64{},
+		Times: make([]float64, len(rows)), Hosts: make([]int, len(rows))}
+	for r, i := range rows {
+		row := out.X.RawRowView(r)[:0]
+		hosts := 0
+		for _, c := range cols {
+			for _, v := range c.stats {
+				row = append(row, v[i])
+			}
+			if c.count != nil && finite(c.count[i]) {
+				hosts = max(hosts, int(c.count[i]))
+			}
 		}
+		o, _ := point(f, i)
+		out.Times[r], out.Hosts[r] = times[i], hosts
+		out.Targets[insideout.ReadIOPS] = append(out.Targets[insideout.ReadIOPS], o.ReadIOPS)
+		out.Targets[insideout.WriteIOPS] = append(out.Targets[insideout.WriteIOPS], o.WriteIOPS)
+		out.Targets[insideout.ReadBytes] = append(out.Targets[insideout.ReadBytes], f.Signals[source.ReadBytes][i])
+		out.Targets[insideout.WriteBytes] = append(out.Targets[insideout.WriteBytes], f.Signals[source.WriteBytes][i])
 	}
-	if len(windows) == 0 {
-		return nil, nil, fmt.Errorf("%w: no grid point with both host metrics and cluster signals", ErrNoData)
-	}
-	return windows, targets, nil
+	return out, nil
 }
 
-// HostMetrics decides which host metrics Inside-Out uses: per role, those
-// that every host of the role reports (some sample in the frame). A metric
-// that some host lacks altogether (a node_exporter without that collector,
-// a host without the device) is left out rather than the hosts, so the
-// model degrades to the metrics present instead of losing every window;
-// leftOut names each one with the hosts that lack it, sorted.
-func HostMetrics(f *source.Frame) (kept map[string]map[string]bool, leftOut []string) {
-	kept = map[string]map[string]bool{}
-	for _, role := range sortedKeys(f.Hosts) {
-		metrics := f.Hosts[role]
-		has := map[string]map[string]bool{} // metric -> hosts with a sample
-		all := map[string]bool{}
-		for m, byHost := range metrics {
-			has[m] = map[string]bool{}
-			for h, v := range byHost {
-				for _, x := range v {
-					if finite(x) {
-						has[m][h], all[h] = true, true
-						break
-					}
+// HostSchema decides which host metrics Inside-Out uses: per role, those
+// that every host of the role reports at some grid point of the frame. A
+// role's host count at a point is the most hosts reporting any of its
+// metrics there (StatCount of each metric, from the query engine); a
+// metric whose count never reaches it (a node_exporter without that
+// collector, a host without the device) is left out rather than the
+// hosts, so the model degrades to the metrics present instead of
+// aggregating a metric over fewer hosts than its neighbours. leftOut names
+// each one with how many hosts report it, sorted. Schema is empty (and
+// fails Validate) when no metric is kept.
+func HostSchema(f *source.Frame) (schema insideout.Schema, leftOut []string) {
+	n := f.Range.N()
+	for _, role := range sortedKeys(f.HostStats) {
+		metrics := f.HostStats[role]
+		names := sortedKeys(metrics)
+		hosts := make([]float64, n) // the role's host count per point
+		for _, m := range names {
+			c := metrics[m][source.StatCount]
+			for i := 0; i < n && i < len(c); i++ {
+				if finite(c[i]) && c[i] > hosts[i] {
+					hosts[i] = c[i]
 				}
 			}
 		}
-		kept[role] = map[string]bool{}
-		for _, m := range sortedKeys(metrics) {
-			var missing []string
-			for _, h := range sortedKeys(all) {
-				if !has[m][h] {
-					missing = append(missing, h)
+		rm := insideout.RoleMetrics{Role: role}
+		for _, m := range names {
+			c := metrics[m][source.StatCount]
+			everyHost, most, roleMost := false, 0.0, 0.0
+			for i := 0; i < n; i++ {
+				roleMost = math.Max(roleMost, hosts[i])
+				if i < len(c) && finite(c[i]) {
+					most = math.Max(most, c[i])
+					if hosts[i] > 0 && c[i] == hosts[i] {
+						everyHost = true
+					}
 				}
 			}
 			switch {
-			case len(all) == 0:
+			case roleMost == 0:
 				leftOut = append(leftOut, fmt.Sprintf("%s/%s (no host of the role reports any metric)", role, m))
-				continue
-			case len(missing) == 0:
-				kept[role][m] = true
-				continue
+			case everyHost:
+				rm.Metrics = append(rm.Metrics, m)
+			default:
+				leftOut = append(leftOut, fmt.Sprintf("%s/%s (reported by at most %d of %d hosts)", role, m, int(most), int(roleMost)))
 			}
-			if len(missing) > 3 {
-				missing = append(missing[:3], fmt.Sprintf("%d more", len(missing)-3))
-			}
-			leftOut = append(leftOut, fmt.Sprintf("%s/%s (missing on %s)", role, m, strings.Join(missing, ", ")))
+		}
+		if len(rm.Metrics) > 0 {
+			schema.Roles = append(schema.Roles, rm)
 		}
 	}
-	return kept, leftOut
+	return schema, leftOut
 }
 
 // Demand returns (time, total IOPS) at the usable grid points.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/storcast/storcast/exporter/source"
 	"github.com/storcast/storcast/forecaster/conservation"
+	"github.com/storcast/storcast/forecaster/insideout"
 )
 
 var nan = math.NaN()
@@ -72,73 +73,147 @@ func TestNegativeAndIdlePointsAreDropped(t *testing.T) {
 	}
 }
 
-func TestHostWindows(t *testing.T) {
+// hostStats aggregates per-host series (role, metric, host -> values) into
+// what the query engine returns for them (source.HostQueries): per point,
+// across the hosts with a finite value, insideout's own aggregation as the
+// reference for mean, std, sum and p95, and the count of those hosts. A
+// point no host reports has no sample (NaN), as in PromQL.
+func hostStats(t *testing.T, n int, perHost map[string]map[string]map[string][]float64) map[string]map[string]map[string][]float64 {
+	t.Helper()
+	out := map[string]map[string]map[string][]float64{}
+	for role, metrics := range perHost {
+		out[role] = map[string]map[string][]float64{}
+		for m, hosts := range metrics {
+			st := map[string][]float64{}
+			for _, name := range append(slices.Clone(insideout.Stats), source.StatCount) {
+				st[name] = constant(n, nan)
+			}
+			schema := insideout.Schema{Roles: []insideout.RoleMetrics{{Role: role, Metrics: []string{m}}}}
+			for i := 0; i < n; i++ {
+				w := insideout.Window{role: {}}
+				for h, v := range hosts {
+					if !math.IsNaN(v[i]) {
+						w[role][h] = map[string]float64{m: v[i]}
+					}
+				}
+				if len(w[role]) == 0 {
+					continue
+				}
+				x, err := schema.Aggregate(w)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for k, name := range insideout.Stats {
+					st[name][i] = x[k]
+				}
+				st[source.StatCount][i] = float64(len(w[role]))
+			}
+			out[role][m] = st
+		}
+	}
+	return out
+}
+
+func TestHostFeatures(t *testing.T) {
 	n := 10
 	ones := func(v float64) []float64 { return constant(n, v) }
 	f := frame(ones(100), ones(50), ones(100*4096), ones(50*4096), ones(0.001))
-	f.Hosts = map[string]map[string]map[string][]float64{
+	writesH2 := ones(75)
+	writesH2[9] = nan // h2 misses a metric at the last point
+	f.HostStats = hostStats(t, n, map[string]map[string]map[string][]float64{
 		"osd": {
 			"disk_reads":  {"h1": ones(60), "h2": ones(40)},
-			"disk_writes": {"h1": ones(75), "h2": ones(75)},
+			"disk_writes": {"h1": ones(75), "h2": writesH2},
 		},
+	})
+	schema, leftOut := HostSchema(f)
+	if len(leftOut) != 0 || len(schema.Roles) != 1 || !slices.Equal(schema.Roles[0].Metrics, []string{"disk_reads", "disk_writes"}) {
+		t.Fatalf("schema %+v, left out %v", schema, leftOut)
 	}
-	f.Hosts["osd"]["disk_writes"]["h2"][9] = nan // h2 misses a metric at the last point
-	ws, targets, err := HostWindows(f, 60, 4)
+	rows, err := HostFeatures(f, schema, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ws) != 4 || len(targets["read_iops"]) != 4 {
-		t.Fatalf("%d windows, want 4 (maxWindows)", len(ws))
+	if r, p := rows.X.Dims(); r != 4 || p != 8 || len(rows.Targets["read_iops"]) != 4 {
+		t.Fatalf("%d×%d rows, want 4 (maxWindows) × 8", r, p)
 	}
-	last := ws[len(ws)-1]["osd"]
-	if _, ok := last["h2"]; ok || last["h1"]["disk_reads"] != 60 {
-		t.Errorf("last window %v: h2 (incomplete) must be left out", last)
+	// disk_reads: mean, std, sum, p95 of {40, 60}; disk_writes at the last
+	// point over h1 alone (the metric's own hosts at that point).
+	want := []float64{50, 10, 100, 40 + 0.95*20, 75, 0, 75, 75}
+	if got := rows.X.RawRowView(3); !slices.Equal(got, want) {
+		t.Errorf("last row %v, want %v", got, want)
 	}
-	if targets["read_iops"][3] != 100 || targets["write_bytes_per_second"][0] != 50*4096 {
-		t.Errorf("targets %v", targets)
+	if rows.Hosts[3] != 2 || rows.Times[3] != 1540 {
+		t.Errorf("last row: %d hosts at %v, want 2 at 1540", rows.Hosts[3], rows.Times[3])
 	}
-	if _, _, err := HostWindows(frame(ones(1), ones(1), ones(1), ones(1), ones(1)), 60, 0); !errors.Is(err, ErrNoData) {
+	if rows.Targets["read_iops"][3] != 100 || rows.Targets["write_bytes_per_second"][0] != 50*4096 {
+		t.Errorf("targets %v", rows.Targets)
+	}
+	if _, err := HostFeatures(frame(ones(1), ones(1), ones(1), ones(1), ones(1)), schema, 0); !errors.Is(err, ErrNoData) {
 		t.Errorf("no hosts: %v", err)
 	}
 }
 
-// TestHostWindowsLeaveOutAMetricSomeHostLacks: h3 has no network metric
+// TestHostSchemaLeavesOutAMetricSomeHostLacks: h3 has no network metric
 // at all (a node_exporter without that collector). The metric is left out,
-// named with the host, and every host still makes every window (before,
-// a host lacking any metric was dropped, and a metric no host had dropped
-// every window: "no grid point with both host metrics and cluster
-// signals").
-func TestHostWindowsLeaveOutAMetricSomeHostLacks(t *testing.T) {
+// named with how many hosts report it, and every point still makes a row
+// (before, a host lacking any metric was dropped, and a metric no host
+// had dropped every window: "no grid point with both host metrics and
+// cluster signals"). A host missing one scrape keeps its metric.
+func TestHostSchemaLeavesOutAMetricSomeHostLacks(t *testing.T) {
 	n := 10
 	ones := func(v float64) []float64 { return constant(n, v) }
 	f := frame(ones(100), ones(50), ones(100*4096), ones(50*4096), ones(0.001))
-	f.Hosts = map[string]map[string]map[string][]float64{
+	gap := ones(3)
+	gap[4] = nan
+	f.HostStats = hostStats(t, n, map[string]map[string]map[string][]float64{
 		"osd": {
 			"disk_reads":   {"h1": ones(60), "h2": ones(40), "h3": ones(50)},
+			"load1":        {"h1": ones(1), "h2": ones(2), "h3": gap},
 			"net_rx_bytes": {"h1": ones(1e6), "h2": ones(2e6)},
 			"cpu_busy":     {}, // the query selected nothing
 		},
 		"mon": {"load1": {}},
+	})
+	schema, leftOut := HostSchema(f)
+	if len(schema.Roles) != 1 || schema.Roles[0].Role != "osd" || !slices.Equal(schema.Roles[0].Metrics, []string{"disk_reads", "load1"}) {
+		t.Errorf("schema %+v", schema)
 	}
-	kept, leftOut := HostMetrics(f)
-	if !kept["osd"]["disk_reads"] || kept["osd"]["net_rx_bytes"] || kept["osd"]["cpu_busy"] {
-		t.Errorf("kept %v", kept)
-	}
-	want := []string{"mon/load1 (no host of the role reports any metric)", "osd/cpu_busy (missing on h1, h2, h3)", "osd/net_rx_bytes (missing on h3)"}
+	want := []string{"mon/load1 (no host of the role reports any metric)", "osd/cpu_busy (reported by at most 0 of 3 hosts)", "osd/net_rx_bytes (reported by at most 2 of 3 hosts)"}
 	if !slices.Equal(leftOut, want) {
 		t.Errorf("left out %q, want %q", leftOut, want)
 	}
-	ws, _, err := HostWindows(f, 60, 0)
+	rows, err := HostFeatures(f, schema, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ws) != n {
-		t.Fatalf("%d windows, want %d", len(ws), n)
+	if r, _ := rows.X.Dims(); r != n {
+		t.Fatalf("%d rows, want %d", r, n)
 	}
-	for _, h := range []string{"h1", "h2", "h3"} {
-		if ms := ws[n-1]["osd"][h]; len(ms) != 1 || ms["disk_reads"] == 0 {
-			t.Errorf("host %s in the last window: %v, want disk_reads only", h, ms)
+	for r, h := range rows.Hosts {
+		if h != 3 {
+			t.Errorf("row %d: %d hosts, want 3", r, h)
 		}
+	}
+	// load1 at point 4 over h1 and h2 (h3 missed that scrape).
+	if got := rows.X.At(4, 4); got != 1.5 {
+		t.Errorf("osd/load1/mean at the gap %v, want 1.5", got)
+	}
+}
+
+// TestLatencyColumnsTakeTheUnsmoothedMean: M-LISP's per-role column is the
+// mean across hosts of the unsmoothed values (StatRawMean) when the source
+// smoothed StatMean for Inside-Out, and StatMean otherwise.
+func TestLatencyColumnsTakeTheUnsmoothedMean(t *testing.T) {
+	f := frame([]float64{1, 2}, []float64{1, 1}, []float64{1, 1}, []float64{1, 1}, []float64{nan, nan})
+	f.HostStats = map[string]map[string]map[string][]float64{"osd": {
+		"cpu":  {source.StatMean: {1, 2}, source.StatRawMean: {3, 4}},
+		"disk": {source.StatMean: {5, 6}},
+	}}
+	names, cols := LatencyColumns(f)
+	k := len(names)
+	if !slices.Equal(names[k-2:], []string{"osd/cpu/mean", "osd/disk/mean"}) || !slices.Equal(cols[k-2], []float64{3, 4}) || !slices.Equal(cols[k-1], []float64{5, 6}) {
+		t.Errorf("columns %v %v", names, cols)
 	}
 }
 

@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/storcast/storcast/exporter/config"
@@ -11,16 +12,12 @@ import (
 	"github.com/storcast/storcast/forecaster/insideout"
 )
 
-// smoothSeconds is Inside-Out's moving-average window over host metrics
-// (the paper's one minute).
-const smoothSeconds = 60
-
 // InsideOutFit is a fitted Inside-Out model. It encodes as the
 // insideout.Model's fields plus leftOut.
 type InsideOutFit struct {
 	*insideout.Model
 	// LeftOut names the host metrics some host lacked, left out of the
-	// model (features.HostMetrics).
+	// model (features.HostSchema).
 	LeftOut []string `json:"leftOut,omitempty"`
 }
 
@@ -52,17 +49,21 @@ func (m InsideOutFit) Scores() map[string]float64 {
 
 // Check implements Checker: the accuracy on the recent host windows.
 func (m InsideOutFit) Check(recent *source.Frame, _ features.Observed, threshold float64) string {
-	ws, measured, err := features.HostWindows(recent, smoothSeconds, 0)
-	if err != nil || len(ws) == 0 {
+	rows, err := features.HostFeatures(recent, m.Schema, 0)
+	if err != nil {
 		return ""
 	}
-	if acc, err := m.Score(ws, measured); err == nil && insideout.NeedsRetrain(acc, threshold) {
+	if acc, err := m.ScoreFeatures(rows.X, rows.Targets); err == nil && insideout.NeedsRetrain(acc, threshold) {
 		return "insideout accuracy below threshold"
 	}
 	return ""
 }
 
-// InsideOutFitter trains Inside-Out on the host windows of the lookback.
+// InsideOutFitter trains Inside-Out on the host statistics of the lookback.
+// The query engine aggregates the hosts (source.HostQueries): the fitter
+// reads the mean, std, sum and p95 of each host metric across each role's
+// hosts, never a per-host series, so a fit costs the same for 10 hosts as
+// for 1,000.
 type InsideOutFitter struct {
 	// Windows caps the windows it trains on (0: 1500).
 	Windows int
@@ -82,7 +83,11 @@ func (f InsideOutFitter) Fit(_ context.Context, in Input) (Fitted, error) {
 	if n == 0 {
 		n = 1500
 	}
-	ws, targets, err := features.HostWindows(in.Frame, smoothSeconds, n)
+	schema, leftOut := features.HostSchema(in.Frame)
+	if len(schema.Roles) == 0 {
+		return nil, fmt.Errorf("%w: no host metric that every host of a role reports (left out: %s)", features.ErrNoData, strings.Join(leftOut, "; "))
+	}
+	rows, err := features.HostFeatures(in.Frame, schema, n)
 	if err != nil {
 		return nil, err
 	}
@@ -91,14 +96,15 @@ func (f InsideOutFitter) Fit(_ context.Context, in Input) (Fitted, error) {
 	if folds == 0 {
 		folds = 10
 	}
-	if err := needWindows(InsideOut, len(ws), folds, "with host metrics and cluster load"); err != nil {
+	nrows, _ := rows.X.Dims()
+	if err := needWindows(InsideOut, nrows, folds, "with host metrics and cluster load"); err != nil {
 		return nil, err
 	}
-	m, err := insideout.Train(insideout.SchemaOf(ws), ws, targets, f.Options)
+	m, err := insideout.TrainMatrix(schema.FeatureNames(), rows.X, rows.Targets, f.Options)
 	if err != nil {
 		return nil, err
 	}
-	_, leftOut := features.HostMetrics(in.Frame)
+	m.Schema = schema // the layout of the rows, for predicting and persisting
 	return InsideOutFit{Model: m, LeftOut: leftOut}, nil
 }
 

@@ -109,14 +109,12 @@ func (s Set) Derive(obs features.Observed, hasObs bool, recent *source.Frame) Li
 		l.RuleSets = &rs
 	}
 	if m := s.InsideOut(); m != nil && recent != nil {
-		if ws, _, err := features.HostWindows(recent, smoothSeconds, 0); err == nil && len(ws) > 0 {
-			last := ws[len(ws)-1]
-			if pred, err := m.Predict(last); err == nil {
+		if rows, err := features.HostFeatures(recent, m.Schema, 0); err == nil {
+			last := len(rows.Hosts) - 1
+			if pred, err := m.PredictFeatures(rows.X.RawRowView(last)); err == nil {
 				l.PredictedIO = pred
 			}
-			for _, hosts := range last {
-				l.HostsFromInsideOut = max(l.HostsFromInsideOut, len(hosts))
-			}
+			l.HostsFromInsideOut = rows.Hosts[last]
 		}
 	}
 	return l

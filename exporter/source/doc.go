@@ -17,8 +17,21 @@
 //
 //	sum(rate(ceph_osd_op_r{cluster="a"}[2m]))
 //
-// and for host metrics one series per host and metric
-// (sum by (instance) (rate(node_disk_reads_completed_total{...}[2m]))).
+// and for host metrics one query per role and metric whose answer is the
+// metric's statistics across the role's hosts, five series whatever the
+// number of hosts (HostQueries): with I the per-host expression, e.g.
+// sum by (instance) (rate(node_disk_reads_completed_total{...}[2m])),
+//
+//	label_replace(avg(I), "stat", "mean", "", "") or label_replace(stddev(I), ...)
+//	  or sum(I) ... or quantile(0.95, I) ... or count(I) ...
+//
+// which are Inside-Out's features (mean, population standard deviation,
+// sum, 95th percentile interpolated at rank 0.95·(N−1), as
+// insideout.Schema.Aggregate computes them) and the host count. Below a
+// one-minute step I is first smoothed per host by avg_over_time over a
+// subquery (Inside-Out's one-minute moving average), and the unsmoothed
+// mean comes as a sixth series. No model reads a per-host series, so a fit
+// reads O(signals × steps) values, not O(hosts × steps).
 // rate() absorbs counter resets. Latency is rate(sum)/rate(count) of the
 // latency counters, summed over daemons before dividing. The rate window is
 // max(2×step, 4×scrape interval guess = 1m) so that a single missed scrape

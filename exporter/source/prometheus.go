@@ -130,15 +130,16 @@ type job struct {
 	role, signal, query string
 }
 
-// jobsFor lists the queries of a cluster: its signals, then (with hosts
-// configured) every host metric per role, in a fixed order.
-func jobsFor(cl *config.Cluster, window string) []job {
+// jobsFor lists the queries of a cluster at a step: its signals, then
+// (with hosts configured) every host metric's statistics per role, in a
+// fixed order.
+func jobsFor(cl *config.Cluster, step time.Duration) []job {
 	var jobs []job
-	for s, q := range ClusterQueries(cl, window) {
+	for s, q := range ClusterQueries(cl, RateWindow(step)) {
 		jobs = append(jobs, job{signal: s, query: q})
 	}
 	if len(cl.Hosts.Roles) > 0 || len(cl.Hosts.Matchers) > 0 {
-		for role, qs := range HostQueries(cl, window) {
+		for role, qs := range HostQueries(cl, step) {
 			for m, q := range qs {
 				jobs = append(jobs, job{role: role, signal: m, query: q})
 			}
@@ -172,7 +173,7 @@ func (p Probe) Required() bool {
 // start-up logs, so that a matcher that selects nothing is named at once
 // instead of surfacing as "no data" later.
 func (p *Prometheus) ProbeCluster(ctx context.Context, cl *config.Cluster, r Range) []Probe {
-	jobs := jobsFor(cl, RateWindow(r.Step))
+	jobs := jobsFor(cl, r.Step)
 	out := make([]Probe, len(jobs))
 	var wg sync.WaitGroup
 	for i, j := range jobs {
@@ -201,9 +202,8 @@ func (p *Prometheus) Fetch(ctx context.Context, cl *config.Cluster, r Range) (*F
 	if n == 0 {
 		return nil, fmt.Errorf("empty range %v..%v step %v", r.Start, r.End, r.Step)
 	}
-	window := RateWindow(r.Step)
-	jobs := jobsFor(cl, window)
-	f := &Frame{Range: r, Signals: map[string][]float64{}, Hosts: map[string]map[string]map[string][]float64{}, Queries: map[string]string{}}
+	jobs := jobsFor(cl, r.Step)
+	f := &Frame{Range: r, Signals: map[string][]float64{}, HostStats: map[string]map[string]map[string][]float64{}, Queries: map[string]string{}}
 	for _, j := range jobs {
 		if j.role == "" {
 			f.Queries[j.signal] = j.query
@@ -255,18 +255,18 @@ func (p *Prometheus) Fetch(ctx context.Context, cl *config.Cluster, r Range) (*F
 				f.Signals[j.signal] = v
 				return
 			}
-			hosts := f.Hosts[j.role]
-			if hosts == nil {
-				hosts = map[string]map[string][]float64{}
-				f.Hosts[j.role] = hosts
+			metrics := f.HostStats[j.role]
+			if metrics == nil {
+				metrics = map[string]map[string][]float64{}
+				f.HostStats[j.role] = metrics
 			}
-			byHost := map[string][]float64{}
+			byStat := map[string][]float64{}
 			for _, ss := range m {
 				v := nanSlice(n)
 				align(v, ss.Values, r)
-				byHost[string(ss.Metric["instance"])] = v
+				byStat[string(ss.Metric["stat"])] = v
 			}
-			hosts[j.signal] = byHost
+			metrics[j.signal] = byStat
 		}(j)
 	}
 	wg.Wait()

@@ -77,8 +77,13 @@ func TestFetchAlignsAndAggregates(t *testing.T) {
 	if got := f.Signals[ReadOps][60]; math.Abs(got-want) > 1e-6 {
 		t.Errorf("read ops at end %v, want %v", got, want)
 	}
-	if n := len(f.Hosts["osd"]["disk_reads"]); n != 4 {
-		t.Errorf("disk_reads of %d hosts, want 4", n)
+	// The hosts' statistics across the role: the four hosts read 0.9, 1,
+	// 1.1 and 0.9 quarters of the cluster's reads.
+	reads := f.HostStats["osd"]["disk_reads"]
+	for stat, want := range map[string]float64{StatCount: 4, StatSum: want * 3.9 / 4, StatMean: want * 3.9 / 16, StatP95: want * (1 + 0.85*0.1) / 4, StatStd: want * math.Sqrt(0.0275/4) / 4} {
+		if got := reads[stat][60]; math.Abs(got-want) > 1e-9*want {
+			t.Errorf("disk_reads %s at end %v, want %v", stat, got, want)
+		}
 	}
 	// One query per cluster signal (7), the OSD host count, the two sums of
 	// the hosts' block requests and one per host metric (13), no more.
@@ -88,7 +93,8 @@ func TestFetchAlignsAndAggregates(t *testing.T) {
 	if v, ok := f.Last(OSDHosts, 1); !ok || v != 4 {
 		t.Errorf("osd_hosts %v %v, want 4", v, ok)
 	}
-	if f.Stats.ResponseBytes <= 0 || f.Stats.Series != 10+4*len(HostMetrics) {
+	// Five statistics per host metric, however many hosts.
+	if f.Stats.ResponseBytes <= 0 || f.Stats.Series != 10+5*len(HostMetrics) {
 		t.Errorf("stats %+v", f.Stats)
 	}
 }
@@ -226,10 +232,10 @@ func TestNaNEmptyAndGapsAreGaps(t *testing.T) {
 
 func TestTooManySeries(t *testing.T) {
 	w := testWorkload()
-	w.Hosts = 50
 	fake := promfake.New(w.Answer)
 	defer fake.Close()
-	p, m := testSource(t, fake.URL, func(c *config.Prometheus) { c.MaxSeriesPerQuery = 20 })
+	// A host query answers five series (its statistics).
+	p, m := testSource(t, fake.URL, func(c *config.Prometheus) { c.MaxSeriesPerQuery = 4 })
 	_, err := p.Fetch(context.Background(), testCluster(t), Range{Start: testNow.Add(-10 * time.Minute), End: testNow, Step: time.Minute})
 	if !errors.Is(err, ErrTooManySeries) {
 		t.Fatalf("err %v, want ErrTooManySeries", err)
@@ -345,7 +351,7 @@ func TestProbeClusterCountsSeries(t *testing.T) {
 	r := Range{Start: testNow.Add(-10 * time.Minute), End: testNow, Step: time.Minute}
 	probes := p.ProbeCluster(context.Background(), cl, r)
 	want := len(ClusterQueries(cl, "1m"))
-	for _, qs := range HostQueries(cl, "1m") {
+	for _, qs := range HostQueries(cl, time.Minute) {
 		want += len(qs)
 	}
 	if len(probes) != want {

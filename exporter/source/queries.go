@@ -2,6 +2,7 @@ package source
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/prometheus/common/model"
@@ -139,10 +140,41 @@ func ClusterQueries(cl *config.Cluster, window string) map[string]string {
 	return q
 }
 
-// HostQueries returns, per role and host metric, the PromQL giving one series
-// per host (by instance). Roles without matchers take the cluster's host
-// matchers only. With no roles configured there is one role, "all".
-func HostQueries(cl *config.Cluster, window string) map[string]map[string]string {
+// Host statistics: what the host queries return per role, host metric and
+// grid point, computed by the query engine across the role's hosts (the
+// "stat" label of each series). StatMean, StatStd, StatSum and StatP95 are
+// Inside-Out's features (insideout.Stats), over the host values smoothed
+// by SmoothWindow; StatCount is the number of hosts reporting the metric;
+// StatRawMean is the mean of the unsmoothed values (M-LISP's per-role
+// column), fetched only when smoothing changes anything (a step shorter
+// than SmoothWindow).
+const (
+	StatMean    = "mean"
+	StatStd     = "std"
+	StatSum     = "sum"
+	StatP95     = "p95"
+	StatCount   = "count"
+	StatRawMean = "raw_mean"
+)
+
+// SmoothWindow is Inside-Out's trailing moving average over each host's
+// metrics before they are aggregated across hosts (the paper's one minute;
+// insideout.MovingAverage is the same average).
+const SmoothWindow = time.Minute
+
+// hostAggregations are the PromQL aggregations of the statistics, in the
+// order the query lists them. stddev is the population standard deviation
+// and quantile interpolates linearly at rank φ·(N−1), as
+// insideout.Schema.Aggregate does.
+var hostAggregations = []struct{ stat, agg string }{
+	{StatMean, "avg("}, {StatStd, "stddev("}, {StatSum, "sum("}, {StatP95, "quantile(0.95, "}, {StatCount, "count("},
+}
+
+// HostInnerQueries returns, per role and host metric, the PromQL giving one
+// series per host (by instance): what the host queries aggregate. Roles
+// without matchers take the cluster's host matchers only. With no roles
+// configured there is one role, "all".
+func HostInnerQueries(cl *config.Cluster, window string) map[string]map[string]string {
 	roles := cl.Hosts.Roles
 	if len(roles) == 0 {
 		roles = []config.Role{{Name: "all"}}
@@ -163,4 +195,54 @@ func HostQueries(cl *config.Cluster, window string) map[string]map[string]string
 		out[r.Name] = qs
 	}
 	return out
+}
+
+// HostQueries returns, per role and host metric, the one PromQL query that
+// gives the metric's statistics across the role's hosts at a step: one
+// series per statistic (label "stat"), whatever the number of hosts, so
+// that a fit reads O(metrics × steps) values instead of O(hosts × metrics
+// × steps).
+//
+// With a step shorter than SmoothWindow each host's series is first
+// smoothed by avg_over_time over a subquery at the step. Its range is
+// (k−1)·step + step/2 for the k = ⌈SmoothWindow/step⌉ grid points of
+// MovingAverage's window (t − SmoothWindow, t]: Prometheus 2 closes a
+// range at its start and Prometheus 3 opens it, and half a step makes both
+// select the same k points.
+func HostQueries(cl *config.Cluster, step time.Duration) map[string]map[string]string {
+	window := RateWindow(step)
+	out := map[string]map[string]string{}
+	for role, inner := range HostInnerQueries(cl, window) {
+		qs := map[string]string{}
+		for name, q := range inner {
+			qs[name] = hostStatsQuery(q, step)
+		}
+		out[role] = qs
+	}
+	return out
+}
+
+// hostStatsQuery wraps one per-host query into the aggregations of
+// hostAggregations, each labelled with its stat, joined by or.
+func hostStatsQuery(inner string, step time.Duration) string {
+	smoothed := inner
+	k := int((SmoothWindow + step - 1) / step)
+	if k > 1 {
+		rng := time.Duration(k-1)*step + step/2
+		smoothed = fmt.Sprintf("avg_over_time((%s)[%s:%s])", inner, model.Duration(rng), model.Duration(step))
+	}
+	var b strings.Builder
+	part := func(stat, agg, expr string) {
+		if b.Len() > 0 {
+			b.WriteString(" or ")
+		}
+		fmt.Fprintf(&b, `label_replace(%s%s), "stat", %q, "", "")`, agg, expr, stat)
+	}
+	for _, a := range hostAggregations {
+		part(a.stat, a.agg, smoothed)
+	}
+	if k > 1 {
+		part(StatRawMean, "avg(", inner)
+	}
+	return b.String()
 }

@@ -48,8 +48,12 @@ func (r Range) N() int {
 type Frame struct {
 	Range   Range
 	Signals map[string][]float64 // signal -> values, len Range.N(), NaN = gap
-	// Hosts holds per-host metrics by role: Hosts[role][metric][host] = values.
-	Hosts map[string]map[string]map[string][]float64
+	// HostStats holds the host metrics' statistics across each role's
+	// hosts, computed by the query engine: HostStats[role][metric][stat] =
+	// values, stat one of StatMean, StatStd, StatSum, StatP95, StatCount
+	// and (steps shorter than SmoothWindow) StatRawMean. A (role, metric)
+	// no host reports has no entry or all-NaN values.
+	HostStats map[string]map[string]map[string][]float64
 	// Queries holds the PromQL each cluster signal was fetched with, so that
 	// an empty signal can be reported with the query that selected nothing.
 	Queries map[string]string
@@ -121,18 +125,80 @@ func (f *Frame) Tail(n int) *Frame {
 	}
 	skip := total - n
 	out := &Frame{Range: Range{Start: f.Range.Start.Add(time.Duration(skip) * f.Range.Step), End: f.Range.End, Step: f.Range.Step},
-		Signals: map[string][]float64{}, Hosts: map[string]map[string]map[string][]float64{}, Queries: f.Queries, Stats: f.Stats}
+		Signals: map[string][]float64{}, HostStats: map[string]map[string]map[string][]float64{}, Queries: f.Queries, Stats: f.Stats}
 	for k, v := range f.Signals {
 		out.Signals[k] = v[skip:]
 	}
-	for role, metrics := range f.Hosts {
-		out.Hosts[role] = map[string]map[string][]float64{}
-		for m, hosts := range metrics {
-			out.Hosts[role][m] = map[string][]float64{}
-			for h, v := range hosts {
-				out.Hosts[role][m][h] = v[skip:]
+	for role, metrics := range f.HostStats {
+		out.HostStats[role] = map[string]map[string][]float64{}
+		for m, stats := range metrics {
+			out.HostStats[role][m] = map[string][]float64{}
+			for st, v := range stats {
+				out.HostStats[role][m][st] = v[skip:]
 			}
 		}
+	}
+	return out
+}
+
+// Splice returns the frame of r (which must end at fresh's end, on fresh's
+// grid) made of old's points before fresh's start and fresh's points from
+// there on: an incremental fetch, where fresh holds only the steps since
+// old was fetched plus an overlap for late samples. Series present in only
+// one of them are NaN where the other lies. Queries and Stats are fresh's
+// (what this fetch cost). ok is false when the grids do not line up or
+// the two leave a hole: the caller fetches r whole.
+func Splice(old, fresh *Frame, r Range) (*Frame, bool) {
+	step := r.Step
+	if old == nil || fresh == nil || step <= 0 || old.Range.Step != step || fresh.Range.Step != step ||
+		!fresh.Range.End.Equal(r.End) || fresh.Range.Start.Before(r.Start) ||
+		old.Range.Start.Sub(r.Start)%step != 0 || fresh.Range.Start.Sub(r.Start)%step != 0 ||
+		old.Range.End.Add(step).Before(fresh.Range.Start) {
+		return nil, false
+	}
+	n := r.N()
+	split := int(fresh.Range.Start.Sub(r.Start) / step) // first index from fresh
+	oldOff := int(old.Range.Start.Sub(r.Start) / step)  // r index of old's first point
+	merge := func(o, f []float64) []float64 {
+		v := make([]float64, n)
+		for i := 0; i < split; i++ {
+			v[i] = math.NaN()
+			if j := i - oldOff; j >= 0 && j < len(o) {
+				v[i] = o[j]
+			}
+		}
+		for i := split; i < n; i++ {
+			v[i] = math.NaN()
+			if j := i - split; j < len(f) {
+				v[i] = f[j]
+			}
+		}
+		return v
+	}
+	out := &Frame{Range: r, Signals: map[string][]float64{}, HostStats: map[string]map[string]map[string][]float64{}, Queries: fresh.Queries, Stats: fresh.Stats}
+	for k := range union(old.Signals, fresh.Signals) {
+		out.Signals[k] = merge(old.Signals[k], fresh.Signals[k])
+	}
+	for role := range union(old.HostStats, fresh.HostStats) {
+		out.HostStats[role] = map[string]map[string][]float64{}
+		for m := range union(old.HostStats[role], fresh.HostStats[role]) {
+			out.HostStats[role][m] = map[string][]float64{}
+			for st := range union(old.HostStats[role][m], fresh.HostStats[role][m]) {
+				out.HostStats[role][m][st] = merge(old.HostStats[role][m][st], fresh.HostStats[role][m][st])
+			}
+		}
+	}
+	return out, true
+}
+
+// union returns the keys of a and b.
+func union[V any](a, b map[string]V) map[string]bool {
+	out := make(map[string]bool, len(a)+len(b))
+	for k := range a {
+		out[k] = true
+	}
+	for k := range b {
+		out[k] = true
 	}
 	return out
 }

@@ -43,11 +43,17 @@ type Server struct {
 	// Answer returns the series of a query; nil: no series.
 	Answer func(query string) []Series
 	Delay  time.Duration
+	// Memo keeps each healthy answer by query and range and sends it
+	// again for the same request without computing it: what a benchmark
+	// sets to measure the client's side alone.
+	Memo bool
 
 	mu      sync.Mutex
 	mode    Mode
 	queries []string
 	bytes   int64
+	memo    map[string][]byte
+	compute time.Duration
 }
 
 // New starts a fake answering with answer.
@@ -71,6 +77,10 @@ func (s *Server) Queries() []string {
 
 // Bytes returns the response bytes sent so far.
 func (s *Server) Bytes() int64 { s.mu.Lock(); defer s.mu.Unlock(); return s.bytes }
+
+// ComputeTime returns the time spent computing and encoding answers so
+// far (summed over concurrent requests; memoized answers cost none).
+func (s *Server) ComputeTime() time.Duration { s.mu.Lock(); defer s.mu.Unlock(); return s.compute }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if !strings.HasSuffix(r.URL.Path, "/api/v1/query_range") {
@@ -115,6 +125,21 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 400, map[string]any{"status": "error", "errorType": "bad_data", "error": "bad start/end/step"})
 		return
 	}
+	key := fmt.Sprintf("%s\x00%s\x00%s\x00%s", q, r.FormValue("start"), r.FormValue("end"), r.FormValue("step"))
+	if mode == Healthy && s.Memo {
+		s.mu.Lock()
+		b, ok := s.memo[key]
+		s.mu.Unlock()
+		if ok {
+			w.Header().Set("Content-Type", "application/json")
+			n, _ := w.Write(b)
+			s.mu.Lock()
+			s.bytes += int64(n)
+			s.mu.Unlock()
+			return
+		}
+	}
+	t0 := time.Now()
 	type result struct {
 		Metric map[string]string `json:"metric"`
 		Values [][2]any          `json:"values"`
@@ -142,17 +167,33 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			results = append(results, res)
 		}
 	}
-	n := writeJSON(w, 200, map[string]any{"status": "success", "data": map[string]any{"resultType": "matrix", "result": results}})
+	b := encode(map[string]any{"status": "success", "data": map[string]any{"resultType": "matrix", "result": results}})
+	s.mu.Lock()
+	s.compute += time.Since(t0)
+	if mode == Healthy && s.Memo {
+		if s.memo == nil {
+			s.memo = map[string][]byte{}
+		}
+		s.memo[key] = b
+	}
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	n, _ := w.Write(b)
 	s.mu.Lock()
 	s.bytes += int64(n)
 	s.mu.Unlock()
 }
 
-func writeJSON(w http.ResponseWriter, code int, v any) int {
+func encode(v any) []byte {
 	b, err := json.Marshal(v)
 	if err != nil {
 		panic(fmt.Sprintf("promfake: %v", err))
 	}
+	return b
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) int {
+	b := encode(v)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	n, _ := w.Write(b)

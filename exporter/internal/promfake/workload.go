@@ -20,11 +20,19 @@ type Workload struct {
 	Capacity float64
 	L0       float64 // zero-load latency, seconds
 	Hosts    int
+	// OSDs, when positive, makes each Ceph client signal the sum over this
+	// many OSDs of their shares of it, computed at each query (as a
+	// Prometheus sums the OSDs' series); 0 answers the cluster total
+	// directly.
+	OSDs int
 	// SequentialShare is the share of the hosts' block requests merged.
 	SequentialShare float64
 }
 
-// Answer implements Server.Answer.
+// Answer implements Server.Answer. Host queries are answered from the
+// per-host series: one series per host for a per-instance query, and the
+// statistics across hosts for source.HostQueries' aggregations
+// (HostAggregate).
 func (w Workload) Answer(q string) []Series {
 	read := func(t time.Time) float64 { return w.IOPS(t) * w.ReadRatio }
 	write := func(t time.Time) float64 { return w.IOPS(t) * (1 - w.ReadRatio) }
@@ -32,9 +40,25 @@ func (w Workload) Answer(q string) []Series {
 		rho := math.Min(w.IOPS(t)/w.Capacity, 1.05)
 		return w.L0 / (1 - 0.9*rho)
 	}
-	one := func(f func(time.Time) float64) []Series { return []Series{{Value: f}} }
 	if strings.Contains(q, "by (instance)") {
+		if out, ok := HostAggregate(q, func(inner string) []Series { return w.hosts(inner, read, write) }); ok {
+			return out
+		}
 		return w.hosts(q, read, write)
+	}
+	one := func(f func(time.Time) float64) []Series { return []Series{{Value: f}} }
+	osds := w.osdShares()
+	perOSD := func(f func(time.Time) float64) []Series {
+		if len(osds) == 0 {
+			return one(f)
+		}
+		return one(func(t time.Time) float64 {
+			total, sum := f(t), 0.0
+			for _, s := range osds {
+				sum += s * total
+			}
+			return sum
+		})
 	}
 	// The hosts' block requests (reads, and writes 3 replicas each), a
 	// SequentialShare of them merged.
@@ -47,17 +71,35 @@ func (w Workload) Answer(q string) []Series {
 	case strings.Contains(q, "ceph_osd_metadata"):
 		return one(func(time.Time) float64 { return float64(w.Hosts) })
 	case strings.Contains(q, "_latency_sum"):
-		return one(lat)
+		return perOSD(lat)
 	case strings.Contains(q, "ceph_osd_op_r_out_bytes"):
-		return one(func(t time.Time) float64 { return read(t) * w.ReadSize })
+		return perOSD(func(t time.Time) float64 { return read(t) * w.ReadSize })
 	case strings.Contains(q, "ceph_osd_op_w_in_bytes"):
-		return one(func(t time.Time) float64 { return write(t) * w.WriteSize })
+		return perOSD(func(t time.Time) float64 { return write(t) * w.WriteSize })
 	case strings.Contains(q, "rate(ceph_osd_op_r{"):
-		return one(read)
+		return perOSD(read)
 	case strings.Contains(q, "rate(ceph_osd_op_w{"):
-		return one(write)
+		return perOSD(write)
 	}
 	return nil
+}
+
+// osdShares returns each OSD's share of the client load (summing to 1,
+// uneven like the hosts'), nil without OSDs.
+func (w Workload) osdShares() []float64 {
+	if w.OSDs <= 0 {
+		return nil
+	}
+	s := make([]float64, w.OSDs)
+	var total float64
+	for i := range s {
+		s[i] = 1 + 0.1*float64(i%3-1)
+		total += s[i]
+	}
+	for i := range s {
+		s[i] /= total
+	}
+	return s
 }
 
 // hosts answers a per-instance host metric query.

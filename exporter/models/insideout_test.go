@@ -1,0 +1,103 @@
+package models
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/storcast/storcast/exporter/features"
+	"github.com/storcast/storcast/exporter/source"
+	"github.com/storcast/storcast/forecaster/insideout"
+)
+
+// TestSavedInsideOutModelReadsTheAggregatedFeatures: a model trained the
+// way storcast did before the query engine aggregated the hosts (per-host
+// windows through insideout.Train) and saved, once decoded, predicts from
+// the features a frame of host statistics gives (features.HostFeatures
+// under its schema) what it predicts from the per-host windows: the
+// feature names and layout did not change.
+func TestSavedInsideOutModelReadsTheAggregatedFeatures(t *testing.T) {
+	const n, hosts = 60, 4
+	metrics := []string{"cpu_busy", "disk_reads"}
+	start := time.Unix(1.79e9, 0)
+	f := &source.Frame{Range: source.Range{Start: start, End: start.Add((n - 1) * time.Minute), Step: time.Minute},
+		Signals: map[string][]float64{}, HostStats: map[string]map[string]map[string][]float64{"osd": {}}}
+	for _, s := range []string{source.ReadOps, source.WriteOps, source.ReadBytes, source.WriteBytes} {
+		f.Signals[s] = make([]float64, n)
+	}
+	schema := insideout.Schema{Roles: []insideout.RoleMetrics{{Role: "osd", Metrics: metrics}}}
+	windows := make([]insideout.Window, n)
+	targets := map[insideout.Target][]float64{}
+	for i := 0; i < n; i++ {
+		load := 1000 * (1 + 0.5*math.Sin(float64(i)/7))
+		windows[i] = insideout.Window{"osd": {}}
+		for h := 0; h < hosts; h++ {
+			share := (1 + 0.2*float64(h) + 0.05*math.Cos(float64(i*h))) / hosts
+			windows[i]["osd"][fmt.Sprintf("h%d", h)] = map[string]float64{"cpu_busy": 1e-4 * load * share, "disk_reads": load * share * (1 + 0.01*float64(h*i%5))}
+		}
+		r, w := 0.7*load, 0.3*load
+		f.Signals[source.ReadOps][i], f.Signals[source.WriteOps][i] = r, w
+		f.Signals[source.ReadBytes][i], f.Signals[source.WriteBytes][i] = 4096*r, 8192*w
+		targets[insideout.ReadIOPS] = append(targets[insideout.ReadIOPS], r)
+		targets[insideout.WriteIOPS] = append(targets[insideout.WriteIOPS], w)
+		// The query engine's statistics of the same hosts.
+		x, err := schema.Aggregate(windows[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j, m := range metrics {
+			st := f.HostStats["osd"][m]
+			if st == nil {
+				st = map[string][]float64{}
+				f.HostStats["osd"][m] = st
+			}
+			for k, name := range insideout.Stats {
+				if st[name] == nil {
+					st[name] = make([]float64, n)
+				}
+				st[name][i] = x[4*j+k]
+			}
+			if st[source.StatCount] == nil {
+				st[source.StatCount] = make([]float64, n)
+			}
+			st[source.StatCount][i] = hosts
+		}
+	}
+	old, err := insideout.Train(schema, windows, targets, insideout.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved, err := json.Marshal(InsideOutFit{Model: old})
+	if err != nil {
+		t.Fatal(err)
+	}
+	decoded, err := InsideOutFitter{}.Decode(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := decoded.(InsideOutFit)
+	rows, err := features.HostFeatures(f, m.Schema, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := rows.X.Dims(); r != n {
+		t.Fatalf("%d rows, want %d", r, n)
+	}
+	for i := 0; i < n; i += 7 {
+		want, err := old.Predict(windows[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := m.PredictFeatures(rows.X.RawRowView(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for tg, v := range want {
+			if math.Abs(got[tg]-v) > 1e-9*math.Abs(v) {
+				t.Errorf("point %d %s: %v from the host statistics, %v from the per-host window", i, tg, got[tg], v)
+			}
+		}
+	}
+}
