@@ -34,7 +34,7 @@ BIN=${BIN:-$ROOT/bin/e2e-ceph}
 CATALOG=${CATALOG:-$HERE/catalog/ceph-catalog.yml}
 OUT=${OUT:-$HERE/results/catalog.md}
 # Set from the catalog's repeated runs: see docs/e2e.md "Rule-set advisor".
-CATALOG_BOUNDS=${CATALOG_BOUNDS:--max-error 0.35 -sign-margin 0.15}
+CATALOG_BOUNDS=${CATALOG_BOUNDS:--max-error 0.75 -sign-margin 0.15}
 WORKLOADS=$HERE/catalog/workloads.txt
 RULESETS=$HERE/catalog/rulesets.txt
 
@@ -144,7 +144,8 @@ measure() {
 	"$BIN/scorer" catalog -runs "$runs" -rulesets "$RULESETS" -out "$CATALOG" -header "$(catalog_header "$up0")"
 	{
 		printf '# Rule-set advisor on real Ceph: leave-one-out over the derived workloads\n\n'
-		printf 'Measured by `e2e/ceph/catalog.sh measure` (RUNS=%s, %s s ramp + %s s per run) on %s UTC;\n' "$RUNS" "$RAMP" "$RUNTIME" "$(date -u '+%Y-%m-%d %H:%M')"
+		printf 'Measured by `e2e/ceph/catalog.sh measure` (RUNS=%s, %s s ramp + %s s per run) on %s UTC: every point\n' "$RUNS" "$RAMP" "$RUNTIME" "$(date -u '+%Y-%m-%d %H:%M')"
+		printf 'is %s baseline runs and %s runs with the rule set of one workload on the real cluster (evidence, noisy);\n' "$RUNS" "$RUNS"
 		printf 'reproduce the figures from the committed catalog with\n`go run ./e2e/ceph/scorer catalog-loo -catalog e2e/ceph/catalog/ceph-catalog.yml`.\n'
 		printf 'Machine: shared 2-core VM; load before: `%s`, after: `%s`.\n\n' "$up0" "$(uptime)"
 		"$BIN/scorer" catalog-loo -catalog "$CATALOG"

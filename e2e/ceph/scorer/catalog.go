@@ -755,8 +755,8 @@ func runCatalogCheck(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	catPath := fs.String("catalog", "", "catalog YAML the advisor is trained on")
 	runsPath := fs.String("runs", "", "runs of the held-back workload (JSON lines)")
-	maxErr := fs.Float64("max-error", 0.25, "largest |predicted - measured| boost, as a fraction (0.25 = 25 points)")
-	margin := fs.Float64("sign-margin", 0.10, "the sign must be right when |measured boost| exceeds this")
+	maxErr := fs.Float64("max-error", 0.75, "largest |predicted - measured| boost, as a fraction (0.75 = 75 points)")
+	margin := fs.Float64("sign-margin", 0.15, "the sign must be right when |measured boost| exceeds this")
 	out := fs.String("out", "", "markdown file to write (also printed)")
 	if err := fs.Parse(args); err != nil {
 		return 2
