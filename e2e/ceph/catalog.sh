@@ -106,7 +106,7 @@ measure_all() {
 	shift 2
 	clear_rule_sets
 	for k in $(seq 1 "$n"); do
-		while read -r name bs rd wd rate role; do
+		while read -r name bs rd wd rate _role; do
 			for rs in baseline $(rule_sets); do
 				run_one "$runs" "$name" "$bs" "$rd" "$wd" "$rate" "$rs" "$k"
 			done
@@ -142,6 +142,7 @@ measure() {
 	measure_all "$runs" "$RUNS" common derived
 	log "measured in $((SECONDS - t0)) s; load before: $up0; after: $(uptime)"
 	"$BIN/scorer" catalog -runs "$runs" -rulesets "$RULESETS" -out "$CATALOG" -header "$(catalog_header "$up0")"
+	# shellcheck disable=SC2016 # backquotes are Markdown here
 	{
 		printf '# Rule-set advisor on real Ceph: leave-one-out over the derived workloads\n\n'
 		printf 'Measured by `e2e/ceph/catalog.sh measure` (RUNS=%s, %s s ramp + %s s per run) on %s UTC: every point\n' "$RUNS" "$RAMP" "$RUNTIME" "$(date -u '+%Y-%m-%d %H:%M')"
