@@ -102,7 +102,7 @@ run_one() {
 
 # measure_all RUNSFILE REPEATS ROLE...
 measure_all() {
-	local runs=$1 n=$2 k name bs rd wd rate role rs
+	local runs=$1 n=$2 k name bs rd wd rate _role rs
 	shift 2
 	clear_rule_sets
 	for k in $(seq 1 "$n"); do
