@@ -281,11 +281,12 @@ type LOOPoint struct {
 // LOOHit is one held-out workload's recommendation against the best
 // measured rule set ("" = none: no measured boost is positive).
 type LOOHit struct {
-	Workload              advisor.Workload
-	Recommended, Best     string
-	ConstantRecommended   string
-	BestBoost, RecBoost   float64 // measured boosts of the best and the recommended ("" = 0)
-	ConstantRecBoostValue float64
+	Workload            advisor.Workload
+	Recommended, Best   string
+	ConstantRecommended string // the constant reference's pick
+	// Measured boosts of the best, the recommended and the constant's pick
+	// (0 for none).
+	BestBoost, RecBoost, ConstantRecBoost float64
 }
 
 // LOOResult is the leave-one-out evaluation over the derived workloads.
@@ -404,7 +405,7 @@ func LeaveOneOut(c *advisor.Catalog) (*LOOResult, error) {
 				hit.RecBoost = h.e.Boost()
 			}
 			if h.rs == hit.ConstantRecommended {
-				hit.ConstantRecBoostValue = h.e.Boost()
+				hit.ConstantRecBoost = h.e.Boost()
 			}
 		}
 		res.Hits = append(res.Hits, hit)
@@ -415,7 +416,8 @@ func LeaveOneOut(c *advisor.Catalog) (*LOOResult, error) {
 	return res, nil
 }
 
-// Summary figures of a set of points.
+// LOOSummary holds the figures of a set of leave-one-out points: the
+// trees' and the constant reference's errors, and the recommendation's.
 type LOOSummary struct {
 	N                          int
 	Correlation, MAE           float64
@@ -462,7 +464,7 @@ func (r *LOOResult) Summarize(ruleSet string) LOOSummary {
 			s.ConstantHits++
 		}
 		s.Regret += h.BestBoost - h.RecBoost
-		s.ConstantRegret += h.BestBoost - h.ConstantRecBoostValue
+		s.ConstantRegret += h.BestBoost - h.ConstantRecBoost
 	}
 	if s.Workloads > 0 {
 		s.HitRate = float64(s.Hits) / float64(s.Workloads)
@@ -655,7 +657,9 @@ func LOOMarkdown(c *advisor.Catalog, r *LOOResult) string {
 	}
 	s.WriteString("\n(* extrapolated: the workload lies outside the training experiments' range.)\n")
 	a, err := advisor.Train(c)
-	if err == nil {
+	if err != nil {
+		fmt.Fprintf(&s, "\nThe whole catalog does not train: %v\n", err)
+	} else {
 		s.WriteString("\nThe advisor trained on the whole catalog (what storcast loads):\n\n| rule set | experiments | CV error (points) | folds | run noise (points) |\n|---|---|---|---|---|\n")
 		for _, m := range a.RuleSets {
 			fmt.Fprintf(&s, "| %s | %d | %.1f | %d | %.1f |\n", m.Name, m.Experiments, 100*m.CVError, m.CVFolds, 100*m.RunNoise)

@@ -398,3 +398,69 @@ func TestCommittedCephCatalog(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The catalog-check command end to end on the committed catalog: runs whose
+// boosts are the advisor's own predictions pass, the same runs with every
+// boost's sign flipped fail, and the markdown is written either way.
+func TestCatalogCheckCommand(t *testing.T) {
+	const catalog = "../catalog/ceph-catalog.yml"
+	c, err := loadCatalogFile(catalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := advisor.Train(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 32 KiB at 70% reads, 150 MB/s: the held-back workload's neighbourhood.
+	const bs, readShare, iops = 32768.0, 0.7, 150e6 / 32768
+	preds, err := a.Predict(advisor.Workload{advisor.RequestBytes: bs, advisor.ReadShare: readShare, advisor.OriginalThroughput: iops * bs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, flip := range []float64{1, -1} {
+		dir := t.TempDir()
+		var lines []string
+		write := func(rs string, k int, total float64) {
+			path := filepath.Join(dir, fmt.Sprintf("%s-%d.json", rs, k))
+			fio := fmt.Sprintf(`{"jobs":[{"jobname":"read","read":{"iops":%g,"lat_ns":{"mean":1e6}},"write":{"iops":0}},`+
+				`{"jobname":"write","read":{"iops":0},"write":{"iops":%g,"lat_ns":{"mean":1e6}}}]}`, readShare*total, (1-readShare)*total)
+			if err := os.WriteFile(path, []byte(fio), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			lines = append(lines, fmt.Sprintf(`{"workload":"held-32k","ruleSet":%q,"run":%d,"bs":%g,"fio":%q,"load1":1}`, rs, k, bs, path))
+		}
+		for k, j := range []float64{0.97, 1.03} {
+			write(Baseline, k+1, iops*j)
+			for _, p := range preds {
+				write(p.RuleSet, k+1, iops*(1+flip*p.Boost)*(2-j))
+			}
+		}
+		runs := filepath.Join(dir, "runs.jsonl")
+		if err := os.WriteFile(runs, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, "check.md")
+		var stdout, stderr strings.Builder
+		code := run([]string{"catalog-check", "-catalog", catalog, "-runs", runs, "-out", out}, &stdout, &stderr)
+		md, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(md), "Held-back workload: 32 KiB, 70% reads") {
+			t.Errorf("flip %v: markdown:\n%s", flip, md)
+		}
+		var wantFail bool
+		for _, p := range preds {
+			// A flipped boost fails the sign check when it is beyond the
+			// default margin (15 points).
+			wantFail = wantFail || (flip < 0 && math.Abs(p.Boost) > 0.15)
+		}
+		if (code != 0) != wantFail {
+			t.Errorf("flip %v: exit %d, want failure %v; stderr %s\n%s", flip, code, wantFail, stderr.String(), md)
+		}
+		if flip < 0 && !wantFail {
+			t.Fatalf("no prediction of the committed catalog is beyond 15 points here: %+v", preds)
+		}
+	}
+}
