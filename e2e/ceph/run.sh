@@ -15,6 +15,10 @@
 #   passive   a third storcast without calibration file estimates capacity from the load history
 #   score     the scorer reads fio's JSON, Prometheus and storcast's /api/v1 and writes
 #             results/latest.md; it exits non-zero when an error exceeds its bound
+#   catalog   catalog.sh check: the held-back workload of catalog/workloads.txt, baseline and each
+#             rule set of catalog/rulesets.txt (librbd QoS limits), 2 short runs each; the scorer
+#             predicts its boosts with the advisor trained on catalog/ceph-catalog.yml and fails
+#             when one is grossly off (results/catalog-check.md)
 # Exits non-zero on any failure, printing the cluster's state and daemon logs; leaves nothing running.
 #
 # Knobs: E2E_DIR, STEP_SECONDS (65), GAP_SECONDS (5), CAL_RUNTIME (10; 12 fio groups of 3+10 s),
@@ -155,6 +159,10 @@ PHASES_SO_FAR="$PHASES"
 	-mlisp "$E2E_DIR/mlisp_lower.json" -whatif "$E2E_DIR/whatif_lower.json" -passive "$E2E_DIR/passive_curve.json" -passive-status "$E2E_DIR/passive_clusters.json" \
 	-load-start "$LOAD_START" -load-end "$LOAD_END" \
 	-phases "$PHASES_SO_FAR" -out "$RESULTS/latest.md" $HELD_OUT_BOUNDS
+
+phase catalog
+# The rule-set advisor against a workload its catalog does not hold, on the cluster the load used.
+E2E_DIR=$E2E_DIR BIN=$BIN CHECK_OUT="$RESULTS/catalog-check.md" "$HERE/catalog.sh" check
 }
 
 main "$@"
