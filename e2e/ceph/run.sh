@@ -21,7 +21,7 @@
 #             when one is grossly off (results/catalog-check.md)
 # Exits non-zero on any failure, printing the cluster's state and daemon logs; leaves nothing running.
 #
-# Knobs: E2E_DIR, STEP_SECONDS (65), GAP_SECONDS (5), CAL_RUNTIME (10; 12 fio groups of 3+10 s),
+# Knobs: E2E_DIR, STEP_SECONDS (65), GAP_SECONDS (5), CAL_RUNTIME (10; 14 fio groups of 3+10 s),
 # KEEP=1 (leave the cluster up after the run, for debugging; "make e2e-ceph-down" removes it),
 # ARCHIVE=DIR (copy the fio JSON, steps, storcast responses and Prometheus's data there before the
 # teardown, so that the run can be scored again: e2e/ceph/rescore.sh DIR).

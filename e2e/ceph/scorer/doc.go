@@ -3,6 +3,14 @@
 //
 //	scorer plan  -calibration calibration.json          > plan.txt
 //	scorer score -steps steps.jsonl -prometheus URL -storcast URL ... -out results/latest.md
+//	scorer whatif-curve -storcast URL -cluster e2e -out whatif_lower.json
+//	scorer catalog | catalog-rate | catalog-loo | catalog-check   (the rule-set catalog, catalog.sh)
+//
+// catalog builds the advisor's rule-set catalog YAML from catalog.sh's fio
+// runs, catalog-rate the offered rates of its rate-limited workloads,
+// catalog-loo its leave-one-out figures (results/catalog.md), and
+// catalog-check the CI's held-back workload against the advisor trained on
+// the committed catalog (results/catalog-check.md).
 //
 // plan reads fio's calibration JSON through storcast's own importer
 // (conservation.ImportFio) and prints the load steps: a ramp at 50% reads
