@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/prometheus/tsdb"
 
 	"github.com/storcast/storcast/exporter/config"
+	"github.com/storcast/storcast/exporter/internal/promfake"
 	"github.com/storcast/storcast/exporter/models"
 	"github.com/storcast/storcast/exporter/source"
 	"github.com/storcast/storcast/internal/testtool"
@@ -173,21 +174,12 @@ func writePromBenchBlock(dir string, hosts, osds int, start, end time.Time) (int
 		next func(t time.Time, dt float64, noise float64) float64 // the value (gauge) or increment (counter)
 		gaug bool
 	}
-	iops := func(t time.Time) float64 {
-		h := float64(t.Unix()%86400) / 3600
-		return 60000 * (1 + 0.4*math.Sin(2*math.Pi*h/24))
-	}
+	iops := promfake.Diurnal(60000, 0.4)
 	lat := func(t time.Time) float64 { return 0.001 / (1 - 0.9*math.Min(iops(t)/150000, 1)) }
-	osdShare := make([]float64, osds)
+	osdShare := promfake.OSDShares(osds)
 	hostShare := make([]float64, hosts)
-	var total float64
-	for i := range osdShare {
-		osdShare[i] = 1 + 0.1*float64(i%3-1)
-		total += osdShare[i]
-	}
-	for i := range osdShare {
-		osdShare[i] /= total
-		hostShare[i%hosts] += osdShare[i]
+	for i, s := range osdShare {
+		hostShare[i%hosts] += s
 	}
 	var all []*series
 	add := func(gauge bool, next func(t time.Time, dt, noise float64) float64, kv ...string) {

@@ -104,7 +104,7 @@ func trainRuleSet(features []string, rs RuleSet) (*RuleSetModel, error) {
 		m.Min[j], m.Max[j] = math.Inf(1), math.Inf(-1)
 	}
 	for i, e := range rs.Experiments {
-		w := Workload{OriginalThroughput: mean(e.Baseline)}
+		w := Workload{OriginalThroughput: e.OriginalThroughput()}
 		for k, v := range e.Workload {
 			w[k] = v
 		}

@@ -90,6 +90,10 @@ type Experiment struct {
 // mean(WithRuleSet)/mean(Baseline) − 1 (0.05 is +5%).
 func (e Experiment) Boost() float64 { return mean(e.WithRuleSet)/mean(e.Baseline) - 1 }
 
+// OriginalThroughput is the workload's throughput without the rule set:
+// the mean of the baseline runs (the feature the catalog does not write).
+func (e Experiment) OriginalThroughput() float64 { return mean(e.Baseline) }
+
 // BoostStdErr is the standard error of Boost from the run-to-run spread
 // (first-order propagation of both means' standard errors).
 func (e Experiment) BoostStdErr() float64 {

@@ -331,33 +331,38 @@ func fitGammas(c Calibration, pure, lo, hi *Model, clamp bool) ([]GammaFit, erro
 // U − 1 over them: U_k − 1 = (a_k + b_k − 1) + γ p_k, p_k = 4 a_k b_k.
 func lsGamma(mixed []MixedPoint, idx []int, m *Model, s float64, pick func(k int) float64) (gamma, rms float64) {
 	r, w, _ := m.at(math.Log(s))
-	// p_k scaled by their largest, so that Σ p_k² does not underflow when
-	// the shares are tiny (one point: exactly (1 − a − b)/(4ab)).
-	var pmax float64
-	for _, k := range idx {
-		p := mixed[k]
+	p, e := make([]float64, len(idx)), make([]float64, len(idx))
+	for i, k := range idx {
+		pt := mixed[k]
 		mm := pick(k)
-		pmax = math.Max(pmax, 4*(p.ReadRatio*mm/r)*((1-p.ReadRatio)*mm/w))
+		a, b := pt.ReadRatio*mm/r, (1-pt.ReadRatio)*mm/w
+		p[i], e[i] = 4*a*b, 1-a-b
+	}
+	return throughOrigin(p, e)
+}
+
+// throughOrigin is the least-squares c of e_k ≈ c·p_k and the RMS of
+// c·p_k − e_k: the one-coefficient fits of γ and η (U − 1 is linear in
+// each). The p_k are scaled by their largest, so that Σ p_k² does not
+// underflow when the shares are tiny (one point: exactly e/p).
+func throughOrigin(p, e []float64) (c, rms float64) {
+	var pmax float64
+	for _, v := range p {
+		pmax = math.Max(pmax, v)
 	}
 	var spp, spe float64
-	for _, k := range idx {
-		p := mixed[k]
-		mm := pick(k)
-		a, b := p.ReadRatio*mm/r, (1-p.ReadRatio)*mm/w
-		pk := 4 * a * b / pmax
-		spp += pk * pk
-		spe += pk * (1 - a - b)
+	for k, v := range p {
+		q := v / pmax
+		spp += q * q
+		spe += q * e[k]
 	}
-	g := spe / spp / pmax
+	c = spe / spp / pmax
 	var ss float64
-	for _, k := range idx {
-		p := mixed[k]
-		mm := pick(k)
-		a, b := p.ReadRatio*mm/r, (1-p.ReadRatio)*mm/w
-		d := a + b + 4*g*a*b - 1
+	for k, v := range p {
+		d := c*v - e[k]
 		ss += d * d
 	}
-	return g, math.Sqrt(ss / float64(len(idx)))
+	return c, math.Sqrt(ss / float64(len(p)))
 }
 
 // gammaDerivs is ∂γ/∂figure for the least-squares γ at size s, for every
@@ -396,14 +401,7 @@ func gammaDerivs(c Calibration, idx []int, pure *Model, s float64) []float64 {
 			h := rel * x
 			var gs [2]float64
 			for side, dx := range [2]float64{h, -h} {
-				e := c
-				e.Points = append([]Point(nil), c.Points...)
-				if dir == 0 {
-					e.Points[i].ReadIOPS = x + dx
-				} else {
-					e.Points[i].WriteIOPS = x + dx
-				}
-				m, err := buildModel(e, pure.form.Used)
+				m, err := buildModel(withFigure(c, len(c.Mixed)+2*i+dir, x+dx), pure.form.Used)
 				if err != nil {
 					return nil
 				}
@@ -425,6 +423,23 @@ func figureAt(c Calibration, j int) (x float64, n int) {
 		return p.ReadIOPS, len(p.ReadRuns)
 	}
 	return p.WriteIOPS, len(p.WriteRuns)
+}
+
+// withFigure is a copy of c with figure j (figureAt's order) set to x; c's
+// slices are not shared with it.
+func withFigure(c Calibration, j int, x float64) Calibration {
+	e := c
+	e.Points = append([]Point(nil), c.Points...)
+	e.Mixed = append([]MixedPoint(nil), c.Mixed...)
+	switch {
+	case j < len(c.Mixed):
+		e.Mixed[j].IOPS = x
+	case (j-len(c.Mixed))%2 == 0:
+		e.Points[(j-len(c.Mixed))/2].ReadIOPS = x
+	default:
+		e.Points[(j-len(c.Mixed))/2].WriteIOPS = x
+	}
+	return e
 }
 
 // figureSE is the delta-method standard error of a quantity with

@@ -81,35 +81,18 @@ func etaIndex(c Calibration) (idx []int, D float64) {
 // and the RMS of U − 1 over them: U_k − 1 = (a_k + b_k + 4γ_k a_k b_k − 1)
 // + η p_k, p_k = 4 w_k a_k b_k.
 func lsEta(mixed []MixedPoint, idx []int, D float64, m *Model, pick func(k int) float64) (eta, rms float64) {
-	type term struct{ p, e, a, b, g float64 }
-	var buf [8]term
-	ts := buf[:0]
-	var pmax float64
-	for _, k := range idx {
-		p := mixed[k]
-		lr, lw := math.Log(p.IOSizeBytes), math.Log(p.writeSize())
+	p, e := make([]float64, len(idx)), make([]float64, len(idx))
+	for i, k := range idx {
+		pt := mixed[k]
+		lr, lw := math.Log(pt.IOSizeBytes), math.Log(pt.writeSize())
 		r, _, _ := m.at(lr)
 		_, w, _ := m.at(lw)
 		mm := pick(k)
-		a, b := p.ReadRatio*mm/r, (1-p.ReadRatio)*mm/w
+		a, b := pt.ReadRatio*mm/r, (1-pt.ReadRatio)*mm/w
 		g := gammaAt(m.gammaLogSz, m.gammaVal, (lr+lw)/2)
-		t := term{p: 4 * sizeWeight(lr, lw, D) * a * b, a: a, b: b, g: g}
-		t.e = 1 - a - b - 4*g*a*b
-		ts = append(ts, t)
-		pmax = math.Max(pmax, t.p)
+		p[i], e[i] = 4*sizeWeight(lr, lw, D)*a*b, 1-a-b-4*g*a*b
 	}
-	var spp, spe float64
-	for _, t := range ts {
-		spp += (t.p / pmax) * (t.p / pmax)
-		spe += (t.p / pmax) * t.e
-	}
-	eta = spe / spp / pmax
-	var ss float64
-	for _, t := range ts {
-		d := t.a + t.b + 4*(t.g+eta*t.p/(4*t.a*t.b))*t.a*t.b - 1
-		ss += d * d
-	}
-	return eta, math.Sqrt(ss / float64(len(ts)))
+	return throughOrigin(p, e)
 }
 
 // minPairGamma is the least γ any read/write pair of classes can get: the
@@ -211,17 +194,7 @@ func etaDerivs(c Calibration, form string, gammaZero bool) []float64 {
 		h := rel * x
 		var vs [2]float64
 		for side, dx := range [2]float64{h, -h} {
-			e := c
-			e.Points = append([]Point(nil), c.Points...)
-			e.Mixed = append([]MixedPoint(nil), c.Mixed...)
-			switch {
-			case j < len(c.Mixed):
-				e.Mixed[j].IOPS = x + dx
-			case (j-len(c.Mixed))%2 == 0:
-				e.Points[(j-len(c.Mixed))/2].ReadIOPS = x + dx
-			default:
-				e.Points[(j-len(c.Mixed))/2].WriteIOPS = x + dx
-			}
+			e := withFigure(c, j, x+dx)
 			v, ok := etaOf(e)
 			if !ok {
 				return nil

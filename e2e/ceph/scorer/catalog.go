@@ -13,9 +13,11 @@ import (
 	"strconv"
 	"strings"
 
+	"gonum.org/v1/gonum/stat"
 	"gopkg.in/yaml.v3"
 
 	"github.com/storcast/storcast/forecaster/advisor"
+	"github.com/storcast/storcast/forecaster/regress"
 )
 
 // Baseline is the rule-set name of a run without any rule set.
@@ -151,7 +153,7 @@ func groupRuns(runs []CatalogRun) ([]*measuredWorkload, error) {
 		if len(w.Baseline) == 0 {
 			return nil, fmt.Errorf("workload %s: no baseline runs", w.Name)
 		}
-		w.Features[advisor.ReadShare] = math.Round(meanOf(shares[w.Name])*1000) / 1000
+		w.Features[advisor.ReadShare] = math.Round(stat.Mean(shares[w.Name], nil)*1000) / 1000
 	}
 	return out, nil
 }
@@ -161,14 +163,6 @@ func groupRuns(runs []CatalogRun) ([]*measuredWorkload, error) {
 func roundSig(x float64, digits int) float64 {
 	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', digits, 64), 64)
 	return v
-}
-
-func meanOf(v []float64) float64 {
-	var s float64
-	for _, x := range v {
-		s += x
-	}
-	return s / float64(len(v))
 }
 
 // BuildCatalog turns the runs into the advisor's catalog: per rule set of
@@ -260,7 +254,7 @@ func OfferedRates(runs []CatalogRun, workload string, fraction float64) (read, w
 	if len(r) == 0 {
 		return 0, 0, fmt.Errorf("no baseline runs of workload %q yet", workload)
 	}
-	return max(1, int(math.Round(fraction*meanOf(r)))), max(1, int(math.Round(fraction*meanOf(w)))), nil
+	return max(1, int(math.Round(fraction*stat.Mean(r, nil)))), max(1, int(math.Round(fraction*stat.Mean(w, nil)))), nil
 }
 
 // LOOPoint is one rule set's boost on a held-out workload: measured (and
@@ -299,7 +293,7 @@ type LOOResult struct {
 // derived workloads that differ only in offered throughput have the same
 // workload features.
 func experimentKey(e advisor.Experiment) string {
-	return workloadKey(e.Workload) + fmt.Sprintf("%s=%v;", advisor.OriginalThroughput, meanOf(e.Baseline))
+	return workloadKey(e.Workload) + fmt.Sprintf("%s=%v;", advisor.OriginalThroughput, e.OriginalThroughput())
 }
 
 func workloadKey(w advisor.Workload) string {
@@ -370,7 +364,7 @@ func LeaveOneOut(c *advisor.Catalog) (*LOOResult, error) {
 		if err != nil {
 			return nil, fmt.Errorf("training without workload %s: %w", k, err)
 		}
-		w := advisor.Workload{advisor.OriginalThroughput: meanOf(test[0].e.Baseline)}
+		w := advisor.Workload{advisor.OriginalThroughput: test[0].e.OriginalThroughput()}
 		for f, v := range held[k] {
 			w[f] = v
 		}
@@ -454,7 +448,11 @@ func (r *LOOResult) Summarize(ruleSet string) LOOSummary {
 	s.MAE /= float64(s.N)
 	s.ConstantMAE /= float64(s.N)
 	s.MeanStdErr /= float64(s.N)
-	s.Correlation = pearson(pred, meas)
+	// NaN when either side is constant (correlation undefined).
+	s.Correlation = math.NaN()
+	if c, err := regress.Correlation(meas, pred); err == nil {
+		s.Correlation = c
+	}
 	for _, h := range r.Hits {
 		s.Workloads++
 		if h.Recommended == h.Best {
@@ -473,19 +471,6 @@ func (r *LOOResult) Summarize(ruleSet string) LOOSummary {
 		s.ConstantRegret /= float64(s.Workloads)
 	}
 	return s
-}
-
-// pearson is the correlation of x and y (NaN when either is constant).
-func pearson(x, y []float64) float64 {
-	mx, my := meanOf(x), meanOf(y)
-	var sxy, sxx, syy float64
-	for i := range x {
-		dx, dy := x[i]-mx, y[i]-my
-		sxy += dx * dy
-		sxx += dx * dx
-		syy += dy * dy
-	}
-	return sxy / math.Sqrt(sxx*syy)
 }
 
 // HeldBackResult is the CI check of one held-back workload: each rule set's
@@ -529,7 +514,7 @@ func CheckHeldBack(a *advisor.Advisor, runs []CatalogRun, b HeldBackBounds) (*He
 	if len(m.Baseline) < advisor.MinRuns {
 		return nil, fmt.Errorf("workload %s: %d baseline runs, need %d", m.Name, len(m.Baseline), advisor.MinRuns)
 	}
-	w := advisor.Workload{advisor.OriginalThroughput: meanOf(m.Baseline)}
+	w := advisor.Workload{advisor.OriginalThroughput: advisor.Experiment{Baseline: m.Baseline}.OriginalThroughput()}
 	for k, v := range m.Features {
 		w[k] = v
 	}

@@ -47,7 +47,7 @@ func (w Workload) Answer(q string) []Series {
 		return w.hosts(q, read, write)
 	}
 	one := func(f func(time.Time) float64) []Series { return []Series{{Value: f}} }
-	osds := w.osdShares()
+	osds := OSDShares(w.OSDs)
 	perOSD := func(f func(time.Time) float64) []Series {
 		if len(osds) == 0 {
 			return one(f)
@@ -84,13 +84,13 @@ func (w Workload) Answer(q string) []Series {
 	return nil
 }
 
-// osdShares returns each OSD's share of the client load (summing to 1,
-// uneven like the hosts'), nil without OSDs.
-func (w Workload) osdShares() []float64 {
-	if w.OSDs <= 0 {
+// OSDShares returns each of n OSDs' share of the client load (summing to
+// 1, uneven like the hosts'), nil for n <= 0.
+func OSDShares(n int) []float64 {
+	if n <= 0 {
 		return nil
 	}
-	s := make([]float64, w.OSDs)
+	s := make([]float64, n)
 	var total float64
 	for i := range s {
 		s[i] = 1 + 0.1*float64(i%3-1)
