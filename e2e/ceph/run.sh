@@ -5,7 +5,7 @@
 #             node_exporter and Prometheus scraping mgr, node and storcast every 5 s
 #   fill      write the whole image once, so reads hit real objects
 #   calibrate fio calibrate.fio: saturated 100% read, 100% write and 50/50 at 4 KiB and 64 KiB,
-#             each twice (JSON)
+#             each three times (JSON)
 #   load      storcast (fio calibration) runs while fio drives the plan the scorer derives from the
 #             calibration: a rate-limited ramp at 50% reads, then 70% and 30% reads, each with a
 #             rate-limited and a saturated step, then two held-out saturated steps: 50% reads at
@@ -21,7 +21,7 @@
 #             when one is grossly off (results/catalog-check.md)
 # Exits non-zero on any failure, printing the cluster's state and daemon logs; leaves nothing running.
 #
-# Knobs: E2E_DIR, STEP_SECONDS (65), GAP_SECONDS (5), CAL_RUNTIME (10; 14 fio groups of 3+10 s),
+# Knobs: E2E_DIR, STEP_SECONDS (65), GAP_SECONDS (5), CAL_RUNTIME (10; 21 fio groups of 3+10 s),
 # KEEP=1 (leave the cluster up after the run, for debugging; "make e2e-ceph-down" removes it),
 # ARCHIVE=DIR (copy the fio JSON, steps, storcast responses and Prometheus's data there before the
 # teardown, so that the run can be scored again: e2e/ceph/rescore.sh DIR).

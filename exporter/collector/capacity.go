@@ -16,9 +16,9 @@ var (
 	headroomIOPSDesc = newDesc("storcast_headroom_iops",
 		"Operations per second left at the current mix: max - observed.", []string{"cluster"})
 	maxIOPSBoundDesc = newDesc("storcast_max_iops_bound",
-		"Band of the total max IOPS at the current mix: the calibration runs' spread (lower, upper), or, when history never saturated, the lower bound it proves.", []string{"cluster", "bound"})
+		"Band of the total max IOPS at the current mix: where one more saturated calibration run would land (95%, from the runs' pooled noise; lower, upper), or, when history never saturated, the lower bound it proves.", []string{"cluster", "bound"})
 	headroomRatioBoundDesc = newDesc("storcast_headroom_ratio_bound",
-		"Band of storcast_headroom_ratio over the calibration runs' spread.", []string{"cluster", "bound"})
+		"Band of storcast_headroom_ratio from the max IOPS band (95% prediction of one more saturated calibration run).", []string{"cluster", "bound"})
 	interferenceDesc = newDesc("storcast_capacity_interference_ratio",
 		"The read/write interference part of storcast_utilization_ratio (0 for the paper's model).", []string{"cluster"})
 	extrapolatedDesc = newDesc("storcast_capacity_extrapolated",

@@ -119,15 +119,26 @@
 // +43/+22/−18/−27% on a busy 2-core machine. Every figure may carry its
 // repeated runs (Point.ReadRuns, Point.WriteRuns, MixedPoint.Runs; several
 // fio groups of one job, several files via MergeCalibrations, or a YAML
-// list); the figure is their mean. The band is min..max of the runs, not a
-// t-interval: calibrations have 2-5 runs, where the t quantile (12.7 for 2,
-// 3.2 for 4 runs) makes a mean's interval mostly a statement about t; the
-// noise is one-sided and not normal (a neighbour's load only slows the
-// cluster); and the range is what the cluster was actually seen to do.
-// The band's two ends are whole models: every figure at its runs' min
-// (γ refitted there), and every figure at its max; MaxTotalIOPSLower/Upper
-// are the least and greatest of the three models' max, so at a calibrated
-// mix the band is exactly the mixed runs' range. GammaFit.Lower/Upper bound
+// list); the figure is their mean. The band says where one more saturated
+// run would land: every figure x̄ with n runs goes to x̄·exp(∓h),
+//
+//	h = t₀.₉₇₅(ν)·σ·√(1 + 1/n),
+//
+// the 95% prediction interval of a new run, with σ the relative run-to-run
+// noise pooled over every figure that has runs (ν = Σ(n_j − 1) degrees of
+// freedom; the same pool γ is tested against), widened to the figure's own
+// runs where they lie further out. Per figure, 2-5 runs would give a t of
+// 12.7-2.8 and an interval that says more about t than about the cluster;
+// pooled over a calibration of 7 figures × 2 runs, t is 2.4, × 3 runs 2.1.
+// A load step measured later is such a new run (on the real test cluster
+// the saturated steps fell 1-10% from the calibration's means, outside the
+// runs' own range at 2 of 5 mixes, while two runs of one figure were up to
+// 18% apart). Multiplicative, so that the low end stays positive however
+// noisy the runs. The band's two ends are whole models: every figure at
+// its low end (γ refitted there), and every figure at its high end;
+// MaxTotalIOPSLower/Upper are the least and greatest of the three models'
+// max, so at a calibrated mix the band covers the mixed runs' range.
+// GammaFit.Lower/Upper bound
 // γ itself: γ falls as the mixed IOPS rise and rises with the pure ones, so
 // they are γ(mixed max, pure mins) and γ(mixed min, pure maxes).
 //

@@ -164,6 +164,29 @@ func checkRuns(name string, central float64, runs []float64) error {
 
 // runsMin and runsMax are the ends of a figure's spread: its runs' min and
 // max, or the figure itself when it has no runs.
+// predictionEnds returns the functions that put a figure at the low and
+// the high end of its band: the 95% prediction interval of one more run,
+// x̄·exp(∓h), h = t₀.₉₇₅(ν)·σ·√(1 + 1/n), with σ the calibration's relative
+// run-to-run noise pooled over every figure with runs (ν = Σ(n_j − 1)
+// degrees of freedom, poolNoise) and n the figure's own runs (a figure
+// measured once: n = 1), widened to the runs' own min and max where they
+// lie further out. A saturated step measured later is one more run of
+// the cluster: the band says where it lands, not only where the mean is.
+// Without two runs of any figure there is no noise estimate and the ends
+// are the figures themselves.
+func predictionEnds(c Calibration) (low, high func(float64, []float64) float64) {
+	sigma, dof := poolNoise(c)
+	h := func(runs []float64) float64 {
+		if dof == 0 || sigma == 0 {
+			return 0
+		}
+		return tQuantile975(float64(dof)) * sigma * math.Sqrt(1+1/float64(max(len(runs), 1)))
+	}
+	low = func(x float64, runs []float64) float64 { return math.Min(runsMin(x, runs), x*math.Exp(-h(runs))) }
+	high = func(x float64, runs []float64) float64 { return math.Max(runsMax(x, runs), x*math.Exp(h(runs))) }
+	return low, high
+}
+
 func runsMin(central float64, runs []float64) float64 {
 	if len(runs) == 0 {
 		return central
@@ -211,8 +234,8 @@ type Model struct {
 	gammaVal   []float64
 	// eta: the interference between sizes (nil without mixed-size points).
 	eta *SizeInterferenceFit
-	// lo and hi are the models of the runs' low and high ends (every pure
-	// and mixed figure at its runs' min, resp. max); nil without runs.
+	// lo and hi are the models of the band's low and high ends (every pure
+	// and mixed figure at its predictionEnds); nil without runs.
 	lo, hi *Model
 }
 
@@ -243,9 +266,11 @@ func NewModel(c Calibration) (*Model, error) {
 		}
 		return m, nil
 	}
-	// The band's ends: every figure at its runs' min, resp. max. They use
-	// the central model's form of interpolation, so that the band measures
-	// the runs' spread, not a switch of form.
+	// The band's ends: every figure at the low, resp. high end of where one
+	// more run would land (predictionEnds), which also covers the runs seen.
+	// They use the central model's form of interpolation, so that the band
+	// measures the runs' noise, not a switch of form.
+	lowEnd, highEnd := predictionEnds(c)
 	end := func(pick func(float64, []float64) float64) (*Model, error) {
 		e := Calibration{Cluster: c.Cluster, Interpolation: c.Interpolation}
 		for _, p := range c.Points {
@@ -256,13 +281,23 @@ func NewModel(c Calibration) (*Model, error) {
 		}
 		return buildModel(e, m.form.Used)
 	}
-	if m.lo, err = end(runsMin); err != nil {
+	// γ's own bounds (GammaFit.Lower/Upper) are what the runs seen allow:
+	// from the pure figures at their runs' min, resp. max.
+	runsLo, err := end(runsMin)
+	if err != nil {
 		return nil, err
 	}
-	if m.hi, err = end(runsMax); err != nil {
+	runsHi, err := end(runsMax)
+	if err != nil {
 		return nil, err
 	}
-	if m.gammas, err = fitGammas(c, m, m.lo, m.hi, false); err != nil {
+	if m.gammas, err = fitGammas(c, m, runsLo, runsHi, false); err != nil {
+		return nil, err
+	}
+	if m.lo, err = end(lowEnd); err != nil {
+		return nil, err
+	}
+	if m.hi, err = end(highEnd); err != nil {
 		return nil, err
 	}
 	m.setGammas()
@@ -540,9 +575,11 @@ type Result struct {
 	LoadRatio     float64 `json:"loadRatio"`
 	HeadroomRatio float64 `json:"headroomRatio"` // 1 − LoadRatio (negative above calibrated capacity)
 	HeadroomIOPS  float64 `json:"headroomIops"`  // MaxTotalIOPS − CurrentIOPS
-	// The band of MaxTotalIOPS and HeadroomRatio over the calibration's
-	// runs: the model of every figure at its runs' min, and at its max
-	// (equal to the central figures when the calibration has no runs).
+	// The band of MaxTotalIOPS and HeadroomRatio from the calibration's
+	// runs: the model of every figure at the low end of where one more run
+	// would land (95% prediction interval from the pooled run-to-run noise,
+	// widened to the runs' min), and at the high end (equal to the central
+	// figures when the calibration has no runs).
 	MaxTotalIOPSLower  float64 `json:"maxTotalIopsLower"`
 	MaxTotalIOPSUpper  float64 `json:"maxTotalIopsUpper"`
 	HeadroomRatioLower float64 `json:"headroomRatioLower"`

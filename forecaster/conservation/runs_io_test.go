@@ -45,12 +45,10 @@ func TestLoadCalibrationRunsAndMixed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The upper end model reproduces the mixed runs' max exactly. The lower
-	// end's pure figures (the runs' mins) put the two-point line at 50/50
-	// far below the mixed runs' min, so its γ is held at MinGamma and its
-	// max falls a little under 4350.
-	if !near(res.MaxTotalIOPSUpper, 4705, 1e-12) || !(res.MaxTotalIOPSLower <= 4350 && res.MaxTotalIOPSLower > 4300) {
-		t.Errorf("band at the 4 KiB 50/50 point %v..%v, want 4300..4350 to 4705", res.MaxTotalIOPSLower, res.MaxTotalIOPSUpper)
+	// The runs are far apart (the 4 KiB reads 14010..27450), so the pooled
+	// noise is large and the band is wide; it covers the mixed runs.
+	if !(res.MaxTotalIOPSLower < 4350 && res.MaxTotalIOPSUpper > 4705) {
+		t.Errorf("band at the 4 KiB 50/50 point %v..%v, want it to cover the runs 4350..4705", res.MaxTotalIOPSLower, res.MaxTotalIOPSUpper)
 	}
 	t.Logf("size form: %+v; γ: %+v", m.SizeForm(), m.Interference())
 }

@@ -224,7 +224,7 @@ func (r *Report) check() []Check {
 func factorOff(pred, meas float64) float64 { return math.Max(pred/meas, meas/pred) - 1 }
 
 // heldOutChecks scores the frontier at the measured mixes: at the
-// calibrated size, at the held-out sizes, and the runs band. Each is
+// calibrated size, at the held-out sizes, and the band. Each is
 // checked only when its bound is set.
 func (r *Report) heldOutChecks() []Check {
 	b := r.Bounds
@@ -279,7 +279,7 @@ func (r *Report) heldOutChecks() []Check {
 				w, at = x, "worst at "+m.label()
 			}
 		}
-		c := Check{Name: "measured max IOPS outside the frontier's runs band (relative to the nearer end)", Value: w, Bound: b.OutsideBand,
+		c := Check{Name: "measured max IOPS outside the frontier's band (relative to the nearer end)", Value: w, Bound: b.OutsideBand,
 			Pass: !math.IsNaN(w) && w <= b.OutsideBand, Detail: fmt.Sprintf("%s; %d of %d mixes outside", at, outside, len(r.Mixes))}
 		if math.IsNaN(w) {
 			c.Detail = "missing: " + at

@@ -43,15 +43,20 @@ func TestSideBySideAtACalibratedMix(t *testing.T) {
 		t.Fatal(sb.Err)
 	}
 	// One mixed point fixes γ exactly: the frontier passes through it, and
-	// its band at that mix is the mixed runs' range.
+	// its band at that mix is the mixed figure's 95% prediction interval for
+	// one more run: every run is ±0.5% off its figure's mean, so the pooled
+	// relative noise is σ = 0.005·√2 (6 dof) and the band 4000·exp(∓h),
+	// h = t₀.₉₇₅(6)·σ·√(1 + 1/2) = 2.4469·0.00707·1.2247 = 0.0212.
 	if got := sb.Frontier.MaxTotalIOPS; math.Abs(got-4000) > 1e-6 {
 		t.Errorf("frontier at the calibrated mix = %v, want the mixed point's 4000", got)
 	}
 	if g := frontier.Interference(); len(g) != 2 || g[0].Test != conservation.GammaKept {
 		t.Fatalf("γ at 4 KiB %+v, want it kept (runs within ±0.5%%)", g)
 	}
-	if math.Abs(sb.Frontier.MaxTotalIOPSLower-3980) > 1e-6 || math.Abs(sb.Frontier.MaxTotalIOPSUpper-4020) > 1e-6 {
-		t.Errorf("frontier band %v..%v, want the runs' 3980..4020", sb.Frontier.MaxTotalIOPSLower, sb.Frontier.MaxTotalIOPSUpper)
+	h := 2.4469118511449692 * 0.005 * math.Sqrt2 * math.Sqrt(1.5) // t₀.₉₇₅(6) from R's qt(0.975, 6)
+	lo, hi := 4000*math.Exp(-h), 4000*math.Exp(h)
+	if math.Abs(sb.Frontier.MaxTotalIOPSLower-lo) > 1e-6 || math.Abs(sb.Frontier.MaxTotalIOPSUpper-hi) > 1e-6 {
+		t.Errorf("frontier band %v..%v, want %v..%v", sb.Frontier.MaxTotalIOPSLower, sb.Frontier.MaxTotalIOPSUpper, lo, hi)
 	}
 	if math.Abs(sb.Frontier.Utilization-1) > 1e-9 {
 		t.Errorf("U at the mixed point's load = %v, want 1", sb.Frontier.Utilization)
@@ -65,13 +70,13 @@ func TestSideBySideAtACalibratedMix(t *testing.T) {
 		t.Errorf("the paper's model has interference %v", sb.Paper.Interference)
 	}
 	if !InBand(sb.Frontier, 3990) || InBand(sb.Frontier, 4100) {
-		t.Error("InBand wrong around the 3980..4020 band")
+		t.Errorf("InBand wrong around the %v..%v band", lo, hi)
 	}
-	if got := OutsideBand(sb.Frontier, 4422); math.Abs(got-0.1) > 1e-9 {
-		t.Errorf("OutsideBand(4422) = %v, want 0.1 above 4020", got)
+	if got := OutsideBand(sb.Frontier, 1.1*hi); math.Abs(got-0.1) > 1e-9 {
+		t.Errorf("OutsideBand(%v) = %v, want 0.1 above %v", 1.1*hi, got, hi)
 	}
-	if got := OutsideBand(sb.Frontier, 3582); math.Abs(got-0.1) > 1e-9 {
-		t.Errorf("OutsideBand(3582) = %v, want 0.1 below 3980", got)
+	if got := OutsideBand(sb.Frontier, 0.9*lo); math.Abs(got-0.1) > 1e-9 {
+		t.Errorf("OutsideBand(%v) = %v, want 0.1 below %v", 0.9*lo, got, lo)
 	}
 	if OutsideBand(sb.Frontier, 4000) != 0 {
 		t.Error("OutsideBand inside the band is not 0")
@@ -119,7 +124,7 @@ func TestHeldOutChecks(t *testing.T) {
 	if c := got["frontier vs measured max IOPS, a size not calibrated and mixed sizes"]; c.Pass || math.Abs(c.Value-0.25) > 1e-9 {
 		t.Errorf("held-out check %+v, want a 25%% failure", c)
 	}
-	if c := got["measured max IOPS outside the frontier's runs band (relative to the nearer end)"]; c.Pass || c.Value <= 0 {
+	if c := got["measured max IOPS outside the frontier's band (relative to the nearer end)"]; c.Pass || c.Value <= 0 {
 		t.Errorf("band check %+v, want a failure: the 16 KiB measurement lies below the band", c)
 	}
 }
@@ -198,8 +203,8 @@ func TestRealCalibrationRunsSideBySide(t *testing.T) {
 			if got := sb.Frontier.MaxTotalIOPS; math.Abs(got-mp.IOPS) > 1e-9*mp.IOPS {
 				t.Errorf("%v bytes: frontier at its mixed point's mix %v, want the point's %v", mp.IOSizeBytes, got, mp.IOPS)
 			}
-			if math.Abs(sb.Frontier.MaxTotalIOPSLower-lo) > 1e-6*lo || math.Abs(sb.Frontier.MaxTotalIOPSUpper-hi) > 1e-6*hi {
-				t.Errorf("%v bytes: frontier band %v..%v, want the runs' %v..%v", mp.IOSizeBytes, sb.Frontier.MaxTotalIOPSLower, sb.Frontier.MaxTotalIOPSUpper, lo, hi)
+			if sb.Frontier.MaxTotalIOPSLower > lo*(1+1e-9) || sb.Frontier.MaxTotalIOPSUpper < hi*(1-1e-9) {
+				t.Errorf("%v bytes: frontier band %v..%v does not reach the mixed runs %v..%v", mp.IOSizeBytes, sb.Frontier.MaxTotalIOPSLower, sb.Frontier.MaxTotalIOPSUpper, lo, hi)
 			}
 		}
 		want := 1 / (0.5/p.ReadIOPS + 0.5/p.WriteIOPS)
