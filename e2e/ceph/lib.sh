@@ -313,6 +313,8 @@ mlisp_snapshot() {
 	if [ -n "$cal" ]; then
 		"$BIN/scorer" whatif-curve -storcast "http://127.0.0.1:$W_PORT" -cluster e2e -out "$E2E_DIR/whatif_lower.json" ||
 			log "what-if snapshot failed (the score reports it)"
+		# Its served latency model (capacity-anchored): the knee the scorer compares with saturation.
+		curl -sS "http://127.0.0.1:$W_PORT/api/v1/latency_curve?cluster=e2e" >"$E2E_DIR/served_latency_lower.json" || true
 		stop_one storcast-whatif
 	fi
 }

@@ -53,5 +53,5 @@ done
 sed -E 's|"fio":"[^"]*/(step-[^"/]*\.json)"|"fio":"'"$ARCHIVE"'/\1"|' "$ARCHIVE/steps.jsonl" >"$E2E_DIR/steps.jsonl"
 "$BIN/scorer" score -steps "$E2E_DIR/steps.jsonl" -calibration "$ARCHIVE/calibration.json" \
 	-prometheus "http://127.0.0.1:$PROM_PORT" -storcast "http://127.0.0.1:$ST_PORT" \
-	-mlisp "$ARCHIVE/mlisp_lower.json" -passive "$ARCHIVE/passive_curve.json" -passive-status "$ARCHIVE/passive_clusters.json" \
+	-mlisp "$ARCHIVE/mlisp_lower.json" -whatif "$ARCHIVE/whatif_lower.json" -served-latency "$ARCHIVE/served_latency_lower.json" -passive "$ARCHIVE/passive_curve.json" -passive-status "$ARCHIVE/passive_clusters.json" \
 	-load-start "$load_start" -load-end "$load_end" -phases "$phases" -out "${RESULTS_MD:-$ARCHIVE/rescored.md}" "$@"

@@ -156,7 +156,7 @@ phase score
 PHASES_SO_FAR="$PHASES"
 "$BIN/scorer" score -steps "$E2E_DIR/steps.jsonl" -calibration "$E2E_DIR/calibration.json" \
 	-prometheus "$PROM" -storcast "$([ $WITH_STORCAST = 1 ] && echo "http://127.0.0.1:$STORCAST_PORT")" \
-	-mlisp "$E2E_DIR/mlisp_lower.json" -whatif "$E2E_DIR/whatif_lower.json" -passive "$E2E_DIR/passive_curve.json" -passive-status "$E2E_DIR/passive_clusters.json" \
+	-mlisp "$E2E_DIR/mlisp_lower.json" -whatif "$E2E_DIR/whatif_lower.json" -served-latency "$E2E_DIR/served_latency_lower.json" -passive "$E2E_DIR/passive_curve.json" -passive-status "$E2E_DIR/passive_clusters.json" \
 	-load-start "$LOAD_START" -load-end "$LOAD_END" \
 	-phases "$PHASES_SO_FAR" -out "$RESULTS/latest.md" $HELD_OUT_BOUNDS
 

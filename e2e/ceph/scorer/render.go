@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/storcast/storcast/exporter/apiv1"
 	"github.com/storcast/storcast/forecaster/conservation"
 )
 
@@ -213,7 +214,7 @@ func (r *Report) Markdown() string {
 		}
 		cov, n, within := r.latencyCoverage(0.2)
 		w("\nCovered by the band at %d of %d higher steps; mean forecast within 20%% at %d. ", cov, n, within)
-		if k, which, sat, ok := r.kneeVsSaturated(); ok {
+		if k, which, sat, ok := r.kneeVsSaturated(r.MLISP); ok {
 			w("Earliest forecast knee (the %s crosses the SLO) %.0f IOPS vs the measured saturated IOPS of the ramp's mix %.0f: %s.\n", which, k, sat, map[bool]string{true: "below", false: "not below"}[k < sat])
 		} else {
 			w("No forecast knee, or no measured saturated step of the ramp's mix to compare it with.\n")
@@ -413,18 +414,18 @@ func (r *Report) latencyCoverage(tol float64) (covered, n, within int) {
 	return covered, n, within
 }
 
-// kneeVsSaturated returns the earliest forecast knee (where the upper band,
-// else the mean, crosses the SLO), which bound it is, and the measured
-// saturated IOPS of the ramp's mix.
-func (r *Report) kneeVsSaturated() (knee float64, which string, sat float64, ok bool) {
-	if r.MLISP == nil {
+// kneeVsSaturated returns the earliest knee of the forecast c (where the
+// upper band, else the mean, crosses the SLO), which bound it is, and the
+// measured saturated IOPS of the ramp's mix.
+func (r *Report) kneeVsSaturated(c *apiv1.LatencyCurve) (knee float64, which string, sat float64, ok bool) {
+	if c == nil {
 		return 0, "", 0, false
 	}
 	switch {
-	case r.MLISP.KneeIOPS.Upper != nil:
-		knee, which = *r.MLISP.KneeIOPS.Upper, "upper band"
-	case r.MLISP.KneeIOPS.Mean != nil:
-		knee, which = *r.MLISP.KneeIOPS.Mean, "mean"
+	case c.KneeIOPS.Upper != nil:
+		knee, which = *c.KneeIOPS.Upper, "upper band"
+	case c.KneeIOPS.Mean != nil:
+		knee, which = *c.KneeIOPS.Mean, "mean"
 	default:
 		return 0, "", 0, false
 	}
@@ -555,6 +556,29 @@ func (r *Report) renderWhatIf(w func(string, ...any)) {
 			w("| %s | %.0f | %s | %.2f [%.2f, %.2f] | %s | %s | %s | %s |\n", s.Name, s.Fio.IOPS(), ms(s.ClusterLatency, s.HaveClusterLat),
 				1000*s.WhatIf.Mean, 1000*s.WhatIf.Lower, 1000*s.WhatIf.Upper, s.WhatIf.Model, errOr(s.WhatIf.Mean, s.ClusterLatency, s.HaveClusterLat), cov, ml)
 		}
+	}
+	r.renderServedKnee(w)
+}
+
+// renderServedKnee reports the knee of the what-if storcast's served latency
+// model against the measured saturated IOPS of the ramp's mix: M-LISP's knee
+// (above) may lie anywhere, the capacity-anchored model's lies below its
+// max IOPS by construction, so it is below the measured saturation unless
+// the capacity model over-promises there.
+func (r *Report) renderServedKnee(w func(string, ...any)) {
+	if r.Served == nil {
+		if r.ServedErr != "" {
+			w("\nThat storcast's served latency curve: %s\n", r.ServedErr)
+		}
+		return
+	}
+	w("\nThat storcast's served latency curve (`GET /api/v1/latency_curve`, SLO %.0f ms): knee (upper band crosses the SLO) %s IOPS, (mean crosses) %s IOPS. ",
+		1000*r.Served.SLOSeconds, bandNum(r.Served.KneeIOPS.Upper), bandNum(r.Served.KneeIOPS.Mean))
+	if k, which, sat, ok := r.kneeVsSaturated(r.Served); ok {
+		w("Earliest knee (the %s) %.0f IOPS vs the measured saturated IOPS of the ramp's mix %.0f: %s (%s of it).\n", which, k, sat,
+			map[bool]string{true: "below", false: "not below"}[k < sat], pct(k/sat))
+	} else {
+		w("No knee, or no measured saturated step of the ramp's mix to compare it with.\n")
 	}
 }
 

@@ -153,6 +153,10 @@ type Report struct {
 	MLISPErr      string
 	WhatIf        *WhatIfCurve
 	WhatIfErr     string
+	// Served is the latency_curve of the what-if storcast (the same lower
+	// steps, calibrated): the served model, capacity-anchored by default.
+	Served        *apiv1.LatencyCurve
+	ServedErr     string
 	Passive       *apiv1.CapacityCurve
 	PassiveErr    string
 	PassiveFitErr string // the passive storcast's conservation fit error, if any
@@ -333,6 +337,7 @@ func runScore(args []string, stdout, stderr io.Writer) int {
 	storcastURL := fs.String("storcast", "", "main storcast's URL (empty: storcast not run, its checks are skipped)")
 	mlispPath := fs.String("mlisp", "", "latency_curve response of the storcast trained on the lower ramp steps")
 	whatIfPath := fs.String("whatif", "", "what-if curve (scorer whatif-curve) of the storcast trained on the lower ramp steps")
+	servedPath := fs.String("served-latency", "", "latency_curve response of that calibrated what-if storcast (its served latency model)")
 	passivePath := fs.String("passive", "", "capacity_curve response of the storcast without calibration file")
 	passiveStatus := fs.String("passive-status", "", "/api/v1/clusters response of the storcast without calibration file")
 	loadStart := fs.Float64("load-start", 0, "Unix time the load began")
@@ -375,7 +380,7 @@ func runScore(args []string, stdout, stderr io.Writer) int {
 	}
 	rep, err := score(scoreInput{
 		stepsPath: *stepsPath, calPath: *calPath, promURL: *promURL, storcastURL: *storcastURL,
-		mlispPath: *mlispPath, whatIfPath: *whatIfPath, passivePath: *passivePath, passiveStatus: *passiveStatus, lag: *lag,
+		mlispPath: *mlispPath, whatIfPath: *whatIfPath, servedPath: *servedPath, passivePath: *passivePath, passiveStatus: *passiveStatus, lag: *lag,
 		loadStart: *loadStart, loadEnd: *loadEnd, bounds: b, sys: sys, slo: *sloSeconds, passiveSize: *passiveSize, calRuns: *calRuns,
 	})
 	if err != nil {
@@ -425,13 +430,13 @@ func writeFileAtomic(path string, data []byte) error {
 }
 
 type scoreInput struct {
-	stepsPath, calPath, promURL, storcastURL, mlispPath, whatIfPath, passivePath, passiveStatus string
-	lag                                                                                         time.Duration
-	loadStart, loadEnd                                                                          float64
-	bounds                                                                                      Bounds
-	sys                                                                                         System
-	slo, passiveSize                                                                            float64
-	calRuns                                                                                     string
+	stepsPath, calPath, promURL, storcastURL, mlispPath, whatIfPath, servedPath, passivePath, passiveStatus string
+	lag                                                                                                     time.Duration
+	loadStart, loadEnd                                                                                      float64
+	bounds                                                                                                  Bounds
+	sys                                                                                                     System
+	slo, passiveSize                                                                                        float64
+	calRuns                                                                                                 string
 }
 
 // mixKey identifies a mix: read share and IO size.
@@ -598,6 +603,9 @@ func score(in scoreInput) (*Report, error) {
 		}
 		rep.MLISP, rep.MLISPErr = readResponse[apiv1.LatencyCurve](in.mlispPath)
 		rep.WhatIf, rep.WhatIfErr = readWhatIfCurve(in.whatIfPath)
+		if in.servedPath != "" {
+			rep.Served, rep.ServedErr = readResponse[apiv1.LatencyCurve](in.servedPath)
+		}
 		rep.Passive, rep.PassiveErr = readResponse[apiv1.CapacityCurve](in.passivePath)
 		rep.PassiveFitErr = readFitError(in.passiveStatus, "conservation")
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -349,5 +350,32 @@ func TestReadFitErrorTakesTheLowerBoundsReason(t *testing.T) {
 	fitted := write("fitted.json", `{"conservation":{"fitted":true,"note":"γ at 4096 bytes 0.1: untested"}}`)
 	if got := readFitError(fitted, "conservation"); got != "" {
 		t.Errorf("fitted: %q, want none", got)
+	}
+}
+
+// The served latency model's knee is compared with the ramp's measured
+// saturated step: below it, not below it, and no knee at all.
+func TestServedKneeAgainstSaturation(t *testing.T) {
+	k := func(x float64) *float64 { return &x }
+	rep := &Report{Steps: []StepScore{
+		{Plan: PlanStep{Ramp: true, Fraction: 0.5}, Fio: FioResult{ReadIOPS: 1000, WriteIOPS: 1000}},
+		{Plan: PlanStep{Ramp: true}, Fio: FioResult{ReadIOPS: 3000, WriteIOPS: 3000}},
+	}}
+	render := func() string {
+		var b strings.Builder
+		rep.renderServedKnee(func(f string, a ...any) { fmt.Fprintf(&b, f, a...) })
+		return b.String()
+	}
+	rep.Served = &apiv1.LatencyCurve{SLOSeconds: 0.05, KneeIOPS: apiv1.Band{Upper: k(5800), Mean: k(5900)}}
+	if got := render(); !strings.Contains(got, "Earliest knee (the upper band) 5800 IOPS vs the measured saturated IOPS of the ramp's mix 6000: below (96.7% of it)") {
+		t.Errorf("below:\n%s", got)
+	}
+	rep.Served.KneeIOPS = apiv1.Band{Mean: k(6100)}
+	if got := render(); !strings.Contains(got, "Earliest knee (the mean) 6100 IOPS vs the measured saturated IOPS of the ramp's mix 6000: not below") {
+		t.Errorf("not below:\n%s", got)
+	}
+	rep.Served.KneeIOPS = apiv1.Band{}
+	if got := render(); !strings.Contains(got, "No knee") {
+		t.Errorf("no knee:\n%s", got)
 	}
 }
