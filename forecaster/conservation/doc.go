@@ -120,24 +120,29 @@
 // repeated runs (Point.ReadRuns, Point.WriteRuns, MixedPoint.Runs; several
 // fio groups of one job, several files via MergeCalibrations, or a YAML
 // list); the figure is their mean. The band says where one more saturated
-// run would land: every figure x̄ with n runs goes to x̄·exp(∓h),
+// run at the mix would land, 95%:
 //
-//	h = t₀.₉₇₅(ν)·σ·√(1 + 1/n),
+//	max·exp(∓h),  h = t₀.₉₇₅(ν)·σ·√(1 + Σ_j e_j²/n_j),
 //
-// the 95% prediction interval of a new run, with σ the relative run-to-run
-// noise pooled over every figure that has runs (ν = Σ(n_j − 1) degrees of
-// freedom; the same pool γ is tested against), widened to the figure's own
-// runs where they lie further out. Per figure, 2-5 runs would give a t of
-// 12.7-2.8 and an interval that says more about t than about the cluster;
-// pooled over a calibration of 7 figures × 2 runs, t is 2.4, × 3 runs 2.1.
-// A load step measured later is such a new run (on the real test cluster
-// the saturated steps fell 1-10% from the calibration's means, outside the
-// runs' own range at 2 of 5 mixes, while two runs of one figure were up to
-// 18% apart). Multiplicative, so that the low end stays positive however
-// noisy the runs. The band's two ends are whole models: every figure at
-// its low end (γ refitted there), and every figure at its high end;
-// MaxTotalIOPSLower/Upper are the least and greatest of the three models'
-// max, so at a calibrated mix the band covers the mixed runs' range.
+// with σ the relative run-to-run noise pooled over every figure that has
+// runs (ν = Σ(n_j − 1) degrees of freedom, the pool γ's test uses), n_j the
+// runs of figure j and e_j = ∂log max/∂log x_j the max's elasticity to it
+// at the mix (the delta method; taken by raising each figure by 1e-4 in a
+// model that keeps the central one's decisions: form across sizes, γ and η
+// kept or held at 0). The 1 is the new run's own noise: what an operator
+// compares the band with, a saturated load measured later, is one more run
+// of the cluster (on the real test cluster the saturated steps fell outside
+// the runs' own min..max, the band before, at 2 to 5 of 5 mixes). At a pure
+// mix the max is one figure (e = 1); between figures the e_j share the
+// max (Σ e_j = 1, so the band is narrower than any one figure's), except
+// where γ moves it against them. A per-figure t would be useless (12.7 for
+// 2 runs); pooled over 7 figures it is 2.36 with 2 runs each, 2.14 with 3.
+// The band also covers the runs' own ends: whole models of every figure at
+// its runs' min (γ refitted there), resp. max; MaxTotalIOPSLower/Upper are
+// the hull of those, the central max and the prediction interval, so at a
+// calibrated mix the band covers the mixed runs' range. Without two runs
+// of any figure the band is the runs' ends alone (the central figures
+// without runs).
 // GammaFit.Lower/Upper bound
 // γ itself: γ falls as the mixed IOPS rise and rises with the pure ones, so
 // they are γ(mixed max, pure mins) and γ(mixed min, pure maxes).

@@ -66,10 +66,10 @@ func ExampleModel_Curve() {
 // Worked by hand: a = 2000/19000, b = 2000/2500, γ = (1 − a − b)/(4ab) =
 // 0.281; at 1400 reads + 600 writes/s, L = 0.3137, Q = 4γ(1400/19000)(600/2500)
 // = 0.0199, U = L + Q = 0.334, and the max 2000·2/(L + √(L² + 4Q)) = 5438.
-// The band: the runs' relative noise pooled over the three figures is
-// 1.04% (5 dof), so each figure's 95% prediction interval for one more run
-// is ±t₀.₉₇₅(5)·1.04%·√(1 + 1/n) = ±3.1% (3 runs) and ±3.3% (2 runs); the
-// models of every figure at its low, resp. high end give the band.
+// The band, where one more saturated run would land (95%): the runs'
+// relative noise pooled over the three figures is σ = 1.04% (5 dof), and
+// the max at this mix moves with the figures by elasticities e_j (the
+// mixed point's through γ), so it is 5438·exp(∓t₀.₉₇₅(5)·σ·√(1 + Σ e_j²/n_j)).
 func ExampleModel_AtMix_interference() {
 	m, err := conservation.NewModel(conservation.Calibration{
 		Points: []conservation.Point{{IOSizeBytes: 4096, ReadIOPS: 19000, WriteIOPS: 2500,
@@ -94,7 +94,7 @@ func ExampleModel_AtMix_interference() {
 	// Output:
 	// γ at 4 KiB: 0.281 ± 0.029 (s.e., 5.0 dof): kept (runs allow 0.223..0.343)
 	// U now 0.334, load ratio 0.368
-	// max at this mix 5438 IOPS [5257, 5626], headroom 0.632 [0.620, 0.644]
+	// max at this mix 5438 IOPS [5226, 5659], headroom 0.632 [0.617, 0.647]
 }
 
 func ExampleMaxAtReadRatio() {

@@ -54,11 +54,16 @@ func sq(x float64) float64 { return x * x }
 
 // checkBandCoversRuns checks that at the mix of c.Mixed[i] (one mixed point
 // per size, at a calibrated size) the max-IOPS band covers the central
-// figure and every run. The band's ends are the frontiers through every
-// figure at the low (resp. high) end of its prediction interval, so at the
-// calibrated mix the band is exactly the hull of the central figure and
-// the mixed figure's ends, except where an end's γ would fall outside the
-// family (below MinGamma, or a frontier that turns back
+// figure and every run, and is the hull of the runs' ends and one more
+// run's prediction interval, worked by hand here: where γ is kept the
+// frontier passes through the mixed figure, whose elasticity is 1, so
+// h = t·σ·√(1 + 1/n_mixed); where γ fell back the max is the paper's
+// 1/(ρ/R + (1−ρ)/W), with elasticities ρ·max/R and (1−ρ)·max/W, so
+// h = t·σ·√(1 + e_R²/n_R + e_W²/n_W). The runs' ends are the frontiers
+// through every figure at its runs' min, resp. max, except where an end's γ
+// would fall outside the family (below MinGamma, or a frontier that turns
+// back before the run): that end is widened to reach its run (reported
+// false, the hull not checked).
 func checkBandCoversRuns(t *testing.T, m *Model, c Calibration, i int) bool {
 	t.Helper()
 	mp := c.Mixed[i]
@@ -84,16 +89,25 @@ func checkBandCoversRuns(t *testing.T, m *Model, c Calibration, i int) bool {
 	if res.MaxTotalIOPSLower > lo*(1+1e-9) || res.MaxTotalIOPSUpper < hi*(1-1e-9) {
 		t.Fatalf("band %v..%v misses the mixed runs %v..%v", res.MaxTotalIOPSLower, res.MaxTotalIOPSUpper, lo, hi)
 	}
-	// Where the band's end models pass through the mixed figure at its
-	// prediction ends, the band is exactly their hull with the central.
-	low, high := predictionEnds(c)
-	lo, hi = low(mp.IOPS, mp.Runs), high(mp.IOPS, mp.Runs)
-	if !inFamily(low(p.ReadIOPS, p.ReadRuns), low(p.WriteIOPS, p.WriteRuns), lo) ||
-		!inFamily(high(p.ReadIOPS, p.ReadRuns), high(p.WriteIOPS, p.WriteRuns), hi) {
+	if !inFamily(runsMin(p.ReadIOPS, p.ReadRuns), runsMin(p.WriteIOPS, p.WriteRuns), lo) ||
+		!inFamily(runsMax(p.ReadIOPS, p.ReadRuns), runsMax(p.WriteIOPS, p.WriteRuns), hi) {
 		return false
 	}
-	if !near(res.MaxTotalIOPSLower, math.Min(lo, res.MaxTotalIOPS), 1e-9) || !near(res.MaxTotalIOPSUpper, math.Max(hi, res.MaxTotalIOPS), 1e-9) {
-		t.Fatalf("band %v..%v, want the hull of the central %v and the mixed figure's prediction ends %v..%v", res.MaxTotalIOPSLower, res.MaxTotalIOPSUpper, res.MaxTotalIOPS, lo, hi)
+	sigma, dof := poolNoise(c)
+	x := res.MaxTotalIOPS
+	var v float64
+	if m.Interference()[0].Test == GammaZero {
+		eR, eW := mp.ReadRatio*x/p.ReadIOPS, (1-mp.ReadRatio)*x/p.WriteIOPS
+		v = eR*eR/float64(len(p.ReadRuns)) + eW*eW/float64(len(p.WriteRuns))
+	} else {
+		v = 1 / float64(len(mp.Runs))
+	}
+	h := tQuantile975(float64(dof)) * sigma * math.Sqrt(1+v)
+	wantLo, wantHi := math.Min(math.Min(lo, x), x*math.Exp(-h)), math.Max(math.Max(hi, x), x*math.Exp(h))
+	// The elasticities are one-sided differences of step 1e-4: 1e-5 relative.
+	if !near(res.MaxTotalIOPSLower, wantLo, 1e-5) || !near(res.MaxTotalIOPSUpper, wantHi, 1e-5) {
+		t.Fatalf("band %v..%v, want the hull of the central %v, the runs %v..%v and the prediction interval ±%v: %v..%v",
+			res.MaxTotalIOPSLower, res.MaxTotalIOPSUpper, x, lo, hi, h, wantLo, wantHi)
 	}
 	return true
 }
@@ -436,8 +450,9 @@ func BenchmarkNewModel(b *testing.B) {
 // it reaches the run, so the band still covers the runs, and is wider at
 // the pure mixes too. The pure figures have 40 tight runs each, so that
 // the pooled noise (σ² = (80·0.01² + 2·(900/1700)²)/79, 79 dof) keeps
-// their prediction ends near them: 1000·exp(∓h), h = t₀.₉₇₅(79)·σ·√(1+1/40),
-// about 843..1186, and the mixed run 2600 is more than twice 1186.
+// their prediction interval near them: 1000·exp(∓h), h = t₀.₉₇₅(79)·σ·√(1+1/40)
+// (a pure mix's max is its one figure), about 843..1186, and the mixed run
+// 2600 is more than twice 1186.
 func TestBandReachesRunsBeyondTheFamily(t *testing.T) {
 	tight := make([]float64, 40)
 	for i := range tight {
@@ -475,14 +490,15 @@ func TestBandReachesRunsBeyondTheFamily(t *testing.T) {
 // The band is a 95% prediction interval for one more saturated run: a
 // cluster whose truth is the frontier (γ 0 and 0.25), calibrated with 2
 // or 3 runs of every figure at the lab's 5% noise, then measured once more
-// at a saturated mix with the same noise. At the calibrated mixes (pure
-// reads, pure writes, 50/50) the band must cover that measurement at least
-// 94% of the time (it is the t interval of the one figure that sets the
-// max there); between them at least 88%: the ends move every figure
-// together, which leaves out the noise of γ's own estimate where γ bends
-// the frontier most (70-90% reads: 88-92% at 5% noise). The runs' own
-// min..max, the band before, covered a third run about a third of the
-// time at a pure mix.
+// at a saturated mix with the same noise, at the calibrated mixes (pure
+// reads, pure writes, 50/50) and between them. With γ = 0 the band must
+// cover that measurement at least 94% of the time everywhere. With
+// γ = 0.25, the test keeps γ in only 76% (2 runs) to 96% (3 runs) of the
+// calibrations (TestGammaPowerByRunsAndNoise); where it falls back, the band is centred
+// on the paper's line, up to 12% above the truth between the pure points:
+// at least 93% at the calibrated mixes, 88% between them. The runs' own
+// min..max, the band before, covered a third run about a third of the time
+// at a pure mix.
 func TestBandCoversOneMoreRun(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	const trials = 300
@@ -522,8 +538,12 @@ func TestBandCoversOneMoreRun(t *testing.T) {
 			cal, between := float64(covered[0])/float64(n[0]), float64(covered[1])/float64(n[1])
 			t.Logf("γ %v, %d runs: one more run inside the band at the calibrated mixes %.1f%% of %d, between them %.1f%% of %d; mean width %.1f%% of the max",
 				gamma, runs, 100*cal, n[0], 100*between, n[1], 100*width/float64(n[0]+n[1]))
-			if cal < 0.94 || between < 0.88 {
-				t.Errorf("γ %v, %d runs: coverage %.1f%% at the calibrated mixes (want >= 94%%), %.1f%% between (want >= 88%%)", gamma, runs, 100*cal, 100*between)
+			wantCal, wantBetween := 0.94, 0.94
+			if gamma != 0 {
+				wantCal, wantBetween = 0.93, 0.88
+			}
+			if cal < wantCal || between < wantBetween {
+				t.Errorf("γ %v, %d runs: coverage %.1f%% at the calibrated mixes (want >= %.0f%%), %.1f%% between (want >= %.0f%%)", gamma, runs, 100*cal, 100*wantCal, 100*between, 100*wantBetween)
 			}
 		}
 	}

@@ -164,29 +164,6 @@ func checkRuns(name string, central float64, runs []float64) error {
 
 // runsMin and runsMax are the ends of a figure's spread: its runs' min and
 // max, or the figure itself when it has no runs.
-// predictionEnds returns the functions that put a figure at the low and
-// the high end of its band: the 95% prediction interval of one more run,
-// x̄·exp(∓h), h = t₀.₉₇₅(ν)·σ·√(1 + 1/n), with σ the calibration's relative
-// run-to-run noise pooled over every figure with runs (ν = Σ(n_j − 1)
-// degrees of freedom, poolNoise) and n the figure's own runs (a figure
-// measured once: n = 1), widened to the runs' own min and max where they
-// lie further out. A saturated step measured later is one more run of
-// the cluster: the band says where it lands, not only where the mean is.
-// Without two runs of any figure there is no noise estimate and the ends
-// are the figures themselves.
-func predictionEnds(c Calibration) (low, high func(float64, []float64) float64) {
-	sigma, dof := poolNoise(c)
-	h := func(runs []float64) float64 {
-		if dof == 0 || sigma == 0 {
-			return 0
-		}
-		return tQuantile975(float64(dof)) * sigma * math.Sqrt(1+1/float64(max(len(runs), 1)))
-	}
-	low = func(x float64, runs []float64) float64 { return math.Min(runsMin(x, runs), x*math.Exp(-h(runs))) }
-	high = func(x float64, runs []float64) float64 { return math.Max(runsMax(x, runs), x*math.Exp(h(runs))) }
-	return low, high
-}
-
 func runsMin(central float64, runs []float64) float64 {
 	if len(runs) == 0 {
 		return central
@@ -234,9 +211,16 @@ type Model struct {
 	gammaVal   []float64
 	// eta: the interference between sizes (nil without mixed-size points).
 	eta *SizeInterferenceFit
-	// lo and hi are the models of the band's low and high ends (every pure
-	// and mixed figure at its predictionEnds); nil without runs.
+	// lo and hi are the models of the runs' low and high ends (every pure
+	// and mixed figure at its runs' min, resp. max); nil without runs.
 	lo, hi *Model
+	// sens holds one model per figure (figureAt's order) with that figure
+	// raised by sensStep, nil for a figure the model does not use; predT is
+	// t₀.₉₇₅(ν)·σ of the runs' pooled noise; sensN the figures' run counts.
+	// Nil without a noise estimate (prediction.go).
+	sens  []*Model
+	sensN []float64
+	predT float64
 }
 
 // NewModel validates c and prepares it for interpolation. The points need not
@@ -266,11 +250,9 @@ func NewModel(c Calibration) (*Model, error) {
 		}
 		return m, nil
 	}
-	// The band's ends: every figure at the low, resp. high end of where one
-	// more run would land (predictionEnds), which also covers the runs seen.
-	// They use the central model's form of interpolation, so that the band
-	// measures the runs' noise, not a switch of form.
-	lowEnd, highEnd := predictionEnds(c)
+	// The runs' ends: every figure at its runs' min, resp. max. They use the
+	// central model's form of interpolation, so that the band measures the
+	// runs' spread, not a switch of form.
 	end := func(pick func(float64, []float64) float64) (*Model, error) {
 		e := Calibration{Cluster: c.Cluster, Interpolation: c.Interpolation}
 		for _, p := range c.Points {
@@ -281,23 +263,13 @@ func NewModel(c Calibration) (*Model, error) {
 		}
 		return buildModel(e, m.form.Used)
 	}
-	// γ's own bounds (GammaFit.Lower/Upper) are what the runs seen allow:
-	// from the pure figures at their runs' min, resp. max.
-	runsLo, err := end(runsMin)
-	if err != nil {
+	if m.lo, err = end(runsMin); err != nil {
 		return nil, err
 	}
-	runsHi, err := end(runsMax)
-	if err != nil {
+	if m.hi, err = end(runsMax); err != nil {
 		return nil, err
 	}
-	if m.gammas, err = fitGammas(c, m, runsLo, runsHi, false); err != nil {
-		return nil, err
-	}
-	if m.lo, err = end(lowEnd); err != nil {
-		return nil, err
-	}
-	if m.hi, err = end(highEnd); err != nil {
+	if m.gammas, err = fitGammas(c, m, m.lo, m.hi, false); err != nil {
 		return nil, err
 	}
 	m.setGammas()
@@ -322,6 +294,9 @@ func NewModel(c Calibration) (*Model, error) {
 		return nil, err
 	}
 	if m.lo, err = m.lo.reachMixed(false); err != nil {
+		return nil, err
+	}
+	if err := m.fitSensitivity(c); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -576,10 +551,10 @@ type Result struct {
 	HeadroomRatio float64 `json:"headroomRatio"` // 1 − LoadRatio (negative above calibrated capacity)
 	HeadroomIOPS  float64 `json:"headroomIops"`  // MaxTotalIOPS − CurrentIOPS
 	// The band of MaxTotalIOPS and HeadroomRatio from the calibration's
-	// runs: the model of every figure at the low end of where one more run
-	// would land (95% prediction interval from the pooled run-to-run noise,
-	// widened to the runs' min), and at the high end (equal to the central
-	// figures when the calibration has no runs).
+	// runs: where one more saturated run at this mix would land, 95% (the
+	// delta method over the figures with their pooled run-to-run noise),
+	// widened to the models of every figure at its runs' min, resp. max
+	// (equal to the central figures when the calibration has no runs).
 	MaxTotalIOPSLower  float64 `json:"maxTotalIopsLower"`
 	MaxTotalIOPSUpper  float64 `json:"maxTotalIopsUpper"`
 	HeadroomRatioLower float64 `json:"headroomRatioLower"`
@@ -705,6 +680,31 @@ func (m *Model) AtMix(classes []OpClass) (Result, error) {
 		}
 		res.Extrapolated = res.Extrapolated || er.Extrapolated
 	}
+	// One more run's 95% prediction interval (prediction.go), where wider.
+	if m.sens != nil {
+		var buf [32]float64
+		ys := buf[:0]
+		if len(m.sens) > len(buf) {
+			ys = make([]float64, 0, len(m.sens))
+		}
+		for _, pm := range m.sens {
+			y := 0.0
+			if pm != nil {
+				if pr, err := pm.AtMix(classes); err == nil {
+					y = pr.MaxTotalIOPS
+				}
+			}
+			ys = append(ys, y)
+		}
+		lo, hi := res.MaxTotalIOPSLower, res.MaxTotalIOPSUpper
+		widen(res.MaxTotalIOPS, m.halfWidth(res.MaxTotalIOPS, ys), &lo, &hi)
+		if lo < res.MaxTotalIOPSLower {
+			res.MaxTotalIOPSLower, res.HeadroomRatioLower = lo, 1-res.CurrentIOPS/lo
+		}
+		if hi > res.MaxTotalIOPSUpper {
+			res.MaxTotalIOPSUpper, res.HeadroomRatioUpper = hi, 1-res.CurrentIOPS/hi
+		}
+	}
 	return res, nil
 }
 
@@ -798,6 +798,24 @@ func (m *Model) Curve(ioSizeBytes float64, readRatios []float64) ([]CurvePoint, 
 		for i := range out {
 			out[i].MaxIOPSLower = math.Min(out[i].MaxIOPSLower, ec[i].MaxIOPS)
 			out[i].MaxIOPSUpper = math.Max(out[i].MaxIOPSUpper, ec[i].MaxIOPS)
+		}
+	}
+	if m.sens != nil {
+		curves := make([][]CurvePoint, len(m.sens))
+		for j, pm := range m.sens {
+			if pm != nil {
+				curves[j], _, _ = pm.Curve(ioSizeBytes, readRatios)
+			}
+		}
+		ys := make([]float64, len(m.sens))
+		for i := range out {
+			for j := range ys {
+				ys[j] = 0
+				if curves[j] != nil {
+					ys[j] = curves[j][i].MaxIOPS
+				}
+			}
+			widen(out[i].MaxIOPS, m.halfWidth(out[i].MaxIOPS, ys), &out[i].MaxIOPSLower, &out[i].MaxIOPSUpper)
 		}
 	}
 	return out, sc.Extrapolated, nil
