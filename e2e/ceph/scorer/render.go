@@ -284,7 +284,7 @@ func (r *Report) renderHeldOut(w func(string, ...any)) {
 	w("\n## Held-out points: the paper's model and the frontier\n\n")
 	w("Both from the same %[1]s calibration through `forecaster/conservation`, at the mix %[1]s measured in the step the measured max comes from ", sys.Client)
 	w("(its read and write IOPS at their sizes): the paper = the calibration without its mixed points (γ = 0, Ra & Lee's law); ")
-	w("the frontier = with them (`NewModel`, what storcast serves). [band] = where one more saturated run would land, 95%: the models of every figure at the ends of its prediction interval from the runs' pooled noise (`MaxTotalIOPSLower/Upper`). ")
+	w("the frontier = with them (`NewModel`, what storcast serves). [band] = where one more saturated run would land, 95%%: the prediction interval by the delta method over the figures, with the runs' pooled noise, hulled with the models of every figure at its runs' min and max (`MaxTotalIOPSLower/Upper`). ")
 	w("U = the frontier's utilization at the measured saturated load: 1 on the frontier, below 1 where the cluster saturated before the model's max. ")
 	w("A mix at a size that was not calibrated is interpolated (%s).\n\n", r.interpolation())
 	w("| mix | reads (measured) | sizes R/W | measured | paper [band] | error | in band | frontier [band] | error | in band | U | steal |\n")
