@@ -296,9 +296,7 @@ func NewModel(c Calibration) (*Model, error) {
 	if m.lo, err = m.lo.reachMixed(false); err != nil {
 		return nil, err
 	}
-	if err := m.fitSensitivity(c); err != nil {
-		return nil, err
-	}
+	m.fitSensitivity(c)
 	return m, nil
 }
 

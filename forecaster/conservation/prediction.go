@@ -19,8 +19,17 @@ const sensStep = 1e-4
 // the mixed points m does not use: their elasticity is 0). The runs are
 // left out of these models, so that no test runs again and a figure's
 // step moves the model as the central one is used. Without two runs of
-// any figure there is no noise estimate and nothing to prepare.
-func (m *Model) fitSensitivity(c Calibration) error {
+// any figure there is no noise estimate and nothing to prepare. A
+// sensitivity model that cannot be built (figures at the edge of what the
+// model accepts) leaves the band at the runs' ends alone: the band never
+// makes a calibration fail that the model accepts.
+func (m *Model) fitSensitivity(c Calibration) {
+	if err := m.buildSensitivity(c); err != nil {
+		m.sens, m.sensN, m.predT = nil, nil, 0
+	}
+}
+
+func (m *Model) buildSensitivity(c Calibration) error {
 	sigma, dof := poolNoise(c)
 	if dof == 0 || !(sigma > 0) {
 		return nil
