@@ -33,7 +33,7 @@ func fittedCapacity(in Input) (*conservation.Model, error) {
 // observation; windows the capacity model cannot place are left out.
 func utilizationSeries(capm *conservation.Model, f *source.Frame) (obs []features.Observed, u []float64) {
 	for _, o := range features.Observations(f) {
-		res, err := capm.AtMix(features.OpClasses(o))
+		res, err := capm.AtMixCentral(features.OpClasses(o))
 		if err != nil || !finite(res.Utilization) {
 			continue
 		}
@@ -59,7 +59,7 @@ func axisAt(capm *conservation.Model, o features.Observed) (mixAxis, bool) {
 	if !ok {
 		return mixAxis{}, false
 	}
-	res, err := capm.AtMix(classes) // one op/s in all: U = L + Q
+	res, err := capm.AtMixCentral(classes) // one op/s in all: U = L + Q
 	if err != nil {
 		return mixAxis{}, false
 	}

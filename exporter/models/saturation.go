@@ -76,7 +76,7 @@ func (f SaturationFitter) Fit(_ context.Context, in Input) (Fitted, error) {
 // ratio r (by operations); NaN when the capacity model cannot place it.
 func capacityAtReadRatio(capm *conservation.Model, o features.Observed, r float64) float64 {
 	o.ReadIOPS, o.WriteIOPS, o.IOPS = r, 1-r, 1
-	res, err := capm.AtMix(features.OpClasses(o))
+	res, err := capm.AtMixCentral(features.OpClasses(o))
 	if err != nil || !(res.MaxTotalIOPS > 0) || !finite(res.MaxTotalIOPS) {
 		return math.NaN()
 	}

@@ -581,7 +581,62 @@ type Result struct {
 // what sizes mixed within a direction cost.
 // It returns ErrNoLoad when all rates are zero, and an error naming the class
 // for a bad direction, size or rate. It allocates nothing.
+//
+// With runs, the band evaluates the runs' end models and one sensitivity
+// model per figure at every call; AtMixCentral skips it.
 func (m *Model) AtMix(classes []OpClass) (Result, error) {
+	res, err := m.AtMixCentral(classes)
+	if err != nil {
+		return Result{}, err
+	}
+	for _, e := range [2]*Model{m.lo, m.hi} {
+		if e == nil {
+			continue
+		}
+		er, err := e.AtMixCentral(classes)
+		if err != nil {
+			return Result{}, err
+		}
+		if er.MaxTotalIOPS < res.MaxTotalIOPSLower {
+			res.MaxTotalIOPSLower, res.HeadroomRatioLower = er.MaxTotalIOPS, er.HeadroomRatio
+		}
+		if er.MaxTotalIOPS > res.MaxTotalIOPSUpper {
+			res.MaxTotalIOPSUpper, res.HeadroomRatioUpper = er.MaxTotalIOPS, er.HeadroomRatio
+		}
+		res.Extrapolated = res.Extrapolated || er.Extrapolated
+	}
+	// One more run's 95% prediction interval (prediction.go), where wider.
+	if m.sens != nil {
+		var buf [32]float64
+		ys := buf[:0]
+		if len(m.sens) > len(buf) {
+			ys = make([]float64, 0, len(m.sens))
+		}
+		for _, pm := range m.sens {
+			y := 0.0
+			if pm != nil {
+				if pr, err := pm.AtMixCentral(classes); err == nil {
+					y = pr.MaxTotalIOPS
+				}
+			}
+			ys = append(ys, y)
+		}
+		lo, hi := res.MaxTotalIOPSLower, res.MaxTotalIOPSUpper
+		widen(res.MaxTotalIOPS, m.halfWidth(res.MaxTotalIOPS, ys), &lo, &hi)
+		if lo < res.MaxTotalIOPSLower {
+			res.MaxTotalIOPSLower, res.HeadroomRatioLower = lo, 1-res.CurrentIOPS/lo
+		}
+		if hi > res.MaxTotalIOPSUpper {
+			res.MaxTotalIOPSUpper, res.HeadroomRatioUpper = hi, 1-res.CurrentIOPS/hi
+		}
+	}
+	return res, nil
+}
+
+// AtMixCentral is AtMix without the band (its bounds equal the central
+// figures): for callers that place many windows and read only the max,
+// the utilization or the interference.
+func (m *Model) AtMixCentral(classes []OpClass) (Result, error) {
 	if len(classes) == 0 {
 		return Result{}, inputError("classes", "empty: at least one op class is needed")
 	}
@@ -662,47 +717,6 @@ func (m *Model) AtMix(classes []OpClass) (Result, error) {
 	res.HeadroomIOPS = res.MaxTotalIOPS - res.CurrentIOPS
 	res.MaxTotalIOPSLower, res.MaxTotalIOPSUpper = res.MaxTotalIOPS, res.MaxTotalIOPS
 	res.HeadroomRatioLower, res.HeadroomRatioUpper = res.HeadroomRatio, res.HeadroomRatio
-	for _, e := range [2]*Model{m.lo, m.hi} {
-		if e == nil {
-			continue
-		}
-		er, err := e.AtMix(classes)
-		if err != nil {
-			return Result{}, err
-		}
-		if er.MaxTotalIOPS < res.MaxTotalIOPSLower {
-			res.MaxTotalIOPSLower, res.HeadroomRatioLower = er.MaxTotalIOPS, er.HeadroomRatio
-		}
-		if er.MaxTotalIOPS > res.MaxTotalIOPSUpper {
-			res.MaxTotalIOPSUpper, res.HeadroomRatioUpper = er.MaxTotalIOPS, er.HeadroomRatio
-		}
-		res.Extrapolated = res.Extrapolated || er.Extrapolated
-	}
-	// One more run's 95% prediction interval (prediction.go), where wider.
-	if m.sens != nil {
-		var buf [32]float64
-		ys := buf[:0]
-		if len(m.sens) > len(buf) {
-			ys = make([]float64, 0, len(m.sens))
-		}
-		for _, pm := range m.sens {
-			y := 0.0
-			if pm != nil {
-				if pr, err := pm.AtMix(classes); err == nil {
-					y = pr.MaxTotalIOPS
-				}
-			}
-			ys = append(ys, y)
-		}
-		lo, hi := res.MaxTotalIOPSLower, res.MaxTotalIOPSUpper
-		widen(res.MaxTotalIOPS, m.halfWidth(res.MaxTotalIOPS, ys), &lo, &hi)
-		if lo < res.MaxTotalIOPSLower {
-			res.MaxTotalIOPSLower, res.HeadroomRatioLower = lo, 1-res.CurrentIOPS/lo
-		}
-		if hi > res.MaxTotalIOPSUpper {
-			res.MaxTotalIOPSUpper, res.HeadroomRatioUpper = hi, 1-res.CurrentIOPS/hi
-		}
-	}
 	return res, nil
 }
 

@@ -37,6 +37,17 @@ func (m *Model) buildSensitivity(c Calibration) error {
 	gammaZero := len(m.gammas) > 0 && m.gammas[0].Test == GammaZero
 	etaZero := m.eta != nil && m.eta.Test == GammaZero
 	unused := func(p MixedPoint) bool { return p.mixedSize() && etaZero || !p.mixedSize() && gammaZero }
+	// The figures without their runs, in figureAt's order (unused mixed
+	// points are dropped per model, after withFigure has placed the step).
+	base := c
+	base.Points = append([]Point(nil), c.Points...)
+	base.Mixed = append([]MixedPoint(nil), c.Mixed...)
+	for i := range base.Points {
+		base.Points[i].ReadRuns, base.Points[i].WriteRuns = nil, nil
+	}
+	for i := range base.Mixed {
+		base.Mixed[i].Runs = nil
+	}
 	n := len(c.Mixed) + 2*len(c.Points)
 	m.sens, m.sensN = make([]*Model, n), make([]float64, n)
 	m.predT = tQuantile975(float64(dof)) * sigma
@@ -46,15 +57,10 @@ func (m *Model) buildSensitivity(c Calibration) error {
 		if j < len(c.Mixed) && unused(c.Mixed[j]) {
 			continue
 		}
-		e := withFigure(c, j, x*(1+sensStep))
-		e.Points = append([]Point(nil), e.Points...)
-		for i := range e.Points {
-			e.Points[i].ReadRuns, e.Points[i].WriteRuns = nil, nil
-		}
+		e := withFigure(base, j, x*(1+sensStep))
 		var mixed []MixedPoint
 		for _, p := range e.Mixed {
 			if !unused(p) {
-				p.Runs = nil
 				mixed = append(mixed, p)
 			}
 		}
