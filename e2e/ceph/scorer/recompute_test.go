@@ -60,7 +60,7 @@ func TestLatestRunRecomputed(t *testing.T) {
 		t.Logf("γ at %v B: %.3f (estimate %.3f ± %.3f, %.0f dof): %s", g.IOSizeBytes, g.Gamma, g.Estimate, g.StdErr, g.DoF, g.Test)
 	}
 	for _, m := range r.Mixes {
-		sb := sideBySide(paper, frontier, m.Side.ReadIOPS, m.Side.WriteIOPS, m.Side.ReadBytes, m.Side.WriteBytes)
+		sb := sideBySide(paper, frontier, nil, m.Side.ReadIOPS, m.Side.WriteIOPS, m.Side.ReadBytes, m.Side.WriteBytes)
 		if !sb.Have {
 			t.Fatal(sb.Err)
 		}
