@@ -37,11 +37,13 @@ func (c *Capacity) Scores() map[string]float64 { return finiteScores(c.Acc) }
 
 // Note says, per size with a mixed point, what the calibration's runs made
 // of the read/write interference γ: kept (the γ common to all sizes told
-// from 0 by a t-test on its standard error, the runs' noise pooled), zero (the paper's law, the runs cannot tell it from 0;
-// the max-IOPS band still spans them) or untested (no repeated runs: a
-// calibration of single runs, or mixed points read off a history fit);
-// likewise the interference between sizes η from mixed-size points.
-// Empty without mixed points.
+// from 0 by a t-test on its standard error, the runs' noise pooled), not
+// significant (used as estimated all the same), zero (not significant and
+// an estimate the frontier cannot take: the paper's law; the max-IOPS band
+// still spans the runs) or untested (no repeated runs: a calibration of
+// single runs, or mixed points read off a history fit); likewise the
+// interference between sizes η from mixed-size points. Empty without
+// mixed points.
 func (c *Capacity) Note() string {
 	if c.model == nil {
 		return ""
@@ -51,8 +53,10 @@ func (c *Capacity) Note() string {
 		switch g.Test {
 		case conservation.GammaKept:
 			parts = append(parts, fmt.Sprintf("γ at %g bytes %.3g ± %.2g (s.e., %.0f dof from the runs' pooled noise; all sizes %.3g ± %.2g): kept", g.IOSizeBytes, g.Gamma, g.StdErr, g.DoF, g.AllSizes, g.AllSizesStdErr))
+		case conservation.GammaNotSignificant:
+			parts = append(parts, fmt.Sprintf("γ at %g bytes %.3g ± %.2g (s.e., %.0f dof from the runs' pooled noise; all sizes %.3g ± %.2g): not told from 0 by the runs, used as estimated, the max-IOPS band wide enough for either", g.IOSizeBytes, g.Gamma, g.StdErr, g.DoF, g.AllSizes, g.AllSizesStdErr))
 		case conservation.GammaZero:
-			parts = append(parts, fmt.Sprintf("γ at %g bytes estimated %.3g ± %.2g (s.e., %.0f dof from the runs' pooled noise; all sizes %.3g ± %.2g) is not told from 0: the paper's model (γ = 0) is used, the max-IOPS band spans the runs", g.IOSizeBytes, g.Estimate, g.StdErr, g.DoF, g.AllSizes, g.AllSizesStdErr))
+			parts = append(parts, fmt.Sprintf("γ at %g bytes estimated %.3g ± %.2g (s.e., %.0f dof from the runs' pooled noise; all sizes %.3g ± %.2g) is not told from 0 and puts some mix above the line between the pure points: the paper's model (γ = 0) is used, the max-IOPS band spans the runs", g.IOSizeBytes, g.Estimate, g.StdErr, g.DoF, g.AllSizes, g.AllSizesStdErr))
 		default:
 			parts = append(parts, fmt.Sprintf("γ at %g bytes %.3g: untested, no repeated runs to test it against 0", g.IOSizeBytes, g.Gamma))
 		}
@@ -61,8 +65,10 @@ func (c *Capacity) Note() string {
 		switch e.Test {
 		case conservation.GammaKept:
 			parts = append(parts, fmt.Sprintf("interference between sizes η %.3g ± %.2g (s.e., %.0f dof from the runs' pooled noise): kept", e.Eta, e.StdErr, e.DoF))
+		case conservation.GammaNotSignificant:
+			parts = append(parts, fmt.Sprintf("interference between sizes η %.3g ± %.2g (s.e., %.0f dof from the runs' pooled noise): not told from 0 by the runs, used as estimated", e.Eta, e.StdErr, e.DoF))
 		case conservation.GammaZero:
-			parts = append(parts, fmt.Sprintf("interference between sizes η estimated %.3g ± %.2g (s.e., %.0f dof from the runs' pooled noise) is not told from 0: none is used, the max-IOPS band spans the runs", e.Estimate, e.StdErr, e.DoF))
+			parts = append(parts, fmt.Sprintf("interference between sizes η estimated %.3g ± %.2g (s.e., %.0f dof from the runs' pooled noise) is not told from 0 and would turn the frontier back before its point: none is used, the max-IOPS band spans the runs", e.Estimate, e.StdErr, e.DoF))
 		default:
 			parts = append(parts, fmt.Sprintf("interference between sizes η %.3g: untested, no repeated runs to test it against 0", e.Eta))
 		}

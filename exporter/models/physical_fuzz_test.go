@@ -101,8 +101,9 @@ func (in physicalInput) frame(axis mixAxis) *source.Frame {
 // Whatever the numbers, nothing panics, and
 //   - U at the max IOPS at the history's mix is 1 within 1e-9 relative;
 //   - where every γ and the interference between sizes η are 0 (none
-//     measured, or the runs cannot tell them from 0) the capacity at the
-//     mix is the paper's model's bit for bit;
+//     measured, measured 0, or an estimate beyond the form that the runs
+//     cannot tell from 0) the capacity at the mix is the paper's model's
+//     bit for bit;
 //   - the latency curve is drawn below that max only, its mean
 //     non-decreasing and inside its band; a what-if at or past the max is
 //     saturation, not a latency;
@@ -244,8 +245,8 @@ func TestCapacityNote(t *testing.T) {
 	wide := conservation.Point{IOSizeBytes: 4096, ReadIOPS: 16055.888822, WriteIOPS: 3080.797194, ReadRuns: []float64{15052.589482, 17059.188162}, WriteRuns: []float64{2924.960032, 3236.634356}}
 	tight := conservation.Point{IOSizeBytes: 4096, ReadIOPS: 16055.888822, WriteIOPS: 3080.797194, ReadRuns: []float64{16040, 16071.777644}, WriteRuns: []float64{3078, 3083.594388}}
 	single := conservation.Point{IOSizeBytes: 4096, ReadIOPS: 16055.888822, WriteIOPS: 3080.797194}
-	mixed := func(runs ...float64) []conservation.MixedPoint {
-		return []conservation.MixedPoint{{IOSizeBytes: 4096, ReadRatio: 0.5, IOPS: 4891.683328, Runs: runs}}
+	mixed := func(iops float64, runs ...float64) []conservation.MixedPoint {
+		return []conservation.MixedPoint{{IOSizeBytes: 4096, ReadRatio: 0.5, IOPS: iops, Runs: runs}}
 	}
 	for _, c := range []struct {
 		p     conservation.Point
@@ -254,9 +255,11 @@ func TestCapacityNote(t *testing.T) {
 		kept  bool
 	}{
 		{wide, nil, "", false},
-		{wide, mixed(5075.062469, 4708.304187), "γ at 4096 bytes estimated 0.111 ± 0.14 (s.e., 3 dof from the runs' pooled noise; all sizes 0.111 ± 0.14) is not told from 0: the paper's model (γ = 0) is used", false},
-		{tight, mixed(4886, 4897.366656), "γ at 4096 bytes 0.111 ± ", true},
-		{single, mixed(), "γ at 4096 bytes 0.111: untested, no repeated runs", false},
+		{wide, mixed(4891.683328, 5075.062469, 4708.304187), "γ at 4096 bytes 0.111 ± 0.14 (s.e., 3 dof from the runs' pooled noise; all sizes 0.111 ± 0.14): not told from 0 by the runs, used as estimated", false},
+		// The mix 26% above the paper's line (γ < MinGamma), within the noise.
+		{wide, mixed(6500, 7500, 5500), "is not told from 0 and puts some mix above the line between the pure points: the paper's model (γ = 0) is used", false},
+		{tight, mixed(4891.683328, 4886, 4897.366656), "γ at 4096 bytes 0.111 ± ", true},
+		{single, mixed(4891.683328), "γ at 4096 bytes 0.111: untested, no repeated runs", false},
 	} {
 		m, err := NewCapacity(conservation.Calibration{Points: []conservation.Point{c.p}, Mixed: c.mixed}, "file", 1, nil)
 		if err != nil {

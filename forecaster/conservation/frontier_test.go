@@ -305,10 +305,13 @@ func second[T any](_ T, err error) error { return err }
 
 // Runs: the band is the model of every figure at the ends of its 95%
 // prediction interval for one more run. These runs (±16% on every figure,
-// two mixed runs) cannot tell γ from 0, so the central model is the
-// paper's law. Worked by hand: the pooled relative noise is
-// σ² = (2·(3/19)² + 2·(1/5)² + 2·(1/10)²)/5 (5 dof), so pure reads, a
-// figure of 3 runs, span 19000·exp(∓t₀.₉₇₅(5)·σ·√(4/3)) = 11365..31764.
+// two mixed runs) cannot tell γ from 0; γ is used as estimated all the
+// same, so the central model passes through the mixed point. Worked by
+// hand: the pooled relative noise is σ² = (2·(3/19)² + 2·(1/5)² +
+// 2·(1/10)²)/5 (5 dof), so pure reads, a figure of 3 runs, span
+// 19000·exp(∓t₀.₉₇₅(5)·σ·√(4/3)) = 11365..31764, and at the calibrated mix,
+// where the max is the mixed figure whatever the pure ones (elasticity 1 to
+// it, 0 to them), 4000·exp(∓t₀.₉₇₅(5)·σ·√(3/2)) = 2319..6899.
 func TestRunsBand(t *testing.T) {
 	cal := Calibration{
 		Points: []Point{{IOSizeBytes: 4096, ReadIOPS: 19000, WriteIOPS: 2500, ReadRuns: []float64{16000, 19000, 22000}, WriteRuns: []float64{2000, 2500, 3000}}},
@@ -324,9 +327,9 @@ func TestRunsBand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	line := 1 / (0.5/19000 + 0.5/2500) // the paper's max at 50/50: 4418.6
-	if !near(res.MaxTotalIOPS, line, 1e-12) || !(res.MaxTotalIOPSLower < 3600) || !(res.MaxTotalIOPSUpper > 4400) {
-		t.Errorf("at the calibrated mix: max %v [%v, %v], want %v with a band beyond the mixed runs 3600..4400", res.MaxTotalIOPS, res.MaxTotalIOPSLower, res.MaxTotalIOPSUpper, line)
+	h2 := 2.5705818366147395 * sigma * math.Sqrt(1.5)
+	if !near(res.MaxTotalIOPS, 4000, 1e-9) || !near(res.MaxTotalIOPSLower, 4000*math.Exp(-h2), 1e-6) || !near(res.MaxTotalIOPSUpper, 4000*math.Exp(h2), 1e-6) {
+		t.Errorf("at the calibrated mix: max %v [%v, %v], want 4000 [%v, %v]", res.MaxTotalIOPS, res.MaxTotalIOPSLower, res.MaxTotalIOPSUpper, 4000*math.Exp(-h2), 4000*math.Exp(h2))
 	}
 	if !near(res.HeadroomRatioLower, 1-2000/res.MaxTotalIOPSLower, 1e-12) || !near(res.HeadroomRatioUpper, 1-2000/res.MaxTotalIOPSUpper, 1e-12) {
 		t.Errorf("headroom band %v..%v", res.HeadroomRatioLower, res.HeadroomRatioUpper)
@@ -343,8 +346,8 @@ func TestRunsBand(t *testing.T) {
 	if !near(g.Lower, lo, 1e-12) || !near(g.Upper, hi, 1e-12) || !(g.Lower < g.Estimate && g.Estimate < g.Upper) {
 		t.Errorf("γ %v [%v, %v], want [%v, %v]", g.Estimate, g.Lower, g.Upper, lo, hi)
 	}
-	if g.Test != GammaZero || g.Gamma != 0 || !(g.StdErr > 0) {
-		t.Errorf("γ test %+v, want %q with γ 0", g, GammaZero)
+	if g.Test != GammaNotSignificant || g.Gamma != g.Estimate || !near(g.Gamma, 0.28125, 1e-12) || !(g.StdErr > 0) {
+		t.Errorf("γ test %+v, want %q with γ at its estimate 0.28125 (= (1 − 4000·(0.5/19000 + 0.5/2500)) / (4·(2000/19000)·(2000/2500)))", g, GammaNotSignificant)
 	}
 	// Curve carries the same band.
 	curve, _, _ := m.Curve(4096, []float64{0.5, 1})
@@ -358,6 +361,35 @@ func TestRunsBand(t *testing.T) {
 		if !(res.MaxTotalIOPSLower <= res.MaxTotalIOPS && res.MaxTotalIOPS <= res.MaxTotalIOPSUpper && res.HeadroomRatioLower <= res.HeadroomRatioUpper) {
 			t.Errorf("ρ %v: band %v..%v around %v", rho, res.MaxTotalIOPSLower, res.MaxTotalIOPSUpper, res.MaxTotalIOPS)
 		}
+	}
+}
+
+// A mixed point above the line between the pure points, by more than any
+// frontier of this form can pass through (γ < MinGamma): within the runs'
+// noise the paper's law is used (GammaZero); measured once, it is an error.
+func TestGammaBeyondTheFormWithinTheNoise(t *testing.T) {
+	cal := Calibration{
+		Points: []Point{{IOSizeBytes: 4096, ReadIOPS: 19000, WriteIOPS: 2500, ReadRuns: []float64{16000, 19000, 22000}, WriteRuns: []float64{2000, 2500, 3000}}},
+		Mixed:  []MixedPoint{{IOSizeBytes: 4096, ReadRatio: 0.5, IOPS: 6000, Runs: []float64{4000, 8000}}},
+	}
+	m, err := NewModel(cal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := m.Interference()[0]
+	if g.Test != GammaZero || g.Gamma != 0 || !(g.Estimate < MinGamma) {
+		t.Errorf("γ %+v, want %q: γ 0 with its estimate below %v", g, GammaZero, MinGamma)
+	}
+	res, err := m.AtMix([]OpClass{{Op: Read, IOSizeBytes: 4096, Rate: 1000}, {Op: Write, IOSizeBytes: 4096, Rate: 1000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line := 1 / (0.5/19000 + 0.5/2500); !near(res.MaxTotalIOPS, line, 1e-12) || !(res.MaxTotalIOPSUpper > 6000) {
+		t.Errorf("max %v [%v, %v], want the paper's %v with a band reaching the mixed point", res.MaxTotalIOPS, res.MaxTotalIOPSLower, res.MaxTotalIOPSUpper, line)
+	}
+	cal.Points[0].ReadRuns, cal.Points[0].WriteRuns, cal.Mixed[0].Runs = nil, nil, nil
+	if _, err := NewModel(cal); err == nil || !strings.Contains(err.Error(), "below -0.25") {
+		t.Errorf("single runs: error %v, want γ below -0.25", err)
 	}
 }
 

@@ -77,6 +77,13 @@ func FuzzGammaRuns(f *testing.F) {
 				if math.Abs(g.AllSizes) > tQuantile975(g.DoF)*g.AllSizesStdErr {
 					t.Fatalf("fell back with |γ of all sizes| beyond t·se: %+v", g)
 				}
+			case GammaNotSignificant:
+				if g.Gamma != g.Estimate {
+					t.Fatalf("not significant but γ %v differs from its estimate: %+v", g.Gamma, g)
+				}
+				if math.Abs(g.AllSizes) > tQuantile975(g.DoF)*g.AllSizesStdErr {
+					t.Fatalf("not significant with |γ of all sizes| beyond t·se: %+v", g)
+				}
 			case GammaKept:
 				if g.Gamma != g.Estimate {
 					t.Fatalf("kept γ %v differs from its estimate: %+v", g.Gamma, g)

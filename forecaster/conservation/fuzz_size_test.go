@@ -66,6 +66,10 @@ func FuzzSizeInterference(f *testing.F) {
 				if e.Eta != 0 || math.Abs(e.Estimate) > tQuantile975(e.DoF)*e.StdErr {
 					t.Fatalf("fell back inconsistently: %+v", e)
 				}
+			case GammaNotSignificant:
+				if e.Eta != e.Estimate || math.Abs(e.Estimate) > tQuantile975(e.DoF)*e.StdErr {
+					t.Fatalf("not significant inconsistently: %+v", e)
+				}
 			case GammaKept:
 				if !(math.Abs(e.Estimate) > tQuantile975(e.DoF)*e.StdErr) || e.DoF <= 0 {
 					t.Fatalf("kept inconsistently: %+v", e)

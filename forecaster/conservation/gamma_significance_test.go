@@ -45,8 +45,8 @@ func TestGammaStdErrDeltaMethod(t *testing.T) {
 		t.Fatalf("γ %v ± %v (%v dof), want %v ± %v (6 dof)", g.Estimate, g.StdErr, g.DoF, want, se)
 	}
 	kept := math.Abs(want) > tQuantile975(6)*se
-	if (g.Test == GammaKept) != kept || (g.Test == GammaZero) == kept {
-		t.Fatalf("test %q, want kept=%v (|γ|/se = %v, t = %v)", g.Test, kept, math.Abs(want)/se, tQuantile975(6))
+	if (g.Test == GammaKept) != kept || (g.Test == GammaNotSignificant) == kept || g.Gamma != g.Estimate {
+		t.Fatalf("test %q, γ %v, want kept=%v (|γ|/se = %v, t = %v) and γ at its estimate either way", g.Test, g.Gamma, kept, math.Abs(want)/se, tQuantile975(6))
 	}
 }
 
@@ -55,9 +55,10 @@ func sq(x float64) float64 { return x * x }
 // checkBandCoversRuns checks that at the mix of c.Mixed[i] (one mixed point
 // per size, at a calibrated size) the max-IOPS band covers the central
 // figure and every run, and is the hull of the runs' ends and one more
-// run's prediction interval, worked by hand here: where γ is kept the
-// frontier passes through the mixed figure, whose elasticity is 1, so
-// h = t·σ·√(1 + 1/n_mixed); where γ fell back the max is the paper's
+// run's prediction interval, worked by hand here: where γ is used (kept or
+// not significant) the frontier passes through the mixed figure, whose
+// elasticity is 1, so h = t·σ·√(1 + 1/n_mixed); where γ fell back (an
+// estimate beyond the form, within the noise) the max is the paper's
 // 1/(ρ/R + (1−ρ)/W), with elasticities ρ·max/R and (1−ρ)·max/W, so
 // h = t·σ·√(1 + e_R²/n_R + e_W²/n_W). The runs' ends are the frontiers
 // through every figure at its runs' min, resp. max, except where an end's γ
@@ -159,14 +160,16 @@ const (
 )
 
 // Zero interference in: the runs at the lab's noise level rarely make γ
-// significant (the test's level is 5%), and whenever γ falls back the
-// central figures are exactly the paper's model (the calibration without
-// its mixed points), while the band still covers every mixed run.
-func TestGammaZeroTruthFallsBackToThePaper(t *testing.T) {
+// significant (the test's level is 5%); γ is used at its estimate whatever
+// the test says, and the band covers every mixed run. Where the estimate is
+// one the frontier cannot take (the mix above the line, within the noise),
+// the central figures are exactly the paper's model (the calibration
+// without its mixed points).
+func TestGammaZeroTruth(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	const trials = 400
 	for _, runs := range []int{2, 4} {
-		kept, fits := 0, 0
+		kept, zero, fits := 0, 0, 0
 		for trial := 0; trial < trials; trial++ {
 			c := synthCalibration(rng, 0, labCV, labCV, runs)
 			m, err := NewModel(c)
@@ -181,11 +184,22 @@ func TestGammaZeroTruthFallsBackToThePaper(t *testing.T) {
 			}
 			for i, g := range m.Interference() {
 				fits++
-				if g.Test == GammaKept {
+				checkBandCoversRuns(t, m, c, i)
+				switch g.Test {
+				case GammaKept:
 					kept++
+					fallthrough
+				case GammaNotSignificant:
+					if g.Gamma != g.Estimate {
+						t.Fatalf("runs %d trial %d: %+v, want γ at its estimate", runs, trial, g)
+					}
 					continue
+				case GammaZero:
+					zero++
+				default:
+					t.Fatalf("runs %d trial %d: %+v", runs, trial, g)
 				}
-				if g.Test != GammaZero || g.Gamma != 0 {
+				if g.Gamma != 0 {
 					t.Fatalf("runs %d trial %d: %+v", runs, trial, g)
 				}
 				s := g.IOSizeBytes
@@ -200,12 +214,10 @@ func TestGammaZeroTruthFallsBackToThePaper(t *testing.T) {
 						t.Fatalf("runs %d trial %d size %v ρ %v: %+v, the paper gives %+v", runs, trial, s, rho, got, want)
 					}
 				}
-				// The band covers the paper's line and every mixed run.
-				checkBandCoversRuns(t, m, c, i)
 			}
 		}
 		rate := float64(kept) / float64(fits)
-		t.Logf("zero truth, %d runs per figure, cv %v: γ kept in %d of %d fits (%.1f%%)", runs, labCV, kept, fits, 100*rate)
+		t.Logf("zero truth, %d runs per figure, cv %v: γ significant in %d of %d fits (%.1f%%), beyond the form within the noise (the paper's law) in %d", runs, labCV, kept, fits, 100*rate, zero)
 		// Nominal 5%; the delta method and Welch's dof are approximations,
 		// so allow up to 10% (400 trials × 2 sizes: sd of the rate 0.8%).
 		if rate > 0.10 {
@@ -294,12 +306,13 @@ func TestGammaLargeTruthTightRunsKept(t *testing.T) {
 }
 
 // Disagreeing runs: γ = 0.3 (the lab's) measured with runs as noisy as
-// repeated points across campaigns falls back to 0 in most fits, and the
-// band covers every mixed run at its mix.
-func TestGammaDisagreeingRunsFallBack(t *testing.T) {
+// repeated points across campaigns is not told from 0 in most fits; it is
+// used as estimated all the same (the paper's law only where the estimate
+// is beyond the form), and the band covers every mixed run at its mix.
+func TestGammaDisagreeingRuns(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	const trials = 200
-	zero, fits, outside, refused := 0, 0, 0, 0
+	weak, zero, fits, outside, refused := 0, 0, 0, 0, 0
 	for trial := 0; trial < trials; trial++ {
 		c := synthCalibration(rng, 0.3, labCV, noisyCV, 2)
 		m, err := NewModel(c)
@@ -315,30 +328,36 @@ func TestGammaDisagreeingRunsFallBack(t *testing.T) {
 		}
 		for i, g := range m.Interference() {
 			fits++
-			if g.Test == GammaZero {
+			switch g.Test {
+			case GammaNotSignificant:
+				weak++
+			case GammaZero:
 				zero++
+			}
+			if g.Test != GammaZero && g.Gamma != g.Estimate {
+				t.Fatalf("trial %d: %+v, want γ at its estimate", trial, g)
 			}
 			if !checkBandCoversRuns(t, m, c, i) {
 				outside++
 			}
 		}
 	}
-	t.Logf("γ 0.3, 2 runs, mixed cv %v: fell back in %d of %d fits; %d mixed points beyond the family from their end's pure figures (band widened); %d calibrations refused", noisyCV, zero, fits, outside, refused)
+	t.Logf("γ 0.3, 2 runs, mixed cv %v: not significant in %d of %d fits, of which %d beyond the form (the paper's law); %d mixed points beyond the family from their end's pure figures (band widened); %d calibrations refused", noisyCV, weak+zero, fits, zero, outside, refused)
 	if refused > trials/20 {
 		t.Errorf("%d of %d calibrations refused, want <= 5%%", refused, trials)
 	}
 	// 292 of 400 with the noise pooled over the calibration and one test
 	// for both sizes (the test's power at this noise is low: see the power
 	// table).
-	if zero < fits*60/100 {
-		t.Errorf("fell back in %d of %d fits, want >= 60%%", zero, fits)
+	if weak+zero < fits*60/100 {
+		t.Errorf("not significant in %d of %d fits, want >= 60%%", weak+zero, fits)
 	}
 }
 
 // The calibration of the scored real-Ceph run (docs/e2e.md, run 3: two runs
 // of every figure at 4 KiB and 64 KiB, 50/50 points) gave γ 0.11 and 0.02
-// with runs bands including 0: neither is told from 0, so the frontier is
-// the paper's law at both sizes.
+// with runs bands including 0: neither is told from 0; both are used as
+// estimated.
 func TestGammaCephRunThree(t *testing.T) {
 	c := Calibration{
 		Points: []Point{
@@ -357,8 +376,8 @@ func TestGammaCephRunThree(t *testing.T) {
 	for i, want := range []float64{0.1111, 0.0223} {
 		g := m.Interference()[i]
 		t.Logf("%v B: γ %.4f ± %.4f (%.1f dof, t quantile %.2f): %s", g.IOSizeBytes, g.Estimate, g.StdErr, g.DoF, tQuantile975(g.DoF), g.Test)
-		if math.Abs(g.Estimate-want) > 1e-4 || g.Test != GammaZero || g.Gamma != 0 {
-			t.Errorf("%v B: %+v, want estimate %v fallen back to 0", g.IOSizeBytes, g, want)
+		if math.Abs(g.Estimate-want) > 1e-4 || g.Test != GammaNotSignificant || g.Gamma != g.Estimate {
+			t.Errorf("%v B: %+v, want estimate %v, not significant, used", g.IOSizeBytes, g, want)
 		}
 	}
 }
@@ -492,13 +511,15 @@ func TestBandReachesRunsBeyondTheFamily(t *testing.T) {
 // or 3 runs of every figure at the lab's 5% noise, then measured once more
 // at a saturated mix with the same noise, at the calibrated mixes (pure
 // reads, pure writes, 50/50) and between them. With γ = 0 the band must
-// cover that measurement at least 94% of the time everywhere. With
-// γ = 0.25, the test keeps γ in only 76% (2 runs) to 96% (3 runs) of the
-// calibrations (TestGammaPowerByRunsAndNoise); where it falls back, the band is centred
-// on the paper's line, up to 12% above the truth between the pure points:
-// at least 93% at the calibrated mixes, 88% between them. The runs' own
-// min..max, the band before, covered a third run about a third of the time
-// at a pure mix.
+// cover that measurement at least 94% of the time everywhere (measured:
+// 95.0-95.3% at the calibrated mixes, 94.1-95.6% between), with γ = 0.25 at
+// least 93% (94.7-95.2%, 93.7-95.3%). Before γ was used at its estimate
+// whatever its test said, the test's fallback to the paper's line (in 4-24%
+// of these calibrations: TestGammaPowerByRunsAndNoise) put the band up to
+// 12% above the truth between the pure points there, and γ = 0.25 was
+// covered 89-92% of the time between them. The runs' own min..max, the band
+// before the prediction interval, covered a third run about a third of the
+// time at a pure mix.
 func TestBandCoversOneMoreRun(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	const trials = 300
@@ -540,7 +561,7 @@ func TestBandCoversOneMoreRun(t *testing.T) {
 				gamma, runs, 100*cal, n[0], 100*between, n[1], 100*width/float64(n[0]+n[1]))
 			wantCal, wantBetween := 0.94, 0.94
 			if gamma != 0 {
-				wantCal, wantBetween = 0.93, 0.88
+				wantCal, wantBetween = 0.93, 0.93
 			}
 			if cal < wantCal || between < wantBetween {
 				t.Errorf("γ %v, %d runs: coverage %.1f%% at the calibrated mixes (want >= %.0f%%), %.1f%% between (want >= %.0f%%)", gamma, runs, 100*cal, 100*wantCal, 100*between, 100*wantBetween)

@@ -38,8 +38,10 @@ type SizeInterferenceFit struct {
 	// degrees of freedom; both 0 without runs.
 	StdErr float64 `json:"etaStdErr"`
 	DoF    float64 `json:"etaDoF"`
-	// Test is GammaKept, GammaZero or GammaUntested, as for γ: |Estimate|
-	// beyond the two-sided 95% t quantile times StdErr keeps it.
+	// Test is GammaKept, GammaNotSignificant, GammaZero or GammaUntested,
+	// as for γ: |Estimate| beyond the two-sided 95% t quantile times StdErr
+	// is significant; Eta is Estimate but for GammaZero (not significant
+	// and an η the frontier cannot take: 0).
 	Test string `json:"etaTest"`
 }
 
@@ -135,7 +137,7 @@ func (m *Model) fitEta(test, gammaZero, clamp bool) error {
 				if check.Finite(se) {
 					f.StdErr, f.DoF, f.Test = se, float64(dof), GammaKept
 					if !(math.Abs(eta) > tQuantile975(float64(dof))*se) {
-						f.Test, eta = GammaZero, 0
+						f.Test = GammaNotSignificant
 					}
 				}
 			}
@@ -155,7 +157,10 @@ func (m *Model) fitEta(test, gammaZero, clamp bool) error {
 			wt := sizeWeight(lr, lw, D)
 			floor = math.Max(floor, (-(a+b)/(8*a*b)-g)/wt)
 		}
-		if eta <= floor {
+		switch {
+		case eta <= floor && f.Test == GammaNotSignificant:
+			f.Test, eta = GammaZero, 0 // within the noise: none, which the runs allow
+		case eta <= floor:
 			if !clamp {
 				return inputError(fmt.Sprintf("mixed[%d].iops", idx[0]),
 					"the mixed-size point(s) imply interference between sizes η = %.4g, at or below %.4g, where the frontier would not close or would turn back before them: the mix measured far above the line between the pure points of its sizes", eta, floor)

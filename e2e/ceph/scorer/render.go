@@ -62,7 +62,7 @@ func (r *Report) Markdown() string {
 	if len(r.Calibration.Mixed) > 0 {
 		w("\nMixed points (saturated, total IOPS) and the interference γ fitted from them, with γ's bounds over the runs ")
 		w("(γ(mixed max, pure mins) .. γ(mixed min, pure maxes)); γ = 0 is the paper's law, γ > 0 puts mixes inside its line. ")
-		w("The estimate is kept only when it is beyond the 95%% t quantile of its standard error from the runs; otherwise the model uses γ = 0:\n\n")
+		w("The model uses the estimate; the test says whether it lies beyond the 95%% t quantile of its standard error from the runs (kept) or not (not significant), and only an estimate the frontier cannot take that is not significant is replaced by γ = 0 (zero):\n\n")
 		w("| IO size | reads | IOPS | γ used | estimate ± s.e. | test | γ bounds |\n|---|---:|---:|---:|---:|---|---:|\n")
 		gam := map[float64]conservation.GammaFit{}
 		if r.Model != nil {
@@ -355,20 +355,6 @@ func (r *Report) renderAnalysis(w func(string, ...any)) {
 	}
 	w("\n**This run's data.** The frontier came closer at %d of %d mixes, the paper at %d; mean error: paper %s, frontier %s. ",
 		nFrontier, n, nPaper, pct(sumPaper/float64(n)), pct(sumFrontier/float64(n)))
-	// What the significance test's decision did: the frontier with γ and η
-	// at their estimates, mix by mix (signed: + over the measured max).
-	var est []string
-	var sumEst float64
-	for _, m := range r.Mixes {
-		if m.Side.Have && m.Side.HaveEstimated && m.Measured > 0 {
-			est = append(est, fmt.Sprintf("%+.1f%%", 100*(m.Side.Estimated/m.Measured-1)))
-			sumEst += relErr(m.Side.Estimated, m.Measured)
-		}
-	}
-	if len(est) > 0 {
-		w("With γ and η at their estimates whatever the test said (the calibration's means, no band): %s at the mixes in the table's order, mean error %s. ",
-			strings.Join(est, " / "), pct(sumEst/float64(len(est))))
-	}
 	if r.Model != nil {
 		gs := r.Model.Interference()
 		if len(gs) > 0 {
@@ -520,7 +506,7 @@ func (r *Report) Summary() map[string]any {
 			"curve": nanNil(m.Curve, m.HaveCurve), "live": nanNil(m.Live, m.HaveLive), "passive": nanNil(m.Passive, m.HavePassive)}
 		if m.Side.Have {
 			mix["sideBySide"] = map[string]any{"readIops": m.Side.ReadIOPS, "writeIops": m.Side.WriteIOPS, "readBytes": m.Side.ReadBytes, "writeBytes": m.Side.WriteBytes,
-				"calibratedSize": m.Calibrated(r.Calibration), "paper": m.Side.Paper, "frontier": m.Side.Frontier, "estimated": nanNil(m.Side.Estimated, m.Side.HaveEstimated),
+				"calibratedSize": m.Calibrated(r.Calibration), "paper": m.Side.Paper, "frontier": m.Side.Frontier,
 				"paperInBand": InBand(m.Side.Paper, m.Measured), "frontierInBand": InBand(m.Side.Frontier, m.Measured)}
 		}
 		mixes = append(mixes, mix)

@@ -201,14 +201,7 @@ type SideBySide struct {
 	ReadIOPS, WriteIOPS   float64 // the mix: the load tool's rates in the step Measured comes from
 	ReadBytes, WriteBytes float64
 	Paper, Frontier       conservation.Result
-	// Estimated is the frontier's max with γ and η at their estimates
-	// whatever their significance test said (the calibration's means, no
-	// runs: no test, no band); HaveEstimated false when it cannot be built.
-	// It shows, run after run, what the test's fallback to the paper costs
-	// or saves.
-	Estimated     float64
-	HaveEstimated bool
-	Err           string
+	Err                   string
 }
 
 // InBand reports whether measured lies inside r's max-IOPS band.
@@ -271,23 +264,8 @@ func paperModel(cal conservation.Calibration) (*conservation.Model, error) {
 	return conservation.NewModel(cal)
 }
 
-// estimatedModel is the calibration's means without their runs: γ and η
-// untested, at their estimates.
-func estimatedModel(cal conservation.Calibration) (*conservation.Model, error) {
-	cal.Points = append([]conservation.Point(nil), cal.Points...)
-	for i := range cal.Points {
-		cal.Points[i].ReadRuns, cal.Points[i].WriteRuns = nil, nil
-	}
-	cal.Mixed = append([]conservation.MixedPoint(nil), cal.Mixed...)
-	for i := range cal.Mixed {
-		cal.Mixed[i].Runs = nil
-	}
-	return conservation.NewModel(cal)
-}
-
-// sideBySide evaluates both models at the rates read and write at their
-// sizes, and estimated (when not nil) at the same mix.
-func sideBySide(paper, frontier, estimated *conservation.Model, read, write, readBytes, writeBytes float64) SideBySide {
+// sideBySide evaluates both models at the rates read and write at their sizes.
+func sideBySide(paper, frontier *conservation.Model, read, write, readBytes, writeBytes float64) SideBySide {
 	sb := SideBySide{ReadIOPS: read, WriteIOPS: write, ReadBytes: readBytes, WriteBytes: writeBytes}
 	cl := []conservation.OpClass{{Op: conservation.Read, IOSizeBytes: readBytes, Rate: read}, {Op: conservation.Write, IOSizeBytes: writeBytes, Rate: write}}
 	var err error
@@ -298,11 +276,6 @@ func sideBySide(paper, frontier, estimated *conservation.Model, read, write, rea
 	if sb.Frontier, err = frontier.AtMix(cl); err != nil {
 		sb.Err = "frontier: " + err.Error()
 		return sb
-	}
-	if estimated != nil {
-		if e, err := estimated.AtMixCentral(cl); err == nil {
-			sb.Estimated, sb.HaveEstimated = e.MaxTotalIOPS, true
-		}
 	}
 	sb.Have = true
 	return sb
@@ -484,9 +457,6 @@ func score(in scoreInput) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Reported only: a calibration whose estimates cannot be built (γ at
-	// its estimate turning the frontier back) leaves the column out.
-	estimated, _ := estimatedModel(cal)
 	plan, err := in.sys.Plan(model)
 	if err != nil {
 		return nil, err
@@ -670,7 +640,7 @@ func score(in scoreInput) (*Report, error) {
 			}
 			if key(s) == mk && s.Name == ms.MeasuredFrom {
 				rb, wb := s.Plan.Sizes()
-				ms.Side = sideBySide(paper, model, estimated, s.Fio.ReadIOPS, s.Fio.WriteIOPS, rb, wb)
+				ms.Side = sideBySide(paper, model, s.Fio.ReadIOPS, s.Fio.WriteIOPS, rb, wb)
 			}
 		}
 		rep.Mixes = append(rep.Mixes, ms)
@@ -733,7 +703,7 @@ func servedAt(prom *Prom, q Queries, p PlanStep, paper, frontier *conservation.M
 			*sz.out = v
 		}
 	}
-	sb := sideBySide(paper, frontier, nil, c.Read, c.Write, c.ReadBytes, c.WriteBytes)
+	sb := sideBySide(paper, frontier, c.Read, c.Write, c.ReadBytes, c.WriteBytes)
 	if !sb.Have {
 		c.Err = sb.Err
 		return c, nil
