@@ -96,12 +96,16 @@
 // size is the delta method over the figures it depends on, and the test is
 // on the inverse-variance weighted mean of the sizes' γ (its standard error
 // by the delta method over the figures, which counts the ones sizes share):
-// beyond the two-sided 95% Student t quantile every size keeps its
-// estimate, else γ = 0 everywhere. A test per figure and per size had one
-// degree of freedom per figure with two runs (t = 12.7) and kept nothing a
-// calibration can measure; pooling assumes the relative noise is common to
-// the figures, and the test is liberal where the mixed points are much
-// noisier than the pure ones (measured in the tests). γ between the sizes that have mixed points is
+// beyond the two-sided 95% Student t quantile it is "kept", else "not
+// significant". Either way every size uses its estimate: the test informs,
+// the max-IOPS band (a prediction interval whose delta method runs through
+// the mixed points) carries the uncertainty, and a fallback to γ = 0 when
+// not significant predicted worse on real Ceph (docs/models.md). Only a
+// not-significant estimate the frontier cannot take (below MinGamma, or
+// turning back before its point) gives γ = 0 everywhere ("zero"). Pooling
+// assumes the relative noise is common to the figures, and the test is
+// liberal where the mixed points are much noisier than the pure ones
+// (measured in the tests). γ between the sizes that have mixed points is
 // interpolated linearly in log size and held constant beyond them (a trend
 // in γ is not extrapolated); without mixed points γ = 0.
 //

@@ -179,12 +179,13 @@ type GammaFit struct {
 // it does not decide: γ is used at its estimate whatever it says, and the
 // max-IOPS band (the prediction interval, whose delta method runs through
 // the mixed points) carries the estimate's uncertainty. Falling back to the
-// paper's law whenever the runs could not tell γ from 0 was tried first: on
-// four real-Ceph runs, where it acted (three of them) the estimate was
-// closer at the mixed-size and 70%-read mixes and further at 50% and 16 KiB,
-// with a lower mean error in each (docs/models.md "Interference: the
-// estimate, not a test"); a pre-test estimator is also known to lose to
-// the plain estimate for prediction when the effect is near its noise.
+// paper's law whenever the runs could not tell γ (or η) from 0 was tried
+// first: on four real-Ceph runs, where it acted (three of them) the
+// estimates were closer at the mixed-size step in each and at 70% reads
+// where γ was dropped, further at 50% reads and 16 KiB, with a lower mean
+// error in each (docs/models.md "Interference: the estimate, not a test");
+// a pre-test estimator is also known to lose to the plain estimate for
+// prediction when the effect is of the order of its noise.
 const (
 	// GammaKept: |AllSizes| exceeds the two-sided 95% Student t quantile
 	// (DoF) times AllSizesStdErr: the runs tell interference from none;
