@@ -133,7 +133,45 @@ func (f QueueingFitter) Fit(_ context.Context, in Input) (Fitted, error) {
 	if !ok {
 		return nil, errors.New("the capacity model cannot place the current mix")
 	}
-	return &queueingLatency{M: m, Axis: axis, Acc: f.backtest(samples), grid: grid(m)}, nil
+	l := &queueingLatency{M: m, Axis: axis, Acc: f.backtest(samples), Spread: spreadAt(capm, mix)}
+	l.curve = l.buildCurve()
+	return l, nil
+}
+
+// capacitySpread is the max-IOPS band at the fitted mix relative to its
+// central max: Low = lower/max ≤ 1 ≤ High = upper/max (1 and 1 without a
+// band). The latency band takes it in: at a load x the upper latency bound
+// is the model's upper band at the utilization x would have against the
+// lower capacity, the lower bound its lower band against the upper
+// capacity. The curve's U axis is the frontier's, and the frontier is
+// uncertain; a latency band that ignored it would put the knee (the upper
+// band's SLO crossing) at a fixed share of the central max (96.5% on the
+// real Ceph run of 2026-11-24 15:50: an open-loop curve of about 1 ms per
+// unit of U/(1 − U) against a 50 ms SLO), above the cluster's saturation
+// whenever the max is over by more than that.
+type capacitySpread struct {
+	Low  float64 `json:"low"`
+	High float64 `json:"high"`
+}
+
+// spreadAt is the capacity band at the mix of o, relative to its max.
+func spreadAt(capm *conservation.Model, o features.Observed) capacitySpread {
+	sp := capacitySpread{Low: 1, High: 1}
+	classes, ok := features.MixClasses(o)
+	if !ok {
+		return sp
+	}
+	res, err := capm.AtMix(classes)
+	if err != nil || !(res.MaxTotalIOPS > 0) {
+		return sp
+	}
+	if lo := res.MaxTotalIOPSLower / res.MaxTotalIOPS; lo > 0 && lo < 1 && finite(lo) {
+		sp.Low = lo
+	}
+	if hi := res.MaxTotalIOPSUpper / res.MaxTotalIOPS; hi > 1 && finite(hi) {
+		sp.High = hi
+	}
+	return sp
 }
 
 // backtest scores the model above the load split it was not trained on
@@ -166,33 +204,39 @@ func (QueueingFitter) Decode([]byte) (Fitted, error) {
 }
 
 // queueingLatency is a fitted queueing curve on the IOPS axis of the mix it
-// was fitted at.
+// was fitted at, its band widened by the capacity's.
 type queueingLatency struct {
-	M    *queueing.Model `json:"model"`
-	Axis mixAxis         `json:"axis"`
-	Acc  float64         `json:"accuracy"` // NaN: no backtest
-	grid []queueing.Point
+	M      *queueing.Model `json:"model"`
+	Axis   mixAxis         `json:"axis"`
+	Acc    float64         `json:"accuracy"` // NaN: no backtest
+	Spread capacitySpread  `json:"capacitySpread"`
+	curve  []LatencyPoint
 }
 
-// grid is the curve from zero load to capacity.
-func grid(m *queueing.Model) []queueing.Point {
-	pts, err := m.Curve(200)
-	if err != nil {
-		return nil
-	}
-	return pts
-}
+// curveSteps is the number of steps of the served curve from zero load to
+// capacity.
+const curveSteps = 200
 
-func (l *queueingLatency) Curve() []LatencyPoint {
-	out := make([]LatencyPoint, 0, len(l.grid))
-	for _, p := range l.grid {
-		if p.Saturated || p.U >= 1 {
-			break
+// buildCurve is the curve at curveSteps+1 loads evenly spaced in the
+// frontier's utilization, from zero to just below capacity.
+func (l *queueingLatency) buildCurve() []LatencyPoint {
+	out := make([]LatencyPoint, 0, curveSteps)
+	for k := range curveSteps {
+		x := l.Axis.iops(float64(k) / curveSteps)
+		if b, ok := l.At(x); ok {
+			out = append(out, LatencyPoint{IOPS: x, Band: b})
 		}
-		out = append(out, LatencyPoint{IOPS: l.Axis.iops(p.U), Band: Band{Lower: p.Lower, Mean: p.Mean, Upper: p.Upper}})
 	}
 	return out
 }
+
+func (l *queueingLatency) Curve() []LatencyPoint { return l.curve }
+
+// uBelowCapacity is the highest utilization the band is read at: the upper
+// bound against the lower capacity reaches it before the mean reaches
+// capacity, and holds the curve's last value from there (finite, far above
+// any SLO on an open-loop curve; the closed loop's plateau).
+const uBelowCapacity = 1 - 2*queueing.AtCapacity
 
 // At is the latency at iops at the fitted mix; ok is false at or past
 // capacity (saturation has no finite latency).
@@ -205,35 +249,44 @@ func (l *queueingLatency) At(iops float64) (Band, bool) {
 	if err != nil || p.Saturated {
 		return Band{}, false
 	}
-	return Band{Lower: p.Lower, Mean: p.Mean, Upper: p.Upper}, true
+	b := Band{Lower: p.Lower, Mean: p.Mean, Upper: p.Upper}
+	if l.Spread.High > 1 {
+		if q, err := l.M.At(l.Axis.u(iops / l.Spread.High)); err == nil && !q.Saturated {
+			b.Lower = math.Min(b.Lower, q.Lower)
+		}
+	}
+	if l.Spread.Low < 1 {
+		if q, err := l.M.At(math.Min(l.Axis.u(iops/l.Spread.Low), uBelowCapacity)); err == nil && !q.Saturated {
+			b.Upper = math.Max(b.Upper, q.Upper)
+		}
+	}
+	return b, true
 }
 
 // Crossing is, per bound, the lowest IOPS below capacity at which the
-// bound reaches slo; NaN when it does not before capacity.
+// bound reaches slo (linear between the curve's points); NaN when it does
+// not before capacity.
 func (l *queueingLatency) Crossing(slo float64) Band {
 	b := Band{NaN, NaN, NaN}
 	if !(slo > 0) {
 		return b
 	}
-	cross := func(get func(p queueing.Point) float64) float64 {
-		for k, p := range l.grid {
-			if p.Saturated || p.U >= 1 {
-				break
-			}
+	cross := func(get func(p LatencyPoint) float64) float64 {
+		for k, p := range l.curve {
 			if v := get(p); v >= slo {
 				if k == 0 {
-					return l.Axis.iops(p.U)
+					return p.IOPS
 				}
-				q := l.grid[k-1]
+				q := l.curve[k-1]
 				f := (slo - get(q)) / (v - get(q))
-				return l.Axis.iops(q.U + f*(p.U-q.U))
+				return q.IOPS + f*(p.IOPS-q.IOPS)
 			}
 		}
 		return NaN
 	}
-	b.Lower = cross(func(p queueing.Point) float64 { return p.Lower })
-	b.Mean = cross(func(p queueing.Point) float64 { return p.Mean })
-	b.Upper = cross(func(p queueing.Point) float64 { return p.Upper })
+	b.Lower = cross(func(p LatencyPoint) float64 { return p.Lower })
+	b.Mean = cross(func(p LatencyPoint) float64 { return p.Mean })
+	b.Upper = cross(func(p LatencyPoint) float64 { return p.Upper })
 	return b
 }
 
@@ -251,9 +304,10 @@ func (l *queueingLatency) MarshalJSON() ([]byte, error) {
 		acc = -1
 	}
 	return json.Marshal(struct {
-		Class string  `json:"class"`
-		Axis  mixAxis `json:"axis"`
-		Acc   float64 `json:"accuracy"`
-		N     int     `json:"samples"`
-	}{l.M.Class.String(), l.Axis, acc, l.M.N})
+		Class  string         `json:"class"`
+		Axis   mixAxis        `json:"axis"`
+		Spread capacitySpread `json:"capacitySpread"`
+		Acc    float64        `json:"accuracy"`
+		N      int            `json:"samples"`
+	}{l.M.Class.String(), l.Axis, l.Spread, acc, l.M.N})
 }

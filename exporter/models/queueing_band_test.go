@@ -1,0 +1,95 @@
+package models
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/storcast/storcast/exporter/features"
+	"github.com/storcast/storcast/exporter/source"
+	"github.com/storcast/storcast/forecaster/conservation"
+)
+
+// The latency band takes the capacity's band in: the same open-loop
+// history (L0 0.4 ms + 1 ms·U/(1 − U), up to U 0.6, as on the real Ceph
+// ramp) fitted against a calibration with runs (the run of 15:50's pure
+// figures: the max's band at 50/50 −14%/+16%, Low and High) and against the
+// same means without runs (no
+// band). The mean curve is the same; the upper bound at load x is the
+// unbanded upper bound at x/Low, so the knee (the upper bound's SLO
+// crossing) is Low times the unbanded one: on a linear axis (no mixed
+// points, U ∝ load) exactly, up to the curve's linear interpolation. With
+// it the knee lies below the capacity's lower band, so that a cluster whose
+// real max is up to 14% under the model's still saturates above it.
+func TestLatencyBandTakesTheCapacityBand(t *testing.T) {
+	banded := conservation.Calibration{Points: []conservation.Point{
+		{IOSizeBytes: 4096, ReadIOPS: 18052, WriteIOPS: 3142, ReadRuns: []float64{16301, 18537, 19318}, WriteRuns: []float64{3016, 3077, 3334}},
+		{IOSizeBytes: 65536, ReadIOPS: 9999, WriteIOPS: 2338, ReadRuns: []float64{9790, 9729, 10478}, WriteRuns: []float64{2254, 2353, 2406}},
+	}}
+	plain := conservation.Calibration{Points: []conservation.Point{
+		{IOSizeBytes: 4096, ReadIOPS: 18052, WriteIOPS: 3142},
+		{IOSizeBytes: 65536, ReadIOPS: 9999, WriteIOPS: 2338},
+	}}
+	const slo = 0.05
+	fit := func(cal conservation.Calibration) (*queueingLatency, conservation.Result) {
+		t.Helper()
+		capFit, err := NewCapacity(cal, "file", 2, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obs := features.Observed{ReadRatio: 0.5, IOSizeBytes: 4096, ReadSizeBytes: 4096, WriteSizeBytes: 4096}
+		unit, _ := features.MixClasses(obs)
+		res, err := capFit.Model().AtMix(unit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		axis, ok := axisAt(capFit.Model(), obs)
+		if !ok {
+			t.Fatal("no axis")
+		}
+		in := physicalInput{cal: cal, readRatio: 0.5, size: 4096, wsize: 4096, l0: 0.0004, a: 0.001, uMax: 0.6, noise: 0.02, slo: slo, windows: 40}
+		fr := in.frame(axis)
+		last := obs
+		last.ReadIOPS, last.WriteIOPS = fr.Signals[source.ReadOps][in.windows-1], fr.Signals[source.WriteOps][in.windows-1]
+		last.IOPS = last.ReadIOPS + last.WriteIOPS
+		f, err := QueueingFitter{}.Fit(context.Background(), Input{Frame: fr, Observed: last, HasObserved: true, Fitted: Set{Conservation: capFit}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f.(*queueingLatency), res
+	}
+	lb, res := fit(banded)
+	lp, resPlain := fit(plain)
+	if res.MaxTotalIOPS != resPlain.MaxTotalIOPS {
+		t.Fatalf("the runs moved the central max: %v vs %v", res.MaxTotalIOPS, resPlain.MaxTotalIOPS)
+	}
+	low, high := res.MaxTotalIOPSLower/res.MaxTotalIOPS, res.MaxTotalIOPSUpper/res.MaxTotalIOPS
+	if lb.Spread.Low != low || lb.Spread.High != high || !(low < 0.9 && high > 1.1) || lp.Spread != (capacitySpread{1, 1}) {
+		t.Fatalf("spread %+v (want %v..%v) and without runs %+v", lb.Spread, low, high, lp.Spread)
+	}
+	kb, kp := lb.Crossing(slo), lp.Crossing(slo)
+	t.Logf("max %.0f [%.0f, %.0f]; knee with the band %+v, without %+v", res.MaxTotalIOPS, res.MaxTotalIOPSLower, res.MaxTotalIOPSUpper, kb, kp)
+	if kb.Mean != kp.Mean || math.IsNaN(kb.Upper) || math.IsNaN(kp.Upper) {
+		t.Fatalf("knees %+v and %+v", kb, kp)
+	}
+	if math.Abs(kb.Upper/(low*kp.Upper)-1) > 0.01 {
+		t.Errorf("knee with the band %v, want Low·%v = %v within 1%%", kb.Upper, kp.Upper, low*kp.Upper)
+	}
+	if !(kb.Upper < res.MaxTotalIOPSLower) || !(kp.Upper > res.MaxTotalIOPSLower) {
+		t.Errorf("knee %v with the band, %v without, the capacity's lower band %v: want the first below it, the second above", kb.Upper, kp.Upper, res.MaxTotalIOPSLower)
+	}
+	for _, x := range []float64{0.3, 0.6, 0.8, 0.95} {
+		x *= res.MaxTotalIOPS
+		b, ok1 := lb.At(x)
+		p, ok2 := lp.At(x)
+		if !ok1 || !ok2 || b.Mean != p.Mean || !(b.Lower <= p.Lower) || !(b.Upper >= p.Upper) {
+			t.Fatalf("at %v IOPS: with the band %+v, without %+v", x, b, p)
+		}
+		if up, _ := lp.At(x / low); x/low < res.MaxTotalIOPS && math.Abs(b.Upper/up.Upper-1) > 1e-9 {
+			t.Errorf("at %v IOPS: upper %v, want the unbanded upper at %v IOPS, %v", x, b.Upper, x/low, up.Upper)
+		}
+		if lo, _ := lp.At(x / high); math.Abs(b.Lower/math.Min(lo.Lower, p.Lower)-1) > 1e-9 {
+			t.Errorf("at %v IOPS: lower %v, want the unbanded lower at %v IOPS, %v", x, b.Lower, x/high, lo.Lower)
+		}
+	}
+}
