@@ -124,6 +124,21 @@ rss_mb() {
 	ps -o rss= -p "$pid" 2>/dev/null | awk '{printf "%d", $1/1024} END {if (NR==0) print 0}'
 }
 
+# fresh_filled_cluster: for the standalone experiments (calibration-length.sh, mixed-repeatability.sh),
+# a fresh cluster.sh cluster under $E2E_DIR, torn down when the script exits, its image written once as
+# run.sh fills it; sets CEPH_CONF, POOL and IMAGE. Needs the caller's HERE.
+fresh_filled_cluster() {
+	rm -rf "$E2E_DIR"
+	mkdir -p "$E2E_DIR"
+	trap '"$HERE/cluster.sh" down >/dev/null 2>&1 || true' EXIT
+	"$HERE/cluster.sh" up >&2
+	# shellcheck disable=SC1091
+	. "$E2E_DIR/env"
+	export CEPH_CONF=$CONF
+	fio --name=fill --ioengine=rbd --clientname=admin --pool="$POOL" --rbdname="$IMAGE" --rw=write --bs=4M \
+		--iodepth=8 --direct=1 --output-format=json >/dev/null
+}
+
 # cpu_ticks prints cumulative "steal total busy" ticks (USER_HZ) of all CPUs, from /proc/stat
 # (busy excludes idle, iowait and steal).
 cpu_ticks() { awk '/^cpu /{print $9, $2+$3+$4+$5+$6+$7+$8+$9, $2+$3+$4+$7+$8}' /proc/stat; }

@@ -27,17 +27,9 @@ RAMP_STEP=${RAMP_STEP:-20}
 STEP=${STEP:-65}
 # shellcheck source=lib.sh
 . "$HERE/lib.sh"
-rm -rf "$E2E_DIR"
-mkdir -p "$E2E_DIR"
-trap '"$HERE/cluster.sh" down >/dev/null 2>&1 || true' EXIT
-"$HERE/cluster.sh" up >&2
-# shellcheck disable=SC1091
-. "$E2E_DIR/env"
-export CEPH_CONF=$CONF
+fresh_filled_cluster
 common=(--ioengine=rbd --clientname=admin --pool="$POOL" --rbdname="$IMAGE" --direct=1 --iodepth=32
 	--bs=4k --time_based --randrepeat=0 --output-format=json)
-fio --name=fill --ioengine=rbd --clientname=admin --pool="$POOL" --rbdname="$IMAGE" --rw=write --bs=4M \
-	--iodepth=8 --direct=1 --output-format=json >/dev/null
 
 iops() { python3 -c 'import json,sys; j=json.load(sys.stdin)["jobs"][0]; print("%.0f" % (j["read"]["iops"]+j["write"]["iops"]))'; }
 # One line per fio run: "<kind> <label> <IOPS> <UTC time>", kept in $E2E_DIR/runs.txt.
