@@ -259,6 +259,17 @@ cluster_main() {
 	esac
 }
 
+# archive_prometheus ARCHIVE: a Prometheus on a copy of an archived run's data (ARCHIVE=DIR make
+# e2e-ceph) under $E2E_DIR, answering at the run's timestamps on 127.0.0.1:$PROM_PORT.
+archive_prometheus() {
+	cp -r "$1/prometheus-data" "$E2E_DIR/prometheus-data"
+	printf 'global: {scrape_interval: 1h}\nscrape_configs: []\n' >"$E2E_DIR/prometheus.yml"
+	PROM_PORT=$(free_port)
+	start_daemon prometheus prometheus --config.file="$E2E_DIR/prometheus.yml" --storage.tsdb.path="$E2E_DIR/prometheus-data" \
+		--web.listen-address="127.0.0.1:$PROM_PORT" --storage.tsdb.retention.time=100y
+	wait_http "http://127.0.0.1:$PROM_PORT/-/ready" 120 || die "prometheus did not start on the archived data"
+}
+
 # start_storcast NAME PORT LOOKBACK [CALIBRATION [STEP]]: a storcast instance (daemon
 # storcast-NAME, $BIN/storcast) on the cluster's Prometheus ($PROM), fitting every STEP (5s) of the
 # lookback, for a latency SLO of $SLO_MS ms; a calibration file is read as $CALIBRATION_FORMAT.

@@ -22,12 +22,7 @@ field() { sed -n "s/^$1=//p" "$ARCHIVE/run.env"; }
 phases=$(field phases)
 load_start=$(field load_start)
 load_end=$(field load_end)
-cp -r "$ARCHIVE/prometheus-data" "$E2E_DIR/prometheus-data"
-printf 'global: {scrape_interval: 1h}\nscrape_configs: []\n' >"$E2E_DIR/prometheus.yml"
-PROM_PORT=$(free_port)
-start_daemon prometheus prometheus --config.file="$E2E_DIR/prometheus.yml" --storage.tsdb.path="$E2E_DIR/prometheus-data" \
-	--web.listen-address="127.0.0.1:$PROM_PORT" --storage.tsdb.retention.time=100y
-wait_http "http://127.0.0.1:$PROM_PORT/-/ready" 120 || die "prometheus did not start on the archived data"
+archive_prometheus "$ARCHIVE"
 
 ST_PORT=$(free_port)
 cat >"$E2E_DIR/storcast.yml" <<YAML

@@ -99,11 +99,24 @@ func (QueueingFitter) Enabled(*config.Cluster) bool { return true }
 // takes: enough for its band calibration.
 const minQueueingWindows = 20
 
-// Fit implements Fitter.
-func (f QueueingFitter) Fit(_ context.Context, in Input) (Fitted, error) {
+// QueueingRecord is what the capacity-anchored latency model learns from:
+// the busy windows' utilization, IOPS and latency, and the IOPS axis and
+// capacity band at the mix it is fitted for. Kept as JSON, a real cluster's
+// record refits the model offline (FitRecord) exactly as storcast fitted
+// it: e2e/ceph keeps three (scorer latency-record).
+type QueueingRecord struct {
+	Samples []queueing.Sample `json:"samples"`
+	Axis    mixAxis           `json:"axis"`
+	Spread  capacitySpread    `json:"capacitySpread"`
+}
+
+// QueueingRecordOf builds the record of in: its windows placed on the
+// fitted capacity model's frontier, at the current mix (else the last
+// window's).
+func QueueingRecordOf(in Input) (QueueingRecord, error) {
 	capm, err := fittedCapacity(in)
 	if err != nil {
-		return nil, err
+		return QueueingRecord{}, err
 	}
 	obs, u := utilizationSeries(capm, in.Frame)
 	x, lat := make([]float64, len(obs)), make([]float64, len(obs))
@@ -115,15 +128,11 @@ func (f QueueingFitter) Fit(_ context.Context, in Input) (Fitted, error) {
 		}
 	}
 	if err := needWindows(Queueing, usable, minQueueingWindows, "with load and latency"); err != nil {
-		return nil, err
+		return QueueingRecord{}, err
 	}
 	samples, _, err := queueing.SamplesFrom(u, x, lat)
 	if err != nil {
-		return nil, err
-	}
-	m, err := queueing.Fit(samples, f.Options)
-	if err != nil {
-		return nil, err
+		return QueueingRecord{}, err
 	}
 	mix := in.Observed
 	if !in.HasObserved || !(mix.IOSizeBytes > 0) {
@@ -131,9 +140,34 @@ func (f QueueingFitter) Fit(_ context.Context, in Input) (Fitted, error) {
 	}
 	axis, ok := axisAt(capm, mix)
 	if !ok {
-		return nil, errors.New("the capacity model cannot place the current mix")
+		return QueueingRecord{}, errors.New("the capacity model cannot place the current mix")
 	}
-	l := &queueingLatency{M: m, Axis: axis, Acc: f.backtest(samples), Spread: spreadAt(capm, mix)}
+	return QueueingRecord{Samples: samples, Axis: axis, Spread: spreadAt(capm, mix)}, nil
+}
+
+// Fit implements Fitter.
+func (f QueueingFitter) Fit(_ context.Context, in Input) (Fitted, error) {
+	rec, err := QueueingRecordOf(in)
+	if err != nil {
+		return nil, err
+	}
+	return f.FitRecord(rec)
+}
+
+// FitRecord fits the served latency model to a record.
+func (f QueueingFitter) FitRecord(rec QueueingRecord) (Latency, error) {
+	m, err := queueing.Fit(rec.Samples, f.Options)
+	if err != nil {
+		return nil, err
+	}
+	if !(rec.Axis.L > 0) || !finite(rec.Axis.L) || !finite(rec.Axis.Q) {
+		return nil, errors.New("queueing record: axis.l must be finite and > 0, axis.q finite")
+	}
+	sp := rec.Spread
+	if !(sp.Low > 0 && sp.Low <= 1) || !(sp.High >= 1) || !finite(sp.High) {
+		return nil, errors.New("queueing record: capacitySpread must have 0 < low <= 1 <= high, finite")
+	}
+	l := &queueingLatency{M: m, Axis: rec.Axis, Acc: f.backtest(rec.Samples), Spread: sp}
 	l.curve = l.buildCurve()
 	return l, nil
 }

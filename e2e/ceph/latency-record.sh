@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# latency-record.sh ARCHIVE OUT: the record the capacity-anchored latency model learned from in an
+# archived run (ARCHIVE=DIR make e2e-ceph), as JSON (models.QueueingRecord): the windows of the
+# what-if snapshot's lookback (run.sh's "mark" after the 50% ramp's 60% step: from LOAD_START plus a
+# rate window and 5 s to 3 s after that step, every 3 s), placed on the frontier of the run's
+# calibration by storcast's own source and fitters (scorer latency-record). The records in
+# exporter/models/testdata/recorded-latency refit offline (TestRecordedLatencyRecomputed), so that a
+# change to the latency model is scored on real Ceph in seconds. Leaves nothing running.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+ARCHIVE=$(cd "${1:?usage: latency-record.sh ARCHIVE OUT}" && pwd)
+OUT=${2:?usage: latency-record.sh ARCHIVE OUT}
+E2E_DIR=$(mktemp -d /tmp/storcast-latency-record.XXXXXX)
+export E2E_DIR
+# shellcheck source=lib.sh
+. "$HERE/lib.sh"
+trap 'stop_all "$E2E_DIR"; rm -rf "$E2E_DIR"' EXIT
+BIN=${BIN:-$ROOT/bin/e2e-ceph}
+mkdir -p "$BIN"
+(cd "$ROOT" && go build -o "$BIN/scorer" ./e2e/ceph/scorer)
+
+load_start=$(sed -n 's/^load_start=//p' "$ARCHIVE/run.env")
+f60_end=$(sed -n 's/.*"name":"r50-f60".*"end":\([0-9]*\).*/\1/p' "$ARCHIVE/steps.jsonl")
+if [ -z "$load_start" ] || [ -z "$f60_end" ]; then
+	die "$ARCHIVE: no load_start in run.env or no r50-f60 step in steps.jsonl"
+fi
+archive_prometheus "$ARCHIVE"
+"$BIN/scorer" latency-record -prometheus "http://127.0.0.1:$PROM_PORT" -calibration "$ARCHIVE/calibration.json" \
+	-start $((load_start + 65)) -end $((f60_end + 3)) -step 3s -out "$OUT"

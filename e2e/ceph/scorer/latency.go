@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/storcast/storcast/exporter/config"
+	"github.com/storcast/storcast/exporter/features"
+	"github.com/storcast/storcast/exporter/models"
+	"github.com/storcast/storcast/exporter/source"
+	"github.com/storcast/storcast/forecaster/conservation"
+)
+
+// runLatencyRecord writes the record the capacity-anchored latency model
+// learns from (models.QueueingRecord) over a time range of a Prometheus,
+// fetched and placed on the frontier by storcast's own source, capacity
+// fitter and queueing fitter, for a cluster configured as the e2e suite's
+// storcast (kind ceph, cluster="e2e", op latency) with its calibration
+// file. e2e/ceph/latency-record.sh runs it on an archived run at the
+// what-if snapshot's lookback; the records refit offline in
+// exporter/models (TestRecordedLatencyRecomputed).
+func runLatencyRecord(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("latency-record", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	prom := fs.String("prometheus", "", "Prometheus URL")
+	cal := fs.String("calibration", "", "the run's calibration (fio JSON)")
+	start := fs.Int64("start", 0, "range start, Unix seconds")
+	end := fs.Int64("end", 0, "range end, Unix seconds")
+	step := fs.Duration("step", 3*time.Second, "fit step (the what-if snapshot's)")
+	out := fs.String("out", "", "JSON file to write")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *prom == "" || *cal == "" || *out == "" || !(*start > 0) || !(*end > *start) {
+		fmt.Fprintln(stderr, "scorer latency-record: -prometheus, -calibration, -out and -start < -end are required")
+		return 2
+	}
+	rec, err := latencyRecord(*prom, *cal, time.Unix(*start, 0), time.Unix(*end, 0), *step)
+	if err != nil {
+		fmt.Fprintln(stderr, "scorer latency-record:", err)
+		return 1
+	}
+	data, err := json.MarshalIndent(rec, "", " ")
+	if err != nil {
+		fmt.Fprintln(stderr, "scorer latency-record:", err)
+		return 1
+	}
+	if err := os.WriteFile(*out, append(data, '\n'), 0o644); err != nil {
+		fmt.Fprintln(stderr, "scorer latency-record:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "%s: %d windows\n", *out, len(rec.Samples))
+	return 0
+}
+
+func latencyRecord(prom, cal string, start, end time.Time, step time.Duration) (models.QueueingRecord, error) {
+	cfg, err := config.Parse(fmt.Appendf(nil, `prometheus: {url: %q, timeout: 20s}
+fit: {interval: 60s, lookback: 30m, step: %s}
+clusters:
+  - name: e2e
+    kind: ceph
+    matchers: ['cluster="e2e"']
+    hosts: {matchers: ['job="node"']}
+    latency_slo: {threshold: 50ms, latency: op}
+    calibration: {file: %q, format: fio}
+`, prom, step, cal))
+	if err != nil {
+		return models.QueueingRecord{}, err
+	}
+	src, err := source.NewPrometheus(cfg.Prometheus, nil, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return models.QueueingRecord{}, err
+	}
+	cl := &cfg.Clusters[0]
+	ctx := context.Background()
+	frame, err := src.Fetch(ctx, cl, source.Range{Start: start, End: end, Step: step})
+	if err != nil {
+		return models.QueueingRecord{}, err
+	}
+	in := models.Input{Cluster: cl, Frame: frame, Fitted: models.Set{}}
+	capm, err := models.CapacityFitter{Estimate: conservation.EstimateOptions{Interference: true}}.Fit(ctx, in) // as cmd/storcast
+	if err != nil {
+		return models.QueueingRecord{}, fmt.Errorf("capacity: %w", err)
+	}
+	in.Fitted[models.Conservation] = capm
+	obs := features.Observations(frame)
+	if len(obs) > 0 {
+		in.Observed, in.HasObserved = obs[len(obs)-1], true
+	}
+	return models.QueueingRecordOf(in)
+}

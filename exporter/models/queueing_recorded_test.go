@@ -1,0 +1,101 @@
+package models
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"testing"
+)
+
+// The capacity-anchored latency model refitted on what it learned from in
+// three real-Ceph CI runs of 2026-11-24 (testdata/recorded-latency, written
+// by e2e/ceph/latency-record.sh from each run's archive: the what-if
+// snapshot's windows, the 50% ramp's 20-60% steps, U ≤ 0.6) and read at the
+// two higher steps of that ramp, against the IOPS fio did and the op latency
+// Ceph measured there (each run's e2e/ceph/results/latest.md). The figures
+// are pinned to 0.5% so that a change to the model shows its effect on real
+// data here first; the 20% is not met at the 80% step (docs/models.md
+// "What the lower steps cannot tell"). Asserted as properties: the knee (the
+// upper band's SLO crossing) lies below the measured saturated IOPS, and the
+// measured latency at the 80% step lies inside the band.
+func TestRecordedLatencyRecomputed(t *testing.T) {
+	type step struct{ iops, ms float64 }
+	runs := []struct {
+		name          string
+		f80, sat      step
+		meanF80, knee float64 // pinned: ms at the 80% step, IOPS
+	}{
+		{"2026-11-24T1550.json", step{3954, 2.77}, step{4726, 3.27}, 4.252, 3977.0},
+		{"2026-11-24T1630.json", step{3919, 2.88}, step{4836, 3.35}, 4.009, 3611.8},
+		{"2026-11-24T1722.json", step{4012, 2.86}, step{4819, 3.15}, 4.885, 4278.0},
+	}
+	for _, r := range runs {
+		data, err := os.ReadFile("testdata/recorded-latency/" + r.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rec QueueingRecord
+		if err := json.Unmarshal(data, &rec); err != nil {
+			t.Fatal(err)
+		}
+		l, err := QueueingFitter{}.FitRecord(rec)
+		if err != nil {
+			t.Fatalf("%s: %v", r.name, err)
+		}
+		q := l.(*queueingLatency)
+		for _, s := range []struct {
+			name string
+			step
+		}{{"80%", r.f80}, {"saturated", r.sat}} {
+			b, ok := l.At(s.iops)
+			if !ok {
+				t.Logf("%s %s step: %.0f IOPS is past the model's capacity", r.name, s.name, s.iops)
+				continue
+			}
+			t.Logf("%s %s step (%.0f IOPS, U %.3f): %.2f ms [%.2f, %.2f], measured %.2f ms: %+.0f%%, covered %v",
+				r.name, s.name, s.iops, q.Axis.u(s.iops), 1e3*b.Mean, 1e3*b.Lower, 1e3*b.Upper, s.ms, 100*(1e3*b.Mean/s.ms-1),
+				1e3*b.Lower <= s.ms && s.ms <= 1e3*b.Upper)
+		}
+		b, _ := l.At(r.f80.iops)
+		knee := l.Crossing(0.05).Upper
+		t.Logf("%s: class %s, open L0 %.3g s A %.3g s, knee %.0f IOPS (%.1f%% of the measured saturation)",
+			r.name, q.M.Class, q.M.Open.L0, q.M.Open.A, knee, 100*knee/r.sat.iops)
+		if math.Abs(1e3*b.Mean/r.meanF80-1) > 0.005 || math.Abs(knee/r.knee-1) > 0.005 {
+			t.Errorf("%s: at the 80%% step %.3f ms, knee %.1f IOPS; pinned %.3f ms, %.1f IOPS", r.name, 1e3*b.Mean, knee, r.meanF80, r.knee)
+		}
+		if !(knee < r.sat.iops) {
+			t.Errorf("%s: knee %.0f IOPS not below the measured saturated %.0f", r.name, knee, r.sat.iops)
+		}
+		if !(1e3*b.Lower <= r.f80.ms && r.f80.ms <= 1e3*b.Upper) {
+			t.Errorf("%s: the 80%% step's %.2f ms outside the band [%.2f, %.2f]", r.name, r.f80.ms, 1e3*b.Lower, 1e3*b.Upper)
+		}
+	}
+}
+
+// A record with a broken axis or capacity band is refused by name.
+func TestFitRecordRefusesABrokenRecord(t *testing.T) {
+	data, err := os.ReadFile("testdata/recorded-latency/2026-11-24T1722.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		modify func(*QueueingRecord)
+		want   string
+	}{
+		{"axis 0", func(r *QueueingRecord) { r.Axis.L = 0 }, "queueing record: axis.l must be finite and > 0, axis.q finite"},
+		{"axis NaN", func(r *QueueingRecord) { r.Axis.Q = math.NaN() }, "queueing record: axis.l must be finite and > 0, axis.q finite"},
+		{"spread inverted", func(r *QueueingRecord) { r.Spread = capacitySpread{Low: 1.2, High: 0.8} }, "queueing record: capacitySpread must have 0 < low <= 1 <= high, finite"},
+		{"no samples", func(r *QueueingRecord) { r.Samples = nil }, "invalid input: samples: 0 samples, need at least 5"},
+	} {
+		var rec QueueingRecord
+		if err := json.Unmarshal(data, &rec); err != nil {
+			t.Fatal(err)
+		}
+		c.modify(&rec)
+		_, err := QueueingFitter{}.FitRecord(rec)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
+		}
+	}
+}
