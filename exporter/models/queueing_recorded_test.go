@@ -8,7 +8,7 @@ import (
 )
 
 // The capacity-anchored latency model refitted on what it learned from in
-// three real-Ceph CI runs of 2026-11-24 (testdata/recorded-latency, written
+// four real-Ceph CI runs of 2026-11-24 (testdata/recorded-latency, written
 // by e2e/ceph/latency-record.sh from each run's archive: the what-if
 // snapshot's windows, the 50% ramp's 20-60% steps, U ≤ 0.6) and read at the
 // two higher steps of that ramp, against the IOPS fio did and the op latency
@@ -28,6 +28,7 @@ func TestRecordedLatencyRecomputed(t *testing.T) {
 		{"2026-11-24T1550.json", step{3954, 2.77}, step{4726, 3.27}, 4.252, 3977.0},
 		{"2026-11-24T1630.json", step{3919, 2.88}, step{4836, 3.35}, 4.009, 3611.8},
 		{"2026-11-24T1722.json", step{4012, 2.86}, step{4819, 3.15}, 4.885, 4278.0},
+		{"2026-11-24T1921.json", step{4087, 2.97}, step{4838, 3.22}, 4.656, 4413.0},
 	}
 	for _, r := range runs {
 		data, err := os.ReadFile("testdata/recorded-latency/" + r.name)
