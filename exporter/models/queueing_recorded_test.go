@@ -14,10 +14,13 @@ import (
 // two higher steps of that ramp, against the IOPS fio did and the op latency
 // Ceph measured there (each run's e2e/ceph/results/latest.md). The figures
 // are pinned to 0.5% so that a change to the model shows its effect on real
-// data here first; the 20% is not met at the 80% step (docs/models.md
-// "What the lower steps cannot tell"). Asserted as properties: the knee (the
-// upper band's SLO crossing) lies below the measured saturated IOPS, and the
-// measured latency at the 80% step lies inside the band.
+// data here first. At the 80% step: +54 / +39 / +13 / −9%; the first two
+// keep the M/G/1 exponent (the history cannot tell), the last two leave it
+// for a near-line (forecaster/queueing "Shapes"; with M/G/1 they were +71%
+// and +57%), whose upper band then stays below the 50 ms SLO up to
+// capacity: no knee (NaN), as Ceph's latency never neared it along the
+// ramp. Asserted as properties: a knee, when there is one, lies below the
+// measured saturated IOPS, and the 80% step's latency inside the band.
 func TestRecordedLatencyRecomputed(t *testing.T) {
 	type step struct{ iops, ms float64 }
 	runs := []struct {
@@ -27,8 +30,8 @@ func TestRecordedLatencyRecomputed(t *testing.T) {
 	}{
 		{"2026-11-24T1550.json", step{3954, 2.77}, step{4726, 3.27}, 4.252, 3977.0},
 		{"2026-11-24T1630.json", step{3919, 2.88}, step{4836, 3.35}, 4.009, 3611.8},
-		{"2026-11-24T1722.json", step{4012, 2.86}, step{4819, 3.15}, 4.885, 4278.0},
-		{"2026-11-24T1921.json", step{4087, 2.97}, step{4838, 3.22}, 4.656, 4413.0},
+		{"2026-11-24T1722.json", step{4012, 2.86}, step{4819, 3.15}, 3.227, NaN},
+		{"2026-11-24T1921.json", step{4087, 2.97}, step{4838, 3.22}, 2.704, NaN},
 	}
 	for _, r := range runs {
 		data, err := os.ReadFile("testdata/recorded-latency/" + r.name)
@@ -61,10 +64,11 @@ func TestRecordedLatencyRecomputed(t *testing.T) {
 		knee := l.Crossing(0.05).Upper
 		t.Logf("%s: class %s, open L0 %.3g s A %.3g s, knee %.0f IOPS (%.1f%% of the measured saturation)",
 			r.name, q.M.Class, q.M.Open.L0, q.M.Open.A, knee, 100*knee/r.sat.iops)
-		if math.Abs(1e3*b.Mean/r.meanF80-1) > 0.005 || math.Abs(knee/r.knee-1) > 0.005 {
+		kneeOK := math.IsNaN(knee) == math.IsNaN(r.knee) && (math.IsNaN(knee) || math.Abs(knee/r.knee-1) <= 0.005)
+		if math.Abs(1e3*b.Mean/r.meanF80-1) > 0.005 || !kneeOK {
 			t.Errorf("%s: at the 80%% step %.3f ms, knee %.1f IOPS; pinned %.3f ms, %.1f IOPS", r.name, 1e3*b.Mean, knee, r.meanF80, r.knee)
 		}
-		if !(knee < r.sat.iops) {
+		if !math.IsNaN(knee) && !(knee < r.sat.iops) {
 			t.Errorf("%s: knee %.0f IOPS not below the measured saturated %.0f", r.name, knee, r.sat.iops)
 		}
 		if !(1e3*b.Lower <= r.f80.ms && r.f80.ms <= 1e3*b.Upper) {

@@ -1,0 +1,85 @@
+package queueing
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// lineLatency rises linearly with U and stays finite at capacity, as the
+// real Ceph runs' op latency did below U 0.6 in two of four runs:
+// L = S·(0.1 + 10·U).
+func lineLatency(u float64) float64 { return truthS * (0.1 + 10*u) }
+
+// TestOpenExponent: the exponent Q of L0 + A·U/(1 − U)^Q leaves M/G/1 only
+// when the history says so. Histories of 50 windows with U uniform on
+// [0.05, 0.6] (the size and range of the real Ceph records) and 5%
+// log-normal noise, 200 seeds per truth, the latency read at U = 0.8, a
+// third beyond the history. Measured: on M/M/1 and M/D/1 Q = 1 is kept in
+// 200 of 200 and L(0.8) is within 20% in all (as with Q fixed at 1, worst
+// 8.1% and 8.4%); on the line Q ≤ 0.25 is chosen in 200 of 200 and L(0.8)
+// is within 10% in 199 (worst 27.7%; with Q fixed at 1 every one is over
+// 20% off, up to 127%). Asserted with one history of slack each.
+func TestOpenExponent(t *testing.T) {
+	const seeds = 200
+	for _, c := range []struct {
+		name      string
+		lat       func(float64) float64
+		mg1       bool // the truth is M/G/1: Q = 1 must be kept
+		minWithin int  // histories with L(0.8) within tol
+		tol       float64
+	}{
+		{"M/M/1", mm1Latency, true, seeds - 1, 0.2},
+		{"M/D/1", md1Latency, true, seeds - 1, 0.2},
+		{"line", lineLatency, false, seeds - 2, 0.1},
+	} {
+		kept, low, within := 0, 0, 0
+		worst := 0.0
+		for s := range seeds {
+			m, err := Fit(openHistory(rand.New(rand.NewPCG(uint64(s), 11)), 50, 0.6, 0.05, c.lat), Options{Class: Open})
+			if err != nil {
+				t.Fatalf("%s seed %d: %v", c.name, s, err)
+			}
+			switch {
+			case m.Open.Q == 1:
+				kept++
+			case m.Open.Q <= 0.25:
+				low++
+			}
+			p, err := m.At(0.8)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := math.Abs(p.Mean/c.lat(0.8) - 1)
+			worst = math.Max(worst, e)
+			if e <= c.tol {
+				within++
+			}
+		}
+		t.Logf("%s: Q = 1 in %d of %d, Q <= 0.25 in %d; L(0.8) within %.0f%% in %d, worst %.1f%%", c.name, kept, seeds, low, 100*c.tol, within, 100*worst)
+		if c.mg1 && kept < seeds-1 {
+			t.Errorf("%s: Q = 1 kept in %d of %d, want >= %d", c.name, kept, seeds, seeds-1)
+		}
+		if !c.mg1 && low < seeds-1 {
+			t.Errorf("%s: Q <= 0.25 in %d of %d, want >= %d", c.name, low, seeds, seeds-1)
+		}
+		if within < c.minWithin {
+			t.Errorf("%s: L(0.8) within %.0f%% in %d of %d, want >= %d", c.name, 100*c.tol, within, seeds, c.minWithin)
+		}
+	}
+}
+
+// The exponent's inverse (the class test's and the band's) undoes At.
+func TestOpenShapeInverse(t *testing.T) {
+	for _, q := range openExponents {
+		o := OpenShape{L0: 0.3e-3, A: 1.2e-3, Q: q}
+		for _, u := range []float64{0.01, 0.2, 0.5, 0.9, 0.99} {
+			if got := o.inverse(o.At(u)); math.Abs(got-u) > 1e-9 {
+				t.Errorf("Q %v: inverse(At(%v)) = %v", q, u, got)
+			}
+		}
+		if got := o.inverse(o.L0 / 2); got != 0 {
+			t.Errorf("Q %v: inverse below L0 = %v, want 0", q, got)
+		}
+	}
+}
