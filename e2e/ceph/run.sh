@@ -107,7 +107,7 @@ while read -r -u 3 kind name readpct bs rate_r rate_w; do
 	'#' | '') continue ;;
 	mark)
 		[ $WITH_STORCAST = 1 ] || continue
-		mlisp_snapshot 5s "$E2E_DIR/calibration.json"
+		mlisp_snapshot 3s "$E2E_DIR/calibration.json"
 		continue
 		;;
 	esac

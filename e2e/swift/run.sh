@@ -98,7 +98,7 @@ print(max(1,round(lat*float(sys.argv[2]))))' "$E2E_DIR/calibration-runs.json" "$
 		load) ;;
 		mark)
 			# M-LISP needs 30 windows: the three 65 s steps before it give ~44 at 5 s.
-			mlisp_snapshot 5s
+			mlisp_snapshot 3s
 			continue
 			;;
 		*) continue ;;
