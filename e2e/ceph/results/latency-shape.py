@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """latency-shape.py: can the ramp's lower steps tell the latency curve's shape? (latency-shape.md)
 
-On the records the capacity-anchored latency model learned from in four real-Ceph CI runs
+On the records the capacity-anchored latency model learned from in six real-Ceph CI runs
 (exporter/models/testdata/recorded-latency, e2e/ceph/latency-record.sh: the 50% ramp's 20-60%
 steps, U <= 0.6), fit the open-loop family widened by an exponent q,
 
@@ -27,6 +27,8 @@ MEASURED = {
     "2026-11-24T1630": ((3919, 2.88), (4836, 3.35)),
     "2026-11-24T1722": ((4012, 2.86), (4819, 3.15)),
     "2026-11-24T1921": ((4087, 2.97), (4838, 3.22)),
+    "2026-11-24T2020": ((4903, 3.25), (5032, 3.36)),
+    "2026-11-24T2052": ((4197, 3.38), (4730, 3.44)),
 }
 QS = [k / 4 for k in range(9)]
 
