@@ -3,7 +3,8 @@
 # archived run (ARCHIVE=DIR make e2e-ceph), as JSON (models.QueueingRecord): the windows of the
 # what-if snapshot's lookback (run.sh's "mark" after the 50% ramp's 60% step: from LOAD_START plus a
 # rate window and 5 s to 3 s after that step, every 3 s), placed on the frontier of the run's
-# calibration by storcast's own source and fitters (scorer latency-record). The records in
+# calibration by storcast's own config, source and fitters (scorer latency-record, on rescore.sh's
+# storcast.yml). The records in
 # exporter/models/testdata/recorded-latency refit offline (TestRecordedLatencyRecomputed), so that a
 # change to the latency model is scored on real Ceph in seconds. Leaves nothing running.
 set -euo pipefail
@@ -26,5 +27,6 @@ if [ -z "$load_start" ] || [ -z "$f60_end" ]; then
 	die "$ARCHIVE: no load_start in run.env or no r50-f60 step in steps.jsonl"
 fi
 archive_prometheus "$ARCHIVE"
-"$BIN/scorer" latency-record -prometheus "http://127.0.0.1:$PROM_PORT" -calibration "$ARCHIVE/calibration.json" \
+archive_storcast_config "$ARCHIVE" "$(free_port)"
+"$BIN/scorer" latency-record -config "$E2E_DIR/storcast.yml" \
 	-start $((load_start + 65)) -end $((f60_end + 3)) -step 3s -out "$OUT"

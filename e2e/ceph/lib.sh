@@ -270,6 +270,24 @@ archive_prometheus() {
 	wait_http "http://127.0.0.1:$PROM_PORT/-/ready" 120 || die "prometheus did not start on the archived data"
 }
 
+# archive_storcast_config ARCHIVE PORT: $E2E_DIR/storcast.yml, a storcast on archive_prometheus's
+# Prometheus with the archived run's calibration, listening on 127.0.0.1:PORT.
+archive_storcast_config() {
+	cat >"$E2E_DIR/storcast.yml" <<YAML
+prometheus: {url: "http://127.0.0.1:$PROM_PORT", timeout: 20s}
+fit: {interval: 60s, lookback: 30m, step: 5s, refresh_interval: 5s, accuracy_threshold: 0.01, stale_after: 30m}
+state_dir: "$E2E_DIR/state"
+web: {listen_address: "127.0.0.1:$2"}
+clusters:
+  - name: e2e
+    kind: ceph
+    matchers: ['cluster="e2e"']
+    hosts: {matchers: ['job="node"']}
+    latency_slo: {threshold: 50ms, latency: op}
+    calibration: {file: "$1/calibration.json", format: fio}
+YAML
+}
+
 # start_storcast NAME PORT LOOKBACK [CALIBRATION [STEP]]: a storcast instance (daemon
 # storcast-NAME, $BIN/storcast) on the cluster's Prometheus ($PROM), fitting every STEP (5s) of the
 # lookback, for a latency SLO of $SLO_MS ms; a calibration file is read as $CALIBRATION_FORMAT.

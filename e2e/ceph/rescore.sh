@@ -25,19 +25,7 @@ load_end=$(field load_end)
 archive_prometheus "$ARCHIVE"
 
 ST_PORT=$(free_port)
-cat >"$E2E_DIR/storcast.yml" <<YAML
-prometheus: {url: "http://127.0.0.1:$PROM_PORT", timeout: 20s}
-fit: {interval: 60s, lookback: 30m, step: 5s, refresh_interval: 5s, accuracy_threshold: 0.01, stale_after: 30m}
-state_dir: "$E2E_DIR/state"
-web: {listen_address: "127.0.0.1:$ST_PORT"}
-clusters:
-  - name: e2e
-    kind: ceph
-    matchers: ['cluster="e2e"']
-    hosts: {matchers: ['job="node"']}
-    latency_slo: {threshold: 50ms, latency: op}
-    calibration: {file: "$ARCHIVE/calibration.json", format: fio}
-YAML
+archive_storcast_config "$ARCHIVE" "$ST_PORT"
 start_daemon storcast "$BIN/storcast" --config.file="$E2E_DIR/storcast.yml"
 for _ in $(seq 1 60); do
 	curl -fsS "http://127.0.0.1:$ST_PORT/api/v1/capacity_curve?cluster=e2e&io_size_bytes=4096" 2>/dev/null | grep -q '"status":"success"' && break

@@ -103,7 +103,7 @@ const minQueueingWindows = 20
 // the busy windows' utilization, IOPS and latency, and the IOPS axis and
 // capacity band at the mix it is fitted for. Kept as JSON, a real cluster's
 // record refits the model offline (FitRecord) exactly as storcast fitted
-// it: e2e/ceph keeps three (scorer latency-record).
+// it (e2e/ceph/latency-record.sh writes them; testdata/recorded-latency).
 type QueueingRecord struct {
 	Samples []queueing.Sample `json:"samples"`
 	Axis    mixAxis           `json:"axis"`

@@ -11,25 +11,21 @@ import (
 	"time"
 
 	"github.com/storcast/storcast/exporter/config"
-	"github.com/storcast/storcast/exporter/features"
 	"github.com/storcast/storcast/exporter/models"
 	"github.com/storcast/storcast/exporter/source"
 	"github.com/storcast/storcast/forecaster/conservation"
 )
 
 // runLatencyRecord writes the record the capacity-anchored latency model
-// learns from (models.QueueingRecord) over a time range of a Prometheus,
-// fetched and placed on the frontier by storcast's own source, capacity
-// fitter and queueing fitter, for a cluster configured as the e2e suite's
-// storcast (kind ceph, cluster="e2e", op latency) with its calibration
-// file. e2e/ceph/latency-record.sh runs it on an archived run at the
+// learns from (models.QueueingRecord) over a time range, for the first
+// cluster of a storcast config file: fetched and placed on the frontier by
+// storcast's own config, source, capacity fitter and queueing fitter. e2e/ceph/latency-record.sh runs it on an archived run at the
 // what-if snapshot's lookback; the records refit offline in
 // exporter/models (TestRecordedLatencyRecomputed).
 func runLatencyRecord(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("latency-record", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	prom := fs.String("prometheus", "", "Prometheus URL")
-	cal := fs.String("calibration", "", "the run's calibration (fio JSON)")
+	cfgFile := fs.String("config", "", "storcast config file (its first cluster)")
 	start := fs.Int64("start", 0, "range start, Unix seconds")
 	end := fs.Int64("end", 0, "range end, Unix seconds")
 	step := fs.Duration("step", 3*time.Second, "fit step (the what-if snapshot's)")
@@ -37,11 +33,11 @@ func runLatencyRecord(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *prom == "" || *cal == "" || *out == "" || !(*start > 0) || !(*end > *start) {
-		fmt.Fprintln(stderr, "scorer latency-record: -prometheus, -calibration, -out and -start < -end are required")
+	if *cfgFile == "" || *out == "" || !(*start > 0) || !(*end > *start) {
+		fmt.Fprintln(stderr, "scorer latency-record: -config, -out and -start < -end are required")
 		return 2
 	}
-	rec, err := latencyRecord(*prom, *cal, time.Unix(*start, 0), time.Unix(*end, 0), *step)
+	rec, err := latencyRecord(*cfgFile, time.Unix(*start, 0), time.Unix(*end, 0), *step)
 	if err != nil {
 		fmt.Fprintln(stderr, "scorer latency-record:", err)
 		return 1
@@ -59,19 +55,13 @@ func runLatencyRecord(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func latencyRecord(prom, cal string, start, end time.Time, step time.Duration) (models.QueueingRecord, error) {
-	cfg, err := config.Parse(fmt.Appendf(nil, `prometheus: {url: %q, timeout: 20s}
-fit: {interval: 60s, lookback: 30m, step: %s}
-clusters:
-  - name: e2e
-    kind: ceph
-    matchers: ['cluster="e2e"']
-    hosts: {matchers: ['job="node"']}
-    latency_slo: {threshold: 50ms, latency: op}
-    calibration: {file: %q, format: fio}
-`, prom, step, cal))
+func latencyRecord(cfgFile string, start, end time.Time, step time.Duration) (models.QueueingRecord, error) {
+	cfg, err := config.Load(cfgFile, nil)
 	if err != nil {
 		return models.QueueingRecord{}, err
+	}
+	if len(cfg.Clusters) == 0 {
+		return models.QueueingRecord{}, fmt.Errorf("%s: no cluster", cfgFile)
 	}
 	src, err := source.NewPrometheus(cfg.Prometheus, nil, slog.New(slog.DiscardHandler))
 	if err != nil {
@@ -89,9 +79,5 @@ clusters:
 		return models.QueueingRecord{}, fmt.Errorf("capacity: %w", err)
 	}
 	in.Fitted[models.Conservation] = capm
-	obs := features.Observations(frame)
-	if len(obs) > 0 {
-		in.Observed, in.HasObserved = obs[len(obs)-1], true
-	}
-	return models.QueueingRecordOf(in)
+	return models.QueueingRecordOf(in) // at the mix of the last window the frontier places
 }
