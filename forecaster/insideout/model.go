@@ -69,6 +69,12 @@ type Model struct {
 	Samples  int                     `json:"samples"`
 	Folds    int                     `json:"folds"`
 	Targets  map[Target]*TargetModel `json:"targets"`
+	// FeatureMin and FeatureMax are each feature's range over the training
+	// samples, in raw units: a prediction holds every feature inside it
+	// (PredictFeatures). Empty in a model persisted before they existed,
+	// which then predicts unclamped.
+	FeatureMin []float64 `json:"featureMin,omitempty"`
+	FeatureMax []float64 `json:"featureMax,omitempty"`
 	// Skipped holds, for each target that could not be fitted, why (for
 	// example a constant write rate on a read-only cluster).
 	Skipped map[Target]string `json:"skipped,omitempty"`
@@ -89,6 +95,15 @@ func (m *Model) Validate() error {
 	}
 	if len(m.Schema.Roles) > 0 && m.Schema.NumFeatures() != p {
 		return fmt.Errorf("insideout: model: schema has %d features, model %d", m.Schema.NumFeatures(), p)
+	}
+	if len(m.FeatureMin) != len(m.FeatureMax) || (len(m.FeatureMin) != 0 && len(m.FeatureMin) != p) {
+		return fmt.Errorf("insideout: model: feature range: %d minima and %d maxima for %d features", len(m.FeatureMin), len(m.FeatureMax), p)
+	}
+	for j := range m.FeatureMin {
+		lo, hi := m.FeatureMin[j], m.FeatureMax[j]
+		if math.IsNaN(lo) || math.IsNaN(hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) || lo > hi {
+			return fmt.Errorf("insideout: model: feature %q: range [%v, %v] is not a finite interval", m.Features[j], lo, hi)
+		}
 	}
 	for t, tm := range m.Targets {
 		if tm == nil || len(tm.Coef) != p {
@@ -141,9 +156,13 @@ func (m *Model) Predict(w Window) (map[Target]float64, error) {
 }
 
 // PredictFeatures predicts every fitted target from a feature vector laid
-// out as m.Features. Every target is a rate (operations or bytes per
-// second), so a linear model that extrapolates below zero on hosts unlike
-// its training data is clamped to 0 rather than reporting a negative rate.
+// out as m.Features. The model is linear and only evidence inside the host
+// states it was trained on: each feature is first held inside its training
+// range (a host metric that sat near 0 while the model learned, such as
+// the disk reads of memstore OSDs, otherwise turns a few reads a second
+// into hundreds of thousands of IOPS through the large coefficient its
+// small spread earned). Every target is a rate (operations or bytes per
+// second), so a prediction below zero is clamped to 0.
 func (m *Model) PredictFeatures(x []float64) (map[Target]float64, error) {
 	if len(x) != len(m.Features) {
 		return nil, fmt.Errorf("insideout: features: length %d, model has %d", len(x), len(m.Features))
@@ -153,11 +172,22 @@ func (m *Model) PredictFeatures(x []float64) (map[Target]float64, error) {
 			return nil, fmt.Errorf("insideout: features: %s is %v", m.Features[j], v)
 		}
 	}
+	held := make([]float64, len(x))
 	out := make(map[Target]float64, len(m.Targets))
 	for t, tm := range m.Targets {
-		out[t] = math.Max(tm.Predict(x), 0)
+		out[t] = m.predict(tm, x, held)
 	}
 	return out, nil
+}
+
+// predict is tm's served prediction at x: every feature held inside the
+// training range, the result at least 0. held is scratch of len(x).
+func (m *Model) predict(tm *TargetModel, x, held []float64) float64 {
+	copy(held, x)
+	for j := range m.FeatureMin {
+		held[j] = math.Min(math.Max(held[j], m.FeatureMin[j]), m.FeatureMax[j])
+	}
+	return math.Max(tm.Predict(held), 0)
 }
 
 // Score returns, per fitted target present in measured, the accuracy
@@ -199,7 +229,11 @@ func (m *Model) Score(windows []Window, measured map[Target][]float64) (map[Targ
 }
 
 // ScoreFeatures is Score on an already aggregated n×p feature matrix
-// (zero, NaN and ±Inf measured values are left out).
+// (zero, NaN and ±Inf measured values are left out). It scores the linear
+// model itself, not the held prediction PredictFeatures serves: the score
+// asks whether the hosts' metrics still explain the load (the retrain
+// trigger), and hosts that left the training range are the first sign they
+// do not, which holding would hide.
 func (m *Model) ScoreFeatures(X mat.Matrix, measured map[Target][]float64) (map[Target]float64, error) {
 	n, p := X.Dims()
 	if p != len(m.Features) {

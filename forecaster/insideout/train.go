@@ -170,7 +170,15 @@ func TrainMatrix(features []string, X mat.Matrix, targets map[Target][]float64, 
 		return nil, err
 	}
 	m := &Model{Features: append([]string(nil), features...), Samples: n, Folds: opt.Folds,
-		Targets: map[Target]*TargetModel{}, Skipped: map[Target]string{}}
+		Targets: map[Target]*TargetModel{}, Skipped: map[Target]string{},
+		FeatureMin: make([]float64, p), FeatureMax: make([]float64, p)}
+	for j := 0; j < p; j++ {
+		m.FeatureMin[j], m.FeatureMax[j] = math.Inf(1), math.Inf(-1)
+		for i := 0; i < n; i++ {
+			v := X.At(i, j)
+			m.FeatureMin[j], m.FeatureMax[j] = math.Min(m.FeatureMin[j], v), math.Max(m.FeatureMax[j], v)
+		}
+	}
 	names := make([]string, 0, len(targets))
 	for t := range targets {
 		names = append(names, string(t))

@@ -42,12 +42,7 @@ func runLatencyRecord(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "scorer latency-record:", err)
 		return 1
 	}
-	data, err := json.MarshalIndent(rec, "", " ")
-	if err != nil {
-		fmt.Fprintln(stderr, "scorer latency-record:", err)
-		return 1
-	}
-	if err := os.WriteFile(*out, append(data, '\n'), 0o644); err != nil {
+	if err := writeRecord(*out, rec); err != nil {
 		fmt.Fprintln(stderr, "scorer latency-record:", err)
 		return 1
 	}
@@ -56,14 +51,7 @@ func runLatencyRecord(args []string, stdout, stderr io.Writer) int {
 }
 
 func latencyRecord(cfgFile string, start, end time.Time, step time.Duration) (models.QueueingRecord, error) {
-	cfg, err := config.Load(cfgFile, nil)
-	if err != nil {
-		return models.QueueingRecord{}, err
-	}
-	if len(cfg.Clusters) == 0 {
-		return models.QueueingRecord{}, fmt.Errorf("%s: no cluster", cfgFile)
-	}
-	src, err := source.NewPrometheus(cfg.Prometheus, nil, slog.New(slog.DiscardHandler))
+	cfg, src, err := recordSource(cfgFile)
 	if err != nil {
 		return models.QueueingRecord{}, err
 	}
@@ -80,4 +68,31 @@ func latencyRecord(cfgFile string, start, end time.Time, step time.Duration) (mo
 	}
 	in.Fitted[models.Conservation] = capm
 	return models.QueueingRecordOf(in) // at the mix of the last window the frontier places
+}
+
+// recordSource is a storcast config file with at least one cluster and the
+// Prometheus source storcast would query: the records read an archived run
+// through storcast's own config and source, for its first cluster.
+func recordSource(cfgFile string) (*config.Config, *source.Prometheus, error) {
+	cfg, err := config.Load(cfgFile, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(cfg.Clusters) == 0 {
+		return nil, nil, fmt.Errorf("%s: no cluster", cfgFile)
+	}
+	src, err := source.NewPrometheus(cfg.Prometheus, nil, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return nil, nil, err
+	}
+	return cfg, src, nil
+}
+
+// writeRecord writes v as indented JSON to out.
+func writeRecord(out string, v any) error {
+	data, err := json.MarshalIndent(v, "", " ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(out, append(data, '\n'), 0o644)
 }

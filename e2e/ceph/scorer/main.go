@@ -11,7 +11,7 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: scorer plan|score|whatif-curve|latency-record|catalog|catalog-rate|catalog-loo|catalog-check [flags]")
+		fmt.Fprintln(stderr, "usage: scorer plan|score|whatif-curve|latency-record|insideout-record|catalog|catalog-rate|catalog-loo|catalog-check [flags]")
 		return 2
 	}
 	switch args[0] {
@@ -49,6 +49,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runWhatIfCurve(args[1:], stdout, stderr)
 	case "latency-record":
 		return runLatencyRecord(args[1:], stdout, stderr)
+	case "insideout-record":
+		return runInsideOutRecord(args[1:], stdout, stderr)
 	case "catalog":
 		return runCatalog(args[1:], stdout, stderr)
 	case "catalog-rate":
@@ -58,7 +60,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "catalog-check":
 		return runCatalogCheck(args[1:], stdout, stderr)
 	default:
-		fmt.Fprintf(stderr, "scorer: unknown command %q (want plan, score, whatif-curve, latency-record, catalog, catalog-rate, catalog-loo or catalog-check)\n", args[0])
+		fmt.Fprintf(stderr, "scorer: unknown command %q (want plan, score, whatif-curve, latency-record, insideout-record, catalog, catalog-rate, catalog-loo or catalog-check)\n", args[0])
 		return 2
 	}
 }
