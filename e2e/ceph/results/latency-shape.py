@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """latency-shape.py: can the ramp's lower steps tell the latency curve's shape? (latency-shape.md)
 
-On the records the capacity-anchored latency model learned from in six real-Ceph CI runs
+On the records the capacity-anchored latency model learned from in eight real-Ceph CI runs
 (exporter/models/testdata/recorded-latency, e2e/ceph/latency-record.sh: the 50% ramp's 20-60%
 steps, U <= 0.6), fit the open-loop family widened by an exponent q,
 
@@ -12,7 +12,8 @@ q = 0 a straight line in U. For each q on a grid: the fit's AIC (k = 2 at q = 1;
 q counted), the served choice (forecaster/queueing: q = 1 unless another q's AIC is lower by more
 than 6; the served model adds a Kriged residual and a band on top), and its
 latency at the two higher steps the model never saw (IOPS fio did there; U from the record's
-axis), against the op latency Ceph measured (each run's results/latest.md). Plain Python, no
+axis; a saturated step at U >= 1, where the run's capacity was under what the load did, is past
+the curve), against the op latency Ceph measured (each run's results/latest.md). Plain Python, no
 dependencies: python3 e2e/ceph/results/latency-shape.py > e2e/ceph/results/latency-shape.md
 """
 import json
@@ -29,6 +30,8 @@ MEASURED = {
     "2026-11-24T1921": ((4087, 2.97), (4838, 3.22)),
     "2026-11-24T2020": ((4903, 3.25), (5032, 3.36)),
     "2026-11-24T2052": ((4197, 3.38), (4730, 3.44)),
+    "2026-11-24T2221": ((3909, 2.41), (6030, 2.72)),
+    "2026-11-24T2247": ((3885, 2.93), (5158, 3.12)),
 }
 QS = [k / 4 for k in range(9)]
 
@@ -73,7 +76,7 @@ def main():
             def at(u):
                 return l0 + a * u / (1 - u) ** q
 
-            rows.append((q, l0, a, aic, at(u80), at(min(us_, 0.999))))
+            rows.append((q, l0, a, aic, at(u80), at(us_) if us_ < 1 else None))
         aic1 = [r[3] for r in rows if r[0] == 1][0]
         best = min(rows, key=lambda r: r[3])
         served = best[0] if best[3] < aic1 - 6 else 1
@@ -82,7 +85,8 @@ def main():
         print("|---:|---:|---:|---:|---:|---:|---:|---:|")
         for q, l0, a, aic, p80, ps in rows:
             qs = f"**{q:.2f}** (served)" if q == served else f"{q:.2f}"
-            print(f"| {qs} | {l0:.2f} | {a:.2f} | {aic:.1f} | {p80:.2f} | {100 * (p80 / m80 - 1):+.0f}% | {ps:.2f} | {100 * (ps / ms - 1):+.0f}% |")
+            sat = "past capacity | –" if ps is None else f"{ps:.2f} | {100 * (ps / ms - 1):+.0f}%"
+            print(f"| {qs} | {l0:.2f} | {a:.2f} | {aic:.1f} | {p80:.2f} | {100 * (p80 / m80 - 1):+.0f}% | {sat} |")
         print()
 
 
