@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """latency-shape.py: can the ramp's lower steps tell the latency curve's shape? (latency-shape.md)
 
-On the records the capacity-anchored latency model learned from in eight real-Ceph CI runs
+On the records the capacity-anchored latency model learned from in nine real-Ceph CI runs
 (exporter/models/testdata/recorded-latency, e2e/ceph/latency-record.sh: the 50% ramp's 20-60%
 steps, U <= 0.6), fit the open-loop family widened by an exponent q,
 
@@ -32,6 +32,7 @@ MEASURED = {
     "2026-11-24T2052": ((4197, 3.38), (4730, 3.44)),
     "2026-11-24T2221": ((3909, 2.41), (6030, 2.72)),
     "2026-11-24T2247": ((3885, 2.93), (5158, 3.12)),
+    "2026-11-24T2338": ((4318, 3.25), (5104, 3.19)),
 }
 QS = [k / 4 for k in range(9)]
 
