@@ -172,22 +172,15 @@ func (m *Model) PredictFeatures(x []float64) (map[Target]float64, error) {
 			return nil, fmt.Errorf("insideout: features: %s is %v", m.Features[j], v)
 		}
 	}
-	held := make([]float64, len(x))
-	out := make(map[Target]float64, len(m.Targets))
-	for t, tm := range m.Targets {
-		out[t] = m.predict(tm, x, held)
-	}
-	return out, nil
-}
-
-// predict is tm's served prediction at x: every feature held inside the
-// training range, the result at least 0. held is scratch of len(x).
-func (m *Model) predict(tm *TargetModel, x, held []float64) float64 {
-	copy(held, x)
+	held := append([]float64(nil), x...)
 	for j := range m.FeatureMin {
 		held[j] = math.Min(math.Max(held[j], m.FeatureMin[j]), m.FeatureMax[j])
 	}
-	return math.Max(tm.Predict(held), 0)
+	out := make(map[Target]float64, len(m.Targets))
+	for t, tm := range m.Targets {
+		out[t] = math.Max(tm.Predict(held), 0)
+	}
+	return out, nil
 }
 
 // Score returns, per fitted target present in measured, the accuracy
