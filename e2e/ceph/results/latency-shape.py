@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """latency-shape.py: can the ramp's lower steps tell the latency curve's shape? (latency-shape.md)
 
-On the records the capacity-anchored latency model learned from in nine real-Ceph CI runs
+On the records the capacity-anchored latency model learned from in ten real-Ceph CI runs
 (exporter/models/testdata/recorded-latency, e2e/ceph/latency-record.sh: the 50% ramp's 20-60%
 steps, U <= 0.6), fit the open-loop family widened by an exponent q,
 
@@ -33,6 +33,7 @@ MEASURED = {
     "2026-11-24T2221": ((3909, 2.41), (6030, 2.72)),
     "2026-11-24T2247": ((3885, 2.93), (5158, 3.12)),
     "2026-11-24T2338": ((4318, 3.25), (5104, 3.19)),
+    "2026-11-25T0023": ((4520, 2.13), (4997, 3.25)),
 }
 QS = [k / 4 for k in range(9)]
 
