@@ -12,21 +12,14 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 ARCHIVE=$(cd "${1:?usage: latency-record.sh ARCHIVE OUT}" && pwd)
 OUT=${2:?usage: latency-record.sh ARCHIVE OUT}
-E2E_DIR=$(mktemp -d /tmp/storcast-latency-record.XXXXXX)
-export E2E_DIR
 # shellcheck source=lib.sh
 . "$HERE/lib.sh"
-trap 'stop_all "$E2E_DIR"; rm -rf "$E2E_DIR"' EXIT
-BIN=${BIN:-$ROOT/bin/e2e-ceph}
-mkdir -p "$BIN"
-(cd "$ROOT" && go build -o "$BIN/scorer" ./e2e/ceph/scorer)
 
 load_start=$(sed -n 's/^load_start=//p' "$ARCHIVE/run.env")
 f60_end=$(sed -n 's/.*"name":"r50-f60".*"end":\([0-9]*\).*/\1/p' "$ARCHIVE/steps.jsonl")
 if [ -z "$load_start" ] || [ -z "$f60_end" ]; then
 	die "$ARCHIVE: no load_start in run.env or no r50-f60 step in steps.jsonl"
 fi
-archive_prometheus "$ARCHIVE"
-archive_storcast_config "$ARCHIVE" "$(free_port)"
+archive_session latency-record "$ARCHIVE"
 "$BIN/scorer" latency-record -config "$E2E_DIR/storcast.yml" \
 	-start $((load_start + 65)) -end $((f60_end + 3)) -step 3s -out "$OUT"

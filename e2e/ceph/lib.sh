@@ -259,32 +259,38 @@ cluster_main() {
 	esac
 }
 
-# archive_prometheus ARCHIVE: a Prometheus on a copy of an archived run's data (ARCHIVE=DIR make
-# e2e-ceph) under $E2E_DIR, answering at the run's timestamps on 127.0.0.1:$PROM_PORT.
-archive_prometheus() {
-	cp -r "$1/prometheus-data" "$E2E_DIR/prometheus-data"
+# archive_session NAME ARCHIVE: what every offline tool on an archived run (ARCHIVE=DIR make
+# e2e-ceph; the tool sets $ROOT, the repository) starts from: a private E2E_DIR (/tmp/storcast-NAME.*, removed on exit with every daemon
+# started under it), the scorer built into $BIN, a Prometheus on a copy of the run's data answering at
+# its timestamps on 127.0.0.1:$PROM_PORT, and $E2E_DIR/storcast.yml: a storcast on that Prometheus with
+# the run's calibration, to listen on 127.0.0.1:$ST_PORT (the main storcast's fit settings).
+archive_session() {
+	local archive=$2
+	E2E_DIR=$(mktemp -d "/tmp/storcast-$1.XXXXXX")
+	export E2E_DIR
+	trap 'stop_all "$E2E_DIR"; rm -rf "$E2E_DIR"' EXIT
+	BIN=${BIN:-$ROOT/bin/e2e-ceph}
+	mkdir -p "$BIN"
+	(cd "$ROOT" && go build -o "$BIN/scorer" ./e2e/ceph/scorer)
+	cp -r "$archive/prometheus-data" "$E2E_DIR/prometheus-data"
 	printf 'global: {scrape_interval: 1h}\nscrape_configs: []\n' >"$E2E_DIR/prometheus.yml"
 	PROM_PORT=$(free_port)
 	start_daemon prometheus prometheus --config.file="$E2E_DIR/prometheus.yml" --storage.tsdb.path="$E2E_DIR/prometheus-data" \
 		--web.listen-address="127.0.0.1:$PROM_PORT" --storage.tsdb.retention.time=100y
 	wait_http "http://127.0.0.1:$PROM_PORT/-/ready" 120 || die "prometheus did not start on the archived data"
-}
-
-# archive_storcast_config ARCHIVE PORT: $E2E_DIR/storcast.yml, a storcast on archive_prometheus's
-# Prometheus with the archived run's calibration, listening on 127.0.0.1:PORT.
-archive_storcast_config() {
+	ST_PORT=$(free_port)
 	cat >"$E2E_DIR/storcast.yml" <<YAML
 prometheus: {url: "http://127.0.0.1:$PROM_PORT", timeout: 20s}
 fit: {interval: 60s, lookback: 30m, step: 5s, refresh_interval: 5s, accuracy_threshold: 0.01, stale_after: 30m}
 state_dir: "$E2E_DIR/state"
-web: {listen_address: "127.0.0.1:$2"}
+web: {listen_address: "127.0.0.1:$ST_PORT"}
 clusters:
   - name: e2e
     kind: ceph
     matchers: ['cluster="e2e"']
     hosts: {matchers: ['job="node"']}
     latency_slo: {threshold: 50ms, latency: op}
-    calibration: {file: "$1/calibration.json", format: fio}
+    calibration: {file: "$archive/calibration.json", format: fio}
 YAML
 }
 

@@ -9,23 +9,15 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 ARCHIVE=$(cd "${1:?usage: rescore.sh ARCHIVE [scorer flags...]}" && pwd)
 shift
-E2E_DIR=$(mktemp -d /tmp/storcast-rescore.XXXXXX)
-export E2E_DIR
 # shellcheck source=lib.sh
 . "$HERE/lib.sh"
-trap 'stop_all "$E2E_DIR"; rm -rf "$E2E_DIR"' EXIT
-BIN=${BIN:-$ROOT/bin/e2e-ceph}
-mkdir -p "$BIN"
-(cd "$ROOT" && go build -o "$BIN/scorer" ./e2e/ceph/scorer && go build -o "$BIN/storcast" ./cmd/storcast)
 
 field() { sed -n "s/^$1=//p" "$ARCHIVE/run.env"; }
 phases=$(field phases)
 load_start=$(field load_start)
 load_end=$(field load_end)
-archive_prometheus "$ARCHIVE"
-
-ST_PORT=$(free_port)
-archive_storcast_config "$ARCHIVE" "$ST_PORT"
+archive_session rescore "$ARCHIVE"
+(cd "$ROOT" && go build -o "$BIN/storcast" ./cmd/storcast)
 start_daemon storcast "$BIN/storcast" --config.file="$E2E_DIR/storcast.yml"
 for _ in $(seq 1 60); do
 	curl -fsS "http://127.0.0.1:$ST_PORT/api/v1/capacity_curve?cluster=e2e&io_size_bytes=4096" 2>/dev/null | grep -q '"status":"success"' && break

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/storcast/storcast/forecaster/regress"
@@ -172,12 +173,10 @@ func TrainMatrix(features []string, X mat.Matrix, targets map[Target][]float64, 
 	m := &Model{Features: append([]string(nil), features...), Samples: n, Folds: opt.Folds,
 		Targets: map[Target]*TargetModel{}, Skipped: map[Target]string{},
 		FeatureMin: make([]float64, p), FeatureMax: make([]float64, p)}
-	for j := 0; j < p; j++ {
-		m.FeatureMin[j], m.FeatureMax[j] = math.Inf(1), math.Inf(-1)
-		for i := 0; i < n; i++ {
-			v := X.At(i, j)
-			m.FeatureMin[j], m.FeatureMax[j] = math.Min(m.FeatureMin[j], v), math.Max(m.FeatureMax[j], v)
-		}
+	col := make([]float64, n)
+	for j := range p {
+		mat.Col(col, j, X)
+		m.FeatureMin[j], m.FeatureMax[j] = floats.Min(col), floats.Max(col)
 	}
 	names := make([]string, 0, len(targets))
 	for t := range targets {
