@@ -1,17 +1,24 @@
 #!/usr/bin/env bash
-# latency-record.sh ARCHIVE OUT: the record the capacity-anchored latency model learned from in an
-# archived run (ARCHIVE=DIR make e2e-ceph), as JSON (models.QueueingRecord): the windows of the
-# what-if snapshot's lookback (run.sh's "mark" after the 50% ramp's 60% step: from LOAD_START plus a
-# rate window and 5 s to 3 s after that step, every 3 s), placed on the frontier of the run's
-# calibration by storcast's own config, source and fitters (scorer latency-record, on rescore.sh's
-# storcast.yml). The records in
-# exporter/models/testdata/recorded-latency refit offline (TestRecordedLatencyRecomputed), so that a
-# change to the latency model is scored on real Ceph in seconds. Leaves nothing running.
+# latency-record.sh ARCHIVE OUT [mlisp START END]: the record a latency model learned from in an
+# archived run (ARCHIVE=DIR make e2e-ceph), as JSON, by storcast's own config, source and fitters
+# (scorer latency-record, on archive_session's storcast.yml). Leaves nothing running.
+# - Without MODEL: the capacity-anchored model's (models.QueueingRecord): the windows of the what-if
+#   snapshot's lookback (run.sh's "mark" after the 50% ramp's 60% step: from LOAD_START plus a
+#   rate window and 5 s to 3 s after that step, every 3 s), placed on the frontier of the run's
+#   calibration. The records in exporter/models/testdata/recorded-latency refit offline
+#   (TestRecordedLatencyRecomputed), so that a change to the latency model is scored on real Ceph
+#   in seconds.
+# - mlisp START END (Unix seconds): the columns storcast's M-LISP fitter received over that range,
+#   every 3 s. The M-LISP snapshot fits over [t - lookback, t], t its fit time truncated to the 3 s
+#   step and lookback the one its log line names ("M-LISP snapshot: storcast with lookback ...");
+#   which t, within the seconds after that line, shows in the curve it served (mlisp_lower.json).
+#   forecaster/mlisp/testdata/recorded-ceph-*.json refit offline (TestRecordedCephWalk).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-ARCHIVE=$(cd "${1:?usage: latency-record.sh ARCHIVE OUT}" && pwd)
-OUT=${2:?usage: latency-record.sh ARCHIVE OUT}
+usage="usage: latency-record.sh ARCHIVE OUT [mlisp START END]"
+ARCHIVE=$(cd "${1:?$usage}" && pwd)
+OUT=${2:?$usage}
 # shellcheck source=lib.sh
 . "$HERE/lib.sh"
 
@@ -21,5 +28,10 @@ if [ -z "$load_start" ] || [ -z "$f60_end" ]; then
 	die "$ARCHIVE: no load_start in run.env or no r50-f60 step in steps.jsonl"
 fi
 archive_session latency-record "$ARCHIVE"
-"$BIN/scorer" latency-record -config "$E2E_DIR/storcast.yml" \
-	-start $((load_start + 65)) -end $((f60_end + 3)) -step 3s -out "$OUT"
+if [ "${3:-}" = mlisp ]; then
+	"$BIN/scorer" latency-record -config "$E2E_DIR/storcast.yml" -model mlisp \
+		-start "${4:?$usage}" -end "${5:?$usage}" -step 3s -out "$OUT"
+else
+	"$BIN/scorer" latency-record -config "$E2E_DIR/storcast.yml" \
+		-start $((load_start + 65)) -end $((f60_end + 3)) -step 3s -out "$OUT"
+fi

@@ -27,7 +27,12 @@
 //   - LinearDrift: f = β₀ + βᵀx + r with β by least squares (optionally on
 //     chosen columns and rows); r is Kriged as above, the prediction is
 //     β₀ + βᵀx + Σ w_i r_i and the variance adds the least-squares prediction
-//     variance of the trend, s²(1/n + zᵀ(ZᵀZ)⁻¹z).
+//     variance of the trend, s²(1/n + zᵀ(ZᵀZ)⁻¹z). The drift columns enter
+//     in order, each only if the columns already in explain at most 90% of
+//     its variance (R² ≤ 0.9, a variance inflation factor of 10) and a
+//     residual degree of freedom is left; the others get no slope, so a
+//     query off a near-exact linear relation between columns is not
+//     carried along it.
 //
 // Inputs are validated (non-finite, empty, mismatched, constant f, fewer
 // than two distinct points) and errors wrap regress.ErrInput and name the

@@ -178,20 +178,34 @@ func Fit(X mat.Matrix, f []float64, opt Options) (*Model, error) {
 }
 
 // trendFit is a least-squares linear trend f ≈ β₀ + βᵀx with what is needed
-// for its prediction variance s²(1/n + zᵀ(ZᵀZ)⁻¹z), z = (x − mean)/scale.
+// for its prediction variance s²(1/n + zᵀ(Z_inᵀZ_in)⁻¹z), z = (x − mean)/scale
+// on the columns that entered the trend.
 type trendFit struct {
-	cols  []int     // columns of x the trend uses
+	cols  []int     // columns of x the trend was asked to use
+	in    []int     // positions in cols that entered it (the others have β = 0)
 	beta  []float64 // β₀, then one β per entry of cols, in the units of x
 	mean  []float64
 	scale []float64
-	chol  *mat.Cholesky // of ZᵀZ (+ tiny ridge); nil when degenerate
-	s2    float64       // residual variance Σr²/(n − p − 1)
+	chol  *mat.Cholesky // of Z_inᵀZ_in (+ tiny ridge); nil when degenerate
+	s2    float64       // residual variance Σr²/(n − p − 1), p = len(in)
 	n     int
 }
 
-// fitTrend fits f ≈ β₀ + βᵀx by least squares on centred and scaled columns;
-// when they are collinear (common in M-LISP, where counters follow the load)
-// a ridge of 1e-8 (relative) gives a stable solution instead of failing.
+// maxDriftR2 is the largest share of a drift column's variance that the
+// columns already in the trend may explain for it to enter: R² 0.9, a
+// variance inflation factor of 10, the textbook mark of serious
+// collinearity.
+const maxDriftR2 = 0.9
+
+// fitTrend fits f ≈ β₀ + βᵀx by least squares on centred and scaled columns.
+// The columns enter in their order, each only if those already in explain
+// at most 90% of its variance (maxDriftR2) and a residual degree of freedom
+// is left: in M-LISP counters follow the load (bytes are size × ops), and a
+// coefficient fitted along such a near-exact relation is not identified; a
+// query off the relation (the walk Kriges each counter at the next load
+// with the previous step's counters) would be carried along it without
+// bound. A column left out has β = 0; the first (M-LISP's IOPS) always
+// enters when it varies. A tiny ridge (1e-8, relative) guards what remains.
 func fitTrend(allRows [][]float64, f []float64, cols []int) *trendFit {
 	if cols == nil {
 		for j := range allRows[0] {
@@ -229,48 +243,98 @@ func fitTrend(allRows [][]float64, f []float64, cols []int) *trendFit {
 			tf.scale[j] = 1
 		}
 	}
-	A := mat.NewSymDense(p, nil)
-	b := mat.NewVecDense(p, nil)
+	// The Gram matrix of the scaled columns and their products with f.
+	G := mat.NewSymDense(p, nil)
+	g := make([]float64, p)
 	z := make([]float64, p)
 	for i, r := range rows {
 		for j, v := range r {
 			z[j] = (v - tf.mean[j]) / tf.scale[j]
 		}
 		for j := 0; j < p; j++ {
-			b.SetVec(j, b.AtVec(j)+z[j]*(f[i]-fm))
+			g[j] += z[j] * (f[i] - fm)
 			for k := j; k < p; k++ {
-				A.SetSym(j, k, A.At(j, k)+z[j]*z[k])
+				G.SetSym(j, k, G.At(j, k)+z[j]*z[k])
 			}
 		}
 	}
+	tf.in = driftColumnsIn(G, n)
+	q := len(tf.in)
 	tf.beta = make([]float64, p+1)
 	tf.beta[0] = fm
-	var chol mat.Cholesky
-	var sol mat.VecDense
-	ok := chol.Factorize(A) && chol.Cond() < 1e12
-	if !ok {
-		for j := 0; j < p; j++ {
-			A.SetSym(j, j, A.At(j, j)*(1+1e-8)+1e-8*float64(n))
+	if q > 0 {
+		A := mat.NewSymDense(q, nil)
+		b := mat.NewVecDense(q, nil)
+		for a, j := range tf.in {
+			b.SetVec(a, g[j])
+			for c := a; c < q; c++ {
+				A.SetSym(a, c, G.At(j, tf.in[c]))
+			}
 		}
-		ok = chol.Factorize(A)
-	}
-	if ok && chol.SolveVecTo(&sol, b) == nil {
-		for j := 0; j < p; j++ {
-			c := sol.AtVec(j) / tf.scale[j]
-			tf.beta[j+1] = c
-			tf.beta[0] -= c * tf.mean[j]
+		var chol mat.Cholesky
+		var sol mat.VecDense
+		ok := chol.Factorize(A) && chol.Cond() < 1e12
+		if !ok {
+			for a := 0; a < q; a++ {
+				A.SetSym(a, a, A.At(a, a)*(1+1e-8)+1e-8*float64(n))
+			}
+			ok = chol.Factorize(A)
 		}
-		tf.chol = &chol
+		if ok && chol.SolveVecTo(&sol, b) == nil {
+			for a, j := range tf.in {
+				c := sol.AtVec(a) / tf.scale[j]
+				tf.beta[j+1] = c
+				tf.beta[0] -= c * tf.mean[j]
+			}
+			tf.chol = &chol
+		}
 	}
 	var rss float64
 	for i, r := range allRows {
 		e := f[i] - tf.at(r)
 		rss += e * e
 	}
-	if dof := n - p - 1; dof > 0 {
+	if dof := n - len(tf.in) - 1; dof > 0 {
 		tf.s2 = rss / float64(dof)
 	}
 	return tf
+}
+
+// driftColumnsIn picks the columns of the trend from the Gram matrix G of n
+// centred, scaled rows: in order, a column enters when it varies, the
+// columns already in explain at most maxDriftR2 of its variance
+// (R² = G_jS·G_SS⁻¹·G_Sj / G_jj) and at least one residual degree of freedom
+// is left (n − |S| − 2 ≥ 0 after it enters).
+func driftColumnsIn(G *mat.SymDense, n int) []int {
+	p := G.SymmetricDim()
+	var in []int
+	for j := 0; j < p && len(in)+2 < n; j++ {
+		gjj := G.At(j, j)
+		if !(gjj > 1e-12*float64(n)) {
+			continue // constant in these rows: no slope to fit
+		}
+		if len(in) > 0 {
+			q := len(in)
+			S := mat.NewSymDense(q, nil)
+			c := mat.NewVecDense(q, nil)
+			for a, k := range in {
+				c.SetVec(a, G.At(j, k))
+				for b := a; b < q; b++ {
+					S.SetSym(a, b, G.At(k, in[b]))
+				}
+			}
+			var chol mat.Cholesky
+			var u mat.VecDense
+			if !chol.Factorize(S) || chol.SolveVecTo(&u, c) != nil {
+				continue
+			}
+			if mat.Dot(c, &u)/gjj > maxDriftR2 {
+				continue
+			}
+		}
+		in = append(in, j)
+	}
+	return in
 }
 
 // at evaluates the trend at a full input vector x.
@@ -286,9 +350,9 @@ func (tf *trendFit) at(x []float64) float64 {
 func (tf *trendFit) variance(x []float64) float64 {
 	v := 1 / float64(tf.n)
 	if tf.chol != nil {
-		z := mat.NewVecDense(len(tf.cols), nil)
-		for k, j := range tf.cols {
-			z.SetVec(k, (x[j]-tf.mean[k])/tf.scale[k])
+		z := mat.NewVecDense(len(tf.in), nil)
+		for a, k := range tf.in {
+			z.SetVec(a, (x[tf.cols[k]]-tf.mean[k])/tf.scale[k])
 		}
 		var u mat.VecDense
 		if tf.chol.SolveVecTo(&u, z) == nil {

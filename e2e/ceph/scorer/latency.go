@@ -11,43 +11,86 @@ import (
 	"time"
 
 	"github.com/storcast/storcast/exporter/config"
+	"github.com/storcast/storcast/exporter/features"
 	"github.com/storcast/storcast/exporter/models"
 	"github.com/storcast/storcast/exporter/source"
 	"github.com/storcast/storcast/forecaster/conservation"
 )
 
-// runLatencyRecord writes the record the capacity-anchored latency model
-// learns from (models.QueueingRecord) over a time range, for the first
-// cluster of a storcast config file: fetched and placed on the frontier by
-// storcast's own config, source, capacity fitter and queueing fitter. e2e/ceph/latency-record.sh runs it on an archived run at the
-// what-if snapshot's lookback; the records refit offline in
-// exporter/models (TestRecordedLatencyRecomputed).
+// runLatencyRecord writes the record a latency model learns from over a time
+// range, for the first cluster of a storcast config file, by storcast's own
+// config and source. -model queueing (the default): the capacity-anchored
+// model's windows (models.QueueingRecord), placed on the frontier by
+// storcast's capacity fitter; the records refit offline in exporter/models
+// (TestRecordedLatencyRecomputed). -model mlisp: the columns M-LISP's fitter
+// receives (MLISPRecord); they refit offline in forecaster/mlisp
+// (TestRecordedCephWalk). e2e/ceph/latency-record.sh runs it on an archived
+// run at the snapshots' lookback.
 func runLatencyRecord(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("latency-record", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfgFile := fs.String("config", "", "storcast config file (its first cluster)")
 	start := fs.Int64("start", 0, "range start, Unix seconds")
 	end := fs.Int64("end", 0, "range end, Unix seconds")
-	step := fs.Duration("step", 3*time.Second, "fit step (the what-if snapshot's)")
+	step := fs.Duration("step", 3*time.Second, "fit step (the snapshots')")
+	model := fs.String("model", "queueing", "the latency model whose record to write: queueing or mlisp")
 	out := fs.String("out", "", "JSON file to write")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *cfgFile == "" || *out == "" || !(*start > 0) || !(*end > *start) {
-		fmt.Fprintln(stderr, "scorer latency-record: -config, -out and -start < -end are required")
+	if *cfgFile == "" || *out == "" || !(*start > 0) || !(*end > *start) || (*model != "queueing" && *model != "mlisp") {
+		fmt.Fprintln(stderr, "scorer latency-record: -config, -out, -start < -end and -model queueing or mlisp are required")
 		return 2
 	}
-	rec, err := latencyRecord(*cfgFile, time.Unix(*start, 0), time.Unix(*end, 0), *step)
+	from, to := time.Unix(*start, 0), time.Unix(*end, 0)
+	var rec any
+	var n int
+	var err error
+	if *model == "mlisp" {
+		var r MLISPRecord
+		r, err = mlispRecord(*cfgFile, from, to, *step)
+		rec, n = r, len(r.Columns[0])
+	} else {
+		var r models.QueueingRecord
+		r, err = latencyRecord(*cfgFile, from, to, *step)
+		rec, n = r, len(r.Samples)
+	}
+	if err == nil {
+		err = writeRecord(*out, rec)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "scorer latency-record:", err)
 		return 1
 	}
-	if err := writeRecord(*out, rec); err != nil {
-		fmt.Fprintln(stderr, "scorer latency-record:", err)
-		return 1
-	}
-	fmt.Fprintf(stdout, "%s: %d windows\n", *out, len(rec.Samples))
+	fmt.Fprintf(stdout, "%s: %d windows\n", *out, n)
 	return 0
+}
+
+// MLISPRecord is what storcast's M-LISP fitter receives for a range: the
+// latency columns of the frame (features.LatencyColumns: IOPS, latency, then
+// the counters), as M-LISP's Dataset.
+type MLISPRecord struct {
+	Start   int64       `json:"start"`
+	End     int64       `json:"end"`
+	Step    string      `json:"step"`
+	Names   []string    `json:"names"`
+	Columns [][]float64 `json:"columns"`
+}
+
+func mlispRecord(cfgFile string, start, end time.Time, step time.Duration) (MLISPRecord, error) {
+	cfg, src, err := recordSource(cfgFile)
+	if err != nil {
+		return MLISPRecord{}, err
+	}
+	frame, err := src.Fetch(context.Background(), &cfg.Clusters[0], source.Range{Start: start, End: end, Step: step})
+	if err != nil {
+		return MLISPRecord{}, err
+	}
+	names, cols := features.LatencyColumns(frame)
+	if len(cols) < 2 || len(cols[0]) == 0 {
+		return MLISPRecord{}, fmt.Errorf("%s .. %s: no IOPS and latency windows", start.UTC().Format(time.RFC3339), end.UTC().Format(time.RFC3339))
+	}
+	return MLISPRecord{Start: start.Unix(), End: end.Unix(), Step: step.String(), Names: names, Columns: cols}, nil
 }
 
 func latencyRecord(cfgFile string, start, end time.Time, step time.Duration) (models.QueueingRecord, error) {
