@@ -358,6 +358,9 @@ mlisp_snapshot() {
 	fi
 	if wait_api "http://127.0.0.1:$B_PORT/api/v1/latency_curve?cluster=e2e" 120; then
 		curl -fsS "http://127.0.0.1:$B_PORT/api/v1/latency_curve?cluster=e2e" >"$E2E_DIR/mlisp_lower.json"
+		# When and over what it fitted, for latency-record.sh's M-LISP record of the archive.
+		curl -fsS "http://127.0.0.1:$B_PORT/api/v1/clusters" >"$E2E_DIR/mlisp_status.json" || true
+		printf 'lookback=%s\nstep=%s\n' "$lb" "$step" >"$E2E_DIR/mlisp_snapshot.txt"
 	else
 		log "M-LISP snapshot: no latency curve within 120 s"
 		curl -sS "http://127.0.0.1:$B_PORT/api/v1/latency_curve?cluster=e2e" >"$E2E_DIR/mlisp_lower.json" || true
