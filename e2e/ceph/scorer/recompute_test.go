@@ -72,7 +72,7 @@ func TestLatestRunRecomputed(t *testing.T) {
 	}
 }
 
-// The sixteen real-Ceph runs of 2026-11-24 and 25 whose figures the docs quote
+// The seventeen real-Ceph runs of 2026-11-24 and 25 whose figures the docs quote
 // (testdata/runs: each run's results/latest.json as committed), recomputed
 // with the models of this tree: signed error (model/measured − 1, %) of the
 // paper's line and of the frontier at each scored mix (50/70/30% reads at
@@ -80,7 +80,7 @@ func TestLatestRunRecomputed(t *testing.T) {
 // The frontier uses γ and η at their estimates whatever their test says
 // (docs/models.md "Interference: the estimate, not a test"); in the runs of
 // 10:25 and 12:28 γ's test dropped it and in those and 13:34 η's, which the
-// served frontier did then; 15:50, 16:30, 17:22, 19:21, 20:20, 20:52, 22:21, 22:47, 23:38, 00:23, 02:03 and 02:29 were served this way.
+// served frontier did then; 15:50, 16:30, 17:22, 19:21, 20:20, 20:52, 22:21, 22:47, 23:38, 00:23, 02:03, 02:29 and 03:29 were served this way.
 func TestRecordedRunsRecomputed(t *testing.T) {
 	want := map[string]struct{ paper, frontier [5]float64 }{
 		"2026-11-24T0748.json": {[5]float64{12.81, 17.38, 0.43, 4.01, 28.61}, [5]float64{1.23, -0.59, -5.28, -8.40, 10.47}},
@@ -99,6 +99,7 @@ func TestRecordedRunsRecomputed(t *testing.T) {
 		"2026-11-25T0023.json": {[5]float64{19.59, 29.38, 18.92, 0.06, 27.58}, [5]float64{13.05, 18.31, 15.45, -8.10, 2.47}},
 		"2026-11-25T0203.json": {[5]float64{41.07, 18.62, 9.67, 11.28, 19.82}, [5]float64{21.48, -5.04, 0.92, -1.00, -8.92}},
 		"2026-11-25T0229.json": {[5]float64{13.62, 26.06, 11.30, -4.70, 14.82}, [5]float64{3.47, 8.96, 5.86, -10.43, -6.38}},
+		"2026-11-25T0329.json": {[5]float64{27.57, 27.50, 46.46, 12.76, 8.47}, [5]float64{14.94, 8.72, 38.39, 5.35, -12.43}},
 	}
 	better := 0
 	for name, w := range want {
