@@ -11,7 +11,7 @@
 # - mlisp [START END] (Unix seconds): the columns storcast's M-LISP fitter received over that range,
 #   every 3 s. The M-LISP snapshot fits over [t - lookback, t], t the start of its fit truncated to
 #   the 3 s step. Without START and END they come from the archive (runs from 2026-11-25 03:30 UTC):
-#   lookback from mlisp_snapshot.txt, t the step at or before M-LISP's lastFit in mlisp_status.json
+#   lookback and step from mlisp_snapshot.txt, t the step at or before M-LISP's lastFit in mlisp_status.json
 #   (the fit cycle began up to a second or two before it: if the refit does not match the served
 #   mlisp_lower.json, t is one step earlier). Older archives: lookback from the log line "M-LISP
 #   snapshot: storcast with lookback ...", t within the seconds after it.
@@ -32,18 +32,19 @@ if [ -z "$load_start" ] || [ -z "$f60_end" ]; then
 fi
 archive_session latency-record "$ARCHIVE"
 if [ "${3:-}" = mlisp ]; then
-	start=${4:-} end=${5:-}
+	start=${4:-} end=${5:-} step=3s
 	if [ -z "$end" ]; then
 		lookback=$(sed -n 's/^lookback=//p' "$ARCHIVE/mlisp_snapshot.txt" 2>/dev/null)
+		step=$(sed -n 's/^step=//p' "$ARCHIVE/mlisp_snapshot.txt" 2>/dev/null)
 		fitted=$(grep -o '"mlisp":{[^}]*' "$ARCHIVE/mlisp_status.json" 2>/dev/null | sed -n 's/.*"lastFit":\([0-9.]*\).*/\1/p')
-		if [ -z "$lookback" ] || [ -z "$fitted" ]; then
+		if [ -z "$lookback" ] || [ -z "$step" ] || [ -z "$fitted" ]; then
 			die "$ARCHIVE: no mlisp_snapshot.txt or M-LISP lastFit in mlisp_status.json: give START END"
 		fi
-		end=$(awk -v t="$fitted" 'BEGIN{printf "%d", int(t / 3) * 3}')
+		end=$(awk -v t="$fitted" -v s="${step%s}" 'BEGIN{printf "%d", int(t / s) * s}')
 		start=$((end - lookback))
 	fi
 	"$BIN/scorer" latency-record -config "$E2E_DIR/storcast.yml" -model mlisp \
-		-start "${start:?$usage}" -end "$end" -step 3s -out "$OUT"
+		-start "${start:?$usage}" -end "$end" -step "$step" -out "$OUT"
 else
 	"$BIN/scorer" latency-record -config "$E2E_DIR/storcast.yml" \
 		-start $((load_start + 65)) -end $((f60_end + 3)) -step 3s -out "$OUT"

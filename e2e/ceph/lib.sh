@@ -260,10 +260,11 @@ cluster_main() {
 }
 
 # archive_session NAME ARCHIVE: what every offline tool on an archived run (ARCHIVE=DIR make
-# e2e-ceph; the tool sets $ROOT, the repository) starts from: a private E2E_DIR (/tmp/storcast-NAME.*, removed on exit with every daemon
-# started under it), the scorer built into $BIN, a Prometheus on a copy of the run's data answering at
-# its timestamps on 127.0.0.1:$PROM_PORT, and $E2E_DIR/storcast.yml: a storcast on that Prometheus with
-# the run's calibration, to listen on 127.0.0.1:$ST_PORT (the main storcast's fit settings).
+# e2e-ceph; the tool sets $ROOT, the repository) starts from: a private E2E_DIR
+# (/tmp/storcast-NAME.*, removed on exit with every daemon started under it), the scorer built into
+# $BIN, a Prometheus on a copy of the run's data answering at its timestamps on
+# 127.0.0.1:$PROM_PORT, and $E2E_DIR/storcast.yml: a storcast on that Prometheus with the run's
+# calibration, to listen on 127.0.0.1:$ST_PORT (the main storcast's fit settings).
 archive_session() {
 	local archive=$2
 	E2E_DIR=$(mktemp -d "/tmp/storcast-$1.XXXXXX")

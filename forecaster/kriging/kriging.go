@@ -263,13 +263,10 @@ func fitTrend(allRows [][]float64, f []float64, cols []int) *trendFit {
 	tf.beta = make([]float64, p+1)
 	tf.beta[0] = fm
 	if q > 0 {
-		A := mat.NewSymDense(q, nil)
+		A := subGram(G, tf.in)
 		b := mat.NewVecDense(q, nil)
 		for a, j := range tf.in {
 			b.SetVec(a, g[j])
-			for c := a; c < q; c++ {
-				A.SetSym(a, c, G.At(j, tf.in[c]))
-			}
 		}
 		var chol mat.Cholesky
 		var sol mat.VecDense
@@ -314,18 +311,13 @@ func driftColumnsIn(G *mat.SymDense, n int) []int {
 			continue // constant in these rows: no slope to fit
 		}
 		if len(in) > 0 {
-			q := len(in)
-			S := mat.NewSymDense(q, nil)
-			c := mat.NewVecDense(q, nil)
+			c := mat.NewVecDense(len(in), nil)
 			for a, k := range in {
 				c.SetVec(a, G.At(j, k))
-				for b := a; b < q; b++ {
-					S.SetSym(a, b, G.At(k, in[b]))
-				}
 			}
 			var chol mat.Cholesky
 			var u mat.VecDense
-			if !chol.Factorize(S) || chol.SolveVecTo(&u, c) != nil {
+			if !chol.Factorize(subGram(G, in)) || chol.SolveVecTo(&u, c) != nil {
 				continue
 			}
 			if mat.Dot(c, &u)/gjj > maxDriftR2 {
@@ -335,6 +327,17 @@ func driftColumnsIn(G *mat.SymDense, n int) []int {
 		in = append(in, j)
 	}
 	return in
+}
+
+// subGram is the block of G on the rows and columns idx.
+func subGram(G *mat.SymDense, idx []int) *mat.SymDense {
+	S := mat.NewSymDense(len(idx), nil)
+	for a, j := range idx {
+		for b := a; b < len(idx); b++ {
+			S.SetSym(a, b, G.At(j, idx[b]))
+		}
+	}
+	return S
 }
 
 // at evaluates the trend at a full input vector x.

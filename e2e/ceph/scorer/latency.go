@@ -48,12 +48,14 @@ func runLatencyRecord(args []string, stdout, stderr io.Writer) int {
 	var err error
 	if *model == "mlisp" {
 		var r MLISPRecord
-		r, err = mlispRecord(*cfgFile, from, to, *step)
-		rec, n = r, len(r.Columns[0])
+		if r, err = mlispRecord(*cfgFile, from, to, *step); err == nil {
+			rec, n = r, len(r.Columns[0])
+		}
 	} else {
 		var r models.QueueingRecord
-		r, err = latencyRecord(*cfgFile, from, to, *step)
-		rec, n = r, len(r.Samples)
+		if r, err = latencyRecord(*cfgFile, from, to, *step); err == nil {
+			rec, n = r, len(r.Samples)
+		}
 	}
 	if err == nil {
 		err = writeRecord(*out, rec)
@@ -78,11 +80,7 @@ type MLISPRecord struct {
 }
 
 func mlispRecord(cfgFile string, start, end time.Time, step time.Duration) (MLISPRecord, error) {
-	cfg, src, err := recordSource(cfgFile)
-	if err != nil {
-		return MLISPRecord{}, err
-	}
-	frame, err := src.Fetch(context.Background(), &cfg.Clusters[0], source.Range{Start: start, End: end, Step: step})
+	_, frame, err := recordFrame(cfgFile, start, end, step)
 	if err != nil {
 		return MLISPRecord{}, err
 	}
@@ -94,18 +92,12 @@ func mlispRecord(cfgFile string, start, end time.Time, step time.Duration) (MLIS
 }
 
 func latencyRecord(cfgFile string, start, end time.Time, step time.Duration) (models.QueueingRecord, error) {
-	cfg, src, err := recordSource(cfgFile)
-	if err != nil {
-		return models.QueueingRecord{}, err
-	}
-	cl := &cfg.Clusters[0]
-	ctx := context.Background()
-	frame, err := src.Fetch(ctx, cl, source.Range{Start: start, End: end, Step: step})
+	cl, frame, err := recordFrame(cfgFile, start, end, step)
 	if err != nil {
 		return models.QueueingRecord{}, err
 	}
 	in := models.Input{Cluster: cl, Frame: frame, Fitted: models.Set{}}
-	capm, err := models.CapacityFitter{Estimate: conservation.EstimateOptions{Interference: true}}.Fit(ctx, in) // as cmd/storcast
+	capm, err := models.CapacityFitter{Estimate: conservation.EstimateOptions{Interference: true}}.Fit(context.Background(), in) // as cmd/storcast
 	if err != nil {
 		return models.QueueingRecord{}, fmt.Errorf("capacity: %w", err)
 	}
@@ -129,6 +121,21 @@ func recordSource(cfgFile string) (*config.Config, *source.Prometheus, error) {
 		return nil, nil, err
 	}
 	return cfg, src, nil
+}
+
+// recordFrame is the frame storcast's source fetches for the config's first
+// cluster over [start, end] every step.
+func recordFrame(cfgFile string, start, end time.Time, step time.Duration) (*config.Cluster, *source.Frame, error) {
+	cfg, src, err := recordSource(cfgFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	cl := &cfg.Clusters[0]
+	frame, err := src.Fetch(context.Background(), cl, source.Range{Start: start, End: end, Step: step})
+	if err != nil {
+		return nil, nil, err
+	}
+	return cl, frame, nil
 }
 
 // writeRecord writes v as indented JSON to out.
