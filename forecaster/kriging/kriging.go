@@ -535,7 +535,8 @@ func (m *Model) weights(x []float64) (w, h []float64, mu float64, err error) {
 		for i := range c {
 			c[i] += m.lam // 0 for NonNegative
 		}
-		return nnlsGram(m.gtg, c), h, 0, nil
+		w, err := regress.NNLSGram(m.gtg, c)
+		return w, h, 0, err
 	}
 	rhs := mat.NewVecDense(n+1, nil)
 	for i, v := range h {

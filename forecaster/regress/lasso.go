@@ -8,10 +8,12 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// ErrNotConverged is wrapped by the error of a coordinate-descent fit that
-// reached MaxIter before its duality gap fell below the tolerance. The
-// returned model is the last iterate and is usable.
-var ErrNotConverged = errors.New("coordinate descent did not converge")
+// ErrNotConverged is wrapped by the error of an iterative solver that
+// reached its iteration cap before its stopping rule held: a coordinate-
+// descent fit whose duality gap stayed above the tolerance (the returned
+// model is the last iterate and is usable), or NNLSGram's active-set loop
+// (the returned weights are feasible).
+var ErrNotConverged = errors.New("did not converge")
 
 // ElasticNet is the trainer for scikit-learn's ElasticNet objective:
 //
@@ -94,7 +96,7 @@ func (g *Gram) ElasticNet(e ElasticNet, warm []float64) (*LinearModel, error) {
 		return nil, err
 	}
 	if !conv {
-		return m, fmt.Errorf("%w after %d sweeps (alpha=%g, l1_ratio=%g, duality gap %.3g > %.3g)",
+		return m, fmt.Errorf("coordinate descent %w after %d sweeps (alpha=%g, l1_ratio=%g, duality gap %.3g > %.3g)",
 			ErrNotConverged, iters, e.Alpha, e.L1Ratio, s.gap, e.Tol*g.YY)
 	}
 	return m, nil

@@ -1,11 +1,9 @@
 package regress
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -13,12 +11,10 @@ import (
 //
 //	minimize ||A x − b||₂  subject to  x ≥ 0
 //
-// by the active-set method of Lawson and Hanson (Solving Least Squares
-// Problems, 1974, ch. 23). A is m×n (any shape), b has length m. Each inner
-// step solves an unconstrained least-squares problem on the passive columns
-// by QR. The loop stops when every dual variable w = A'(b − Ax) of an active
-// (zero) coordinate is ≤ tol = 10·ε·||A||₁·max(m, n), as in SciPy's nnls, or
-// after 3n outer iterations (an error).
+// for A m×n (any shape) and b of length m, by forming the normal equations
+// G = AᵀA, c = Aᵀb and solving them with NNLSGram. Squaring A squares its
+// condition number: scale the columns of A to comparable norms first when
+// they differ by orders of magnitude (conservation's cost fit does).
 func NNLS(A mat.Matrix, b []float64) ([]float64, error) {
 	if A == nil {
 		return nil, inputError("A", "nil matrix")
@@ -40,118 +36,198 @@ func NNLS(A mat.Matrix, b []float64) ([]float64, error) {
 	if err := CheckVector("b", b); err != nil {
 		return nil, err
 	}
-	a := mat.DenseCopyOf(A)
-	tol := 10 * 2.220446049250313e-16 * mat.Norm(a, 1) * float64(max(m, n))
-	x := make([]float64, n)
-	passive := make([]bool, n)
+	var G mat.Dense
+	G.Mul(A.T(), A)
+	c := make([]float64, n)
+	mat.NewVecDense(n, c).MulVec(A.T(), mat.NewVecDense(m, b))
+	if !allFinite(G.RawMatrix().Data) || !allFinite(c) {
+		return nil, inputError("A, b", "AᵀA or Aᵀb overflows float64; rescale A and b")
+	}
+	return NNLSGram(&G, c)
+}
+
+// NNLSGram solves the non-negative least-squares problem
+//
+//	min ‖A w − b‖₂  subject to  w ≥ 0
+//
+// given its normal equations G = AᵀA (n×n, symmetric positive
+// semi-definite, finite) and c = Aᵀb, by the Lawson–Hanson active-set method
+// (Solving Least Squares Problems, 1974, ch. 23): add the variable with the
+// largest positive gradient c − Gw to the passive set, solve the normal
+// equations on the passive set, and step back towards feasibility whenever
+// that solution has a non-positive entry. It stops when no gradient of a
+// zero variable exceeds 10⁻¹²·max|c|, or when the column that would enter
+// depends numerically on the passive ones (it cannot lower the residual).
+//
+// Working on G makes one iteration cost a k×k Cholesky update plus O(n·k)
+// for k passive variables, and lets a caller that solves many problems with
+// one A (Kriging: G = ΓᵀΓ for every query of a fitted model) form G once.
+// After 3n outer iterations without meeting the conditions it returns the
+// current feasible w with an error wrapping ErrNotConverged.
+func NNLSGram(G *mat.Dense, c []float64) ([]float64, error) {
+	n := len(c)
+	if r, k := G.Dims(); r != n || k != n {
+		return nil, inputError("G", "%d×%d does not match c of length %d", r, k, n)
+	}
+	w, err := activeSet(G, c)
+	if !allFinite(w) {
+		return nil, inputError("G, c", "the solution overflowed float64; rescale the problem")
+	}
+	return w, err
+}
+
+// activeSet is NNLSGram's loop.
+func activeSet(G *mat.Dense, c []float64) ([]float64, error) {
+	n := len(c)
 	w := make([]float64, n)
-	resid := make([]float64, m)
-	bv := mat.NewVecDense(m, b)
-
-	dual := func() {
-		var ax mat.VecDense
-		ax.MulVec(a, mat.NewVecDense(n, x))
-		for i := range resid {
-			resid[i] = b[i] - ax.AtVec(i)
-		}
-		wv := mat.NewVecDense(n, w)
-		wv.MulVec(a.T(), mat.NewVecDense(m, resid))
+	passive := make([]bool, n)
+	grad := make([]float64, n)
+	var cmax float64
+	for i := 0; i < n; i++ {
+		cmax = math.Max(cmax, math.Abs(c[i]))
 	}
-	// solve returns the unconstrained least-squares solution on the passive set.
-	solve := func() ([]float64, error) {
-		var idx []int
-		for j, p := range passive {
-			if p {
-				idx = append(idx, j)
-			}
-		}
-		z := make([]float64, n)
-		if len(idx) == 0 {
-			return z, nil
-		}
-		sub := mat.NewDense(m, len(idx), nil)
-		for c, j := range idx {
-			for i := 0; i < m; i++ {
-				sub.Set(i, c, a.At(i, j))
-			}
-		}
-		// Dense.Solve uses QR, or LQ (minimum norm) when the passive set has
-		// more columns than A has rows, which rounding can cause.
-		var sol mat.Dense
-		if err := sol.Solve(sub, bv); err != nil {
-			var cond mat.Condition
-			if !errors.As(err, &cond) {
-				return nil, err
-			}
-			// Nearly dependent passive columns: the solution is still the
-			// least-squares one to working precision; keep going.
-		}
-		for c, j := range idx {
-			z[j] = sol.At(c, 0)
-		}
-		return z, nil
-	}
-
-	maxIter := 3 * n
-	dual()
+	tol := 1e-12 * cmax
+	st := newCholState(G)
 	for iter := 0; ; iter++ {
-		t, wmax := -1, tol
+		// grad = c − Gw
 		for j := 0; j < n; j++ {
-			if !passive[j] && w[j] > wmax {
-				t, wmax = j, w[j]
-			}
-		}
-		if t < 0 {
-			if !allFinite(x) {
-				return nil, fmt.Errorf("%w: A, b: the solution overflowed float64; rescale A and b", ErrInput)
-			}
-			return x, nil
-		}
-		if iter >= maxIter {
-			return x, fmt.Errorf("regress: NNLS did not converge in %d iterations (max dual %.3g > tol %.3g)", maxIter, wmax, tol)
-		}
-		passive[t] = true
-		for inner := 0; ; inner++ {
-			z, err := solve()
-			if err != nil {
-				return nil, fmt.Errorf("regress: NNLS: %w", err)
-			}
-			feasible := true
-			for j := 0; j < n; j++ {
-				if passive[j] && z[j] <= 0 {
-					feasible = false
-					break
+			s := c[j]
+			row := G.RawRowView(j)
+			for k, wk := range w {
+				if wk != 0 {
+					s -= row[k] * wk
 				}
 			}
-			if feasible || inner > 3*n {
-				copy(x, z)
-				for j := range x {
-					if !passive[j] || x[j] < 0 {
-						x[j] = 0
+			grad[j] = s
+		}
+		t, best := -1, tol
+		for j := 0; j < n; j++ {
+			if !passive[j] && grad[j] > best {
+				t, best = j, grad[j]
+			}
+		}
+		if t < 0 || !st.add(t) {
+			// Optimal, or column t is (numerically) dependent on the
+			// passive set and cannot lower the residual further.
+			return w, nil
+		}
+		if iter >= 3*n {
+			return w, fmt.Errorf("regress: NNLS %w in %d iterations (largest gradient %.3g > tol %.3g)", ErrNotConverged, 3*n, best, tol)
+		}
+		passive[t] = true
+		for inner := 0; inner <= n; inner++ {
+			z := st.solve(c)
+			alpha := math.Inf(1)
+			for k, j := range st.idx {
+				if z[k] <= 0 {
+					if d := w[j] - z[k]; d > 0 {
+						alpha = math.Min(alpha, w[j]/d)
 					}
+				}
+			}
+			if math.IsInf(alpha, 1) { // feasible
+				for j := range w {
+					w[j] = 0
+				}
+				for k, j := range st.idx {
+					w[j] = z[k]
 				}
 				break
 			}
-			// Step from x towards z until the first passive coordinate hits 0.
-			alpha := math.Inf(1)
-			for j := 0; j < n; j++ {
-				if passive[j] && z[j] <= 0 {
-					if r := x[j] / (x[j] - z[j]); r < alpha {
-						alpha = r
-					}
-				}
-			}
-			for j := 0; j < n; j++ {
-				x[j] += alpha * (z[j] - x[j])
-				if passive[j] && x[j] <= tol {
+			keep := st.idx[:0:0]
+			for k, j := range st.idx {
+				w[j] += alpha * (z[k] - w[j])
+				if w[j] <= 1e-14*math.Max(1, math.Abs(z[k])) {
+					w[j] = 0
 					passive[j] = false
-					x[j] = 0
+				} else {
+					keep = append(keep, j)
 				}
 			}
-		}
-		dual()
-		if floats.HasNaN(x) || floats.HasNaN(w) {
-			return nil, fmt.Errorf("%w: A, b: numerical breakdown (NaN); values too large or too small", ErrInput)
+			if !st.rebuild(keep) {
+				// The remaining passive columns became numerically
+				// dependent: w is feasible and as good as this precision
+				// can make it.
+				return w, nil
+			}
 		}
 	}
+}
+
+// cholState is the Cholesky factor L (L Lᵀ = G_PP) of the passive block,
+// grown one column at a time in O(k²) and rebuilt when columns leave.
+type cholState struct {
+	G    *mat.Dense
+	n    int
+	idx  []int     // passive columns, in factor order
+	L    []float64 // lower triangle, row-major with stride n
+	dmax float64   // largest diagonal of G seen, for the pivot test
+}
+
+func newCholState(G *mat.Dense) *cholState {
+	n, _ := G.Dims()
+	return &cholState{G: G, n: n, L: make([]float64, n*n)}
+}
+
+// add appends column j; it returns false (and leaves the factor unchanged)
+// when j's pivot is below 1e-14 of the largest diagonal: j depends on the
+// passive columns.
+func (s *cholState) add(j int) bool {
+	k := len(s.idx)
+	row := s.L[k*s.n : k*s.n+k+1]
+	gj := s.G.RawRowView(j)
+	for a := 0; a < k; a++ {
+		sum := gj[s.idx[a]]
+		la := s.L[a*s.n:]
+		for q := 0; q < a; q++ {
+			sum -= la[q] * row[q]
+		}
+		row[a] = sum / la[a]
+	}
+	d := gj[j]
+	for q := 0; q < k; q++ {
+		d -= row[q] * row[q]
+	}
+	dmax := math.Max(s.dmax, gj[j])
+	if d <= 1e-14*dmax {
+		return false
+	}
+	s.dmax = dmax
+	row[k] = math.Sqrt(d)
+	s.idx = append(s.idx, j)
+	return true
+}
+
+// rebuild refactors the block of the given columns from scratch.
+func (s *cholState) rebuild(cols []int) bool {
+	s.idx = s.idx[:0]
+	s.dmax = 0
+	for _, j := range cols {
+		if !s.add(j) {
+			return false
+		}
+	}
+	return true
+}
+
+// solve returns z with G_PP z = c_P, by forward and back substitution.
+func (s *cholState) solve(c []float64) []float64 {
+	k := len(s.idx)
+	z := make([]float64, k)
+	for a := 0; a < k; a++ {
+		sum := c[s.idx[a]]
+		la := s.L[a*s.n:]
+		for q := 0; q < a; q++ {
+			sum -= la[q] * z[q]
+		}
+		z[a] = sum / la[a]
+	}
+	for a := k - 1; a >= 0; a-- {
+		sum := z[a]
+		for q := a + 1; q < k; q++ {
+			sum -= s.L[q*s.n+a] * z[q]
+		}
+		z[a] = sum / s.L[a*s.n+a]
+	}
+	return z
 }
