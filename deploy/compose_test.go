@@ -345,20 +345,3 @@ func TestConfigsPassTheirCheckers(t *testing.T) {
 		}
 	}
 }
-
-// TestDockerComposeConfig runs `docker compose config` when a Docker client
-// with the compose plugin is installed (no engine is needed). Compose is not
-// among the test dependencies, so this skips rather than fails without it.
-func TestDockerComposeConfig(t *testing.T) {
-	docker, err := exec.LookPath("docker")
-	if err != nil {
-		t.Skip("no docker client on PATH")
-	}
-	if out, err := exec.Command(docker, "compose", "version").CombinedOutput(); err != nil {
-		t.Skipf("docker has no compose plugin: %s", strings.TrimSpace(string(out)))
-	}
-	cmd := exec.Command(docker, "compose", "-f", filepath.Join(root, "docker-compose.yml"), "config", "--quiet")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("docker compose config: %v\n%s", err, out)
-	}
-}

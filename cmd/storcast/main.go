@@ -36,6 +36,7 @@ import (
 	"github.com/storcast/storcast/exporter/engine"
 	"github.com/storcast/storcast/exporter/models"
 	"github.com/storcast/storcast/exporter/source"
+	"github.com/storcast/storcast/exporter/state"
 	"github.com/storcast/storcast/exporter/ui"
 	"github.com/storcast/storcast/forecaster/conservation"
 	"github.com/storcast/storcast/internal/logflag"
@@ -371,7 +372,8 @@ func prepareDemo(cfg *config.Config, src *demo.Prometheus) error {
 		return err
 	}
 	path := filepath.Join(cfg.StateDir, "demo-calibration.yml")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
+	// Replaced atomically: a fit running during a reload re-reads it.
+	if err := state.WriteFile(path, data); err != nil {
 		return err
 	}
 	for i := range cfg.Clusters {

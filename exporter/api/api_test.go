@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
@@ -352,5 +353,75 @@ func TestRuleSets(t *testing.T) {
 		if code != 503 || !strings.Contains(string(raw), c.want) {
 			t.Errorf("cluster %s: %d %s, want 503 naming %q", c.cluster, code, raw, c.want)
 		}
+	}
+}
+
+// TestStaleFollowsTheServedModel: an answer is marked stale by the models
+// that gave it: the latency model actually served (after a fallback, not
+// the configured one), which the what-if also names, and for the ratio
+// forecasts both the demand trend and the capacity model.
+func TestStaleFollowsTheServedModel(t *testing.T) {
+	snap := testSnapshot(t)
+	snap.LatencyModel = models.Queueing // configured, not fitted: M-LISP is served
+	snap.Set[models.Trend] = flatTrend{}
+	snap.Models[models.MLISP] = apiv1.ModelStatus{Fitted: true, Stale: true}
+	snap.Models[models.Queueing] = apiv1.ModelStatus{}
+	snap.Models[models.Trend] = apiv1.ModelStatus{Fitted: true}
+	snap.Models[models.Conservation] = apiv1.ModelStatus{Fitted: true, Stale: true}
+	srv := serveSnapshots(t, snap)
+
+	var lc apiv1.LatencyCurve
+	_, env, raw := call(t, srv, "GET", "/api/v1/latency_curve?cluster=a", "")
+	b, _ := json.Marshal(env.Data)
+	json.Unmarshal(b, &lc)
+	if !lc.Stale {
+		t.Errorf("latency curve from a stale M-LISP not marked stale: %s", raw)
+	}
+	r := postWhatIf(t, srv, `{"cluster":"a","extraIops":1000}`)
+	if r.LatencyModel != models.MLISP || !r.Stale {
+		t.Errorf("what-if answered by M-LISP: model %q stale %v", r.LatencyModel, r.Stale)
+	}
+	now := float64(time.Now().Unix())
+	for series, want := range map[string]bool{"iops": false, "max_iops": true, "headroom_ratio": true, "utilization_ratio": true} {
+		q := fmt.Sprintf("/api/v1/forecast?cluster=a&series=%s&start=%.0f&end=%.0f&step=60", series, now, now+600)
+		code, env, raw := call(t, srv, "GET", q, "")
+		var f apiv1.Forecast
+		b, _ := json.Marshal(env.Data)
+		json.Unmarshal(b, &f)
+		if code != 200 || f.Stale != want {
+			t.Errorf("%s with the capacity model stale: %d stale=%v, want %v: %s", series, code, f.Stale, want, raw)
+		}
+	}
+
+	fresh := testSnapshot(t)
+	fresh.LatencyModel = models.Queueing
+	fresh.Models[models.MLISP] = apiv1.ModelStatus{Fitted: true}
+	fresh.Models[models.Queueing] = apiv1.ModelStatus{Fitted: true, Stale: true} // its last fit aged, but it is not served
+	srv = serveSnapshots(t, fresh)
+	_, env, raw = call(t, srv, "GET", "/api/v1/latency_curve?cluster=a", "")
+	b, _ = json.Marshal(env.Data)
+	lc = apiv1.LatencyCurve{}
+	json.Unmarshal(b, &lc)
+	if lc.Stale {
+		t.Errorf("latency curve from a fresh M-LISP marked stale by the unserved model: %s", raw)
+	}
+
+	// The default case: the capacity-anchored model served, its fits failing
+	// past stale_after while M-LISP's succeed.
+	served := testSnapshot(t)
+	served.LatencyModel = models.Queueing
+	served.Set[models.Queueing] = lineLatency{}
+	served.Models[models.MLISP] = apiv1.ModelStatus{Fitted: true}
+	served.Models[models.Queueing] = apiv1.ModelStatus{Fitted: true, Stale: true}
+	srv = serveSnapshots(t, served)
+	_, env, raw = call(t, srv, "GET", "/api/v1/latency_curve?cluster=a", "")
+	b, _ = json.Marshal(env.Data)
+	lc = apiv1.LatencyCurve{}
+	json.Unmarshal(b, &lc)
+	if !lc.Stale {
+		t.Errorf("latency curve from a stale capacity-anchored model not marked stale: %s", raw)
+	}
+	if r := postWhatIf(t, srv, `{"cluster":"a","extraIops":1000}`); r.LatencyModel != models.Queueing || !r.Stale {
+		t.Errorf("what-if answered by the stale queueing model: model %q stale %v", r.LatencyModel, r.Stale)
 	}
 }

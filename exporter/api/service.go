@@ -180,7 +180,7 @@ func (s *Service) LatencyCurve(ctx context.Context, cluster string) (apiv1.Laten
 	out := apiv1.LatencyCurve{
 		Cluster: cluster, SLOSeconds: sn.SLOSeconds, Latency: sn.LatencyKind,
 		KneeIOPS: apiv1.Band{Lower: ptr(k.Lower), Mean: ptr(k.Mean), Upper: ptr(k.Upper)},
-		Stale:    stale(sn, models.MLISP),
+		Stale:    stale(sn, sn.LatencyServed()),
 	}
 	out.Points, out.Observed = []apiv1.LatencyPoint{}, []apiv1.ObservedLatency{}
 	for _, o := range sn.ObservedLatencies {
@@ -298,11 +298,16 @@ func (s *Service) Forecast(ctx context.Context, cluster, series string, start, e
 			out.Observed = append(out.Observed, apiv1.ForecastPoint{T: p.T, Value: v, Lower: v, Upper: v})
 		}
 	}
-	model := models.Trend
-	if series == "max_iops" {
-		model = models.Conservation
+	// Each series is as fresh as the models it reads: demand the trend,
+	// max IOPS the capacity model, the ratios both.
+	switch series {
+	case "iops":
+		out.Stale = stale(sn, models.Trend)
+	case "max_iops":
+		out.Stale = stale(sn, models.Conservation)
+	default:
+		out.Stale = stale(sn, models.Trend) || stale(sn, models.Conservation)
 	}
-	out.Stale = stale(sn, model)
 	return out, nil
 }
 
@@ -417,9 +422,9 @@ func (s *Service) WhatIf(req apiv1.WhatIfRequest) (apiv1.WhatIfResult, error) {
 		// Latency at the load per unit of capacity today.
 		if b, ok := sn.Latency().At(iops / scale); ok {
 			out.LatencySeconds = apiv1.Band{Lower: ptr(b.Lower), Mean: ptr(b.Mean), Upper: ptr(b.Upper)}
-			out.LatencyModel = sn.LatencyModel
+			out.LatencyModel = sn.LatencyServed()
 		}
-		out.Stale = out.Stale || stale(sn, models.MLISP)
+		out.Stale = out.Stale || stale(sn, sn.LatencyServed())
 	}
 	return out, nil
 }

@@ -64,6 +64,10 @@ type Prometheus struct {
 	// MaxSeriesPerQuery bounds the series one query may return; a query
 	// returning more is an error rather than a memory spike.
 	MaxSeriesPerQuery int `yaml:"max_series_per_query"`
+	// MaxResponseBytes bounds the body of one query's answer: the series
+	// limit is checked only once an answer is decoded, so without it a
+	// misconfigured query or a broken backend could fill memory first.
+	MaxResponseBytes int `yaml:"max_response_bytes"`
 }
 
 // Backoff is the wait before retry number attempt (0 for the first):
@@ -170,6 +174,7 @@ func Default() Config {
 			Retries:           3,
 			RetryBackoff:      500 * time.Millisecond,
 			MaxSeriesPerQuery: 10000,
+			MaxResponseBytes:  128 << 20,
 			HTTPConfig:        commoncfg.DefaultHTTPClientConfig,
 		},
 		Fit: Fit{
@@ -235,6 +240,9 @@ func (c *Config) Validate() error {
 	}
 	if p.MaxSeriesPerQuery <= 0 {
 		return errors.New("prometheus.max_series_per_query: must be positive")
+	}
+	if p.MaxResponseBytes <= 0 {
+		return errors.New("prometheus.max_response_bytes: must be positive")
 	}
 	f := c.Fit
 	for _, d := range []struct {

@@ -74,7 +74,7 @@ func TestValidFull(t *testing.T) {
 	if got := Selector(c.Clusters[0].Matchers); got != `cluster="ceph-a"` {
 		t.Errorf("selector %s", got)
 	}
-	if c.Prometheus.Retries != 2 || c.Prometheus.MaxSeriesPerQuery != 500 || c.Web.ListenAddress != ":9596" {
+	if c.Prometheus.Retries != 2 || c.Prometheus.MaxSeriesPerQuery != 500 || c.Prometheus.MaxResponseBytes != 64<<20 || c.Web.ListenAddress != ":9596" {
 		t.Errorf("prometheus %+v web %+v", c.Prometheus, c.Web)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"runtime/debug"
 	"sort"
 	"time"
 
@@ -122,12 +123,26 @@ func (e *Engine) fitModels(ctx context.Context, cfg *config.Config, c *cluster, 
 		}
 		in := models.Input{Cluster: &c.cfg, Frame: frame, Observed: obs, HasObserved: hasObs, Fitted: next.Set}
 		t0 := time.Now()
-		m, err := f.Fit(ctx, in)
+		m, err := fitOne(ctx, f, in, log)
 		e.record(next, f.Name(), cfg.Fit.Step, time.Since(t0), m, err, log)
 		if err == nil {
 			next.Set[f.Name()] = m
 		}
 	}
+}
+
+// fitOne runs one fitter, turning a panic into its fit error: a defect in
+// one model, met on some cluster's data, must not take down the process and
+// every other cluster's forecasts with it. The previous model is kept, as
+// for any failed fit; the stack is logged for the bug report.
+func fitOne(ctx context.Context, f models.Fitter, in models.Input, log *slog.Logger) (m models.Fitted, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			log.Error("fit panicked; keeping the previous model", "model", f.Name(), "panic", r, "stack", string(debug.Stack()))
+			m, err = nil, fmt.Errorf("panic in the %s fit: %v (a defect: the stack is in the log)", f.Name(), r)
+		}
+	}()
+	return f.Fit(ctx, in)
 }
 
 // windowObservation is the observation the models are fitted with: the one

@@ -45,6 +45,7 @@ func (e *Engine) restore(c *cluster, dir string) {
 	}
 	s := c.snap.Load().clone()
 	s.Ready = true
+	notRestored := map[string]error{}
 	for _, f := range e.opt.Fitters {
 		raw, ok := saved[f.Name()]
 		if !ok {
@@ -54,9 +55,18 @@ func (e *Engine) restore(c *cluster, dir string) {
 			s.Set[f.Name()] = m
 		} else {
 			log.Warn("ignoring saved model", "model", f.Name(), "err", err)
+			notRestored[f.Name()] = err
 		}
 	}
 	for k, v := range st.Models {
+		// A status says fitted only for a model that is served: one saved
+		// but not decoded (or not saved) waits for its first fit.
+		if _, ok := s.Set[k]; v.Fitted && !ok {
+			v.Fitted, v.Error = false, "saved model not restored; refitted when the source answers"
+			if err := notRestored[k]; err != nil {
+				v.Error = "saved model not restored: " + err.Error()
+			}
+		}
 		v.Stale = v.Fitted
 		s.Models[k] = v
 	}

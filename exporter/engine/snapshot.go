@@ -75,7 +75,17 @@ func (c *cluster) publish(next *Snapshot) {
 
 // Latency is the latency model served: the configured one
 // (fit.latency_model) when fitted, else the other.
-func (s *Snapshot) Latency() models.Latency { return s.Set.LatencyOf(s.LatencyModel) }
+func (s *Snapshot) Latency() models.Latency {
+	l, _ := s.Set.LatencyOf(s.LatencyModel)
+	return l
+}
+
+// LatencyServed names the latency model Latency returns ("" when none):
+// after a fallback it is not the configured one.
+func (s *Snapshot) LatencyServed() string {
+	_, name := s.Set.LatencyOf(s.LatencyModel)
+	return name
+}
 
 // Ready reports whether every cluster has completed one refresh or loaded
 // a saved state.

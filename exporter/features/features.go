@@ -57,7 +57,7 @@ func point(f *source.Frame, i int) (Observed, bool) {
 		return math.NaN()
 	}
 	r, w, rb, wb := at(source.ReadOps), at(source.WriteOps), at(source.ReadBytes), at(source.WriteBytes)
-	if !finite(r) || !finite(w) || !finite(rb) || !finite(wb) || r < 0 || w < 0 || r+w <= 0 {
+	if !finite(r) || !finite(w) || !finite(rb) || !finite(wb) || r < 0 || w < 0 || r+w <= 0 || !finite(r+w) {
 		return Observed{}, false
 	}
 	o := Observed{ReadIOPS: r, WriteIOPS: w, IOPS: r + w, ReadRatio: r / (r + w), IOSizeBytes: (rb + wb) / (r + w), LatencySeconds: at(source.Latency)}
@@ -70,7 +70,11 @@ func point(f *source.Frame, i int) (Observed, bool) {
 	if w > 0 {
 		o.WriteSizeBytes = wb / w
 	}
-	if o.IOSizeBytes <= 0 {
+	// Sums and ratios of finite values can still overflow (1e308 ops, a
+	// byte count over a vanishing op rate): such a window is no measurement,
+	// and a non-finite size would reach the saved state, which JSON cannot
+	// encode.
+	if !(o.IOSizeBytes > 0) || !finite(o.IOSizeBytes) || !finite(o.ReadSizeBytes) || !finite(o.WriteSizeBytes) {
 		return Observed{}, false
 	}
 	return o, true

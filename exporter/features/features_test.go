@@ -316,3 +316,28 @@ func TestWarmingUp(t *testing.T) {
 		t.Error("a time off the grid reported warming up")
 	}
 }
+
+// Finite inputs whose sums or ratios overflow are not measurements: such a
+// window is dropped rather than carried, as an infinite size, into the
+// models and the saved state (which JSON cannot encode).
+func TestOverflowingPointsAreDropped(t *testing.T) {
+	big := math.MaxFloat64
+	f := frame(
+		[]float64{big, 100, 1e-300, 100},
+		[]float64{big, 100, 0, 100},
+		[]float64{0, big, 1e10, 409600},
+		[]float64{0, big, 0, 409600},
+		[]float64{0.001, 0.001, 0.001, 0.001})
+	obs := Observations(f)
+	if len(obs) != 1 || obs[0].IOPS != 200 || obs[0].IOSizeBytes != 4096 {
+		t.Errorf("observations %+v, want only the last point", obs)
+	}
+	if ws := CapacityWindows(f); len(ws) != 1 {
+		t.Errorf("capacity windows %+v, want only the last point", ws)
+	}
+	for _, o := range obs {
+		if _, err := json.Marshal(o); err != nil {
+			t.Errorf("observation %+v does not encode: %v", o, err)
+		}
+	}
+}

@@ -24,14 +24,16 @@ func (s Set) InsideOut() *insideout.Model {
 }
 
 // LatencyOf returns the fitted latency model of that name, else any fitted
-// latency model (capacity-anchored first), nil when there is none.
-func (s Set) LatencyOf(name string) Latency {
+// latency model (capacity-anchored first), with the name of the one it
+// returns (its staleness and the label an answer carries); nil and "" when
+// there is none.
+func (s Set) LatencyOf(name string) (Latency, string) {
 	for _, n := range []string{name, Queueing, MLISP} {
 		if l, ok := s[n].(Latency); ok {
-			return l
+			return l, n
 		}
 	}
-	return nil
+	return nil, ""
 }
 
 // Utilization returns the fitted utilization trend, nil when there is none.

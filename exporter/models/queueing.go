@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"sort"
 
@@ -160,16 +161,24 @@ func (f QueueingFitter) FitRecord(rec QueueingRecord) (Latency, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !(rec.Axis.L > 0) || !finite(rec.Axis.L) || !finite(rec.Axis.Q) {
-		return nil, errors.New("queueing record: axis.l must be finite and > 0, axis.q finite")
+	if err := checkAxisSpread(rec.Axis, rec.Spread); err != nil {
+		return nil, fmt.Errorf("queueing record: %w", err)
 	}
-	sp := rec.Spread
-	if !(sp.Low > 0 && sp.Low <= 1) || !(sp.High >= 1) || !finite(sp.High) {
-		return nil, errors.New("queueing record: capacitySpread must have 0 < low <= 1 <= high, finite")
-	}
-	l := &queueingLatency{M: m, Axis: rec.Axis, Acc: f.backtest(rec.Samples), Spread: sp}
+	l := &queueingLatency{M: m, Axis: rec.Axis, Acc: f.backtest(rec.Samples), Spread: rec.Spread}
 	l.curve = l.buildCurve()
 	return l, nil
+}
+
+// checkAxisSpread checks the IOPS axis and capacity band a latency model is
+// served on (from a record or a saved state).
+func checkAxisSpread(a mixAxis, sp capacitySpread) error {
+	if !(a.L > 0) || !finite(a.L) || !finite(a.Q) {
+		return errors.New("axis.l must be finite and > 0, axis.q finite")
+	}
+	if !(sp.Low > 0 && sp.Low <= 1) || !(sp.High >= 1) || !finite(sp.High) {
+		return errors.New("capacitySpread must have 0 < low <= 1 <= high, finite")
+	}
+	return nil
 }
 
 // capacitySpread is the max-IOPS band at the fitted mix relative to its
@@ -230,11 +239,24 @@ func (f QueueingFitter) backtest(samples []queueing.Sample) float64 {
 	return rep.Accuracy
 }
 
-// Decode implements Fitter. The curve's grid is not kept by
-// forecaster/queueing's encoding, so a saved model is refitted, not
-// restored.
-func (QueueingFitter) Decode([]byte) (Fitted, error) {
-	return nil, errors.New("queueing: not restored from state; refitted at start")
+// Decode implements Fitter: the saved model with its axis and capacity
+// band, its curve rebuilt (forecaster/queueing decodes the model exactly).
+func (QueueingFitter) Decode(data []byte) (Fitted, error) {
+	var l queueingLatency
+	if err := json.Unmarshal(data, &l); err != nil {
+		return nil, fmt.Errorf("queueing: %w", err)
+	}
+	if l.M == nil {
+		return nil, errors.New("queueing: saved state has no model")
+	}
+	if err := checkAxisSpread(l.Axis, l.Spread); err != nil {
+		return nil, fmt.Errorf("queueing: saved state: %w", err)
+	}
+	if l.Acc < 0 {
+		l.Acc = math.NaN()
+	}
+	l.curve = l.buildCurve()
+	return &l, nil
 }
 
 // queueingLatency is a fitted queueing curve on the IOPS axis of the mix it
@@ -337,11 +359,8 @@ func (l *queueingLatency) MarshalJSON() ([]byte, error) {
 	if !finite(acc) {
 		acc = -1
 	}
-	return json.Marshal(struct {
-		Class  string         `json:"class"`
-		Axis   mixAxis        `json:"axis"`
-		Spread capacitySpread `json:"capacitySpread"`
-		Acc    float64        `json:"accuracy"`
-		N      int            `json:"samples"`
-	}{l.M.Class.String(), l.Axis, l.Spread, acc, l.M.N})
+	type plain queueingLatency
+	p := plain(*l)
+	p.Acc = acc
+	return json.Marshal(p)
 }

@@ -26,6 +26,10 @@ import (
 // ErrTooManySeries is wrapped when a query returns more series than allowed.
 var ErrTooManySeries = errors.New("too many series")
 
+// ErrResponseTooLarge is wrapped when a query's answer is larger than
+// prometheus.max_response_bytes.
+var ErrResponseTooLarge = errors.New("response too large")
+
 const (
 	// MaxQueriesInFlight bounds the range queries one source sends at once,
 	// across all clusters: a hundred clusters refreshing together queue here
@@ -76,7 +80,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Name: MetricQueries, Help: "Range queries sent to the query backend, retries included.",
 		}, []string{"cluster"}),
 		Errors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: MetricQueryErrors, Help: "Failed range query attempts by reason (timeout, unavailable, bad_data, too_many_series, other).",
+			Name: MetricQueryErrors, Help: "Failed range query attempts by reason (timeout, unavailable, bad_data, too_many_series, too_large, other).",
 		}, []string{"cluster", "reason"}),
 		Retries: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: MetricRetries, Help: "Range queries retried after a failure that may pass.",
@@ -102,7 +106,7 @@ func NewPrometheus(cfg config.Prometheus, m *Metrics, log *slog.Logger) (*Promet
 	if err != nil {
 		return nil, fmt.Errorf("prometheus.http_config: %w", err)
 	}
-	client, err := api.NewClient(api.Config{Address: cfg.URL, RoundTripper: countingRT{rt}})
+	client, err := api.NewClient(api.Config{Address: cfg.URL, RoundTripper: countingRT{next: rt, limit: int64(cfg.MaxResponseBytes)}})
 	if err != nil {
 		return nil, fmt.Errorf("prometheus.url: %w", err)
 	}
@@ -128,6 +132,16 @@ func NewPrometheusQuerier(q Querier, cfg config.Prometheus, m *Metrics, log *slo
 
 type job struct {
 	role, signal, query string
+}
+
+// checkSeries refuses an answer a cluster signal (role "") cannot use:
+// several series where the signal is one number per window. Taking the
+// first would forecast one instance as if it were the cluster.
+func (j job) checkSeries(m model.Matrix) error {
+	if j.role == "" && len(m) > 1 {
+		return fmt.Errorf("query returned %d series, want one per cluster: aggregate it (sum(...))", len(m))
+	}
+	return nil
 }
 
 // jobsFor lists the queries of a cluster at a step: its signals, then
@@ -185,12 +199,15 @@ func (p *Prometheus) ProbeCluster(ctx context.Context, cl *config.Cluster, r Ran
 			continue
 		}
 		wg.Add(1)
-		go func(i int, q string) {
+		go func(i int, j job) {
 			defer wg.Done()
 			defer func() { <-p.sem }()
-			m, _, err := p.query(ctx, cl.Name, q, r)
+			m, _, err := p.query(ctx, cl.Name, j.query, r)
+			if err == nil {
+				err = j.checkSeries(m)
+			}
 			out[i].Series, out[i].Err = len(m), err
-		}(i, j.query)
+		}(i, j)
 	}
 	wg.Wait()
 	return out
@@ -235,6 +252,9 @@ func (p *Prometheus) Fetch(ctx context.Context, cl *config.Cluster, r Range) (*F
 			defer wg.Done()
 			defer func() { <-p.sem }()
 			m, st, err := p.query(ctx, cl.Name, j.query, r)
+			if err == nil {
+				err = j.checkSeries(m)
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			f.Stats.Add(st)
@@ -340,6 +360,8 @@ func classify(ctx context.Context, err error) (reason string, retry bool) {
 	switch {
 	case errors.Is(err, ErrTooManySeries):
 		return "too_many_series", false
+	case errors.Is(err, ErrResponseTooLarge):
+		return "too_large", false
 	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
 		return "timeout", true
 	case errors.As(err, &netErr) && netErr.Timeout():
@@ -374,28 +396,40 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 
 type bytesKey struct{}
 
-// countingRT adds the body bytes of each response to the counter in the
+// countingRT fails a response whose body grows past limit bytes (the
+// client reads whole answers into memory before the series limit can be
+// checked), and adds the body bytes of each response to the counter in the
 // request's context (the cost of a fetch, reported in QueryStats).
-type countingRT struct{ next http.RoundTripper }
+type countingRT struct {
+	next  http.RoundTripper
+	limit int64
+}
 
 func (c countingRT) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := c.next.RoundTrip(req)
 	if err != nil {
 		return resp, err
 	}
-	if n, ok := req.Context().Value(bytesKey{}).(*atomic.Int64); ok {
-		resp.Body = &countingBody{ReadCloser: resp.Body, n: n}
-	}
+	n, _ := req.Context().Value(bytesKey{}).(*atomic.Int64)
+	resp.Body = &countingBody{ReadCloser: resp.Body, n: n, limit: c.limit}
 	return resp, nil
 }
 
 type countingBody struct {
 	io.ReadCloser
-	n *atomic.Int64
+	n     *atomic.Int64 // nil: not counted
+	read  int64
+	limit int64 // <= 0: none
 }
 
 func (b *countingBody) Read(p []byte) (int, error) {
 	k, err := b.ReadCloser.Read(p)
-	b.n.Add(int64(k))
+	b.read += int64(k)
+	if b.n != nil {
+		b.n.Add(int64(k))
+	}
+	if b.limit > 0 && b.read > b.limit {
+		return k, fmt.Errorf("%w: more than %d bytes (prometheus.max_response_bytes)", ErrResponseTooLarge, b.limit)
+	}
 	return k, err
 }

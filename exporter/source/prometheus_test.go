@@ -3,12 +3,14 @@ package source
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -377,5 +379,91 @@ func TestProbeClusterCountsSeries(t *testing.T) {
 		if pr.Err != nil || pr.Series != 0 {
 			t.Errorf("empty backend: %s/%s: %d series, err %v", pr.Role, pr.Signal, pr.Series, pr.Err)
 		}
+	}
+}
+
+// matrixServer answers every range query with series matrices of n series
+// of points values each (labels stat="s<k>"), counting the requests.
+func matrixServer(t *testing.T, series, points int, hits *atomic.Int64) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		var b strings.Builder
+		b.WriteString(`{"status":"success","data":{"resultType":"matrix","result":[`)
+		for s := range series {
+			if s > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `{"metric":{"stat":"s%d"},"values":[`, s)
+			for i := range points {
+				if i > 0 {
+					b.WriteString(",")
+				}
+				fmt.Fprintf(&b, `[%d,"%d"]`, testNow.Add(-time.Duration(points-i)*time.Minute).Unix(), 100+i)
+			}
+			b.WriteString("]}")
+		}
+		b.WriteString("]}}")
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, b.String())
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// An answer larger than prometheus.max_response_bytes fails while it is
+// read, by name, without a retry (another attempt would be as large).
+func TestResponseTooLarge(t *testing.T) {
+	var hits atomic.Int64
+	srv := matrixServer(t, 1, 2000, &hits) // ~50 kB per answer
+	p, m := testSource(t, srv.URL, func(c *config.Prometheus) { c.MaxResponseBytes = 10_000; c.Retries = 3 })
+	cl := testCluster(t)
+	_, err := p.Fetch(context.Background(), cl, Range{Start: testNow.Add(-10 * time.Minute), End: testNow, Step: time.Minute})
+	if !errors.Is(err, ErrResponseTooLarge) || !strings.Contains(err.Error(), "more than 10000 bytes (prometheus.max_response_bytes)") {
+		t.Fatalf("err %v, want ErrResponseTooLarge naming the limit", err)
+	}
+	if got := testutil.ToFloat64(m.Errors.WithLabelValues("a", "too_large")); got == 0 {
+		t.Error("not counted as too_large")
+	}
+	if n, queries := hits.Load(), int64(len(jobsFor(cl, time.Minute))); n > queries {
+		t.Errorf("%d requests for %d queries: a too-large answer was retried", n, queries)
+	}
+	// Within the limit the same answers are read.
+	p, _ = testSource(t, srv.URL, func(c *config.Prometheus) { c.MaxResponseBytes = 1 << 20 })
+	if _, err := p.Fetch(context.Background(), cl, Range{Start: testNow.Add(-10 * time.Minute), End: testNow, Step: time.Minute}); err != nil {
+		t.Fatalf("within the limit: %v", err)
+	}
+}
+
+// A cluster signal's query that returns several series (a generic query
+// without sum(), say) is an error naming the signal, in a fetch and in the
+// probe, not the first series taken as the cluster's.
+func TestClusterSignalWithSeveralSeries(t *testing.T) {
+	var hits atomic.Int64
+	srv := matrixServer(t, 3, 10, &hits)
+	p, _ := testSource(t, srv.URL, nil)
+	cl := testCluster(t)
+	r := Range{Start: testNow.Add(-10 * time.Minute), End: testNow, Step: time.Minute}
+	_, err := p.Fetch(context.Background(), cl, r)
+	if err == nil || !strings.Contains(err.Error(), "query returned 3 series, want one per cluster: aggregate it (sum(...))") {
+		t.Fatalf("err %v", err)
+	}
+	sig := strings.SplitN(err.Error(), ":", 2)[0]
+	if _, ok := ClusterQueries(cl, "2m")[sig]; !ok {
+		t.Errorf("error %q does not start with a cluster signal's name", err)
+	}
+	var clusterErrs, hostOK int
+	for _, pr := range p.ProbeCluster(context.Background(), cl, r) {
+		switch {
+		case pr.Role == "" && pr.Err != nil && pr.Series == 3:
+			clusterErrs++
+		case pr.Role != "" && pr.Err == nil && pr.Series == 3:
+			hostOK++ // a host statistic has one series per statistic
+		default:
+			t.Errorf("probe %+v", pr)
+		}
+	}
+	if clusterErrs == 0 || hostOK == 0 {
+		t.Errorf("probe: %d cluster signals refused, %d host queries accepted", clusterErrs, hostOK)
 	}
 }

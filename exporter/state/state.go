@@ -58,8 +58,15 @@ func Save(dir string, c *Cluster) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	final := Path(dir, c.Cluster)
-	tmp := final + ".tmp"
+	return WriteFile(Path(dir, c.Cluster), data)
+}
+
+// WriteFile replaces the file at path by data atomically and durably: a
+// temporary file beside it, synced, renamed over it, and the directory
+// synced. A reader (or a crash) sees the old content or the new, never a
+// partial file.
+func WriteFile(path string, data []byte) error {
+	tmp := path + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
@@ -75,10 +82,10 @@ func Save(dir string, c *Cluster) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, final); err != nil {
+	if err := os.Rename(tmp, path); err != nil {
 		return err
 	}
-	d, err := os.Open(dir)
+	d, err := os.Open(filepath.Dir(path))
 	if err != nil {
 		return err
 	}

@@ -178,7 +178,9 @@ func (cal *Calibration) apply(c *Curve, x float64) {
 	}
 }
 
-func (cal *Calibration) validate() error {
+// Validate checks a decoded calibration: finite quantiles, Epsilon > 0,
+// LowerQ <= UpperQ; nil is valid (no calibration).
+func (cal *Calibration) Validate() error {
 	if cal == nil {
 		return nil
 	}

@@ -39,7 +39,7 @@ func (m *Model) UnmarshalJSON(b []byte) error {
 	if err := d.Options.validate(); err != nil {
 		return fmt.Errorf("mlisp: decoding model: %w", err)
 	}
-	if err := d.Calibration.validate(); err != nil {
+	if err := d.Calibration.Validate(); err != nil {
 		return fmt.Errorf("mlisp: decoding model: %w", err)
 	}
 	*m = Model(d)

@@ -74,9 +74,8 @@ func (m *Model) Curve(steps int) ([]Point, error) {
 	return out, nil
 }
 
-// ErrNotFitted is returned by a Model that did not come from Fit (a zero
-// value, or one decoded from JSON: the curve is not persisted; refit, which
-// takes ~0.1 s for 1000 samples).
+// ErrNotFitted is returned by a Model that came neither from Fit nor from
+// decoding a fitted model's JSON (a zero value, say).
 var ErrNotFitted = errors.New("queueing: model not fitted; call Fit")
 
 func (m *Model) fitted() error {

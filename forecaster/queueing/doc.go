@@ -89,8 +89,10 @@
 // SamplesFrom zips aligned per-window series and drops incomplete windows.
 // Fit needs at least 5 samples; the Kriging needs 9 (3 bins) and the
 // calibration 20 held-out samples, below which the band falls back to
-// μ·exp(±(2σ + d⁺)). The curve is not persisted: a Model decoded from JSON
-// answers ErrNotFitted; refit it (about 0.1 s for 1000 samples).
+// μ·exp(±(2σ + d⁺)). A Model encodes as JSON with its shapes, calibration
+// and the residual bins (not the samples, not the tabulated curve); decoding
+// validates it, Kriges the bins again and tabulates the curve with the code
+// Fit uses, so the decoded model answers exactly as the saved one did.
 //
 // Against M-LISP (Basak et al., "Model Building for Dynamic Multi-tenant
 // Provider Environments", 2012), which extrapolates latency in IOPS from the

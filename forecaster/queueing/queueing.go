@@ -1,6 +1,7 @@
 package queueing
 
 import (
+	"fmt"
 	"math"
 	"sort"
 
@@ -91,6 +92,12 @@ type Model struct {
 	AICClosed float64 `json:"aicClosed"`
 	// UMax is the highest utilization in the history.
 	UMax float64 `json:"uMax"`
+	// UMin is the lowest: below it the curve holds its value at UMin. The
+	// history says nothing about lighter loads and latency does not fall as
+	// load rises; a shape fitted above it may reach 0 at no load (real
+	// Ceph, 2026-11-25 06:05: op latency rising in proportion to the load
+	// from U 0.17 on, L0 = 0), which is no latency.
+	UMin float64 `json:"uMin"`
 	// XMax is the highest axis value fitted (U for open loop, the
 	// population N for closed loop): the band widens beyond it.
 	XMax float64 `json:"xMax"`
@@ -101,12 +108,25 @@ type Model struct {
 	Calibration *mlisp.Calibration `json:"calibration,omitempty"`
 	// Sigma is the standard deviation of the log residuals after Kriging.
 	Sigma float64 `json:"sigma"`
+	// Residual holds the bin means of the log residual the Kriging was
+	// fitted to (empty when it was not: the shape alone is the mean). Kept
+	// so that a decoded model Kriges them again and serves exactly the
+	// curve that was saved.
+	Residual []ResidualBin `json:"residual,omitempty"`
 
 	krig *kriging.Model
 	ktab []float64 // Kriged residual on [0, 2·XMax]
 	grid []float64 // mean at U_k = k/gridN, k = 0..gridN−1, non-decreasing
 	up   []float64 // upper band on the grid, non-decreasing
 	lo   []float64
+}
+
+// ResidualBin is one bin of the Kriged log residual: the mean axis value
+// (U, or the population N for closed loop) and mean log(L/shape) of its
+// samples.
+type ResidualBin struct {
+	X           float64 `json:"x"`
+	LogResidual float64 `json:"logResidual"`
 }
 
 // gridN is the resolution of the curve over [0, 1).
@@ -177,9 +197,10 @@ func Fit(samples []Sample, opt Options) (*Model, error) {
 	if len(distinct) < 2 {
 		return nil, inputError("samples", "fewer than 2 distinct utilizations below 1")
 	}
-	m := &Model{N: len(samples)}
+	m := &Model{N: len(samples), UMin: math.Inf(1)}
 	for _, s := range samples {
 		m.UMax = math.Max(m.UMax, s.U)
+		m.UMin = math.Min(m.UMin, s.U)
 	}
 	var err error
 	if m.Open, err = fitOpenAt(samples, 1); err != nil {
@@ -208,12 +229,20 @@ func Fit(samples []Sample, opt Options) (*Model, error) {
 		m.Calibration = m.calibrate(samples)
 	}
 	m.buildGrid()
-	for k := range m.grid {
-		if !check.Finite(m.up[k]) || !(m.lo[k] > 0) || !(m.grid[k] > 0) {
-			return nil, inputError("samples", "the fitted curve is not finite and positive at U = %v (mean %v, band %v..%v)", float64(k)/gridN, m.grid[k], m.lo[k], m.up[k])
-		}
+	if err := m.checkGrid(); err != nil {
+		return nil, inputError("samples", "%v", err)
 	}
 	return m, nil
+}
+
+// checkGrid says where the tabulated curve is not finite and positive.
+func (m *Model) checkGrid() error {
+	for k := range m.grid {
+		if !check.Finite(m.up[k]) || !(m.lo[k] > 0) || !(m.grid[k] > 0) {
+			return fmt.Errorf("the fitted curve is not finite and positive at U = %v (mean %v, band %v..%v)", float64(k)/gridN, m.grid[k], m.lo[k], m.up[k])
+		}
+	}
+	return nil
 }
 
 // aicMargin is the AIC difference the closed class must win by: open loop
@@ -532,7 +561,7 @@ func (m *Model) fitResidual(samples []Sample) error {
 		res[i] = math.Log(s.Latency / m.shapeAt(m.axis(s)))
 	}
 	nb := min(residualBins, len(idx)/3)
-	var bx, br []float64
+	m.Residual = nil
 	for b := 0; b < nb; b++ {
 		lo, hi := b*len(idx)/nb, (b+1)*len(idx)/nb
 		var sx, sr float64
@@ -540,22 +569,13 @@ func (m *Model) fitResidual(samples []Sample) error {
 			sx += m.axis(samples[i])
 			sr += res[i]
 		}
-		bx = append(bx, sx/float64(hi-lo))
-		br = append(br, sr/float64(hi-lo))
+		m.Residual = append(m.Residual, ResidualBin{X: sx / float64(hi-lo), LogResidual: sr / float64(hi-lo)})
 	}
 	m.XMax = 0
 	for _, i := range idx {
 		m.XMax = math.Max(m.XMax, m.axis(samples[i]))
 	}
-	m.krig, m.ktab = nil, nil
-	if len(bx) >= 3 {
-		// Kriging of a constant or structureless residual fails: the shape
-		// alone is then the mean.
-		if k, err := kriging.Fit(mat.NewDense(len(bx), 1, bx), br, kriging.Options{Method: kriging.Convex}); err == nil {
-			m.krig = k
-			m.tabulateResidual()
-		}
-	}
+	m.krigResidual()
 	var ss float64
 	for _, i := range idx {
 		e := res[i] - m.krigAt(m.axis(samples[i]))
@@ -563,6 +583,29 @@ func (m *Model) fitResidual(samples []Sample) error {
 	}
 	m.Sigma = math.Sqrt(ss / float64(len(idx)))
 	return nil
+}
+
+// krigResidual Kriges the residual bins and tabulates the result. Kriging
+// of a constant or structureless residual fails, and fewer than 3 bins are
+// not Kriged: the shape alone is then the mean (and Residual is emptied, so
+// a decoded model does the same).
+func (m *Model) krigResidual() {
+	m.krig, m.ktab = nil, nil
+	if len(m.Residual) < 3 {
+		m.Residual = nil
+		return
+	}
+	bx, br := make([]float64, len(m.Residual)), make([]float64, len(m.Residual))
+	for i, b := range m.Residual {
+		bx[i], br[i] = b.X, b.LogResidual
+	}
+	k, err := kriging.Fit(mat.NewDense(len(bx), 1, bx), br, kriging.Options{Method: kriging.Convex})
+	if err != nil {
+		m.Residual = nil
+		return
+	}
+	m.krig = k
+	m.tabulateResidual()
 }
 
 // residualTable is the number of intervals of the Kriged residual's table
@@ -625,14 +668,15 @@ func (m *Model) band(mean, x float64) (lower, upper float64) {
 }
 
 // buildGrid tabulates the mean (made non-decreasing by a running maximum:
-// latency cannot fall as utilization rises) and band on U_k = k/gridN.
+// latency cannot fall as utilization rises) and band on U_k = k/gridN,
+// held at UMin below it.
 func (m *Model) buildGrid() {
 	m.grid = make([]float64, gridN)
 	m.up = make([]float64, gridN)
 	m.lo = make([]float64, gridN)
 	run, runUp := 0.0, 0.0
 	for k := range m.grid {
-		x := m.axisOf(float64(k) / gridN)
+		x := m.axisOf(math.Max(float64(k)/gridN, m.UMin))
 		run = math.Max(run, m.meanAt(x))
 		m.grid[k] = run
 		lo, up := m.band(run, x)

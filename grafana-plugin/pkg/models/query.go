@@ -151,8 +151,10 @@ func (m Query) ForecastRequest(tr backend.TimeRange, interval time.Duration) (Fo
 		}
 		f.Step = max(f.Step, time.Duration(s))
 	}
-	if minStep := f.End.Sub(f.Start) / MaxForecastPoints; f.Step < minStep {
-		f.Step = minStep.Truncate(time.Second) + time.Second
+	// storcast answers floor(span/step) + 1 points: at most
+	// MaxForecastPoints needs step > span/MaxForecastPoints, strictly.
+	if span := f.End.Sub(f.Start); f.Step*MaxForecastPoints <= span {
+		f.Step = (span / MaxForecastPoints).Truncate(time.Second) + time.Second
 	}
 	return f, nil
 }

@@ -127,8 +127,18 @@ func TestForecastRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := long.To.Sub(long.From) / f.Step; n > MaxForecastPoints || f.Step%time.Second != 0 {
+	if n := long.To.Sub(long.From)/f.Step + 1; n > MaxForecastPoints || f.Step%time.Second != 0 {
 		t.Errorf("step %v gives %d points", f.Step, n)
+	}
+	// A span of exactly MaxForecastPoints steps would be one point too many
+	// (storcast answers floor(span/step) + 1 points): the step grows.
+	exact := backend.TimeRange{From: from, To: from.Add(MaxForecastPoints * time.Minute)}
+	f, err = Query{Cluster: "c", Step: "1m"}.ForecastRequest(exact, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := exact.To.Sub(exact.From)/f.Step + 1; n > MaxForecastPoints || f.Step <= time.Minute {
+		t.Errorf("span of %d steps: step %v gives %d points", MaxForecastPoints, f.Step, n)
 	}
 	for q, want := range map[Query]string{
 		{Cluster: "c", Series: "latency"}: `series: unknown series "latency"`,

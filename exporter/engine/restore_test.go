@@ -1,0 +1,140 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/storcast/storcast/exporter/internal/promfake"
+	"github.com/storcast/storcast/exporter/models"
+	"github.com/storcast/storcast/exporter/source"
+	"github.com/storcast/storcast/exporter/state"
+)
+
+// TestLatencyCurveRestoredAtStart: the capacity-anchored latency model (the
+// default served one) comes back from the saved state with the very curve
+// it served, stale, while the source is down: a restart does not leave the
+// latency knee and the SLO ETA to the other model, or to none.
+func TestLatencyCurveRestoredAtStart(t *testing.T) {
+	fake := promfake.New(testWorkload().Answer)
+	defer fake.Close()
+	cfg := testConfig(t, fake.URL)
+	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fitters := append(baseFitters(), models.QueueingFitter{})
+	e := New(Options{Source: src, Fitters: fitters, Now: (&clock{t: testNow}).Now})
+	e.Start(context.Background(), cfg)
+	waitFor(t, "saved latency model", func() bool {
+		st, err := state.Load(cfg.StateDir, "a")
+		return err == nil && len(st.Fitted[models.Queueing]) > 0
+	})
+	e.Stop()
+	want := e.Snapshot("a").Latency()
+	if want == nil || e.Snapshot("a").LatencyServed() != models.Queueing {
+		t.Fatalf("no queueing model served before the restart (%q)", e.Snapshot("a").LatencyServed())
+	}
+
+	fake.SetMode(promfake.Down)
+	e2 := New(Options{Source: src, Fitters: fitters, Now: (&clock{t: testNow}).Now})
+	e2.Start(context.Background(), cfg)
+	defer e2.Stop()
+	s := e2.Snapshot("a")
+	got := s.Latency()
+	if got == nil || s.LatencyServed() != models.Queueing {
+		t.Fatalf("latency model after the restart: %v (%q)", got, s.LatencyServed())
+	}
+	wc, gc := want.Curve(), got.Curve()
+	if len(wc) == 0 || len(wc) != len(gc) {
+		t.Fatalf("curve of %d points restored as %d", len(wc), len(gc))
+	}
+	for i := range wc {
+		if wc[i] != gc[i] {
+			t.Fatalf("point %d: saved %+v, restored %+v", i, wc[i], gc[i])
+		}
+	}
+	if st := s.Models[models.Queueing]; !st.Fitted || !st.Stale {
+		t.Errorf("restored status %+v, want fitted and stale", st)
+	}
+}
+
+// undecodableFitter fits like countingFitter but cannot read its saved form.
+type undecodableFitter struct{ countingFitter }
+
+func (undecodableFitter) Decode([]byte) (models.Fitted, error) {
+	return nil, errors.New("format from the future")
+}
+
+// TestStatusOfAModelNotRestored: a saved model that does not decode is not
+// served, and its status says so instead of "fitted".
+func TestStatusOfAModelNotRestored(t *testing.T) {
+	fake := promfake.New(testWorkload().Answer)
+	defer fake.Close()
+	cfg := testConfig(t, fake.URL)
+	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fitters := append(baseFitters(), undecodableFitter{})
+	e := New(Options{Source: src, Fitters: fitters, Now: (&clock{t: testNow}).Now})
+	e.Start(context.Background(), cfg)
+	waitFor(t, "saved state", func() bool {
+		st, err := state.Load(cfg.StateDir, "a")
+		return err == nil && st.Models["counting"].Fitted
+	})
+	e.Stop()
+
+	fake.SetMode(promfake.Down)
+	e2 := New(Options{Source: src, Fitters: fitters, Now: (&clock{t: testNow}).Now})
+	e2.Start(context.Background(), cfg)
+	defer e2.Stop()
+	s := e2.Snapshot("a")
+	if _, ok := s.Set["counting"]; ok {
+		t.Fatal("an undecodable model is served")
+	}
+	st := s.Models["counting"]
+	if st.Fitted || st.Stale || !strings.Contains(st.Error, "saved model not restored: format from the future") {
+		t.Errorf("status %+v, want not fitted, with the decode error", st)
+	}
+	if !s.Models[models.Conservation].Fitted {
+		t.Error("the capacity model, which decodes, lost its status")
+	}
+}
+
+// panickingFitter is a model with a defect.
+type panickingFitter struct{ countingFitter }
+
+func (panickingFitter) Name() string { return "panicking" }
+func (panickingFitter) Fit(context.Context, models.Input) (models.Fitted, error) {
+	var m map[string]int
+	m["boom"]++ // assignment to a nil map
+	return nil, nil
+}
+
+// TestPanickingFitterIsAFitError: a panic inside one model's fit becomes
+// that model's fit error; the process lives and the other models are fitted.
+func TestPanickingFitterIsAFitError(t *testing.T) {
+	fake := promfake.New(testWorkload().Answer)
+	defer fake.Close()
+	cfg := testConfig(t, fake.URL)
+	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := New(Options{Source: src, Fitters: append(baseFitters(), panickingFitter{}, countingFitter{}), Now: (&clock{t: testNow}).Now})
+	e.Start(context.Background(), cfg)
+	defer e.Stop()
+	waitFor(t, "a fit", func() bool { return e.Snapshot("a").Models["counting"].Fitted })
+	s := e.Snapshot("a")
+	st := s.Models["panicking"]
+	if st.Fitted || !strings.Contains(st.Error, "panic in the panicking fit: assignment to entry in nil map") {
+		t.Errorf("status %+v", st)
+	}
+	if s.Capacity() == nil {
+		t.Error("the capacity model was not fitted")
+	}
+}
+
+var _ models.Fitter = panickingFitter{}
