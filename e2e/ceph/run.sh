@@ -39,7 +39,7 @@ CAL_RUNTIME=${CAL_RUNTIME:-10}
 # "Held-out points". A fifth run whose calibration shared the CPU with a make test read 53% (capacity)
 # and 91% (latency): gross errors (f_rw inverted, sizes confused) are 2-10x, so 75% and 150% still
 # catch them.
-HELD_OUT_BOUNDS=${HELD_OUT_BOUNDS:--max-conservation 0.75 -max-live-max-iops 0.75 -max-frontier-calibrated 0.75 -max-frontier-held-out 0.75 -max-served-vs-scorer 0.02 -max-mlisp 1.5}
+HELD_OUT_BOUNDS=${HELD_OUT_BOUNDS:--max-conservation 0.75 -max-live-max-iops 0.75 -max-frontier-calibrated 0.75 -max-frontier-held-out 0.75 -max-served-vs-scorer 0.02 -max-mlisp 1.5 -whatif-model queueing}
 RESULTS=${RESULTS:-$HERE/results}
 BIN=${BIN:-$ROOT/bin/e2e-ceph}
 GO=${GO:-go}

@@ -190,6 +190,11 @@ func (r *Report) check() []Check {
 	}
 	add("M-LISP latency forecast (lower steps) vs measured at higher steps", ml, b.MLISP, detail)
 
+	if b.WhatIfModel != "" {
+		other, detail := r.whatIfOtherModel(b.WhatIfModel)
+		add(fmt.Sprintf("plumbing: what-if latency beyond the history answered by %s (points by another model)", b.WhatIfModel), other, 0, detail)
+	}
+
 	// A passive estimate needs saturated windows that its latency rule can
 	// see; when storcast reports the capacity line not identifiable from
 	// this history, that is a finding about the history, reported with the
@@ -217,6 +222,36 @@ func (r *Report) check() []Check {
 	w, d = worst(v, n)
 	add("passive calibration vs measured max IOPS", w, b.PassiveVsMeas, d)
 	return out
+}
+
+// whatIfOtherModel counts the what-if points with a finite latency beyond
+// the regression's range (not "whatif:...") that another latency model than
+// want answered: NaN without a what-if curve.
+func (r *Report) whatIfOtherModel(want string) (float64, string) {
+	if r.WhatIf == nil {
+		return math.NaN(), "no what-if curve: " + r.WhatIfErr
+	}
+	other, beyond := 0, 0
+	by := map[string]int{}
+	for _, p := range r.WhatIf.Points {
+		if p.Model == "" || strings.HasPrefix(p.Model, "whatif:") {
+			continue
+		}
+		beyond++
+		by[p.Model]++
+		if p.Model != want {
+			other++
+		}
+	}
+	if beyond == 0 {
+		return math.NaN(), "no point beyond the history with a finite latency"
+	}
+	names := make([]string, 0, len(by))
+	for m := range by {
+		names = append(names, fmt.Sprintf("%s %d", m, by[m]))
+	}
+	sort.Strings(names)
+	return float64(other), fmt.Sprintf("%d points beyond the history: %s", beyond, strings.Join(names, ", "))
 }
 
 // factorOff is how many times too high or too low pred is, minus one:

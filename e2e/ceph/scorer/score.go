@@ -35,10 +35,14 @@ type Bounds struct {
 	MLISP         float64 // M-LISP mean forecast vs measured latency at the higher steps (mean error)
 	PassiveVsMeas float64 // passive calibration's curve vs measured saturated IOPS, per mix
 	// Held-out points (checked only when > 0; run.sh sets them from repeated runs):
-	FrontierCal     float64 // frontier vs measured saturated IOPS, mixes at a calibrated size
-	FrontierHeld    float64 // the same, at a size not calibrated and at mixed sizes
-	OutsideBand     float64 // how far (relative) a measured max may lie outside the frontier's band; < 0: not checked
-	ServedVsScorer  float64 // storcast_max_iops vs the scorer's model at the mix storcast saw (plumbing)
+	FrontierCal    float64 // frontier vs measured saturated IOPS, mixes at a calibrated size
+	FrontierHeld   float64 // the same, at a size not calibrated and at mixed sizes
+	OutsideBand    float64 // how far (relative) a measured max may lie outside the frontier's band; < 0: not checked
+	ServedVsScorer float64 // storcast_max_iops vs the scorer's model at the mix storcast saw (plumbing)
+	// WhatIfModel is the latency model the calibrated what-if storcast must
+	// answer with beyond its history (fit.latency_model; "": not checked):
+	// another means the served model failed to fit and storcast fell back.
+	WhatIfModel     string
 	MaxSteal        float64 // steps with more steal than this are flagged (not failed)
 	MaxOtherCores   float64 // steps where other processes used more cores than this are flagged
 	RequireStorcast bool
@@ -363,6 +367,7 @@ func runScore(args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&b.FrontierCal, "max-frontier-calibrated", 0, "bound: frontier vs measured saturated IOPS at a calibrated size (0: not checked)")
 	fs.Float64Var(&b.FrontierHeld, "max-frontier-held-out", 0, "bound: frontier vs measured saturated IOPS at a size not calibrated and at mixed sizes (0: not checked)")
 	fs.Float64Var(&b.OutsideBand, "max-outside-band", -1, "bound: how far (relative) a measured max may lie outside the frontier's band (< 0: not checked)")
+	fs.StringVar(&b.WhatIfModel, "whatif-model", "", "the latency model the what-if storcast must answer with beyond its history (plumbing; empty: not checked)")
 	fs.Float64Var(&b.ServedVsScorer, "max-served-vs-scorer", 0, "bound: storcast_max_iops vs the scorer's model at the mix storcast saw (plumbing; 0: not checked)")
 	fs.Float64Var(&b.MaxSteal, "flag-steal", 0.05, "flag steps whose steal share exceeds this")
 	fs.Float64Var(&b.MaxOtherCores, "flag-other-cores", 0.3, "flag steps where other processes used more cores than this")

@@ -165,3 +165,42 @@ func TestWhatIfTable(t *testing.T) {
 		}
 	}
 }
+
+// The what-if plumbing check counts the points beyond the history that a
+// latency model other than the configured one answered (the served model
+// failed to fit and storcast fell back): real Ceph, 2026-11-25 06:05.
+func TestWhatIfModelCheck(t *testing.T) {
+	curve := &WhatIfCurve{Points: []WhatIfPoint{
+		{IOPS: 100, Model: "whatif:Cubist"},
+		{IOPS: 120, Model: "queueing"},
+		{IOPS: 140, Model: "mlisp"},
+		{IOPS: 160, Model: "mlisp"},
+		{IOPS: 180, Model: ""}, // saturated
+	}}
+	r := &Report{WhatIf: curve}
+	if n, d := r.whatIfOtherModel("queueing"); n != 2 || d != "3 points beyond the history: mlisp 2, queueing 1" {
+		t.Errorf("fallback: %v %q", n, d)
+	}
+	if n, _ := r.whatIfOtherModel("mlisp"); n != 1 {
+		t.Errorf("configured mlisp: %v other points, want 1", n)
+	}
+	r.Bounds = Bounds{WhatIfModel: "queueing", MLISP: 1, RequireStorcast: true}
+	var found bool
+	for _, c := range r.check() {
+		if strings.Contains(c.Name, "what-if latency beyond the history answered by queueing") {
+			found = true
+			if c.Pass || c.Value != 2 {
+				t.Errorf("check %+v: want a failure with 2 points", c)
+			}
+		}
+	}
+	if !found {
+		t.Error("no what-if model check")
+	}
+	if n, d := (&Report{WhatIfErr: "timeout"}).whatIfOtherModel("queueing"); !math.IsNaN(n) || !strings.Contains(d, "timeout") {
+		t.Errorf("no curve: %v %q", n, d)
+	}
+	if n, _ := (&Report{WhatIf: &WhatIfCurve{Points: curve.Points[:1]}}).whatIfOtherModel("queueing"); !math.IsNaN(n) {
+		t.Errorf("nothing beyond the history: %v, want NaN (a missing input fails)", n)
+	}
+}
