@@ -334,8 +334,26 @@ func TestCheckHeldBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := res.Failed(); len(f) != 1 || !strings.HasPrefix(f[0], "reads-first: off by 60.0 points") {
-		t.Errorf("inverted effect: failures %v, want reads-first off by 60 points", f)
+	// 60 points off, the measurement's s.e. 0.7 × 0.02 × √2 = 2 points.
+	if f := res.Failed(); len(f) != 1 || !strings.HasPrefix(f[0], "reads-first: off by 60.0 points, 56.0 beyond the measured boost's ±2 s.e. (bound 15)") {
+		t.Errorf("inverted effect: failures %v, want reads-first off by 60 points, 56 beyond the noise", f)
+	}
+	// The same 60 points measured with runs 10% apart either way (s.e.
+	// 0.7 × 0.1 × √2 = 9.9 points) still fail; 30% apart (s.e. 29.7
+	// points) the measurement cannot tell a 60-point error from noise.
+	// The sign is left out of these two (margin 1).
+	noSign := HeldBackBounds{MaxError: 0.15, SignMargin: 1}
+	for _, c := range []struct {
+		jitter float64
+		want   string
+	}{{0.1, "reads-first: off by 60.0 points, 40.2 beyond the measured boost's ±2 s.e. (bound 15)"}, {0.3, ""}} {
+		res, err = CheckHeldBack(a, synthRuns(held, []string{"reads-first", "small-cap"}, inverted, c.jitter), noSign)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := strings.Join(res.Failed(), "; "); f != c.want {
+			t.Errorf("inverted effect, runs ±%.0f%%: failures %q, want %q\n%s", 100*c.jitter, f, c.want, res.Markdown(noSign))
+		}
 	}
 	// Wrong sign within the error bound.
 	wide := HeldBackBounds{MaxError: 1, SignMargin: 0.1}
