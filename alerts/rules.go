@@ -109,6 +109,12 @@ func Rules(t Thresholds) []Rule {
 			"Cluster {{ $labels.cluster }} would breach its latency SLO at "+fmt.Sprint(t.Latency.LoadFactor)+" times today's load.",
 			"The predicted mean latency of cluster {{ $labels.cluster }} at "+fmt.Sprint(t.Latency.LoadFactor)+
 				" times today's IOPS is {{ $value | humanizeDuration }}, above its latency SLO: an ordinary peak would breach it."),
+		rule("StorcastCalibrationContradicted", "warning",
+			sel("storcast_capacity_history_load_ratio")+" > 1", t.Calibration.ContradictedFor,
+			"Cluster {{ $labels.cluster }} has served more IOPS than its calibration allows.",
+			"In storcast's lookback, cluster {{ $labels.cluster }} sustained {{ $value | humanize }} times the upper end of its calibrated max IOPS band "+
+				"at that window's read/write and IO-size mix (storcast's capacity status names the window): the calibration no longer describes the cluster, "+
+				"so its max IOPS, headroom and saturation ETA are too low. Recalibrate."),
 		rule("StorcastModelStale", "warning",
 			sel("storcast_model_stale")+" == 1", t.Model.StaleFor,
 			"Storcast's {{ $labels.model }} model of cluster {{ $labels.cluster }} is stale.",

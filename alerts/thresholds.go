@@ -40,6 +40,9 @@ type Thresholds struct {
 		LoadFactor float64        `yaml:"load_factor"`
 		For        model.Duration `yaml:"for"`
 	} `yaml:"latency"`
+	Calibration struct {
+		ContradictedFor model.Duration `yaml:"contradicted_for"`
+	} `yaml:"calibration"`
 	Model struct {
 		StaleFor         model.Duration `yaml:"stale_for"`
 		MinAccuracyRatio float64        `yaml:"min_accuracy_ratio"`
@@ -120,6 +123,7 @@ func (t Thresholds) Validate() error {
 		positive("saturation.horizon", t.Saturation.Horizon),
 		nonNegative("saturation.for", t.Saturation.For),
 		nonNegative("latency.for", t.Latency.For),
+		nonNegative("calibration.contradicted_for", t.Calibration.ContradictedFor),
 		nonNegative("model.stale_for", t.Model.StaleFor),
 		ratio("model.min_accuracy_ratio", t.Model.MinAccuracyRatio),
 		nonNegative("model.inaccurate_for", t.Model.InaccurateFor),

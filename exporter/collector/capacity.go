@@ -21,12 +21,17 @@ var (
 		"Band of storcast_headroom_ratio from the max IOPS band (95% prediction of one more saturated calibration run).", []string{"cluster", "bound"})
 	interferenceDesc = newDesc("storcast_capacity_interference_ratio",
 		"The read/write interference part of storcast_utilization_ratio (0 for the paper's model).", []string{"cluster"})
+	historyLoadDesc = newDesc("storcast_capacity_history_load_ratio",
+		"The calibration tested against the lookback: measured load over the upper end of the max IOPS band at each window's mix, at the third-highest window; above 1 the cluster served more than the calibration allows (recalibrate).", []string{"cluster"})
 	extrapolatedDesc = newDesc("storcast_capacity_extrapolated",
 		"1 when the current IO sizes lie outside the calibrated range (the capacity figures are extrapolated).", []string{"cluster"})
 )
 
 // collectCapacity exports the conservation model at the current mix.
 func collectCapacity(ch chan<- prometheus.Metric, s *engine.Snapshot) {
+	if c := s.Set.Capacity(); c != nil && c.History.Ratio > 0 {
+		gauge(ch, historyLoadDesc, c.History.Ratio, s.Cluster)
+	}
 	if !s.HasCapacityAtMix {
 		if s.MaxIOPSLowerBound > 0 {
 			gauge(ch, maxIOPSBoundDesc, s.MaxIOPSLowerBound, s.Cluster, "lower")

@@ -84,6 +84,9 @@ func snapshots(t testing.TB) fixed {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The lookback's load tested against it: at most 41% of the band's
+	// upper end (storcast_capacity_history_load_ratio).
+	capacity.History = models.HistoryLoad{Windows: 120, Ratio: 0.41, Time: 1.7e9 - 600, IOPS: 2300, ReadRatio: 0.7, Upper: 5600}
 	m := capacity.Model()
 	obs := features.Observed{Time: 1.7e9, ReadIOPS: 1400, WriteIOPS: 600, IOPS: 2000, ReadRatio: 0.7, ReadSizeBytes: 4096, WriteSizeBytes: 4096, IOSizeBytes: 4096, LatencySeconds: 0.00125}
 	res, err := m.AtMix(features.OpClasses(obs))

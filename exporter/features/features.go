@@ -127,21 +127,52 @@ func WarmingUp(f *source.Frame, t float64, window time.Duration) bool {
 			last = i
 		}
 	}
-	step := f.Range.Step
-	if last < 0 || step <= 0 {
+	if last < 0 {
 		return false
+	}
+	full, known := rateWindowFull(f, last, window)
+	return known && !full
+}
+
+// rateWindowFull reports whether grid point i's rate window (window before
+// it) holds an ops sample at every grid point; known is false when the frame
+// does not reach back a whole window (or has no step), and cannot tell.
+func rateWindowFull(f *source.Frame, i int, window time.Duration) (full, known bool) {
+	step := f.Range.Step
+	if step <= 0 {
+		return false, false
 	}
 	k := int((window + step - 1) / step)
-	if last-k < 0 {
-		return false
+	if i-k < 0 {
+		return false, false
 	}
 	r, w := f.Signals[source.ReadOps], f.Signals[source.WriteOps]
-	for j := last - k; j <= last; j++ {
+	for j := i - k; j <= i; j++ {
 		if j >= len(r) || j >= len(w) || math.IsNaN(r[j]) || math.IsNaN(w[j]) {
-			return true
+			return false, true
 		}
 	}
-	return false
+	return true, true
+}
+
+// MeasuredLoad returns the observations with load whose rate window
+// (window, source.RateWindowOf) was full: what the cluster is known to have
+// served. A window whose rate Prometheus extrapolated from part of it (the
+// counters began, or resumed after a gap) is left out, and so is one the
+// frame cannot tell of (its first window).
+func MeasuredLoad(f *source.Frame, window time.Duration) []Observed {
+	times := f.Times()
+	var out []Observed
+	for i := range times {
+		if full, _ := rateWindowFull(f, i, window); !full {
+			continue
+		}
+		if o, ok := point(f, i); ok {
+			o.Time = times[i]
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // idle reports whether grid point i has both ops series present and zero.

@@ -317,6 +317,50 @@ func TestWarmingUp(t *testing.T) {
 	}
 }
 
+// MeasuredLoad keeps exactly the windows that are not warming up and that
+// the frame reaches a whole rate window back for, with their load.
+func TestMeasuredLoad(t *testing.T) {
+	start := time.Unix(1.79e9, 0)
+	step := 15 * time.Second
+	n := 50
+	f := &source.Frame{Range: source.Range{Start: start, End: start.Add(time.Duration(n-1) * step), Step: step}, Signals: map[string][]float64{}}
+	for _, sig := range []string{source.ReadOps, source.WriteOps, source.ReadBytes, source.WriteBytes} {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = float64(100 + i)
+			if i < 10 || i == 30 {
+				v[i] = math.NaN()
+			}
+			if i == 40 {
+				v[i] = 0 // present but idle: no load
+			}
+		}
+		f.Signals[sig] = v
+	}
+	window := source.RateWindowOf(step)
+	times := f.Times()
+	var want []float64
+	for i := range times {
+		if known := i >= 4; known && !WarmingUp(f, times[i], window) && i != 40 {
+			want = append(want, times[i])
+		}
+	}
+	got := MeasuredLoad(f, window)
+	if len(got) != len(want) {
+		t.Fatalf("%d windows, want %d", len(got), len(want))
+	}
+	for k, o := range got {
+		i := int(o.Time-times[0]) / 15
+		if o.Time != want[k] || o.IOPS != 2*float64(100+i) {
+			t.Errorf("window %d: time %v IOPS %v, want time %v IOPS %v", k, o.Time, o.IOPS, want[k], 2*float64(100+i))
+		}
+	}
+	// 14..29, 35..39 and 41..49: 16 + 5 + 9.
+	if len(got) != 30 {
+		t.Errorf("%d windows, want 30", len(got))
+	}
+}
+
 // Finite inputs whose sums or ratios overflow are not measurements: such a
 // window is dropped rather than carried, as an infinite size, into the
 // models and the saved state (which JSON cannot encode).

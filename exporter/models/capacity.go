@@ -20,7 +20,10 @@ type Capacity struct {
 	Source      string                   `json:"source"` // file, history
 	N           int                      `json:"samples"`
 	Acc         map[string]float64       `json:"accuracy,omitempty"`
-	model       *conservation.Model
+	// History is the calibration file tested against the lookback's
+	// measured load (zero for a capacity estimated from that history).
+	History HistoryLoad `json:"history"`
+	model   *conservation.Model
 }
 
 var (
@@ -35,7 +38,8 @@ func (c *Capacity) Model() *conservation.Model { return c.model }
 func (c *Capacity) Samples() int               { return c.N }
 func (c *Capacity) Scores() map[string]float64 { return finiteScores(c.Acc) }
 
-// Note says, per size with a mixed point, what the calibration's runs made
+// Note says first whether the history contradicts the calibration
+// (HistoryLoad), then, per size with a mixed point, what the calibration's runs made
 // of the read/write interference γ: kept (the γ common to all sizes told
 // from 0 by a t-test on its standard error, the runs' noise pooled), not
 // significant (used as estimated all the same), zero (not significant and
@@ -43,12 +47,15 @@ func (c *Capacity) Scores() map[string]float64 { return finiteScores(c.Acc) }
 // still spans the runs) or untested (no repeated runs: a calibration of
 // single runs, or mixed points read off a history fit); likewise the
 // interference between sizes η from mixed-size points. Empty without
-// mixed points.
+// either.
 func (c *Capacity) Note() string {
 	if c.model == nil {
 		return ""
 	}
 	var parts []string
+	if n := c.History.note(); n != "" {
+		parts = append(parts, n)
+	}
 	for _, g := range c.model.Interference() {
 		switch g.Test {
 		case conservation.GammaKept:
@@ -104,7 +111,14 @@ func (f CapacityFitter) Fit(_ context.Context, in Input) (Fitted, error) {
 		if err != nil {
 			return nil, err
 		}
-		return NewCapacity(cal, "file", len(cal.Points), nil)
+		c, err := NewCapacity(cal, "file", len(cal.Points), nil)
+		if err != nil {
+			return nil, err
+		}
+		if c.History, err = testHistoryLoad(c.model, in.Frame); err != nil {
+			return nil, err
+		}
+		return c, nil
 	}
 	ws := features.CapacityWindows(in.Frame)
 	if len(ws) == 0 {
@@ -158,7 +172,12 @@ func (CapacityFitter) Decode(data []byte) (Fitted, error) {
 	if err := json.Unmarshal(data, &c); err != nil {
 		return nil, err
 	}
-	return NewCapacity(c.Calibration, c.Source, c.N, c.Acc)
+	d, err := NewCapacity(c.Calibration, c.Source, c.N, c.Acc)
+	if err != nil {
+		return nil, err
+	}
+	d.History = c.History
+	return d, nil
 }
 
 // CapacityBound is what a history that never saturated proves: the max
