@@ -334,8 +334,9 @@ func TestCheckHeldBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 60 points off, the measurement's s.e. 0.7 × 0.02 × √2 = 2 points.
-	if f := res.Failed(); len(f) != 1 || !strings.HasPrefix(f[0], "reads-first: off by 60.0 points, 56.0 beyond the measured boost's ±2 s.e. (bound 15)") {
+	// 60 points off, the measurement's s.e. 0.7 × 0.02 × √2 = 2 points; the
+	// bound is the measured boost's 30 points, above 15.
+	if f := res.Failed(); len(f) != 1 || !strings.HasPrefix(f[0], "reads-first: off by 60.0 points, 56.0 beyond the measured boost's ±2 s.e. (bound 30)") {
 		t.Errorf("inverted effect: failures %v, want reads-first off by 60 points, 56 beyond the noise", f)
 	}
 	// The same 60 points measured with runs 10% apart either way (s.e.
@@ -346,13 +347,35 @@ func TestCheckHeldBack(t *testing.T) {
 	for _, c := range []struct {
 		jitter float64
 		want   string
-	}{{0.1, "reads-first: off by 60.0 points, 40.2 beyond the measured boost's ±2 s.e. (bound 15)"}, {0.3, ""}} {
+	}{{0.1, "reads-first: off by 60.0 points, 40.2 beyond the measured boost's ±2 s.e. (bound 30)"}, {0.3, ""}} {
 		res, err = CheckHeldBack(a, synthRuns(held, []string{"reads-first", "small-cap"}, inverted, c.jitter), noSign)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if f := strings.Join(res.Failed(), "; "); f != c.want {
 			t.Errorf("inverted effect, runs ±%.0f%%: failures %q, want %q\n%s", 100*c.jitter, f, c.want, res.Markdown(noSign))
+		}
+	}
+	// An effect larger than the catalog's: +100% measured against +30%
+	// predicted is 70 points off, beyond the 15-point floor but nearer the
+	// measurement than no effect is, and passes; +10% measured is 20 points
+	// off, beyond both the floor and the effect, and fails.
+	for _, c := range []struct {
+		boost float64
+		want  string
+	}{{1, ""}, {0.1, "reads-first: off by 20.0 points, 19.7 beyond the measured boost's ±2 s.e. (bound 15)"}} {
+		measured := func(rs string, w synthWorkload) float64 {
+			if rs == "reads-first" {
+				return c.boost
+			}
+			return constantBoost(rs, w)
+		}
+		res, err = CheckHeldBack(a, synthRuns(held, []string{"reads-first", "small-cap"}, measured, 0.001), b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := strings.Join(res.Failed(), "; "); f != c.want {
+			t.Errorf("reads-first measured %+.0f%%: failures %q, want %q\n%s", 100*c.boost, f, c.want, res.Markdown(b))
 		}
 	}
 	// Wrong sign within the error bound.
