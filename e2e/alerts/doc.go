@@ -5,7 +5,7 @@
 // storcast and evaluating alerts/storcast.rules.yml, and Debian's
 // Alertmanager receiving the alerts.
 //
-// Two scenarios run:
+// Three cases run:
 //
 //   - growth (testdata/growth-e2e.yml): demand grows linearly and meets
 //     capacity 12 h after the test starts. The test waits until
@@ -17,6 +17,9 @@
 //     capacity, no trend): once storcast's forecasts are in Prometheus and
 //     the rules have been evaluated on them for a while, no alert is pending
 //     or firing in Prometheus and none reached Alertmanager.
+//   - steady with an outgrown calibration (its calibration file at 40% of
+//     the true capacity): StorcastCalibrationContradicted reaches
+//     Alertmanager, storcast_capacity_history_load_ratio above 1.
 //
 // To keep the wall time to a few minutes, Prometheus scrapes and evaluates
 // every 2 s, storcast refits every 15 s, and the rules are a test copy

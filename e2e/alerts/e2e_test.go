@@ -95,3 +95,41 @@ func TestSteadyScenarioRaisesNoAlert(t *testing.T) {
 	tr := getTruth(t, s)
 	t.Logf("steady: headroom %v, ETAs %v s; truth utilization %.3f", h, eta, tr.Utilization)
 }
+
+// TestOutgrownCalibrationIsContradicted: the steady scenario (40% of its
+// capacity, a daily cycle peaking near 55%) with a calibration at 40% of
+// its true capacity, as from hardware the cluster has since outgrown. The history serves more
+// than that calibration allows, and StorcastCalibrationContradicted reaches
+// Alertmanager; the steady scenario with its true calibration raises no
+// alert at all (TestSteadyScenarioRaisesNoAlert).
+func TestOutgrownCalibrationIsContradicted(t *testing.T) {
+	t.Parallel()
+	const scale = 0.4
+	s := startStack(t, stackOptions{scenario: "steady", history: 24 * time.Hour, sloMs: 20, calibrationScale: scale})
+	const alert = "StorcastCalibrationContradicted"
+	waitFor(t, alert+" in Alertmanager", 8*time.Minute, func() (bool, string) {
+		as, err := amAlerts(s.alertmanager)
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, a := range as {
+			if a.Labels["alertname"] == alert && a.Labels["cluster"] == s.cluster && a.Status.State == "active" {
+				return true, ""
+			}
+		}
+		_, r, _ := promQuery(s.prometheus, "storcast_capacity_history_load_ratio")
+		return false, fmt.Sprintf("alertmanager has [%s]; storcast_capacity_history_load_ratio = %v", names(as), r)
+	})
+	// The ratio is the history's load over 40% of the true capacity: 2.5
+	// times the truth's utilization near the busiest windows (at most 1),
+	// which the band (no runs: the calibration's figures) does not widen.
+	_, r, err := promQuery(s.prometheus, `storcast_capacity_history_load_ratio{cluster="`+s.cluster+`"}`)
+	if err != nil || len(r) != 1 {
+		t.Fatalf("storcast_capacity_history_load_ratio: %v %v", r, err)
+	}
+	tr := getTruth(t, s)
+	if !(r[0] > 1) || r[0] > 1.2/scale {
+		t.Errorf("history load ratio %.3f: want above 1 and at most %.1f, the capacity over the calibration with 20%% to spare (truth now %.3f)", r[0], 1.2/scale, tr.Utilization)
+	}
+	t.Logf("history load ratio %.3f against a calibration at %.0f%% of the capacity; truth utilization now %.3f", r[0], 100*scale, tr.Utilization)
+}

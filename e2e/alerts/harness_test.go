@@ -85,6 +85,10 @@ type stackOptions struct {
 	scenario string        // shipped name or path
 	history  time.Duration // backfilled before now; also storcast's lookback
 	sloMs    int
+	// calibrationScale multiplies the calibration file's IOPS (0: 1, the
+	// scenario's true capacity): below 1, a calibration the cluster has
+	// outgrown.
+	calibrationScale float64
 }
 
 const (
@@ -138,7 +142,11 @@ func startStack(t *testing.T, o stackOptions) stack {
 	scAddr := testtool.FreeAddr(t)
 	s.storcast = "http://" + scAddr
 	cal := filepath.Join(dir, "calibration.yml")
-	writeFile(t, cal, calibration(t, o.scenario))
+	scale := o.calibrationScale
+	if scale == 0 {
+		scale = 1
+	}
+	writeFile(t, cal, calibration(t, o.scenario, scale))
 	scCfg := filepath.Join(dir, "storcast.yml")
 	writeFile(t, scCfg, fmt.Sprintf(`prometheus:
   url: %s
@@ -188,10 +196,10 @@ scrape_configs:
 	return s
 }
 
-// calibration writes the scenario's capacity points as a calibration file:
-// what an operator measures with fio before going live (storcast --demo does
-// the same).
-func calibration(t *testing.T, scenario string) string {
+// calibration writes the scenario's capacity points, times scale, as a
+// calibration file: what an operator measures with fio before going live
+// (storcast --demo does the same).
+func calibration(t *testing.T, scenario string, scale float64) string {
 	t.Helper()
 	sc, err := storagesim.LoadScenario(scenario)
 	if err != nil {
@@ -200,8 +208,8 @@ func calibration(t *testing.T, scenario string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "cluster: sim\npoints:\n")
 	for _, p := range sc.Capacity.Points {
-		fmt.Fprintf(&b, "  - {io_size_bytes: %g, read_iops: %g, write_iops: %g, source: storagesim scenario %s}\n",
-			float64(p.Size), p.ReadIOPS, p.WriteIOPS, sc.Name)
+		fmt.Fprintf(&b, "  - {io_size_bytes: %g, read_iops: %g, write_iops: %g, source: storagesim scenario %s x %g}\n",
+			float64(p.Size), scale*p.ReadIOPS, scale*p.WriteIOPS, sc.Name, scale)
 	}
 	return b.String()
 }

@@ -25,6 +25,7 @@ func testRules(t *testing.T) []byte {
 	}
 	th.Headroom.WarningFor, th.Headroom.CriticalFor = 0, 0
 	th.Saturation.For, th.Latency.For = 0, 0
+	th.Calibration.ContradictedFor = 0
 	th.Model.StaleFor, th.Model.InaccurateFor = 0, 0
 	th.Source.DownFor, th.Exporter.DownFor = 0, 0
 	rules, err := alerts.Generate(th, "alerts/thresholds.yml with every for: 0s (e2e test copy)")
