@@ -14,21 +14,7 @@ func TestSaturationAlertFiresBeforeSaturation(t *testing.T) {
 	t.Parallel()
 	s := startStack(t, stackOptions{scenario: "testdata/growth-e2e.yml", history: 48 * time.Hour, sloMs: 10})
 	const alert = "StorcastMaxIOPSSaturationPredicted"
-	var fired amAlert
-	waitFor(t, alert+" in Alertmanager", 8*time.Minute, func() (bool, string) {
-		as, err := amAlerts(s.alertmanager)
-		if err != nil {
-			return false, err.Error()
-		}
-		for _, a := range as {
-			if a.Labels["alertname"] == alert && a.Labels["cluster"] == s.cluster && a.Status.State == "active" {
-				fired = a
-				return true, ""
-			}
-		}
-		_, eta, _ := promQuery(s.prometheus, `storcast_saturation_eta_seconds{limit="max_iops"}`)
-		return false, fmt.Sprintf("alertmanager has [%s]; storcast_saturation_eta_seconds{limit=\"max_iops\"} = %v", names(as), eta)
-	})
+	fired := waitForAlert(t, s, alert, `storcast_saturation_eta_seconds{limit="max_iops"}`)
 	tr := getTruth(t, s)
 	if tr.SaturationTime == nil {
 		t.Fatalf("storagesim's truth has no saturation time for the growth scenario")
@@ -107,19 +93,7 @@ func TestOutgrownCalibrationIsContradicted(t *testing.T) {
 	const scale = 0.4
 	s := startStack(t, stackOptions{scenario: "steady", history: 24 * time.Hour, sloMs: 20, calibrationScale: scale})
 	const alert = "StorcastCalibrationContradicted"
-	waitFor(t, alert+" in Alertmanager", 8*time.Minute, func() (bool, string) {
-		as, err := amAlerts(s.alertmanager)
-		if err != nil {
-			return false, err.Error()
-		}
-		for _, a := range as {
-			if a.Labels["alertname"] == alert && a.Labels["cluster"] == s.cluster && a.Status.State == "active" {
-				return true, ""
-			}
-		}
-		_, r, _ := promQuery(s.prometheus, "storcast_capacity_history_load_ratio")
-		return false, fmt.Sprintf("alertmanager has [%s]; storcast_capacity_history_load_ratio = %v", names(as), r)
-	})
+	waitForAlert(t, s, alert, "storcast_capacity_history_load_ratio")
 	// The ratio is the history's load over 40% of the true capacity: 2.5
 	// times the truth's utilization near the busiest windows (at most 1),
 	// which the band (no runs: the calibration's figures) does not widen.

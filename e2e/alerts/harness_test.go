@@ -256,6 +256,29 @@ func waitFor(t *testing.T, what string, timeout time.Duration, cond func() (bool
 	t.Fatalf("timed out after %s waiting for %s; last state: %s", timeout, what, last)
 }
 
+// waitForAlert waits until Alertmanager holds alert active for the stack's
+// cluster and returns it; while it waits, its state names the alerts there
+// and the value of the query that should bring it.
+func waitForAlert(t *testing.T, s stack, alert, query string) amAlert {
+	t.Helper()
+	var fired amAlert
+	waitFor(t, alert+" in Alertmanager", 8*time.Minute, func() (bool, string) {
+		as, err := amAlerts(s.alertmanager)
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, a := range as {
+			if a.Labels["alertname"] == alert && a.Labels["cluster"] == s.cluster && a.Status.State == "active" {
+				fired = a
+				return true, ""
+			}
+		}
+		_, v, _ := promQuery(s.prometheus, query)
+		return false, fmt.Sprintf("alertmanager has [%s]; %s = %v", names(as), query, v)
+	})
+	return fired
+}
+
 func names(as []amAlert) string {
 	var n []string
 	for _, a := range as {

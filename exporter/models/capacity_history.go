@@ -67,9 +67,7 @@ func (h HistoryLoad) Contradicted() bool { return h.Ratio > 1 }
 // testHistoryLoad tests the calibration of the capacity model m against
 // the measured windows of frame f.
 func testHistoryLoad(m *conservation.Model, f *source.Frame) (HistoryLoad, error) {
-	pure := m.Calibration()
-	pure.Mixed = nil
-	line, err := conservation.NewModel(pure)
+	line, err := conservation.NewPaperModel(m.Calibration())
 	if err != nil {
 		return HistoryLoad{}, fmt.Errorf("the calibration's pure points: %w", err)
 	}

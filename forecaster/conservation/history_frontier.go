@@ -185,9 +185,7 @@ func InterferenceFromHistory(cal Calibration, windows []Window, opts EstimateOpt
 	if err := cal.Validate(); err != nil {
 		return Calibration{}, Quality{}, err
 	}
-	base := cal
-	base.Mixed = nil
-	pure, err := NewModel(base)
+	pure, err := NewPaperModel(cal)
 	if err != nil {
 		return Calibration{}, Quality{}, err
 	}

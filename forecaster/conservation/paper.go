@@ -173,3 +173,12 @@ func (m *Model) MaxForOpShares(mix []SizeShare) (total float64, extrapolated boo
 	t, err := TotalFromOpShares(shares, maxIOPS)
 	return t, ext, err
 }
+
+// NewPaperModel is the paper's law through the pure points of c: the model
+// of c without its mixed points (γ = η = 0), with the same sizes, runs and
+// interpolation. Against the frontier it is the line that no time-average
+// of the calibrated pure loads can cross.
+func NewPaperModel(c Calibration) (*Model, error) {
+	c.Mixed = nil
+	return NewModel(c)
+}

@@ -34,7 +34,7 @@ func TestSideBySideAtACalibratedMix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	paper, err := paperModel(cal)
+	paper, err := conservation.NewPaperModel(cal)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestSideBySideAtACalibratedMix(t *testing.T) {
 func TestSideBySideMixedSizes(t *testing.T) {
 	cal := heldOutCal()
 	frontier, _ := conservation.NewModel(cal)
-	paper, _ := paperModel(cal)
+	paper, _ := conservation.NewPaperModel(cal)
 	sb := sideBySide(paper, frontier, 3000, 1000, 4096, 65536)
 	if !sb.Have {
 		t.Fatal(sb.Err)
@@ -105,7 +105,7 @@ func TestSideBySideMixedSizes(t *testing.T) {
 func TestHeldOutChecks(t *testing.T) {
 	cal := heldOutCal()
 	frontier, _ := conservation.NewModel(cal)
-	paper, _ := paperModel(cal)
+	paper, _ := conservation.NewPaperModel(cal)
 	r := &Report{Sys: cephSystem, Calibration: cal, Model: frontier, Paper: paper,
 		Bounds: Bounds{ClusterVsClient: 1, Conservation: 1, FrontierCal: 0.08, FrontierHeld: 0.12, OutsideBand: 0}}
 	r.Mixes = []MixScore{
@@ -164,7 +164,7 @@ func TestRealCalibrationRunsSideBySide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	paper, err := paperModel(cal)
+	paper, err := conservation.NewPaperModel(cal)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +269,7 @@ func TestMixedSizePointReported(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	paper, _ := paperModel(cal)
+	paper, _ := conservation.NewPaperModel(cal)
 	e, ok := frontier.SizeInterference()
 	if !ok || e.Test != conservation.GammaKept || !(e.Eta > 0) {
 		t.Fatalf("η %+v, want a positive η kept", e)

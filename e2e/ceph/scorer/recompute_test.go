@@ -53,7 +53,7 @@ func TestLatestRunRecomputed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	paper, err := paperModel(r.Calibration)
+	paper, err := conservation.NewPaperModel(r.Calibration)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestRecordedRunsRecomputed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		paper, err := paperModel(r.Calibration)
+		paper, err := conservation.NewPaperModel(r.Calibration)
 		if err != nil {
 			t.Fatal(err)
 		}

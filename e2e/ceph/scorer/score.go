@@ -262,12 +262,6 @@ func (m MixScore) predicted() float64 {
 	return m.Model
 }
 
-// paperModel is the calibration without its mixed points: the paper's law.
-func paperModel(cal conservation.Calibration) (*conservation.Model, error) {
-	cal.Mixed = nil
-	return conservation.NewModel(cal)
-}
-
 // sideBySide evaluates both models at the rates read and write at their sizes.
 func sideBySide(paper, frontier *conservation.Model, read, write, readBytes, writeBytes float64) SideBySide {
 	sb := SideBySide{ReadIOPS: read, WriteIOPS: write, ReadBytes: readBytes, WriteBytes: writeBytes}
@@ -458,7 +452,7 @@ func score(in scoreInput) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	paper, err := paperModel(cal)
+	paper, err := conservation.NewPaperModel(cal)
 	if err != nil {
 		return nil, err
 	}
