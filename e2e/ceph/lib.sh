@@ -154,17 +154,31 @@ child_ticks() {
 	awk -v hz="$(getconf CLK_TCK)" 'NR==2{ t=0; for(i=1;i<=2;i++){ split($i,a,"m"); sub("s","",a[2]); t+=a[1]*60+a[2] } printf "%d", t*hz }' "$E2E_DIR/times.txt"
 }
 
-# daemon_ticks prints the CPU ticks (user+system) used so far by every recorded daemon.
+# daemon_ticks [NAME-GLOB...] prints the CPU ticks (user+system) used so far by every recorded
+# daemon, or by those whose name matches one of the globs.
 daemon_ticks() {
-	local f pid t=0 v
+	local f pid t=0 v g match
 	for f in "$E2E_DIR"/pids/*.pid; do
 		[ -e "$f" ] || continue
+		if [ $# -gt 0 ]; then
+			match=0
+			for g in "$@"; do
+				# shellcheck disable=SC2053 # the glob is meant
+				[[ $(basename "$f" .pid) == $g ]] && match=1
+			done
+			[ $match = 1 ] || continue
+		fi
 		pid=$(cat "$f")
 		v=$(awk '{print $14+$15}' "/proc/$pid/stat" 2>/dev/null) || continue
 		t=$((t + v))
 	done
 	echo $t
 }
+
+# observer_ticks prints the CPU ticks used so far by the observers, not the storage system: Prometheus
+# and the storcast instances. On this 2-core machine every core they take is one the cluster does not
+# get while it is saturated.
+observer_ticks() { daemon_ticks prometheus 'storcast*'; }
 
 # dump_state prints the cluster's state and the tail of every daemon log: called on failure.
 dump_state() {

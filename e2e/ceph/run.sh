@@ -115,6 +115,7 @@ while read -r -u 3 kind name readpct bs rate_r rate_w; do
 	if [ "$rate_r" != 0 ] || [ "$rate_w" != 0 ]; then rate=(--rate_iops="$rate_r,$rate_w"); fi
 	c0=$(cpu_ticks)
 	d0=$(daemon_ticks)
+	o0=$(observer_ticks)
 	f0=$(child_ticks)
 	t0=$(date +%s.%N)
 	common=(--ioengine=rbd --clientname=admin --pool="$POOL" --rbdname="$IMAGE" --direct=1 --time_based
@@ -139,9 +140,10 @@ while read -r -u 3 kind name readpct bs rate_r rate_w; do
 	# CPU of the system under test (Ceph daemons, Prometheus, storcast, fio) vs everything else
 	# on the machine: the other work is the noisy neighbour.
 	ours=$(awk -v d=$(($(daemon_ticks) - d0 + $(child_ticks) - f0)) -v s="$secs" -v hz="$(getconf CLK_TCK)" 'BEGIN{printf "%.2f", d/hz/s}')
+	observer=$(awk -v d=$(($(observer_ticks) - o0)) -v s="$secs" -v hz="$(getconf CLK_TCK)" 'BEGIN{printf "%.2f", d/hz/s}')
 	rss=$(note_rss)
-	printf '{"name":"%s","readPct":%s,"bs":"%s","rateRead":%s,"rateWrite":%s,"start":%s,"end":%s,"fio":"%s","steal":%s,"busyCores":%s,"oursCores":%s,"osdRssMB":%s}\n' \
-		"$name" "$readpct" "$bs" "$rate_r" "$rate_w" "$t0" "$t1" "$E2E_DIR/step-$name.json" "$st" "$busy" "$ours" "$rss" >>"$E2E_DIR/steps.jsonl"
+	printf '{"name":"%s","readPct":%s,"bs":"%s","rateRead":%s,"rateWrite":%s,"start":%s,"end":%s,"fio":"%s","steal":%s,"busyCores":%s,"oursCores":%s,"observerCores":%s,"osdRssMB":%s}\n' \
+		"$name" "$readpct" "$bs" "$rate_r" "$rate_w" "$t0" "$t1" "$E2E_DIR/step-$name.json" "$st" "$busy" "$ours" "$observer" "$rss" >>"$E2E_DIR/steps.jsonl"
 	log "step $name: $(tail -n1 "$E2E_DIR/steps.jsonl")"
 	sleep "$GAP_SECONDS"
 done 3<"$E2E_DIR/plan.txt"

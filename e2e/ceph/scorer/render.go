@@ -105,9 +105,9 @@ func (r *Report) Markdown() string {
 	}
 
 	w("\n## Load steps\n\n")
-	w("CPU: cores busy on the whole machine, of which the system under test (%s daemons, Prometheus, storcast, %s); ", sys.Name, sys.Client)
+	w("CPU: cores busy on the whole machine, of which the system under test (%s daemons, Prometheus, storcast, %s), in brackets the observers' share (Prometheus and the storcast instances, which a real deployment runs off the storage hosts; here they take cores the saturated cluster does not get); ", sys.Name, sys.Client)
 	w("\"other\" is the rest of the machine (the noisy neighbour), flagged (!) above %.1f cores; steal flagged above %s.\n\n", r.Bounds.MaxOtherCores, pct(r.Bounds.MaxSteal))
-	w("| step | reads | size | rate limit (IOPS) | %[1]s IOPS | %[2]s IOPS | %[1]s latency ms | %[2]s op latency ms | CPU busy / ours / other | steal | RSS MB |\n", sys.Client, sys.Name)
+	w("| step | reads | size | rate limit (IOPS) | %[1]s IOPS | %[2]s IOPS | %[1]s latency ms | %[2]s op latency ms | CPU busy / ours (observers) / other | steal | RSS MB |\n", sys.Client, sys.Name)
 	w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, s := range r.Steps {
 		limit := "saturated"
@@ -122,8 +122,8 @@ func (r *Report) Markdown() string {
 		if s.OtherCores() > r.Bounds.MaxOtherCores {
 			other += " (!)"
 		}
-		w("| %s | %d%% | %s | %s | %.0f | %.0f | %.2f | %s | %.2f / %.2f / %s | %s | %.0f |\n", s.Name, s.ReadPct, s.Plan.BS, limit, s.Fio.IOPS(), s.ClusterIOPS,
-			1000*s.Fio.Latency, ms(s.ClusterLatency, s.HaveClusterLat), s.BusyCores, s.OursCores, other, steal, s.OSDRSSMB)
+		w("| %s | %d%% | %s | %s | %.0f | %.0f | %.2f | %s | %.2f / %.2f (%.2f) / %s | %s | %.0f |\n", s.Name, s.ReadPct, s.Plan.BS, limit, s.Fio.IOPS(), s.ClusterIOPS,
+			1000*s.Fio.Latency, ms(s.ClusterLatency, s.HaveClusterLat), s.BusyCores, s.OursCores, s.ObserverCores, other, steal, s.OSDRSSMB)
 	}
 
 	w("\n## Conservation: max IOPS at each mix\n\n")
@@ -492,7 +492,7 @@ func (r *Report) Summary() map[string]any {
 	steps := []map[string]any{}
 	for _, s := range r.Steps {
 		steps = append(steps, map[string]any{"name": s.Name, "readPct": s.ReadPct, "bs": s.Plan.BS, "clientIops": s.Fio.IOPS(), "clusterIops": s.ClusterIOPS,
-			"clientLatencySeconds": s.Fio.Latency, "clusterLatencySeconds": s.ClusterLatency, "steal": s.Steal, "busyCores": s.BusyCores, "oursCores": s.OursCores, "osdRssMB": s.OSDRSSMB,
+			"clientLatencySeconds": s.Fio.Latency, "clusterLatencySeconds": s.ClusterLatency, "steal": s.Steal, "busyCores": s.BusyCores, "oursCores": s.OursCores, "observerCores": s.ObserverCores, "osdRssMB": s.OSDRSSMB,
 			"storcastMaxIops": nanNil(s.LiveMaxIOPS, s.HaveMax), "storcastHeadroom": nanNil(s.LiveHeadroom, s.HaveHeadroom),
 			"storcastPredictedIops": nanNil(s.PredictedIOPS, s.HavePredicted), "served": s.Served})
 		if s.HaveWhatIf {

@@ -24,6 +24,9 @@ type StepRecord struct {
 	Steal     float64 `json:"steal"`     // share of all CPU time stolen by the hypervisor during the step
 	BusyCores float64 `json:"busyCores"` // cores kept busy by every process on the machine
 	OursCores float64 `json:"oursCores"` // of which the system under test (Ceph, Prometheus, storcast, fio)
+	// ObserverCores is the part of OursCores that Prometheus and the storcast instances used: the
+	// observers, which a real deployment runs elsewhere (absent from runs before 2026-11-27 11:30).
+	ObserverCores float64 `json:"observerCores"`
 	OSDRSSMB  float64 `json:"osdRssMB"`  // RSS of the three OSDs together after the step
 }
 
