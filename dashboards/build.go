@@ -323,6 +323,16 @@ func ModelQuality() Dashboard {
 			"orientation": "horizontal", "displayMode": "gradient", "showUnfilled": true},
 	})
 
+	l.row("Calibration")
+	cal := l.add(24, 8, timeseries("Calibration against the history",
+		fmt.Sprintf("The measured load over the upper end of the max-IOPS band at its own mix (third-highest window of the lookback). "+
+			"Above 1 the cluster has served more than its calibration allows: the calibration is too low there, re-run it (StorcastCalibrationContradicted after %s above the dashed line). "+
+			"Near 1 the history reached capacity; far below it says nothing either way.", th.Calibration.ContradictedFor),
+		"none", map[string]any{"thresholdsStyle": map[string]any{"mode": "dashed"}},
+		prom("A", "storcast_capacity_history_load_ratio{"+c+"}", "{{cluster}}")))
+	cal.FieldConfig.Defaults["thresholds"] = steps("green", 1, "red")
+	cal.FieldConfig.Defaults["min"] = 0
+
 	l.row("Fitting")
 	l.add(8, 9, timeseries("Fit duration", "Wall time of the last fit of each model.", "s", map[string]any{"showPoints": "auto"},
 		prom("A", "storcast_model_fit_duration_seconds{"+c+"}", "{{cluster}} {{model}}")))
