@@ -17,8 +17,8 @@ import (
 // data here first. At the 80% step: +54 / +39 / +13 / −9 / +2 / +49 / +73 /
 // +32 / +29 / +112 / −36 / +23 / +59 / −32 / +49%; the exponent of the open-loop curve
 // stays 1 (M/G/1) in the first two, the five from 20:52 to 00:23, 02:29 and
-// 03:29, where the history cannot tell, and leaves it for 0.25 / 0 / 0.5 / 0.5 / 0 / 0 in the
-// others (forecaster/queueing "Shapes"; the rule was chosen on the first
+// 03:29, where the history cannot tell, and leaves it for 0.25 / 0 / 0.5 / 0.5 in the
+// others and 0 at 11:10 (forecaster/queueing "Shapes"; the rule was chosen on the first
 // four, with M/G/1 they were +71% and +57% in the third and fourth; the last
 // ten came after it). 06:05 chose Q = 0 with L0 = 0 (op latency in
 // proportion to the load) and failed live, a curve of 0 at no load, until
