@@ -390,6 +390,18 @@ mlisp_snapshot() {
 	fi
 }
 
+# log_history_ratio PORT: the calibration held to the main storcast's lookback, logged (reported, not
+# checked: that lookback holds the calibration's own runs as well as the load):
+# storcast_capacity_history_load_ratio, and the capacity status (its note names the window when the
+# history contradicts the calibration), saved as main_status.json.
+log_history_ratio() {
+	local port=$1
+	log "calibration against the history: $(curl -fsS --max-time 10 "http://127.0.0.1:$port/metrics" | grep '^storcast_capacity_history_load_ratio' || echo 'no storcast_capacity_history_load_ratio')"
+	curl -fsS --max-time 10 "http://127.0.0.1:$port/api/v1/clusters" >"$E2E_DIR/main_status.json" || true
+	python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["data"][0]["models"].get("conservation", {}); print("main conservation model:", json.dumps(m))' \
+		"$E2E_DIR/main_status.json" 2>/dev/null || true
+}
+
 # run_passive: a storcast without calibration file estimates capacity from the load history alone
 # (the lookback starts just after the calibration, at LOAD_START); once its first fit has set the
 # conservation model's lastFit or error, its status (passive_clusters.json) and 4 KiB capacity

@@ -153,6 +153,7 @@ sleep 15
 
 phase passive
 if [ $WITH_STORCAST = 1 ]; then run_passive; fi
+if [ $WITH_STORCAST = 1 ]; then log_history_ratio "$STORCAST_PORT"; fi
 
 phase score
 PHASES_SO_FAR="$PHASES"
@@ -161,15 +162,6 @@ PHASES_SO_FAR="$PHASES"
 	-mlisp "$E2E_DIR/mlisp_lower.json" -whatif "$E2E_DIR/whatif_lower.json" -served-latency "$E2E_DIR/served_latency_lower.json" -passive "$E2E_DIR/passive_curve.json" -passive-status "$E2E_DIR/passive_clusters.json" \
 	-load-start "$LOAD_START" -load-end "$LOAD_END" \
 	-phases "$PHASES_SO_FAR" -out "$RESULTS/latest.md" $HELD_OUT_BOUNDS
-# The calibration held to the main storcast's lookback (reported, not checked: that lookback holds the
-# calibration's own runs as well as the load): storcast_capacity_history_load_ratio, and the capacity
-# status (its note names the window when the history contradicts the calibration).
-if [ $WITH_STORCAST = 1 ]; then
-	log "calibration against the history: $(curl -fsS --max-time 10 "http://127.0.0.1:$STORCAST_PORT/metrics" | grep '^storcast_capacity_history_load_ratio' || echo 'no storcast_capacity_history_load_ratio')"
-	curl -fsS --max-time 10 "http://127.0.0.1:$STORCAST_PORT/api/v1/clusters" >"$E2E_DIR/main_status.json" || true
-	python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["data"][0]["models"].get("conservation", {}); print("main conservation model:", json.dumps(m))' \
-		"$E2E_DIR/main_status.json" 2>/dev/null || true
-fi
 
 phase catalog
 # The rule-set advisor against a workload its catalog does not hold, on the cluster the load used.

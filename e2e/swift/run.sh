@@ -141,6 +141,8 @@ print(max(1,round(lat*float(sys.argv[2]))))' "$E2E_DIR/calibration-runs.json" "$
 	phase passive
 	run_passive
 
+	log_history_ratio "$STORCAST_PORT"
+
 	phase score
 	# Bounds of this suite, set from repeated runs on the shared 2-core machine: see docs/e2e.md
 	# (Swift section, "Bounds, and why"). The rest are the scorer's defaults, as for Ceph.
