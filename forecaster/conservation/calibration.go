@@ -16,7 +16,7 @@ import (
 // calibrationFile is the YAML calibration file:
 //
 //	cluster: ceph-prod          # optional
-//	interpolation: auto         # optional: loglog (default), cost or auto
+//	interpolation: auto         # optional: loglog, cost or auto (default: see Model.SizeForm)
 //	points:
 //	  - io_size: 4KiB           # or io_size_bytes: 4096 (exactly one of the two)
 //	    read_iops: 182000       # saturated IOPS at 100% reads

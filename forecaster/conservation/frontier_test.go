@@ -290,7 +290,7 @@ func TestFrontierErrors(t *testing.T) {
 		{second(NewModel(Calibration{Points: []Point{{IOSizeBytes: 1, ReadIOPS: 1, WriteIOPS: 1, WriteRuns: []float64{1, -1}}}})),
 			"points[0].write_iops runs[1]: must be > 0, got -1"},
 		{second(NewModel(Calibration{Points: []Point{{IOSizeBytes: 1, ReadIOPS: 1, WriteIOPS: 1}}, Interpolation: "spline"})),
-			`interpolation: must be "loglog", "cost" or "auto" (or empty for "loglog"), got "spline"`},
+			`interpolation: must be "loglog", "cost" or "auto" (or empty for the default), got "spline"`},
 		{second(NewModel(Calibration{Points: []Point{{IOSizeBytes: 1, ReadIOPS: 1, WriteIOPS: 1}},
 			Mixed: []MixedPoint{{IOSizeBytes: 1, ReadRatio: 0.5, IOPS: 0.9}, {IOSizeBytes: 1, ReadRatio: 0.5, IOPS: 0.8}}})),
 			"mixed[1]: size 1 at read ratio 0.5 already given by mixed[0]"},

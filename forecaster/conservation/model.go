@@ -65,7 +65,8 @@ type Calibration struct {
 	Cluster string       `json:"cluster,omitempty"`
 	Points  []Point      `json:"points"`
 	Mixed   []MixedPoint `json:"mixed,omitempty"`
-	// Interpolation across sizes: LogLog (also ""), Cost or Auto.
+	// Interpolation across sizes: "" (the default: Cost through two sizes
+	// when it passes through both, else LogLog), Auto, LogLog or Cost.
 	Interpolation string `json:"interpolation,omitempty"`
 }
 
@@ -129,7 +130,7 @@ func (c Calibration) Validate() error {
 	switch c.Interpolation {
 	case "", LogLog, Cost, Auto:
 	default:
-		return inputError("interpolation", "must be %q, %q or %q (or empty for %q), got %q", LogLog, Cost, Auto, LogLog, c.Interpolation)
+		return inputError("interpolation", "must be %q, %q or %q (or empty for the default), got %q", LogLog, Cost, Auto, c.Interpolation)
 	}
 	return nil
 }

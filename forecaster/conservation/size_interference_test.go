@@ -40,7 +40,7 @@ func (st sizeTruth) max(rs, ws, rho float64) float64 {
 // calibration: pure points, a 50/50 point per size and one mixed-size point
 // (4 KiB reads with 64 KiB writes at 50% reads), all at the truth.
 func (st sizeTruth) calibration() Calibration {
-	var c Calibration
+	c := Calibration{Interpolation: LogLog} // the truth's capacities are log-log in size
 	for _, s := range []float64{4096, 65536} {
 		c.Points = append(c.Points, Point{IOSizeBytes: s, ReadIOPS: stRead[s], WriteIOPS: stWrite[s]})
 		c.Mixed = append(c.Mixed, MixedPoint{IOSizeBytes: s, ReadRatio: 0.5, IOPS: st.max(s, s, 0.5)})

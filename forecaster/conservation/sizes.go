@@ -20,15 +20,18 @@ const (
 	// Cost: time per op linear in size per direction, T100(S) = 1/(c0 + c1·S),
 	// c0, c1 >= 0 fitted by non-negative least squares.
 	Cost = "cost"
-	// Auto picks LogLog or Cost by leave-one-size-out error (>= 3 sizes);
-	// with fewer sizes it keeps LogLog.
+	// Auto: with three or more sizes LogLog or Cost by leave-one-size-out
+	// error; with two, Cost when it passes through both sizes in both
+	// directions, else LogLog; with one, constant. The default ("") is the
+	// same but keeps LogLog with three or more sizes (every calibrated
+	// figure kept).
 	Auto = "auto"
 )
 
 // SizeForm reports which interpolation across sizes a model uses and why.
 type SizeForm struct {
 	Used      string `json:"used"`      // LogLog or Cost
-	Requested string `json:"requested"` // the calibration's Interpolation ("" = LogLog)
+	Requested string `json:"requested"` // the calibration's Interpolation ("": the default)
 	// LogLogLOO and CostLOO are the leave-one-size-out errors: the RMS over
 	// calibrated sizes and both directions of log(predicted/measured) T100,
 	// each size predicted from the others. 0 with fewer than 3 sizes.
@@ -97,6 +100,21 @@ func loglogAt(logSize, logV []float64, ls float64) float64 {
 	return math.Exp(logV[lo] + t*(logV[lo+1]-logV[lo]))
 }
 
+// costExact is how close to the calibrated figures a two-size cost fit must
+// come to count as passing through them (relative, rounding only).
+const costExact = 1e-9
+
+// passesThrough reports whether time per op c0 + c1·S reproduces every
+// (size, iops) pair to costExact.
+func passesThrough(c0, c1 float64, sizes, iops []float64) bool {
+	for k := range sizes {
+		if !(math.Abs((c0+c1*sizes[k])*iops[k]-1) <= costExact) {
+			return false
+		}
+	}
+	return true
+}
+
 // chooseSizeForm fits the cost model and, with >= 3 sizes, scores both
 // forms by leave-one-size-out error. sizes are ascending.
 func chooseSizeForm(requested string, sizes, read, write []float64) (SizeForm, error) {
@@ -145,25 +163,39 @@ func chooseSizeForm(requested string, sizes, read, write []float64) (SizeForm, e
 		sf.LogLogLOO, sf.CostLOO = math.Sqrt(sl/float64(2*n)), math.Sqrt(sc/float64(2*n))
 	}
 	switch requested {
-	case "", LogLog:
-		sf.Used, sf.Reason = LogLog, "log-log requested (the default)"
+	case LogLog:
+		sf.Used, sf.Reason = LogLog, "log-log requested"
 	case Cost:
 		if n < 2 {
 			sf.Used, sf.Reason = LogLog, "cost model requested but one calibrated size cannot fit it: constant across sizes"
 		} else {
 			sf.Used, sf.Reason = Cost, "cost model requested"
 		}
-	case Auto:
+	case "", Auto:
 		switch {
-		case n < 3:
-			sf.Used, sf.Reason = LogLog, fmt.Sprintf("auto: %d calibrated size(s) leave none to judge by; log-log kept", n)
+		case n < 2:
+			sf.Used, sf.Reason = LogLog, "one calibrated size: constant across sizes"
+		case n == 2:
+			// Nothing to leave out: the physical form when it keeps both
+			// figures. A cost per op plus a cost per byte makes the capacity
+			// at a mean size that of any mix of sizes with that mean, which is
+			// all the sources show (docs/models.md, "Across sizes").
+			if passesThrough(sf.ReadC0, sf.ReadC1, sizes, read) && passesThrough(sf.WriteC0, sf.WriteC1, sizes, write) {
+				sf.Used, sf.Reason = Cost, "two calibrated sizes: the cost model passes through both in both directions (IOPS fall and throughput rises with size) and is used"
+			} else {
+				sf.Used, sf.Reason = LogLog, "two calibrated sizes, and the cost model cannot pass through both in each direction (IOPS rise, or throughput falls, with size): log-log"
+			}
+		case requested == "":
+			// The default keeps every calibrated figure: a least-squares cost
+			// fit through three or more sizes would move them.
+			sf.Used, sf.Reason = LogLog, fmt.Sprintf("%d calibrated sizes: log-log through each (interpolation: auto lets leave-one-size-out error choose a least-squares cost fit instead)", n)
 		case sf.CostLOO < sf.LogLogLOO:
 			sf.Used, sf.Reason = Cost, fmt.Sprintf("auto: cost model has the lower leave-one-size-out error (%.3f vs %.3f log-log)", sf.CostLOO, sf.LogLogLOO)
 		default:
 			sf.Used, sf.Reason = LogLog, fmt.Sprintf("auto: log-log has the lower leave-one-size-out error (%.3f vs %.3f cost)", sf.LogLogLOO, sf.CostLOO)
 		}
 	default:
-		return sf, inputError("interpolation", "must be %q, %q or %q (or empty for %q), got %q", LogLog, Cost, Auto, LogLog, requested)
+		return sf, inputError("interpolation", "must be %q, %q or %q (or empty for the default), got %q", LogLog, Cost, Auto, requested)
 	}
 	return sf, nil
 }

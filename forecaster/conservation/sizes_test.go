@@ -59,11 +59,46 @@ func TestAutoPrefersLogLogOnPowerLaws(t *testing.T) {
 	if f := m.SizeForm(); f.Used != LogLog || f.LogLogLOO > 1e-12 || f.CostLOO < 0.01 {
 		t.Errorf("form %+v, want log-log", f)
 	}
-	// Auto with two sizes keeps log-log and says why.
+	// Two sizes leave none to judge by: auto, and the default, take the cost
+	// model, which passes through both here (IOPS fall, throughput rises
+	// with size), and say why.
 	cal.Points = cal.Points[:2]
-	m, _ = NewModel(cal)
-	if f := m.SizeForm(); f.Used != LogLog || !strings.Contains(f.Reason, "2 calibrated size(s) leave none to judge by") {
-		t.Errorf("two sizes: %+v", f)
+	for _, interp := range []string{Auto, ""} {
+		cal.Interpolation = interp
+		m, _ = NewModel(cal)
+		if f := m.SizeForm(); f.Used != Cost || !strings.Contains(f.Reason, "two calibrated sizes: the cost model passes through both") {
+			t.Errorf("two sizes, %q: %+v", interp, f)
+		}
+	}
+}
+
+// Two sizes whose figures no cost per op plus cost per byte can pass
+// through keep log-log, by default and with auto: write IOPS rising with
+// size (the Swift suite's calibration of 2026-11-27 09:30: 146 at 4 KiB,
+// 160 at 64 KiB), or throughput falling with size.
+func TestTwoSizesLogLogWhereCostCannotPassThrough(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		pts  []Point
+	}{
+		{"write IOPS rising", []Point{{IOSizeBytes: 4096, ReadIOPS: 640, WriteIOPS: 146}, {IOSizeBytes: 65536, ReadIOPS: 614, WriteIOPS: 160}}},
+		{"read throughput falling", []Point{{IOSizeBytes: 4096, ReadIOPS: 40000, WriteIOPS: 5000}, {IOSizeBytes: 65536, ReadIOPS: 2000, WriteIOPS: 2000}}},
+	} {
+		for _, interp := range []string{Auto, ""} {
+			m, err := NewModel(Calibration{Points: c.pts, Interpolation: interp})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := m.SizeForm()
+			if f.Used != LogLog || !strings.Contains(f.Reason, "cannot pass through both") {
+				t.Errorf("%s, %q: %+v, want log-log", c.name, interp, f)
+			}
+			for _, p := range c.pts {
+				if sc, _ := m.At(p.IOSizeBytes); !near(sc.ReadIOPS, p.ReadIOPS, 1e-12) || !near(sc.WriteIOPS, p.WriteIOPS, 1e-12) {
+					t.Errorf("%s, %q: at %v B %+v, calibrated %+v", c.name, interp, p.IOSizeBytes, sc, p)
+				}
+			}
+		}
 	}
 }
 
@@ -84,7 +119,7 @@ func TestCostModelTwoSizesAboveLogLog(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ll, _ := NewModel(Calibration{Points: pts})
+		ll, _ := NewModel(Calibration{Points: pts, Interpolation: LogLog})
 		for _, p := range pts {
 			sc, _ := cost.At(p.IOSizeBytes)
 			if !near(sc.ReadIOPS, p.ReadIOPS, 1e-9) || !near(sc.WriteIOPS, p.WriteIOPS, 1e-9) {
@@ -104,11 +139,11 @@ func TestCostModelTwoSizesAboveLogLog(t *testing.T) {
 // The real single-host Ceph lab's fio calibration (e2e/ceph, 4 KiB and
 // 64 KiB): there, 16 KiB from log-log interpolation came out 10-16% under
 // the measured capacity. The cost model moves 16 KiB up, the direction of
-// the error; by how much is logged. The lab's 16 KiB measurements are not
-// in the repository, so whether it closes the gap is not shown here.
+// the error; by how much is logged. How far it closes the gap is measured
+// on the CI runs' 16 KiB steps (e2e/ceph/scorer TestRecordedRunsRecomputed).
 func TestCostModelOnCephLabCalibration(t *testing.T) {
 	pts := []Point{{IOSizeBytes: 4096, ReadIOPS: 19193.440875, WriteIOPS: 2538.584566}, {IOSizeBytes: 65536, ReadIOPS: 9840.709144, WriteIOPS: 2205.490405}}
-	ll, _ := NewModel(Calibration{Points: pts})
+	ll, _ := NewModel(Calibration{Points: pts, Interpolation: LogLog})
 	cost, _ := NewModel(Calibration{Points: pts, Interpolation: Cost})
 	l, _ := ll.At(16384)
 	c, _ := cost.At(16384)
