@@ -27,7 +27,7 @@ type StepRecord struct {
 	// ObserverCores is the part of OursCores that Prometheus and the storcast instances used: the
 	// observers, which a real deployment runs elsewhere (absent from runs before 2026-11-27 11:30).
 	ObserverCores float64 `json:"observerCores"`
-	OSDRSSMB  float64 `json:"osdRssMB"`  // RSS of the three OSDs together after the step
+	OSDRSSMB      float64 `json:"osdRssMB"` // RSS of the three OSDs together after the step
 }
 
 // OtherCores is the CPU the rest of the machine (the noisy neighbour) used during the step.
