@@ -186,3 +186,59 @@ func TestInterferenceOnCephLabRun(t *testing.T) {
 			100*out, g, gl, p, 100*math.Abs(p-measured[out])/measured[out], p0, 100*math.Abs(p0-measured[out])/measured[out], measured[out])
 	}
 }
+
+// The default never moves a calibrated figure, whatever the figures: on
+// random calibrations of one to five sizes (IOPS free to rise or fall with
+// size, as noisy runs make them) the model at each calibrated size is its
+// figures to 1e-9, and with two sizes it takes the cost model exactly when
+// each direction's IOPS fall and throughput rises with size (the condition
+// for c0, c1 ≥ 0 through both points), else log-log.
+func TestDefaultKeepsEveryCalibratedFigure(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 27))
+	costs := 0
+	for trial := 0; trial < 2000; trial++ {
+		n := 1 + rng.IntN(5)
+		sizes := map[float64]bool{}
+		var cal Calibration
+		for len(cal.Points) < n {
+			s := math.Round(512 * math.Pow(2, 13*rng.Float64()))
+			if sizes[s] {
+				continue
+			}
+			sizes[s] = true
+			cal.Points = append(cal.Points, Point{IOSizeBytes: s, ReadIOPS: 100 * math.Pow(10, 3*rng.Float64()), WriteIOPS: 100 * math.Pow(10, 3*rng.Float64())})
+		}
+		m, err := NewModel(cal)
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		for _, p := range cal.Points {
+			sc, _ := m.At(p.IOSizeBytes)
+			if !near(sc.ReadIOPS, p.ReadIOPS, 1e-9) || !near(sc.WriteIOPS, p.WriteIOPS, 1e-9) {
+				t.Fatalf("trial %d (%s): at %v B %v/%v, calibrated %v/%v", trial, m.SizeForm().Used, p.IOSizeBytes, sc.ReadIOPS, sc.WriteIOPS, p.ReadIOPS, p.WriteIOPS)
+			}
+		}
+		if n != 2 {
+			if f := m.SizeForm(); f.Used != LogLog {
+				t.Fatalf("trial %d: %d sizes: %+v, want log-log", trial, n, f)
+			}
+			continue
+		}
+		a, b := cal.Points[0], cal.Points[1]
+		if a.IOSizeBytes > b.IOSizeBytes {
+			a, b = b, a
+		}
+		physical := func(ia, ib float64) bool { return ib <= ia && ib*b.IOSizeBytes >= ia*a.IOSizeBytes }
+		want := LogLog
+		if physical(a.ReadIOPS, b.ReadIOPS) && physical(a.WriteIOPS, b.WriteIOPS) {
+			want = Cost
+			costs++
+		}
+		if f := m.SizeForm(); f.Used != want {
+			t.Fatalf("trial %d: %+v / %+v: %+v, want %s", trial, a, b, f, want)
+		}
+	}
+	if costs < 20 {
+		t.Errorf("only %d two-size calibrations were physical: the test does not reach the cost model", costs)
+	}
+}
