@@ -34,7 +34,8 @@ func historyFrame(iops []float64) *source.Frame {
 
 // The paper's law at 4 KiB, 40,000 reads and 10,000 writes a second: at
 // 50% reads U = (x/2)/40,000 + (x/2)/10,000, so the max is 16,000 IOPS. No
-// runs: the band is the central figure.
+// runs: the band is the central figure, and a window is held to it plus
+// singleRunSpread, 17,600.
 var historyCal = conservation.Calibration{Points: []conservation.Point{{IOSizeBytes: 4096, ReadIOPS: 40000, WriteIOPS: 10000}}}
 
 func mustTest(t *testing.T, m *conservation.Model, f *source.Frame) HistoryLoad {
@@ -62,7 +63,7 @@ func TestHistoryLoadAgainstKnownCapacity(t *testing.T) {
 		if h.Windows != 58 || h.Above != 0 || h.Contradicted() {
 			t.Fatalf("%+v: want 58 windows, none above", h)
 		}
-		if want := 8900.0 / 16000; math.Abs(h.Ratio-want) > 1e-9 || h.IOPS != 8900 {
+		if want := 8900.0 / 17600; math.Abs(h.Ratio-want) > 1e-9 || h.IOPS != 8900 {
 			t.Errorf("ratio %v at %v IOPS, want %v at 8900 (the third-highest of the 8,900s)", h.Ratio, h.IOPS, want)
 		}
 		if h.note() != "" {
@@ -71,19 +72,19 @@ func TestHistoryLoadAgainstKnownCapacity(t *testing.T) {
 	})
 	t.Run("three windows above", func(t *testing.T) {
 		iops := append([]float64(nil), base...)
-		iops[20], iops[30], iops[40] = 20000, 19000, 18000
+		iops[20], iops[30], iops[40] = 22000, 21000, 19800
 		h := mustTest(t, m, historyFrame(iops))
 		if h.Above != 3 || !h.Contradicted() {
 			t.Fatalf("%+v: want 3 above, contradicted", h)
 		}
-		if want := 18000.0 / 16000; math.Abs(h.Ratio-want) > 1e-9 || h.Upper != 16000 || h.ReadRatio != 0.5 {
-			t.Errorf("%+v: want ratio %v at the third-highest window (18,000 over 16,000, 50%% reads)", h, want)
+		if want := 19800.0 / 17600; math.Abs(h.Ratio-want) > 1e-9 || math.Abs(h.Upper-17600) > 1e-9 || h.ReadRatio != 0.5 {
+			t.Errorf("%+v: want ratio %v at the third-highest window (19,800 over 17,600, 50%% reads)", h, want)
 		}
 		if got := time.Unix(int64(h.Time), 0); !got.Equal(time.Unix(1.79e9, 0).Add(40 * time.Minute)) {
 			t.Errorf("window time %v, want the 40th minute", got)
 		}
 		n := h.note()
-		for _, s := range []string{"3 of 58 measured windows", "18000 IOPS at 50% reads", "band ends at 16000 (1.12x)", "recalibrate"} {
+		for _, s := range []string{"3 of 58 measured windows", "19800 IOPS at 50% reads", "band ends at 17600 (1.12x)", "recalibrate"} {
 			if !strings.Contains(n, s) {
 				t.Errorf("note %q lacks %q", n, s)
 			}
@@ -91,7 +92,7 @@ func TestHistoryLoadAgainstKnownCapacity(t *testing.T) {
 	})
 	t.Run("two windows above are not enough", func(t *testing.T) {
 		iops := append([]float64(nil), base...)
-		iops[20], iops[30] = 20000, 19000
+		iops[20], iops[30] = 22000, 21000
 		if h := mustTest(t, m, historyFrame(iops)); h.Above != 2 || h.Contradicted() {
 			t.Errorf("%+v: want 2 above, not contradicted", h)
 		}
@@ -102,7 +103,7 @@ func TestHistoryLoadAgainstKnownCapacity(t *testing.T) {
 		// them from part of it.
 		iops := append([]float64(nil), base...)
 		iops[19] = math.NaN()
-		iops[20], iops[21], iops[22] = 20000, 19000, 18000
+		iops[20], iops[21], iops[22] = 22000, 21000, 19800
 		if h := mustTest(t, m, historyFrame(iops)); h.Above != 1 || h.Contradicted() {
 			t.Errorf("%+v: want only the window past the gap's rate window (22) above, not contradicted", h)
 		}
@@ -136,14 +137,41 @@ func TestHistoryLoadTimeSharedMixes(t *testing.T) {
 	}
 	// 15,000 at 50/50 is 0.94 of the line, 1.25 of the frontier: the
 	// time-average of pure reads at 40,000 for 19% of the window and pure
-	// writes at 10,000 for 75%.
+	// writes at 10,000 for 75%. (No runs: both held to their max + 10%.)
 	iops[10], iops[15], iops[20] = 15000, 15000, 15000
-	if h := mustTest(t, m, historyFrame(iops)); h.Contradicted() || math.Abs(h.Ratio-15000.0/16000) > 1e-9 {
-		t.Errorf("%+v: want the line's 0.9375, not contradicted", h)
+	if h := mustTest(t, m, historyFrame(iops)); h.Contradicted() || math.Abs(h.Ratio-15000.0/17600) > 1e-9 {
+		t.Errorf("%+v: want the line's 0.852, not contradicted", h)
 	}
-	iops[10], iops[15], iops[20] = 17600, 17600, 17600
+	iops[10], iops[15], iops[20] = 19360, 19360, 19360
 	if h := mustTest(t, m, historyFrame(iops)); !h.Contradicted() || math.Abs(h.Ratio-1.1) > 1e-9 {
 		t.Errorf("%+v: want 1.1 over the line, contradicted", h)
+	}
+}
+
+// A calibration of one run per figure is granted singleRunSpread above its
+// max (its band has no width); one with repeated runs is held to its band.
+// Here the runs agree exactly, so the band is the max itself: a history at
+// 5% over it contradicts the repeated calibration and not the single one.
+func TestHistoryLoadSingleRunSpread(t *testing.T) {
+	single, err := conservation.NewModel(historyCal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cal := historyCal
+	cal.Points = []conservation.Point{{IOSizeBytes: 4096, ReadIOPS: 40000, WriteIOPS: 10000, ReadRuns: []float64{40000, 40000}, WriteRuns: []float64{10000, 10000}}}
+	repeated, err := conservation.NewModel(cal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	iops := make([]float64, 30)
+	for i := range iops {
+		iops[i] = 16800
+	}
+	if h := mustTest(t, single, historyFrame(iops)); h.Contradicted() || math.Abs(h.Ratio-16800.0/17600) > 1e-9 {
+		t.Errorf("one run per figure: %+v, want 16,800 over 17,600, not contradicted", h)
+	}
+	if h := mustTest(t, repeated, historyFrame(iops)); !h.Contradicted() || math.Abs(h.Ratio-1.05) > 1e-9 {
+		t.Errorf("repeated runs: %+v, want 16,800 over 16,000, contradicted", h)
 	}
 }
 

@@ -521,6 +521,13 @@ func jointGamma(c Calibration, sigma float64, gs, ses []float64, derivs [][]floa
 	return g, figureSE(c, sigma, d)
 }
 
+// HasRuns reports whether any figure of c has two or more runs: without,
+// the max-IOPS band has no width (the figures are taken as exact).
+func (c Calibration) HasRuns() bool {
+	_, dof := poolNoise(c)
+	return dof > 0
+}
+
 // poolNoise is the calibration's relative run-to-run noise, pooled over
 // every figure with two or more runs (pure read and write IOPS, mixed
 // points): σ² = Σ_j Σ_k (x_jk/x̄_j − 1)² / Σ_j (n_j − 1), with Σ_j (n_j − 1)
