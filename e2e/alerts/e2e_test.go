@@ -96,7 +96,8 @@ func TestOutgrownCalibrationIsContradicted(t *testing.T) {
 	waitForAlert(t, s, alert, "storcast_capacity_history_load_ratio")
 	// The ratio is the history's load over 40% of the true capacity: 2.5
 	// times the truth's utilization near the busiest windows (at most 1),
-	// which the band (no runs: the calibration's figures) does not widen.
+	// over 1.1: a calibration without repeated runs is held to its max
+	// plus 10%.
 	_, r, err := promQuery(s.prometheus, `storcast_capacity_history_load_ratio{cluster="`+s.cluster+`"}`)
 	if err != nil || len(r) != 1 {
 		t.Fatalf("storcast_capacity_history_load_ratio: %v %v", r, err)
