@@ -8,19 +8,19 @@ import (
 )
 
 // The capacity-anchored latency model refitted on what it learned from in
-// sixteen real-Ceph CI runs of 2026-11-24, 25 and 27 (testdata/recorded-latency, written
+// seventeen real-Ceph CI runs of 2026-11-24, 25 and 27 (testdata/recorded-latency, written
 // by e2e/ceph/latency-record.sh from each run's archive: the what-if
 // snapshot's windows, the 50% ramp's 20-60% steps, U ≤ 0.6) and read at the
 // two higher steps of that ramp, against the IOPS fio did and the op latency
 // Ceph measured there (each run's e2e/ceph/results/latest.md). The figures
 // are pinned to 0.5% so that a change to the model shows its effect on real
 // data here first. At the 80% step: +54 / +39 / +13 / −9 / +2 / +49 / +73 /
-// +32 / +29 / +112 / −36 / +23 / +59 / −32 / +49 / −16%; the exponent of the open-loop curve
+// +32 / +29 / +112 / −36 / +23 / +59 / −32 / +49 / −16 / +7%; the exponent of the open-loop curve
 // stays 1 (M/G/1) in the first two, the five from 20:52 to 00:23, 02:29 and
 // 03:29, where the history cannot tell, and leaves it for 0.25 / 0 / 0.5 / 0.5 in the
-// others and 0 at 11:10 and 11:51 (forecaster/queueing "Shapes"; the rule was chosen on the first
+// others and 0 at 11:10, 11:51 and 12:45 (forecaster/queueing "Shapes"; the rule was chosen on the first
 // four, with M/G/1 they were +71% and +57% in the third and fourth; the last
-// twelve came after it). 06:05 chose Q = 0 with L0 = 0 (op latency in
+// thirteen came after it). 06:05 chose Q = 0 with L0 = 0 (op latency in
 // proportion to the load) and failed live, a curve of 0 at no load, until
 // the curve held its value below the lowest utilization seen. 02:03's calibration put the capacity 21% over what the load
 // then measured at this mix, so its U and latency came out low. The two near-lines' upper band
@@ -54,6 +54,7 @@ func TestRecordedLatencyRecomputed(t *testing.T) {
 		{"2026-11-25T0605.json", step{5948, 2.73}, step{6322, 2.66}, 1.844, NaN},
 		{"2026-11-27T1110.json", step{5826, 0.99}, step{8299, 1.94}, 1.478, NaN},
 		{"2026-11-27T1151.json", step{6378, 1.60}, step{6906, 2.40}, 1.349, NaN},
+		{"2026-11-27T1245.json", step{6424, 1.76}, step{7923, 2.02}, 1.878, NaN},
 	}
 	for _, r := range runs {
 		data, err := os.ReadFile("testdata/recorded-latency/" + r.name)

@@ -173,9 +173,9 @@
 // Interpolation) is Auto with two sizes and LogLog with three or more, so
 // that every calibrated figure is kept. Why Cost with two: the sources give
 // mean sizes, and only a time per op linear in size makes the capacity at a
-// mean size that of every mix of sizes with that mean; on 23 real Ceph runs
-// calibrated at 4 and 64 KiB it put the held-out 16 KiB within 8% in 16,
-// log-log in 13. Model.SizeForm reports the errors and the choice; At and
+// mean size that of every mix of sizes with that mean; on 24 real Ceph runs
+// calibrated at 4 and 64 KiB it put the held-out 16 KiB within 8% in 17,
+// log-log in 14. Model.SizeForm reports the errors and the choice; At and
 // Result name the form used.
 //
 // Outside the calibrated range results carry Extrapolated = true; a
