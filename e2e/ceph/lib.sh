@@ -175,6 +175,9 @@ daemon_ticks() {
 	echo $t
 }
 
+# cores_of TICKS SECONDS prints the cores that TICKS of CPU time over SECONDS of wall time kept busy.
+cores_of() { awk -v d="$1" -v s="$2" -v hz="$(getconf CLK_TCK)" 'BEGIN{printf "%.2f", d/hz/s}'; }
+
 # observer_ticks prints the CPU ticks used so far by the observers, not the storage system: Prometheus
 # and the storcast instances. On this 2-core machine every core they take is one the cluster does not
 # get while it is saturated.

@@ -139,8 +139,8 @@ while read -r -u 3 kind name readpct bs rate_r rate_w; do
 	busy=$(busy_cores "$c0" "$c1" "$secs")
 	# CPU of the system under test (Ceph daemons, Prometheus, storcast, fio) vs everything else
 	# on the machine: the other work is the noisy neighbour.
-	ours=$(awk -v d=$(($(daemon_ticks) - d0 + $(child_ticks) - f0)) -v s="$secs" -v hz="$(getconf CLK_TCK)" 'BEGIN{printf "%.2f", d/hz/s}')
-	observer=$(awk -v d=$(($(observer_ticks) - o0)) -v s="$secs" -v hz="$(getconf CLK_TCK)" 'BEGIN{printf "%.2f", d/hz/s}')
+	ours=$(cores_of "$(($(daemon_ticks) - d0 + $(child_ticks) - f0))" "$secs")
+	observer=$(cores_of "$(($(observer_ticks) - o0))" "$secs")
 	rss=$(note_rss)
 	printf '{"name":"%s","readPct":%s,"bs":"%s","rateRead":%s,"rateWrite":%s,"start":%s,"end":%s,"fio":"%s","steal":%s,"busyCores":%s,"oursCores":%s,"observerCores":%s,"osdRssMB":%s}\n' \
 		"$name" "$readpct" "$bs" "$rate_r" "$rate_w" "$t0" "$t1" "$E2E_DIR/step-$name.json" "$st" "$busy" "$ours" "$observer" "$rss" >>"$E2E_DIR/steps.jsonl"
@@ -152,8 +152,10 @@ LOAD_END=$(date +%s)
 sleep 15
 
 phase passive
-if [ $WITH_STORCAST = 1 ]; then run_passive; fi
-if [ $WITH_STORCAST = 1 ]; then log_history_ratio "$STORCAST_PORT"; fi
+if [ $WITH_STORCAST = 1 ]; then
+	run_passive
+	log_history_ratio "$STORCAST_PORT"
+fi
 
 phase score
 PHASES_SO_FAR="$PHASES"

@@ -120,8 +120,8 @@ print(max(1,round(lat*float(sys.argv[2]))))' "$E2E_DIR/calibration-runs.json" "$
 		busy=$(busy_cores "$c0" "$c1" "$secs")
 		# CPU of the system under test (Swift servers, memcached, statsd_exporter, Prometheus,
 		# storcast, loadgen) vs everything else on the machine: the other work is the noisy neighbour.
-		ours=$(awk -v d=$(($(daemon_ticks) - d0 + $(child_ticks) - f0)) -v s="$secs" -v hz="$(getconf CLK_TCK)" 'BEGIN{printf "%.2f", d/hz/s}')
-		observer=$(awk -v d=$(($(observer_ticks) - o0)) -v s="$secs" -v hz="$(getconf CLK_TCK)" 'BEGIN{printf "%.2f", d/hz/s}')
+		ours=$(cores_of "$(($(daemon_ticks) - d0 + $(child_ticks) - f0))" "$secs")
+		observer=$(cores_of "$(($(observer_ticks) - o0))" "$secs")
 		printf '{"name":"%s","readPct":%s,"bs":"%s","rateRead":%s,"rateWrite":%s,"start":%s,"end":%s,"fio":"%s","steal":%s,"busyCores":%s,"oursCores":%s,"observerCores":%s,"osdRssMB":%s}\n' \
 			"$name" "$readpct" "$bs" "$rate_r" "$rate_w" "$m0" "$m1" "$E2E_DIR/step-$name.json" "$st" "$busy" "$ours" "$observer" "$(swift_rss_mb)" >>"$E2E_DIR/steps.jsonl"
 		log "step $name: $(tail -n1 "$E2E_DIR/steps.jsonl")"

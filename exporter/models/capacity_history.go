@@ -79,7 +79,8 @@ func (h HistoryLoad) Contradicted() bool { return h.Ratio > 1 }
 // testHistoryLoad tests the calibration of the capacity model m against
 // the measured windows of frame f.
 func testHistoryLoad(m *conservation.Model, f *source.Frame) (HistoryLoad, error) {
-	line, err := conservation.NewPaperModel(m.Calibration())
+	cal := m.Calibration()
+	line, err := conservation.NewPaperModel(cal)
 	if err != nil {
 		return HistoryLoad{}, fmt.Errorf("the calibration's pure points: %w", err)
 	}
@@ -92,7 +93,7 @@ func testHistoryLoad(m *conservation.Model, f *source.Frame) (HistoryLoad, error
 	var ts []tested
 	var h HistoryLoad
 	spread := 0.0
-	if !m.Calibration().HasRuns() {
+	if !cal.HasRuns() {
 		spread = singleRunSpread
 	}
 	for _, o := range features.MeasuredLoad(f, source.RateWindowOf(f.Range.Step)) {
