@@ -425,3 +425,54 @@ func TestStaleFollowsTheServedModel(t *testing.T) {
 		t.Errorf("what-if answered by the stale queueing model: model %q stale %v", r.LatencyModel, r.Stale)
 	}
 }
+
+// unboundedLatency is lineLatency whose upper bound is +Inf from 6000 IOPS
+// on (the lower bound of a capacity band, as the capacity-anchored model
+// serves it), with a curve point there.
+type unboundedLatency struct{ lineLatency }
+
+func (l unboundedLatency) at(x float64) models.Band {
+	b := l.lineLatency.at(x)
+	if x >= 6000 {
+		b.Upper = math.Inf(1)
+	}
+	return b
+}
+func (l unboundedLatency) Curve() []models.LatencyPoint {
+	return []models.LatencyPoint{{IOPS: 0, Band: l.at(0)}, {IOPS: 6000, Band: l.at(6000)}, {IOPS: 10000, Band: l.at(10000)}}
+}
+func (l unboundedLatency) At(x float64) (models.Band, bool) { return l.at(x), x >= 0 && x <= 10000 }
+
+// TestLatencyWithoutUpperBound: where the cluster may be saturated (an upper
+// bound of +Inf) the curve keeps its points with a null upper bound and the
+// what-if answers with a null upper bound and says why; neither fails to
+// encode.
+func TestLatencyWithoutUpperBound(t *testing.T) {
+	snap := testSnapshot(t)
+	snap.LatencyModel = models.Queueing
+	snap.Set[models.Queueing] = unboundedLatency{}
+	snap.Models[models.Queueing] = apiv1.ModelStatus{Fitted: true}
+	srv := serveSnapshots(t, snap)
+
+	code, env, raw := call(t, srv, "GET", "/api/v1/latency_curve?cluster=a", "")
+	var lc apiv1.LatencyCurve
+	b, _ := json.Marshal(env.Data)
+	json.Unmarshal(b, &lc)
+	if code != 200 || len(lc.Points) != 3 || lc.Points[0].Upper == nil || math.Abs(*lc.Points[0].Upper-0.0011) > 1e-12 ||
+		lc.Points[1].Upper != nil || lc.Points[2].Upper != nil || lc.Points[2].Mean != 0.011 {
+		t.Errorf("latency curve: %d %s", code, raw)
+	}
+	if !strings.Contains(string(raw), `"upper":null`) {
+		t.Errorf("no null upper bound in %s", raw)
+	}
+
+	r := postWhatIf(t, srv, `{"cluster":"a","extraIops":1000}`) // 3000 IOPS: bounded
+	if r.LatencySeconds.Upper == nil || r.LatencyNote != "" {
+		t.Errorf("at 3000 IOPS: %+v, want an upper bound and no note", r)
+	}
+	r = postWhatIf(t, srv, `{"cluster":"a","extraIops":4500}`) // 6500 IOPS, U ≈ 0.86
+	if r.LatencySeconds.Mean == nil || math.Abs(*r.LatencySeconds.Mean-0.0075) > 1e-12 || r.LatencySeconds.Upper != nil ||
+		r.LatencyNote != MaySaturateNote || r.LatencyModel != models.Queueing {
+		t.Errorf("at 6500 IOPS: %+v, want 7.5 ms, a null upper bound and %q", r, MaySaturateNote)
+	}
+}

@@ -189,8 +189,9 @@ func (s *Service) LatencyCurve(ctx context.Context, cluster string) (apiv1.Laten
 		}
 	}
 	for _, p := range sn.Latency().Curve() {
-		if finite(p.IOPS, p.Lower, p.Mean, p.Upper) {
-			out.Points = append(out.Points, apiv1.LatencyPoint{IOPS: p.IOPS, Lower: p.Lower, Mean: p.Mean, Upper: p.Upper})
+		// +Inf upper: the cluster may be saturated at that load (null).
+		if finite(p.IOPS, p.Lower, p.Mean) && (finite(p.Upper) || math.IsInf(p.Upper, 1)) {
+			out.Points = append(out.Points, apiv1.LatencyPoint{IOPS: p.IOPS, Lower: p.Lower, Mean: p.Mean, Upper: ptr(p.Upper)})
 		}
 	}
 	return out, nil
@@ -423,10 +424,24 @@ func (s *Service) WhatIf(req apiv1.WhatIfRequest) (apiv1.WhatIfResult, error) {
 		if b, ok := sn.Latency().At(iops / scale); ok {
 			out.LatencySeconds = apiv1.Band{Lower: ptr(b.Lower), Mean: ptr(b.Mean), Upper: ptr(b.Upper)}
 			out.LatencyModel = sn.LatencyServed()
+			if math.IsInf(b.Upper, 1) {
+				out.LatencyNote = joinNote(out.LatencyNote, MaySaturateNote)
+			}
 		}
 		out.Stale = out.Stale || stale(sn, sn.LatencyServed())
 	}
 	return out, nil
+}
+
+// MaySaturateNote is the what-if's latency note where the load is at or past
+// the lower bound of the capacity band: the upper latency bound is null.
+const MaySaturateNote = "at or past the lower bound of capacity: the cluster may be saturated, no upper latency bound"
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }
 
 // whatIfWorkload is the mix of classes as an observation: read ratio and

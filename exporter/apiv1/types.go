@@ -114,7 +114,10 @@ type LatencyPoint struct {
 	IOPS  float64 `json:"iops"`
 	Lower float64 `json:"lower"` // seconds
 	Mean  float64 `json:"mean"`
-	Upper float64 `json:"upper"`
+	// Upper is null where the load is at or past the lower bound of the
+	// capacity band at the curve's mix: the cluster may be saturated there,
+	// and no finite latency bounds it.
+	Upper *float64 `json:"upper"`
 }
 
 // ObservedLatency is one observed (IOPS, latency) window.
@@ -204,7 +207,9 @@ type WhatIfResult struct {
 	// empty when none could.
 	LatencyModel string `json:"latencyModel,omitempty"`
 	// LatencyNote says why the what-if regression did not answer (past
-	// the history's utilization, past capacity), when it did not.
+	// the history's utilization, past capacity), when it did not, and why
+	// the band has no upper bound (null) when it has none: the load is at or
+	// past the lower bound of capacity, so the cluster may be saturated.
 	LatencyNote  string `json:"latencyNote,omitempty"`
 	Extrapolated bool   `json:"extrapolated"`
 	Stale        bool   `json:"stale"`

@@ -12,7 +12,9 @@ import (
 	"math"
 )
 
-// Band is a value with its 95% band; NaN marks a bound that does not exist.
+// Band is a value with its 95% band; NaN marks a bound that does not exist,
+// and an Upper of +Inf a load where the cluster may be saturated (at or past
+// the lower bound of the capacity band): no finite latency bounds it.
 type Band struct{ Lower, Mean, Upper float64 }
 
 // LatencyPoint is one point of a latency curve.

@@ -288,14 +288,12 @@ func (l *queueingLatency) buildCurve() []LatencyPoint {
 
 func (l *queueingLatency) Curve() []LatencyPoint { return l.curve }
 
-// uBelowCapacity is the highest utilization the band is read at: the upper
-// bound against the lower capacity reaches it before the mean reaches
-// capacity, and holds the curve's last value from there (finite, far above
-// any SLO on an open-loop curve; the closed loop's plateau).
-const uBelowCapacity = 1 - 2*queueing.AtCapacity
-
 // At is the latency at iops at the fitted mix; ok is false at or past
-// capacity (saturation has no finite latency).
+// capacity (saturation has no finite latency). Where iops is at or past the
+// capacity band's lower bound the upper bound is +Inf: the cluster may be
+// saturated there, and no finite latency bounds it (holding the curve's last
+// finite value instead read as seconds on the real Ceph runs, a number no
+// one could act on).
 func (l *queueingLatency) At(iops float64) (Band, bool) {
 	u := l.Axis.u(iops)
 	if !(u >= 0) || u >= 1 {
@@ -312,8 +310,8 @@ func (l *queueingLatency) At(iops float64) (Band, bool) {
 		}
 	}
 	if l.Spread.Low < 1 {
-		if q, err := l.M.At(math.Min(l.Axis.u(iops/l.Spread.Low), uBelowCapacity)); err == nil && !q.Saturated {
-			b.Upper = math.Max(b.Upper, q.Upper)
+		if q, err := l.M.At(l.Axis.u(iops / l.Spread.Low)); err == nil {
+			b.Upper = math.Max(b.Upper, q.Upper) // +Inf when saturated
 		}
 	}
 	return b, true

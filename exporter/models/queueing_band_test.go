@@ -20,7 +20,8 @@ import (
 // crossing) is Low times the unbanded one: on a linear axis (no mixed
 // points, U ∝ load) exactly, up to the curve's linear interpolation. With
 // it the knee lies below the capacity's lower band, so that a cluster whose
-// real max is up to 14% under the model's still saturates above it.
+// real max is up to 14% under the model's still saturates above it; from
+// that band on the upper bound is +Inf (the cluster may be saturated).
 func TestLatencyBandTakesTheCapacityBand(t *testing.T) {
 	banded := conservation.Calibration{Points: []conservation.Point{
 		{IOSizeBytes: 4096, ReadIOPS: 18052, WriteIOPS: 3142, ReadRuns: []float64{16301, 18537, 19318}, WriteRuns: []float64{3016, 3077, 3334}},
@@ -87,6 +88,11 @@ func TestLatencyBandTakesTheCapacityBand(t *testing.T) {
 		}
 		if up, _ := lp.At(x / low); x/low < res.MaxTotalIOPS && math.Abs(b.Upper/up.Upper-1) > 1e-9 {
 			t.Errorf("at %v IOPS: upper %v, want the unbanded upper at %v IOPS, %v", x, b.Upper, x/low, up.Upper)
+		}
+		// At or past the capacity's lower band the cluster may be
+		// saturated: no upper bound (+Inf), and a finite one below it.
+		if past := x >= res.MaxTotalIOPSLower; past != math.IsInf(b.Upper, 1) {
+			t.Errorf("at %v IOPS (capacity's lower band %v): upper %v", x, res.MaxTotalIOPSLower, b.Upper)
 		}
 		if lo, _ := lp.At(x / high); math.Abs(b.Lower/math.Min(lo.Lower, p.Lower)-1) > 1e-9 {
 			t.Errorf("at %v IOPS: lower %v, want the unbanded lower at %v IOPS, %v", x, b.Lower, x/high, lo.Lower)

@@ -23,12 +23,16 @@ import (
 // thirteen came after it). 06:05 chose Q = 0 with L0 = 0 (op latency in
 // proportion to the load) and failed live, a curve of 0 at no load, until
 // the curve held its value below the lowest utilization seen. 02:03's calibration put the capacity 21% over what the load
-// then measured at this mix, so its U and latency came out low. The two near-lines' upper band
-// stays below the 50 ms SLO up to capacity: no knee (NaN), as Ceph's latency
-// never neared it along the ramp. Asserted as properties: a knee, when there
-// is one, lies below the measured saturated IOPS except at 20:20, and the
-// 80% step's latency inside the band except at 2026-11-27 11:10 (the first
-// record after the rule was last changed, kept as it fell: a miss). 11:51's
+// then measured at this mix, so its U and latency came out low. Past the lower bound of the
+// capacity band the upper latency bound is +Inf (the cluster may be saturated
+// there), so every record has a knee, at that bound where the curve itself
+// stays below the 50 ms SLO up to capacity (the near-lines, whose knee was
+// NaN while the band held the curve's last finite value). Asserted as
+// properties: the knee lies below the measured saturated IOPS except at
+// 20:20, and the 80% step's latency inside the band except at 2026-11-27
+// 11:10 (the first record after the rule was last changed, kept as it fell:
+// a miss); in five records (pinned) the 80% step lies past the capacity
+// band's lower bound, so it is covered only by a band without an upper bound. 11:51's
 // refit is 2% below what its what-if served live (1.38 ms): the record's
 // windows start a step apart from the live snapshot's.
 func TestRecordedLatencyRecomputed(t *testing.T) {
@@ -37,24 +41,27 @@ func TestRecordedLatencyRecomputed(t *testing.T) {
 		name          string
 		f80, sat      step
 		meanF80, knee float64 // pinned: ms at the 80% step, IOPS
+		// unbounded: the 80% step lies at or past the lower bound of the
+		// capacity band, so the latency band has no upper bound there.
+		unbounded bool
 	}{
-		{"2026-11-24T1550.json", step{3954, 2.77}, step{4726, 3.27}, 4.252, 3977.0},
-		{"2026-11-24T1630.json", step{3919, 2.88}, step{4836, 3.35}, 4.009, 3611.8},
-		{"2026-11-24T1722.json", step{4012, 2.86}, step{4819, 3.15}, 3.227, NaN},
-		{"2026-11-24T1921.json", step{4087, 2.97}, step{4838, 3.22}, 2.704, NaN},
-		{"2026-11-24T2020.json", step{4903, 3.25}, step{5032, 3.36}, 3.300, 5161.0},
-		{"2026-11-24T2052.json", step{4197, 3.38}, step{4730, 3.44}, 5.048, 4324.6},
-		{"2026-11-24T2221.json", step{3909, 2.41}, step{6030, 2.72}, 4.162, 3976.2},
-		{"2026-11-24T2247.json", step{3885, 2.93}, step{5158, 3.12}, 3.856, 3825.1},
-		{"2026-11-24T2338.json", step{4318, 3.25}, step{5104, 3.19}, 4.177, 4179.2},
-		{"2026-11-25T0023.json", step{4520, 2.13}, step{4997, 3.25}, 4.515, 4416.9},
-		{"2026-11-25T0203.json", step{5529, 2.38}, step{5846, 2.92}, 1.519, 5679.3},
-		{"2026-11-25T0229.json", step{5805, 1.61}, step{7020, 2.29}, 1.977, 5495.8},
-		{"2026-11-25T0329.json", step{5663, 2.74}, step{6211, 2.72}, 4.348, 5057.3},
-		{"2026-11-25T0605.json", step{5948, 2.73}, step{6322, 2.66}, 1.844, NaN},
-		{"2026-11-27T1110.json", step{5826, 0.99}, step{8299, 1.94}, 1.478, NaN},
-		{"2026-11-27T1151.json", step{6378, 1.60}, step{6906, 2.40}, 1.349, NaN},
-		{"2026-11-27T1245.json", step{6424, 1.76}, step{7923, 2.02}, 1.878, NaN},
+		{"2026-11-24T1550.json", step{3954, 2.77}, step{4726, 3.27}, 4.252, 3977.0, false},
+		{"2026-11-24T1630.json", step{3919, 2.88}, step{4836, 3.35}, 4.009, 3611.8, true},
+		{"2026-11-24T1722.json", step{4012, 2.86}, step{4819, 3.15}, 3.227, 4381.9, false},
+		{"2026-11-24T1921.json", step{4087, 2.97}, step{4838, 3.22}, 2.704, 4580.1, false},
+		{"2026-11-24T2020.json", step{4903, 3.25}, step{5032, 3.36}, 3.300, 5161.0, false},
+		{"2026-11-24T2052.json", step{4197, 3.38}, step{4730, 3.44}, 5.048, 4324.6, false},
+		{"2026-11-24T2221.json", step{3909, 2.41}, step{6030, 2.72}, 4.162, 3976.2, false},
+		{"2026-11-24T2247.json", step{3885, 2.93}, step{5158, 3.12}, 3.856, 3825.1, false},
+		{"2026-11-24T2338.json", step{4318, 3.25}, step{5104, 3.19}, 4.177, 4179.2, false},
+		{"2026-11-25T0023.json", step{4520, 2.13}, step{4997, 3.25}, 4.515, 4416.9, false},
+		{"2026-11-25T0203.json", step{5529, 2.38}, step{5846, 2.92}, 1.519, 5679.3, false},
+		{"2026-11-25T0229.json", step{5805, 1.61}, step{7020, 2.29}, 1.977, 5495.8, true},
+		{"2026-11-25T0329.json", step{5663, 2.74}, step{6211, 2.72}, 4.348, 5057.3, true},
+		{"2026-11-25T0605.json", step{5948, 2.73}, step{6322, 2.66}, 1.844, 6025.9, false},
+		{"2026-11-27T1110.json", step{5826, 0.99}, step{8299, 1.94}, 1.478, 6203.9, false},
+		{"2026-11-27T1151.json", step{6378, 1.60}, step{6906, 2.40}, 1.349, 6048.2, true},
+		{"2026-11-27T1245.json", step{6424, 1.76}, step{7923, 2.02}, 1.878, 5658.6, true},
 	}
 	for _, r := range runs {
 		data, err := os.ReadFile("testdata/recorded-latency/" + r.name)
@@ -93,7 +100,7 @@ func TestRecordedLatencyRecomputed(t *testing.T) {
 		}
 		// 20:20's calibration put the capacity 23% over what the load then
 		// measured at this mix; the knee follows it.
-		if below := math.IsNaN(knee) || knee < r.sat.iops; below != (r.name != "2026-11-24T2020.json") {
+		if below := knee < r.sat.iops; below != (r.name != "2026-11-24T2020.json") {
 			t.Errorf("%s: knee %.0f IOPS against the measured saturated %.0f: below %v", r.name, knee, r.sat.iops, below)
 		}
 		// 11:10's op latency stayed flat from the 60% step to the 80% one
@@ -101,6 +108,9 @@ func TestRecordedLatencyRecomputed(t *testing.T) {
 		// 49% high, just above the band's lower end (0.994 ms).
 		if covered := 1e3*b.Lower <= r.f80.ms && r.f80.ms <= 1e3*b.Upper; covered != (r.name != "2026-11-27T1110.json") {
 			t.Errorf("%s: the 80%% step's %.2f ms against the band [%.2f, %.2f]: covered %v", r.name, r.f80.ms, 1e3*b.Lower, 1e3*b.Upper, covered)
+		}
+		if unbounded := math.IsInf(b.Upper, 1); unbounded != r.unbounded {
+			t.Errorf("%s: the 80%% step's band [%.2f, %.2f] ms: unbounded %v, pinned %v", r.name, 1e3*b.Lower, 1e3*b.Upper, unbounded, r.unbounded)
 		}
 	}
 }

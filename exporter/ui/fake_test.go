@@ -138,7 +138,12 @@ func latencyOf(name string, s, max, slo, today float64) apiv1.LatencyCurve {
 	for i := 0; i <= 40; i++ {
 		x := max * 0.95 * float64(i) / 40
 		m := s / (1 - x/max)
-		c.Points = append(c.Points, apiv1.LatencyPoint{IOPS: x, Lower: m * 0.85, Mean: m, Upper: m * 1.15})
+		p := apiv1.LatencyPoint{IOPS: x, Lower: m * 0.85, Mean: m}
+		if i < 38 { // past the capacity band's lower bound: no upper bound
+			up := m * 1.15
+			p.Upper = &up
+		}
+		c.Points = append(c.Points, p)
 	}
 	for i := 1; i <= 12; i++ {
 		x := today * float64(i) / 12

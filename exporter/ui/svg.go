@@ -134,7 +134,7 @@ func latencySVG(c apiv1.LatencyCurve, current, capacity float64) template.HTML {
 	s.open("Latency forecast for cluster " + c.Cluster)
 	var pts []apiv1.LatencyPoint
 	for _, p := range c.Points {
-		if isFinite(p.IOPS) && isFinite(p.Lower) && isFinite(p.Mean) && isFinite(p.Upper) && p.IOPS >= 0 {
+		if isFinite(p.IOPS) && isFinite(p.Lower) && isFinite(p.Mean) && (p.Upper == nil || isFinite(*p.Upper)) && p.IOPS >= 0 {
 			pts = append(pts, p)
 		}
 	}
@@ -151,7 +151,9 @@ func latencySVG(c apiv1.LatencyCurve, current, capacity float64) template.HTML {
 	xmax, ymax := 0.0, 0.0
 	for _, p := range pts {
 		xmax = math.Max(xmax, p.IOPS)
-		ymax = math.Max(ymax, p.Upper)
+		if p.Upper != nil {
+			ymax = math.Max(ymax, *p.Upper)
+		}
 	}
 	for _, o := range obs {
 		xmax = math.Max(xmax, o.IOPS)
@@ -180,7 +182,13 @@ func latencySVG(c apiv1.LatencyCurve, current, capacity float64) template.HTML {
 	if len(pts) >= 2 {
 		band := make([][2]float64, 0, 2*len(pts))
 		for _, p := range pts {
-			band = append(band, [2]float64{f.X(p.IOPS), f.Y(math.Min(p.Upper, f.y1))})
+			// No upper bound (the cluster may be saturated): the band
+			// reaches the top of the chart.
+			up := f.y1
+			if p.Upper != nil {
+				up = math.Min(*p.Upper, f.y1)
+			}
+			band = append(band, [2]float64{f.X(p.IOPS), f.Y(up)})
 		}
 		for i := len(pts) - 1; i >= 0; i-- {
 			band = append(band, [2]float64{f.X(pts[i].IOPS), f.Y(math.Min(pts[i].Lower, f.y1))})

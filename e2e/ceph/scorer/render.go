@@ -202,7 +202,7 @@ func (r *Report) Markdown() string {
 				continue
 			}
 			cov := "no"
-			if s.HaveClusterLat && s.ClusterLatency >= s.ForecastLat.Lower && s.ClusterLatency <= s.ForecastLat.Upper {
+			if s.HaveClusterLat && s.ClusterLatency >= s.ForecastLat.Lower && s.ClusterLatency <= upper(s.ForecastLat) {
 				cov = "yes"
 			}
 			beyond := ""
@@ -210,7 +210,7 @@ func (r *Report) Markdown() string {
 				beyond = " (beyond curve)"
 			}
 			w("| %s | %.0f%s | %s | %.2f [%.2f, %.2f] | %s | %s |\n", s.Name, s.Fio.IOPS(), beyond, ms(s.ClusterLatency, s.HaveClusterLat),
-				1000*s.ForecastLat.Mean, 1000*s.ForecastLat.Lower, 1000*s.ForecastLat.Upper, errOr(s.ForecastLat.Mean, s.ClusterLatency, s.HaveClusterLat), cov)
+				1000*s.ForecastLat.Mean, 1000*s.ForecastLat.Lower, 1000*upper(s.ForecastLat), errOr(s.ForecastLat.Mean, s.ClusterLatency, s.HaveClusterLat), cov)
 		}
 		cov, n, within := r.latencyCoverage(0.2)
 		w("\nCovered by the band at %d of %d higher steps; mean forecast within 20%% at %d. ", cov, n, within)
@@ -404,7 +404,7 @@ func (r *Report) latencyCoverage(tol float64) (covered, n, within int) {
 			continue
 		}
 		n++
-		if s.ClusterLatency >= s.ForecastLat.Lower && s.ClusterLatency <= s.ForecastLat.Upper {
+		if s.ClusterLatency >= s.ForecastLat.Lower && s.ClusterLatency <= upper(s.ForecastLat) {
 			covered++
 		}
 		if relErr(s.ForecastLat.Mean, s.ClusterLatency) <= tol {
@@ -497,7 +497,7 @@ func (r *Report) Summary() map[string]any {
 			"storcastPredictedIops": nanNil(s.PredictedIOPS, s.HavePredicted), "served": s.Served})
 		if s.HaveWhatIf {
 			steps[len(steps)-1]["whatIf"] = map[string]any{"latencySeconds": nanNil(s.WhatIf.Mean, !s.WhatIfPast), "lower": nanNil(s.WhatIf.Lower, !s.WhatIfPast),
-				"upper": nanNil(s.WhatIf.Upper, !s.WhatIfPast), "model": s.WhatIf.Model, "saturated": s.WhatIfPast, "utilizationRatio": s.WhatIf.UtilizationRatio}
+				"upper": nanNil(s.WhatIf.Upper, !s.WhatIfPast && !s.WhatIf.MaySaturate), "maySaturate": s.WhatIf.MaySaturate, "model": s.WhatIf.Model, "saturated": s.WhatIfPast, "utilizationRatio": s.WhatIf.UtilizationRatio}
 		}
 	}
 	mixes := []map[string]any{}
@@ -533,7 +533,7 @@ func (r *Report) renderWhatIf(w func(string, ...any)) {
 	}
 	w("A storcast over the same lookback as M-LISP's (the ramp's lower steps), calibrated like the main one, asked `POST /api/v1/whatif` at today's mix for today's IOPS (%.0f) times 1..3; ", r.WhatIf.IOPS0)
 	w("read at the IOPS %s measured in each higher step. The model column says what answered: `whatif:<learner>` (the cross-validated regression, ", sys.Client)
-	w("only within the utilization its history covered), `queueing` or `mlisp` (the capacity-anchored latency model beyond), `saturated` where the what-if reports no finite latency (at or past capacity).\n\n")
+	w("only within the utilization its history covered), `queueing` or `mlisp` (the capacity-anchored latency model beyond), `saturated` where the what-if reports no finite latency (at or past capacity); `may saturate` where the band has no upper bound (the load at or past the lower bound of capacity), and a step inside such a band is covered `only unbounded`.\n\n")
 	w("| step | IOPS | measured ms | what-if ms [band] | model | error | covered | M-LISP error |\n|---|---:|---:|---:|---|---:|:---:|---:|\n")
 	for _, s := range r.Steps {
 		if !s.HighRamp {
@@ -550,11 +550,18 @@ func (r *Report) renderWhatIf(w func(string, ...any)) {
 			w("| %s | %.0f | %s | saturated (U %.2f) | saturated | n/a | n/a | %s |\n", s.Name, s.Fio.IOPS(), ms(s.ClusterLatency, s.HaveClusterLat), s.WhatIf.UtilizationRatio, ml)
 		default:
 			cov := "no"
-			if s.HaveClusterLat && s.ClusterLatency >= s.WhatIf.Lower && s.ClusterLatency <= s.WhatIf.Upper {
+			if s.HaveClusterLat && s.ClusterLatency >= s.WhatIf.Lower && s.ClusterLatency <= s.WhatIf.UpperBound() {
 				cov = "yes"
+				if s.WhatIf.MaySaturate {
+					cov = "only unbounded"
+				}
 			}
-			w("| %s | %.0f | %s | %.2f [%.2f, %.2f] | %s | %s | %s | %s |\n", s.Name, s.Fio.IOPS(), ms(s.ClusterLatency, s.HaveClusterLat),
-				1000*s.WhatIf.Mean, 1000*s.WhatIf.Lower, 1000*s.WhatIf.Upper, s.WhatIf.Model, errOr(s.WhatIf.Mean, s.ClusterLatency, s.HaveClusterLat), cov, ml)
+			up := fmt.Sprintf("%.2f", 1000*s.WhatIf.Upper)
+			if s.WhatIf.MaySaturate {
+				up = "may saturate"
+			}
+			w("| %s | %.0f | %s | %.2f [%.2f, %s] | %s | %s | %s | %s |\n", s.Name, s.Fio.IOPS(), ms(s.ClusterLatency, s.HaveClusterLat),
+				1000*s.WhatIf.Mean, 1000*s.WhatIf.Lower, up, s.WhatIf.Model, errOr(s.WhatIf.Mean, s.ClusterLatency, s.HaveClusterLat), cov, ml)
 		}
 	}
 	r.renderServedKnee(w)

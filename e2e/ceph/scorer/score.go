@@ -317,10 +317,24 @@ func latencyAt(pts []apiv1.LatencyPoint, iops float64) (lp apiv1.LatencyPoint, b
 			a, b := p[i-1], p[i]
 			w := (iops - a.IOPS) / (b.IOPS - a.IOPS)
 			mix := func(x, y float64) float64 { return x + w*(y-x) }
-			return apiv1.LatencyPoint{IOPS: iops, Lower: mix(a.Lower, b.Lower), Mean: mix(a.Mean, b.Mean), Upper: mix(a.Upper, b.Upper)}, false, true
+			lp = apiv1.LatencyPoint{IOPS: iops, Lower: mix(a.Lower, b.Lower), Mean: mix(a.Mean, b.Mean)}
+			if a.Upper != nil && b.Upper != nil { // else no upper bound: may be saturated
+				up := mix(*a.Upper, *b.Upper)
+				lp.Upper = &up
+			}
+			return lp, false, true
 		}
 	}
 	return p[len(p)-1], true, true
+}
+
+// upper is a curve point's upper bound, +Inf where it has none (the
+// cluster may be saturated there).
+func upper(p apiv1.LatencyPoint) float64 {
+	if p.Upper == nil {
+		return math.Inf(1)
+	}
+	return *p.Upper
 }
 
 func promDuration(d time.Duration) string { return fmt.Sprintf("%ds", int(d.Seconds())) }

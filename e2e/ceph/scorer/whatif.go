@@ -35,8 +35,19 @@ type WhatIfPoint struct {
 	Lower            float64 `json:"lower"`
 	Mean             float64 `json:"mean"`
 	Upper            float64 `json:"upper"`
-	Model            string  `json:"model"`
-	Note             string  `json:"note,omitempty"`
+	// MaySaturate: the answer had no upper bound (the load at or past the
+	// lower bound of capacity); Upper is then 0 and UpperBound +Inf.
+	MaySaturate bool   `json:"maySaturate,omitempty"`
+	Model       string `json:"model"`
+	Note        string `json:"note,omitempty"`
+}
+
+// UpperBound is the band's upper bound, +Inf where the answer had none.
+func (p WhatIfPoint) UpperBound() float64 {
+	if p.MaySaturate {
+		return math.Inf(1)
+	}
+	return p.Upper
 }
 
 // whatIfFactors are the loads asked about, in multiples of today's IOPS:
@@ -119,8 +130,13 @@ func fetchWhatIfCurve(ctx context.Context, client *http.Client, base, cluster st
 			return c, err
 		}
 		p := WhatIfPoint{IOPS: r.IOPS, UtilizationRatio: r.UtilizationRatio, Model: r.LatencyModel, Note: r.LatencyNote}
-		if b := r.LatencySeconds; r.LatencyModel != "" && b.Lower != nil && b.Mean != nil && b.Upper != nil {
-			p.Lower, p.Mean, p.Upper = *b.Lower, *b.Mean, *b.Upper
+		if b := r.LatencySeconds; r.LatencyModel != "" && b.Lower != nil && b.Mean != nil {
+			p.Lower, p.Mean = *b.Lower, *b.Mean
+			if b.Upper != nil {
+				p.Upper = *b.Upper
+			} else {
+				p.MaySaturate = true
+			}
 		} else {
 			p.Model = "" // no finite latency: saturation
 		}
@@ -184,8 +200,12 @@ func (c *WhatIfCurve) at(iops float64) (p WhatIfPoint, past, ok bool) {
 		if w > 0.5 {
 			near = b.Model
 		}
-		return WhatIfPoint{IOPS: iops, UtilizationRatio: mix(a.UtilizationRatio, b.UtilizationRatio),
-			Lower: mix(a.Lower, b.Lower), Mean: mix(a.Mean, b.Mean), Upper: mix(a.Upper, b.Upper), Model: near}, false, true
+		p := WhatIfPoint{IOPS: iops, UtilizationRatio: mix(a.UtilizationRatio, b.UtilizationRatio),
+			Lower: mix(a.Lower, b.Lower), Mean: mix(a.Mean, b.Mean), Model: near, MaySaturate: a.MaySaturate || b.MaySaturate}
+		if !p.MaySaturate {
+			p.Upper = mix(a.Upper, b.Upper)
+		}
+		return p, false, true
 	}
 	last := pts[len(pts)-1]
 	return last, true, true

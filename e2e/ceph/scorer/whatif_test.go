@@ -19,7 +19,8 @@ import (
 
 // fakeWhatIf answers POST /api/v1/whatif as storcast does for a cluster at
 // 500 IOPS with capacity 1000: latency 1 ms / (1 - U), from the regression
-// below U 0.6, from the queueing model up to capacity, none at or past it.
+// below U 0.6, from the queueing model up to capacity (without an upper
+// bound from U 0.9, the lower bound of capacity), none at or past it.
 func fakeWhatIf(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req apiv1.WhatIfRequest
@@ -36,6 +37,10 @@ func fakeWhatIf(t *testing.T) *httptest.Server {
 			lo, hi := 0.9*l, 1.1*l
 			res.LatencySeconds = apiv1.Band{Lower: &lo, Mean: &l, Upper: &hi}
 			res.LatencyModel = "queueing"
+			if u >= 0.9 { // past the capacity band's lower bound
+				res.LatencySeconds.Upper = nil
+				res.LatencyNote = "at or past the lower bound of capacity: the cluster may be saturated, no upper latency bound"
+			}
 			if u < 0.6 {
 				res.LatencyModel = "whatif:MARS"
 			}
@@ -65,6 +70,8 @@ func TestWhatIfCurveFromAPI(t *testing.T) {
 		{500, 0.001 / 0.5, "whatif:MARS"},
 		{700, 0.001 / 0.3, "queueing"},                       // a grid point
 		{712.5, 0.5*0.001/0.3 + 0.5*0.001/0.275, "queueing"}, // halfway between 700 and 725
+		{900, 0.001 / 0.1, "queueing"},                       // no upper bound from here
+		{887.5, 0.5*0.001/0.125 + 0.5*0.001/0.1, "queueing"}, // next to an answer without one: none
 		{1000, 0, ""},
 		{1400, 0, ""},
 		{2000, 0, ""}, // beyond the last answer
@@ -79,8 +86,13 @@ func TestWhatIfCurveFromAPI(t *testing.T) {
 			}
 			continue
 		}
-		if past || math.Abs(p.Mean-tc.mean) > 1e-12 || p.Model != tc.model || math.Abs(p.Upper-1.1*p.Mean) > 1e-12 {
-			t.Errorf("at %v IOPS: %+v (past %v), want mean %v from %s", tc.iops, p, past, tc.mean, tc.model)
+		wantUpper := 1.1 * p.Mean
+		if tc.iops > 875 {
+			wantUpper = math.Inf(1)
+		}
+		if past || math.Abs(p.Mean-tc.mean) > 1e-12 || p.Model != tc.model || p.MaySaturate != math.IsInf(wantUpper, 1) ||
+			!(p.UpperBound() == wantUpper || math.Abs(p.UpperBound()-wantUpper) <= 1e-12) {
+			t.Errorf("at %v IOPS: %+v (past %v), want mean %v from %s, upper %v", tc.iops, p, past, tc.mean, tc.model, wantUpper)
 		}
 	}
 }

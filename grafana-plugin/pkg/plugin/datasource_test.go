@@ -209,11 +209,20 @@ func TestLatencyCurve(t *testing.T) {
 	if len(x) != 20 {
 		t.Fatalf("%d curve points", len(x))
 	}
+	unbounded := 0
 	for i := range x {
 		want := 0.001 / (1 - x[i]/maxIOPS)
-		if !near(mean[i], want, 1e-9) || !(lo[i] < mean[i] && mean[i] < hi[i]) {
+		// From the capacity band's lower bound on, the upper bound is null.
+		past := x[i] >= storcasttest.CapacityLowerShare*maxIOPS
+		if !near(mean[i], want, 1e-9) || !(lo[i] < mean[i]) || past != math.IsNaN(hi[i]) || !(past || mean[i] < hi[i]) {
 			t.Errorf("point %d: iops %v mean %v (want %v) band [%v, %v]", i, x[i], mean[i], want, lo[i], hi[i])
 		}
+		if past {
+			unbounded++
+		}
+	}
+	if unbounded != 2 {
+		t.Errorf("%d points without an upper bound, want 2 (90%% and 95%% of max IOPS)", unbounded)
 	}
 	if len(floats(t, r.Frames[1], "latency")) != 5 {
 		t.Error("observed points missing")
@@ -224,8 +233,11 @@ func TestLatencyCurve(t *testing.T) {
 	}
 	// The knee is reported: mean crosses 50 ms at max*(1-1/50).
 	wantKnee := fmt.Sprintf("at %.0f IOPS", maxIOPS*(1-0.001/c.SLOSeconds))
-	if n := curve.Meta.Notices; len(n) != 1 || !strings.Contains(n[0].Text, wantKnee) || !strings.Contains(n[0].Text, "50 ms SLO") {
-		t.Errorf("notices = %+v, want %q", n, wantKnee)
+	// And where the band loses its upper bound.
+	wantSat := fmt.Sprintf("from %.0f IOPS the load is at or past the lower bound of capacity", storcasttest.CapacityLowerShare*maxIOPS)
+	if n := curve.Meta.Notices; len(n) != 2 || !strings.Contains(n[0].Text, wantKnee) || !strings.Contains(n[0].Text, "50 ms SLO") ||
+		!strings.Contains(n[1].Text, wantSat) || n[1].Severity != data.NoticeSeverityWarning {
+		t.Errorf("notices = %+v, want %q and %q", n, wantKnee, wantSat)
 	}
 }
 
@@ -290,6 +302,19 @@ func TestWhatIf(t *testing.T) {
 	var body apiv1.WhatIfRequest
 	if err := json.Unmarshal([]byte(strings.TrimPrefix(f.Meta.ExecutedQueryString, "POST /api/v1/whatif ")), &body); err != nil || *body.ReadRatio != 0.5 || body.HostsAdded != 10 {
 		t.Errorf("executed query %q: %v", f.Meta.ExecutedQueryString, err)
+	}
+
+	// Past the capacity band's lower bound: a latency without an upper
+	// bound, with a warning.
+	extra := 0.95*storcasttest.MaxIOPS(c, c.ReadRatio, c.IOSizeBytes) - c.BaseIOPS
+	r = query(t, d, backend.DataQuery{QueryType: "whatIf", JSON: js(map[string]any{"cluster": "ceph-a", "extraIops": extra})})
+	mustOK(t, r)
+	f = r.Frames[0]
+	if m, up := floats(t, f, "latencyMean")[0], floats(t, f, "latencyUpper")[0]; !near(m, 0.001/0.05, 1e-6) || !math.IsNaN(up) {
+		t.Errorf("at 95%% of max IOPS: latency %v, upper %v; want 20 ms and null", m, up)
+	}
+	if n := f.Meta.Notices; len(n) != 1 || n[0].Severity != data.NoticeSeverityWarning || !strings.Contains(n[0].Text, "no upper bound: at or past the lower bound of capacity") {
+		t.Errorf("notices = %+v", n)
 	}
 
 	// Saturated: latency is null, with a notice.

@@ -100,9 +100,13 @@ func forecastFrames(fc apiv1.Forecast, executed string) data.Frames {
 // windows and the SLO as a two-point line over the curve's IOPS range.
 func latencyFrames(lc apiv1.LatencyCurve) data.Frames {
 	n := len(lc.Points)
-	x, mean, lo, hi := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	x, mean, lo, hi := make([]float64, n), make([]float64, n), make([]float64, n), make([]*float64, n)
+	maySaturate := math.NaN() // the lowest IOPS without an upper bound
 	for i, p := range lc.Points {
 		x[i], mean[i], lo[i], hi[i] = p.IOPS, p.Mean, p.Lower, p.Upper
+		if p.Upper == nil && math.IsNaN(maySaturate) {
+			maySaturate = p.IOPS
+		}
 	}
 	curve := data.NewFrame("latency",
 		data.NewField("iops", nil, x).SetConfig(&data.FieldConfig{DisplayNameFromDS: "IOPS", Unit: "iops"}),
@@ -114,6 +118,10 @@ func latencyFrames(lc apiv1.LatencyCurve) data.Frames {
 	curve.Meta = &data.FrameMeta{Custom: custom, ExecutedQueryString: "GET /api/v1/latency_curve?cluster=" + lc.Cluster}
 	if lc.KneeIOPS.Mean != nil {
 		curve.AppendNotices(data.Notice{Severity: data.NoticeSeverityInfo, Text: kneeText(lc)})
+	}
+	if !math.IsNaN(maySaturate) {
+		curve.AppendNotices(data.Notice{Severity: data.NoticeSeverityWarning, Text: fmt.Sprintf(
+			"from %.0f IOPS the load is at or past the lower bound of capacity: the cluster may be saturated, so the latency band has no upper bound there", maySaturate)})
 	}
 	staleNotice(curve, lc.Stale)
 
@@ -202,6 +210,9 @@ func whatIfFrames(req apiv1.WhatIfRequest, res apiv1.WhatIfResult) data.Frames {
 	case res.LatencySeconds.Mean == nil:
 		f.AppendNotices(data.Notice{Severity: data.NoticeSeverityWarning,
 			Text: "no latency model could answer for this workload: " + res.LatencyNote})
+	case res.LatencySeconds.Upper == nil:
+		f.AppendNotices(data.Notice{Severity: data.NoticeSeverityWarning,
+			Text: "latency from " + res.LatencyModel + ", no upper bound: " + res.LatencyNote})
 	case res.LatencyNote != "":
 		f.AppendNotices(data.Notice{Severity: data.NoticeSeverityInfo,
 			Text: "latency from " + res.LatencyModel + ": the what-if regression did not answer (" + res.LatencyNote + ")"})

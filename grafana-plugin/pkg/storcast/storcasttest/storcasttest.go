@@ -303,6 +303,10 @@ func (s *Server) forecast(w http.ResponseWriter, r *http.Request) {
 	ok(w, out)
 }
 
+// CapacityLowerShare is the lower bound of the fake's capacity band, as a
+// share of its max IOPS: from there the latency band has no upper bound.
+const CapacityLowerShare = 0.9
+
 func (s *Server) latencyCurve(w http.ResponseWriter, r *http.Request) {
 	c, found := s.cluster(w, r.URL.Query().Get("cluster"))
 	if !found {
@@ -313,15 +317,23 @@ func (s *Server) latencyCurve(w http.ResponseWriter, r *http.Request) {
 	for i := 0; i < 20; i++ {
 		x := maxIOPS * float64(i) / 20
 		m := 0.001 / (1 - x/maxIOPS)
-		out.Points = append(out.Points, apiv1.LatencyPoint{IOPS: x, Lower: 0.9 * m, Mean: m, Upper: 1.1 * m})
+		p := apiv1.LatencyPoint{IOPS: x, Lower: 0.9 * m, Mean: m}
+		if x < CapacityLowerShare*maxIOPS { // past the capacity band's lower bound: no upper bound
+			up := 1.1 * m
+			p.Upper = &up
+		}
+		out.Points = append(out.Points, p)
 	}
 	for i := 1; i <= 5; i++ {
 		x := c.BaseIOPS * float64(i) / 5
 		out.Observed = append(out.Observed, apiv1.ObservedLatency{IOPS: x, LatencySeconds: 0.001 / (1 - x/maxIOPS)})
 	}
 	// Each bound crosses the SLO where bound(x) = SLO: x = max*(1 - k*1ms/SLO).
+	// The upper bound, unbounded from the capacity band's lower bound,
+	// crosses there at the latest.
 	knee := func(k float64) *float64 { v := maxIOPS * (1 - k*0.001/c.SLOSeconds); return &v }
-	out.KneeIOPS = apiv1.Band{Lower: knee(1.1), Mean: knee(1), Upper: knee(0.9)}
+	upper := math.Min(*knee(0.9), CapacityLowerShare*maxIOPS)
+	out.KneeIOPS = apiv1.Band{Lower: knee(1.1), Mean: knee(1), Upper: &upper}
 	ok(w, out)
 }
 
@@ -430,6 +442,11 @@ func (s *Server) whatIf(w http.ResponseWriter, r *http.Request) {
 		m := 0.001 / (1 - u)
 		lo, hi := 0.9*m, 1.1*m
 		res.LatencySeconds = apiv1.Band{Lower: &lo, Mean: &m, Upper: &hi}
+		res.LatencyModel = "queueing"
+		if u >= CapacityLowerShare {
+			res.LatencySeconds.Upper = nil
+			res.LatencyNote = "at or past the lower bound of capacity: the cluster may be saturated, no upper latency bound"
+		}
 	}
 	ok(w, res)
 }
