@@ -148,8 +148,8 @@ func TestWhatIfCurveCommand(t *testing.T) {
 }
 
 // TestWhatIfTable: each higher ramp step gets the what-if latency, the
-// model that answered and M-LISP's error beside it; a step past capacity
-// reads as saturated.
+// model that answered and M-LISP's error beside it; a step past the
+// capacity's lower bound reads "may saturate", one past capacity saturated.
 func TestWhatIfTable(t *testing.T) {
 	srv := fakeWhatIf(t)
 	c, err := fetchWhatIfCurve(context.Background(), srv.Client(), srv.URL, "e2e")
@@ -161,7 +161,7 @@ func TestWhatIfTable(t *testing.T) {
 		name string
 		iops float64
 		lat  float64
-	}{{"r70-f80", 800, 0.0046}, {"r70-sat", 1050, 0.02}} {
+	}{{"r70-f80", 800, 0.0046}, {"r70-f95", 950, 0.025}, {"r70-sat", 1050, 0.02}} {
 		s := StepScore{StepRecord: StepRecord{Name: st.name}, HighRamp: true, Fio: FioResult{ReadIOPS: st.iops}, ClusterLatency: st.lat, HaveClusterLat: true}
 		s.WhatIf, s.WhatIfPast, s.HaveWhatIf = c.at(st.iops)
 		s.ForecastLat, s.HaveForecast = apiv1.LatencyPoint{Mean: 0.003}, true
@@ -170,8 +170,12 @@ func TestWhatIfTable(t *testing.T) {
 	var b strings.Builder
 	r.renderWhatIf(func(f string, a ...any) { b.WriteString(fmt.Sprintf(f, a...)) })
 	md := b.String()
-	// At 800 IOPS: 1 ms / 0.2 = 5 ms [4.5, 5.5], 8.7% over the measured 4.6 ms, covered.
-	for _, want := range []string{"| r70-f80 | 800 | 4.60 | 5.00 [4.50, 5.50] | queueing | 8.7% | yes | 34.8% |", "| r70-sat | 1050 | 20.00 | saturated (U 1.05) | saturated |"} {
+	// At 800 IOPS: 1 ms / 0.2 = 5 ms [4.5, 5.5], 8.7% over the measured 4.6 ms, covered;
+	// at 950, past the capacity's lower bound, 20 ms [18, no upper bound]: the
+	// measured 25 ms is covered only because the band has none.
+	for _, want := range []string{"| r70-f80 | 800 | 4.60 | 5.00 [4.50, 5.50] | queueing | 8.7% | yes | 34.8% |",
+		"| r70-f95 | 950 | 25.00 | 20.00 [18.00, may saturate] | queueing | 20.0% | only unbounded |",
+		"| r70-sat | 1050 | 20.00 | saturated (U 1.05) | saturated |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("table lacks %q:\n%s", want, md)
 		}
