@@ -535,6 +535,7 @@ func (r *Report) renderWhatIf(w func(string, ...any)) {
 	w("read at the IOPS %s measured in each higher step. The model column says what answered: `whatif:<learner>` (the cross-validated regression, ", sys.Client)
 	w("only within the utilization its history covered), `queueing` or `mlisp` (the capacity-anchored latency model beyond), `saturated` where the what-if reports no finite latency (at or past capacity); `may saturate` where the band has no upper bound (the load at or past the lower bound of capacity), and a step inside such a band is covered `only unbounded`.\n\n")
 	w("| step | IOPS | measured ms | what-if ms [band] | model | error | covered | M-LISP error |\n|---|---:|---:|---:|---|---:|:---:|---:|\n")
+	var n, within, finite, unbounded int
 	for _, s := range r.Steps {
 		if !s.HighRamp {
 			continue
@@ -542,6 +543,19 @@ func (r *Report) renderWhatIf(w func(string, ...any)) {
 		ml := "n/a"
 		if s.HaveForecast {
 			ml = errOr(s.ForecastLat.Mean, s.ClusterLatency, s.HaveClusterLat)
+		}
+		if s.HaveWhatIf && !s.WhatIfPast && s.HaveClusterLat {
+			n++
+			if relErr(s.WhatIf.Mean, s.ClusterLatency) <= 0.2 {
+				within++
+			}
+			if s.ClusterLatency >= s.WhatIf.Lower && s.ClusterLatency <= s.WhatIf.UpperBound() {
+				if s.WhatIf.MaySaturate {
+					unbounded++
+				} else {
+					finite++
+				}
+			}
 		}
 		switch {
 		case !s.HaveWhatIf:
@@ -564,6 +578,7 @@ func (r *Report) renderWhatIf(w func(string, ...any)) {
 				1000*s.WhatIf.Mean, 1000*s.WhatIf.Lower, up, s.WhatIf.Model, errOr(s.WhatIf.Mean, s.ClusterLatency, s.HaveClusterLat), cov, ml)
 		}
 	}
+	w("\nWith a finite latency at %d higher steps: within 20%% at %d, covered by a finite band at %d, only by a band without an upper bound at %d.\n", n, within, finite, unbounded)
 	r.renderServedKnee(w)
 }
 
