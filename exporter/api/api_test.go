@@ -472,7 +472,7 @@ func TestLatencyWithoutUpperBound(t *testing.T) {
 	}
 	r = postWhatIf(t, srv, `{"cluster":"a","extraIops":4500}`) // 6500 IOPS, U ≈ 0.86
 	if r.LatencySeconds.Mean == nil || math.Abs(*r.LatencySeconds.Mean-0.0075) > 1e-12 || r.LatencySeconds.Upper != nil ||
-		r.LatencyNote != MaySaturateNote || r.LatencyModel != models.Queueing {
-		t.Errorf("at 6500 IOPS: %+v, want 7.5 ms, a null upper bound and %q", r, MaySaturateNote)
+		r.LatencyNote != apiv1.MaySaturateNote || r.LatencyModel != models.Queueing {
+		t.Errorf("at 6500 IOPS: %+v, want 7.5 ms, a null upper bound and %q", r, apiv1.MaySaturateNote)
 	}
 }

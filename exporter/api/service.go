@@ -425,17 +425,13 @@ func (s *Service) WhatIf(req apiv1.WhatIfRequest) (apiv1.WhatIfResult, error) {
 			out.LatencySeconds = apiv1.Band{Lower: ptr(b.Lower), Mean: ptr(b.Mean), Upper: ptr(b.Upper)}
 			out.LatencyModel = sn.LatencyServed()
 			if math.IsInf(b.Upper, 1) {
-				out.LatencyNote = joinNote(out.LatencyNote, MaySaturateNote)
+				out.LatencyNote = joinNote(out.LatencyNote, apiv1.MaySaturateNote)
 			}
 		}
 		out.Stale = out.Stale || stale(sn, sn.LatencyServed())
 	}
 	return out, nil
 }
-
-// MaySaturateNote is the what-if's latency note where the load is at or past
-// the lower bound of the capacity band: the upper latency bound is null.
-const MaySaturateNote = "at or past the lower bound of capacity: the cluster may be saturated, no upper latency bound"
 
 func joinNote(a, b string) string {
 	if a == "" {

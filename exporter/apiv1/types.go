@@ -215,6 +215,10 @@ type WhatIfResult struct {
 	Stale        bool   `json:"stale"`
 }
 
+// MaySaturateNote is in LatencyNote when the band has no upper bound: the
+// load is at or past the lower bound of capacity.
+const MaySaturateNote = "at or past the lower bound of capacity: the cluster may be saturated, no upper latency bound"
+
 // RuleSets is the answer of GET /api/v1/rulesets: the advisor's predicted
 // throughput boost of each traffic-control rule set of the cluster's
 // catalog for the current workload.

@@ -497,7 +497,7 @@ func (r *Report) Summary() map[string]any {
 			"storcastPredictedIops": nanNil(s.PredictedIOPS, s.HavePredicted), "served": s.Served})
 		if s.HaveWhatIf {
 			steps[len(steps)-1]["whatIf"] = map[string]any{"latencySeconds": nanNil(s.WhatIf.Mean, !s.WhatIfPast), "lower": nanNil(s.WhatIf.Lower, !s.WhatIfPast),
-				"upper": nanNil(s.WhatIf.Upper, !s.WhatIfPast && !s.WhatIf.MaySaturate), "maySaturate": s.WhatIf.MaySaturate, "model": s.WhatIf.Model, "saturated": s.WhatIfPast, "utilizationRatio": s.WhatIf.UtilizationRatio}
+				"upper": nanNil(s.WhatIf.UpperBound(), !s.WhatIfPast && !s.WhatIf.MaySaturate()), "maySaturate": !s.WhatIfPast && s.WhatIf.MaySaturate(), "model": s.WhatIf.Model, "saturated": s.WhatIfPast, "utilizationRatio": s.WhatIf.UtilizationRatio}
 		}
 	}
 	mixes := []map[string]any{}
@@ -544,17 +544,22 @@ func (r *Report) renderWhatIf(w func(string, ...any)) {
 		if s.HaveForecast {
 			ml = errOr(s.ForecastLat.Mean, s.ClusterLatency, s.HaveClusterLat)
 		}
-		if s.HaveWhatIf && !s.WhatIfPast && s.HaveClusterLat {
+		// Scored where the what-if has a finite latency and Ceph measured one.
+		scored := s.HaveWhatIf && !s.WhatIfPast && s.HaveClusterLat
+		cov := "no"
+		if scored && s.ClusterLatency >= s.WhatIf.Lower && s.ClusterLatency <= s.WhatIf.UpperBound() {
+			if s.WhatIf.MaySaturate() {
+				cov = "only unbounded"
+				unbounded++
+			} else {
+				cov = "yes"
+				finite++
+			}
+		}
+		if scored {
 			n++
 			if relErr(s.WhatIf.Mean, s.ClusterLatency) <= 0.2 {
 				within++
-			}
-			if s.ClusterLatency >= s.WhatIf.Lower && s.ClusterLatency <= s.WhatIf.UpperBound() {
-				if s.WhatIf.MaySaturate {
-					unbounded++
-				} else {
-					finite++
-				}
 			}
 		}
 		switch {
@@ -563,16 +568,9 @@ func (r *Report) renderWhatIf(w func(string, ...any)) {
 		case s.WhatIfPast:
 			w("| %s | %.0f | %s | saturated (U %.2f) | saturated | n/a | n/a | %s |\n", s.Name, s.Fio.IOPS(), ms(s.ClusterLatency, s.HaveClusterLat), s.WhatIf.UtilizationRatio, ml)
 		default:
-			cov := "no"
-			if s.HaveClusterLat && s.ClusterLatency >= s.WhatIf.Lower && s.ClusterLatency <= s.WhatIf.UpperBound() {
-				cov = "yes"
-				if s.WhatIf.MaySaturate {
-					cov = "only unbounded"
-				}
-			}
-			up := fmt.Sprintf("%.2f", 1000*s.WhatIf.Upper)
-			if s.WhatIf.MaySaturate {
-				up = "may saturate"
+			up := "may saturate"
+			if !s.WhatIf.MaySaturate() {
+				up = fmt.Sprintf("%.2f", 1000*s.WhatIf.UpperBound())
 			}
 			w("| %s | %.0f | %s | %.2f [%.2f, %s] | %s | %s | %s | %s |\n", s.Name, s.Fio.IOPS(), ms(s.ClusterLatency, s.HaveClusterLat),
 				1000*s.WhatIf.Mean, 1000*s.WhatIf.Lower, up, s.WhatIf.Model, errOr(s.WhatIf.Mean, s.ClusterLatency, s.HaveClusterLat), cov, ml)

@@ -34,20 +34,22 @@ type WhatIfPoint struct {
 	UtilizationRatio float64 `json:"utilizationRatio"`
 	Lower            float64 `json:"lower"`
 	Mean             float64 `json:"mean"`
-	Upper            float64 `json:"upper"`
-	// MaySaturate: the answer had no upper bound (the load at or past the
-	// lower bound of capacity); Upper is then 0 and UpperBound +Inf.
-	MaySaturate bool   `json:"maySaturate,omitempty"`
-	Model       string `json:"model"`
-	Note        string `json:"note,omitempty"`
+	// Upper is null where the answer had no upper bound (the load at or
+	// past the lower bound of capacity: the cluster may be saturated).
+	Upper *float64 `json:"upper"`
+	Model string   `json:"model"`
+	Note  string   `json:"note,omitempty"`
 }
+
+// MaySaturate: the answer had no upper bound.
+func (p WhatIfPoint) MaySaturate() bool { return p.Upper == nil }
 
 // UpperBound is the band's upper bound, +Inf where the answer had none.
 func (p WhatIfPoint) UpperBound() float64 {
-	if p.MaySaturate {
+	if p.Upper == nil {
 		return math.Inf(1)
 	}
-	return p.Upper
+	return *p.Upper
 }
 
 // whatIfFactors are the loads asked about, in multiples of today's IOPS:
@@ -131,12 +133,7 @@ func fetchWhatIfCurve(ctx context.Context, client *http.Client, base, cluster st
 		}
 		p := WhatIfPoint{IOPS: r.IOPS, UtilizationRatio: r.UtilizationRatio, Model: r.LatencyModel, Note: r.LatencyNote}
 		if b := r.LatencySeconds; r.LatencyModel != "" && b.Lower != nil && b.Mean != nil {
-			p.Lower, p.Mean = *b.Lower, *b.Mean
-			if b.Upper != nil {
-				p.Upper = *b.Upper
-			} else {
-				p.MaySaturate = true
-			}
+			p.Lower, p.Mean, p.Upper = *b.Lower, *b.Mean, b.Upper
 		} else {
 			p.Model = "" // no finite latency: saturation
 		}
@@ -201,9 +198,10 @@ func (c *WhatIfCurve) at(iops float64) (p WhatIfPoint, past, ok bool) {
 			near = b.Model
 		}
 		p := WhatIfPoint{IOPS: iops, UtilizationRatio: mix(a.UtilizationRatio, b.UtilizationRatio),
-			Lower: mix(a.Lower, b.Lower), Mean: mix(a.Mean, b.Mean), Model: near, MaySaturate: a.MaySaturate || b.MaySaturate}
-		if !p.MaySaturate {
-			p.Upper = mix(a.Upper, b.Upper)
+			Lower: mix(a.Lower, b.Lower), Mean: mix(a.Mean, b.Mean), Model: near}
+		if a.Upper != nil && b.Upper != nil { // else no upper bound
+			up := mix(*a.Upper, *b.Upper)
+			p.Upper = &up
 		}
 		return p, false, true
 	}

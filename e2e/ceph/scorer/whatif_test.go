@@ -39,7 +39,7 @@ func fakeWhatIf(t *testing.T) *httptest.Server {
 			res.LatencyModel = "queueing"
 			if u >= 0.9 { // past the capacity band's lower bound
 				res.LatencySeconds.Upper = nil
-				res.LatencyNote = "at or past the lower bound of capacity: the cluster may be saturated, no upper latency bound"
+				res.LatencyNote = apiv1.MaySaturateNote
 			}
 			if u < 0.6 {
 				res.LatencyModel = "whatif:MARS"
@@ -90,7 +90,7 @@ func TestWhatIfCurveFromAPI(t *testing.T) {
 		if tc.iops > 875 {
 			wantUpper = math.Inf(1)
 		}
-		if past || math.Abs(p.Mean-tc.mean) > 1e-12 || p.Model != tc.model || p.MaySaturate != math.IsInf(wantUpper, 1) ||
+		if past || math.Abs(p.Mean-tc.mean) > 1e-12 || p.Model != tc.model || p.MaySaturate() != math.IsInf(wantUpper, 1) ||
 			!(p.UpperBound() == wantUpper || math.Abs(p.UpperBound()-wantUpper) <= 1e-12) {
 			t.Errorf("at %v IOPS: %+v (past %v), want mean %v from %s, upper %v", tc.iops, p, past, tc.mean, tc.model, wantUpper)
 		}

@@ -445,7 +445,7 @@ func (s *Server) whatIf(w http.ResponseWriter, r *http.Request) {
 		res.LatencyModel = "queueing"
 		if u >= CapacityLowerShare {
 			res.LatencySeconds.Upper = nil
-			res.LatencyNote = "at or past the lower bound of capacity: the cluster may be saturated, no upper latency bound"
+			res.LatencyNote = apiv1.MaySaturateNote
 		}
 	}
 	ok(w, res)
