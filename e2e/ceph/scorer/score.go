@@ -363,7 +363,7 @@ func runScore(args []string, stdout, stderr io.Writer) int {
 	calRuns := fs.String("calibration-runs", "", "every calibration run (loadgen calibrate -runs): its mixed points are compared with the model")
 	var b Bounds
 	fs.Float64Var(&b.CurveVsModel, "max-curve-vs-model", 0.02, "bound: storcast curve vs conservation model of the same fio file")
-	fs.Float64Var(&b.ClusterVsClient, "max-cluster-vs-client", 0.15, "bound: the system's op rate vs the load tool's IOPS at saturated steps")
+	fs.Float64Var(&b.ClusterVsClient, "max-cluster-vs-client", 0.25, "bound: the system's op rate vs the load tool's IOPS at saturated steps")
 	fs.Float64Var(&b.Conservation, "max-conservation", 0.50, "bound: conservation model vs measured saturated IOPS")
 	fs.Float64Var(&b.LiveMaxIOPS, "max-live-max-iops", 0.50, "bound: storcast_max_iops vs measured saturated IOPS")
 	fs.Float64Var(&b.FactorOff, "max-factor-off", 0, "bound: max(pred/meas, meas/pred) - 1 of the conservation model and storcast_max_iops vs measured max (0: not checked)")
