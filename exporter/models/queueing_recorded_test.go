@@ -5,6 +5,8 @@ import (
 	"math"
 	"os"
 	"testing"
+
+	"github.com/storcast/storcast/forecaster/queueing"
 )
 
 // The capacity-anchored latency model refitted on what it learned from in
@@ -67,6 +69,7 @@ func TestRecordedLatencyRecomputed(t *testing.T) {
 		{"2026-11-27T1616.json", step{6354, 1.51}, step{8255, 1.96}, 1.822, 6177.5, true},
 		{"2026-11-27T1650.json", step{7900, 1.12}, step{10380, 1.51}, 1.773, 7176.9, true},
 	}
+	within20, oracleWithin20 := 0, 0
 	for _, r := range runs {
 		data, err := os.ReadFile("testdata/recorded-latency/" + r.name)
 		if err != nil {
@@ -116,7 +119,43 @@ func TestRecordedLatencyRecomputed(t *testing.T) {
 		if unbounded := math.IsInf(b.Upper, 1); unbounded != r.unbounded {
 			t.Errorf("%s: the 80%% step's band [%.2f, %.2f] ms: unbounded %v, pinned %v", r.name, 1e3*b.Lower, 1e3*b.Upper, unbounded, r.unbounded)
 		}
+		if math.Abs(1e3*b.Mean/r.f80.ms-1) <= 0.2 {
+			within20++
+		}
+		// The same refit with the capacity an oracle would give it: the
+		// axis rescaled so that U = 1 at the measured saturated IOPS.
+		o, err := QueueingFitter{}.FitRecord(withCapacityAt(rec, r.sat.iops))
+		if err != nil {
+			t.Fatalf("%s, oracle capacity: %v", r.name, err)
+		}
+		ob, _ := o.At(r.f80.iops)
+		t.Logf("%s: with the measured saturation as capacity (U %.2f at the 80%% step): %.2f ms, %+.0f%%", r.name, r.f80.iops/r.sat.iops, 1e3*ob.Mean, 100*(1e3*ob.Mean/r.f80.ms-1))
+		if math.Abs(1e3*ob.Mean/r.f80.ms-1) <= 0.2 {
+			oracleWithin20++
+		}
 	}
+	// The misses at the 80% step are not the capacity's: with the measured
+	// saturated IOPS as the capacity (an oracle no live model has) the step
+	// is within 20% in fewer records, not more. The curve above the history
+	// (U 0.6 to 0.8) is what misses: Ceph's op latency carries only the
+	// part of the clients' queue that waits inside the OSD.
+	if within20 != 6 || oracleWithin20 != 5 {
+		t.Errorf("within 20%% at the 80%% step: %d records, %d with the oracle capacity; pinned 6 and 5", within20, oracleWithin20)
+	}
+}
+
+// withCapacityAt returns rec with its utilization axis (and its samples'
+// utilizations) rescaled so that U = 1 at iops.
+func withCapacityAt(rec QueueingRecord, iops float64) QueueingRecord {
+	k := 1 / rec.Axis.u(iops)
+	out := rec
+	out.Axis = mixAxis{L: k * rec.Axis.L, Q: k * rec.Axis.Q}
+	out.Samples = make([]queueing.Sample, len(rec.Samples))
+	for i, s := range rec.Samples {
+		s.U *= k
+		out.Samples[i] = s
+	}
+	return out
 }
 
 // A record with a broken axis or capacity band is refused by name.
