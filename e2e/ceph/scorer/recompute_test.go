@@ -72,7 +72,7 @@ func TestLatestRunRecomputed(t *testing.T) {
 	}
 }
 
-// The twenty-seven real-Ceph runs of 2026-11-24, 25 and 27 whose figures the docs quote
+// The twenty-eight real-Ceph runs of 2026-11-24, 25 and 27 whose figures the docs quote
 // (testdata/runs: each run's results/latest.json as committed), recomputed
 // with the models of this tree: signed error (model/measured − 1, %) of the
 // paper's line and of the frontier at each scored mix (50/70/30% reads at
@@ -80,7 +80,7 @@ func TestLatestRunRecomputed(t *testing.T) {
 // The frontier uses γ and η at their estimates whatever their test says
 // (docs/models.md "Interference: the estimate, not a test"); in the runs of
 // 10:25 and 12:28 γ's test dropped it and in those and 13:34 η's, which the
-// served frontier did then; 15:50, 16:30, 17:22, 19:21, 20:20, 20:52, 22:21, 22:47, 23:38, 00:23, 02:03, 02:29, 03:29, 06:05 and 2026-11-27 08:35, 09:10, 09:56, 11:10, 11:51, 12:45, 15:16, 16:16 and 16:50 were served this way (11:51 and the four after it with the cost model across sizes, the others recomputed with it).
+// served frontier did then; 15:50, 16:30, 17:22, 19:21, 20:20, 20:52, 22:21, 22:47, 23:38, 00:23, 02:03, 02:29, 03:29, 06:05 and 2026-11-27 08:35, 09:10, 09:56, 11:10, 11:51, 12:45, 15:16, 16:16, 16:50 and 17:56 were served this way (11:51 and the five after it with the cost model across sizes, the others recomputed with it).
 func TestRecordedRunsRecomputed(t *testing.T) {
 	want := map[string]struct{ paper, frontier [5]float64 }{
 		"2026-11-24T0748.json": {[5]float64{12.81, 17.38, 0.43, 15.99, 28.61}, [5]float64{1.23, -0.59, -5.28, 2.77, 10.47}},
@@ -110,6 +110,7 @@ func TestRecordedRunsRecomputed(t *testing.T) {
 		"2026-11-27T1516.json": {[5]float64{15.70, 24.77, 25.78, 25.70, 28.15}, [5]float64{2.31, 2.81, 17.75, 13.01, 4.28}},
 		"2026-11-27T1616.json": {[5]float64{10.96, 4.28, 2.25, 15.25, 21.43}, [5]float64{-3.68, -16.06, -5.32, 2.60, -6.71}},
 		"2026-11-27T1650.json": {[5]float64{10.07, 45.42, 35.87, 39.06, 26.72}, [5]float64{-4.65, 16.88, 25.61, 25.76, 24.33}},
+		"2026-11-27T1756.json": {[5]float64{12.98, 15.87, -3.62, -11.60, 40.99}, [5]float64{6.27, 4.73, -6.60, -19.89, 4.49}},
 	}
 	better, inBand := 0, 0
 	for name, w := range want {
@@ -162,11 +163,11 @@ func TestRecordedRunsRecomputed(t *testing.T) {
 		t.Errorf("the frontier's mean |error| is below the paper's in %d of %d runs, want %d", better, len(want), len(want)-1)
 	}
 	// The frontier's band (where one more saturated run would land, 95%,
-	// from the runs' pooled noise) holds the measured max at 129 of the 135
-	// mixes (95.6%): as often as it claims, so neither too narrow nor too
+	// from the runs' pooled noise) holds the measured max at 134 of the 140
+	// mixes (95.7%): as often as it claims, so neither too narrow nor too
 	// wide for this machine's noise.
 	t.Logf("measured max inside the frontier's band at %d of %d mixes", inBand, 5*len(want))
-	if inBand != 129 {
-		t.Errorf("measured max inside the frontier's band at %d of %d mixes, pinned 129", inBand, 5*len(want))
+	if inBand != 134 {
+		t.Errorf("measured max inside the frontier's band at %d of %d mixes, pinned 134", inBand, 5*len(want))
 	}
 }
