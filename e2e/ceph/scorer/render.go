@@ -202,7 +202,7 @@ func (r *Report) Markdown() string {
 				continue
 			}
 			cov := "no"
-			if s.HaveClusterLat && s.ClusterLatency >= s.ForecastLat.Lower && s.ClusterLatency <= upper(s.ForecastLat) {
+			if s.HaveClusterLat && s.ClusterLatency >= s.ForecastLat.Lower && s.ClusterLatency <= orInf(s.ForecastLat.Upper) {
 				cov = "yes"
 			}
 			beyond := ""
@@ -210,7 +210,7 @@ func (r *Report) Markdown() string {
 				beyond = " (beyond curve)"
 			}
 			w("| %s | %.0f%s | %s | %.2f [%.2f, %.2f] | %s | %s |\n", s.Name, s.Fio.IOPS(), beyond, ms(s.ClusterLatency, s.HaveClusterLat),
-				1000*s.ForecastLat.Mean, 1000*s.ForecastLat.Lower, 1000*upper(s.ForecastLat), errOr(s.ForecastLat.Mean, s.ClusterLatency, s.HaveClusterLat), cov)
+				1000*s.ForecastLat.Mean, 1000*s.ForecastLat.Lower, 1000*orInf(s.ForecastLat.Upper), errOr(s.ForecastLat.Mean, s.ClusterLatency, s.HaveClusterLat), cov)
 		}
 		cov, n, within := r.latencyCoverage(0.2)
 		w("\nCovered by the band at %d of %d higher steps; mean forecast within 20%% at %d. ", cov, n, within)
@@ -404,7 +404,7 @@ func (r *Report) latencyCoverage(tol float64) (covered, n, within int) {
 			continue
 		}
 		n++
-		if s.ClusterLatency >= s.ForecastLat.Lower && s.ClusterLatency <= upper(s.ForecastLat) {
+		if s.ClusterLatency >= s.ForecastLat.Lower && s.ClusterLatency <= orInf(s.ForecastLat.Upper) {
 			covered++
 		}
 		if relErr(s.ForecastLat.Mean, s.ClusterLatency) <= tol {
@@ -497,7 +497,7 @@ func (r *Report) Summary() map[string]any {
 			"storcastPredictedIops": nanNil(s.PredictedIOPS, s.HavePredicted), "served": s.Served})
 		if s.HaveWhatIf {
 			steps[len(steps)-1]["whatIf"] = map[string]any{"latencySeconds": nanNil(s.WhatIf.Mean, !s.WhatIfPast), "lower": nanNil(s.WhatIf.Lower, !s.WhatIfPast),
-				"upper": nanNil(s.WhatIf.UpperBound(), !s.WhatIfPast && !s.WhatIf.MaySaturate()), "maySaturate": !s.WhatIfPast && s.WhatIf.MaySaturate(), "model": s.WhatIf.Model, "saturated": s.WhatIfPast, "utilizationRatio": s.WhatIf.UtilizationRatio}
+				"upper": nanNil(orInf(s.WhatIf.Upper), !s.WhatIfPast && !s.WhatIf.MaySaturate()), "maySaturate": !s.WhatIfPast && s.WhatIf.MaySaturate(), "model": s.WhatIf.Model, "saturated": s.WhatIfPast, "utilizationRatio": s.WhatIf.UtilizationRatio}
 		}
 	}
 	mixes := []map[string]any{}
@@ -547,7 +547,7 @@ func (r *Report) renderWhatIf(w func(string, ...any)) {
 		// Scored where the what-if has a finite latency and Ceph measured one.
 		scored := s.HaveWhatIf && !s.WhatIfPast && s.HaveClusterLat
 		cov := "no"
-		if scored && s.ClusterLatency >= s.WhatIf.Lower && s.ClusterLatency <= s.WhatIf.UpperBound() {
+		if scored && s.ClusterLatency >= s.WhatIf.Lower && s.ClusterLatency <= orInf(s.WhatIf.Upper) {
 			if s.WhatIf.MaySaturate() {
 				cov = "only unbounded"
 				unbounded++
@@ -570,7 +570,7 @@ func (r *Report) renderWhatIf(w func(string, ...any)) {
 		default:
 			up := "may saturate"
 			if !s.WhatIf.MaySaturate() {
-				up = fmt.Sprintf("%.2f", 1000*s.WhatIf.UpperBound())
+				up = fmt.Sprintf("%.2f", 1000*orInf(s.WhatIf.Upper))
 			}
 			w("| %s | %.0f | %s | %.2f [%.2f, %s] | %s | %s | %s | %s |\n", s.Name, s.Fio.IOPS(), ms(s.ClusterLatency, s.HaveClusterLat),
 				1000*s.WhatIf.Mean, 1000*s.WhatIf.Lower, up, s.WhatIf.Model, errOr(s.WhatIf.Mean, s.ClusterLatency, s.HaveClusterLat), cov, ml)

@@ -317,24 +317,29 @@ func latencyAt(pts []apiv1.LatencyPoint, iops float64) (lp apiv1.LatencyPoint, b
 			a, b := p[i-1], p[i]
 			w := (iops - a.IOPS) / (b.IOPS - a.IOPS)
 			mix := func(x, y float64) float64 { return x + w*(y-x) }
-			lp = apiv1.LatencyPoint{IOPS: iops, Lower: mix(a.Lower, b.Lower), Mean: mix(a.Mean, b.Mean)}
-			if a.Upper != nil && b.Upper != nil { // else no upper bound: may be saturated
-				up := mix(*a.Upper, *b.Upper)
-				lp.Upper = &up
-			}
-			return lp, false, true
+			return apiv1.LatencyPoint{IOPS: iops, Lower: mix(a.Lower, b.Lower), Mean: mix(a.Mean, b.Mean), Upper: mixUpper(a.Upper, b.Upper, w)}, false, true
 		}
 	}
 	return p[len(p)-1], true, true
 }
 
-// upper is a curve point's upper bound, +Inf where it has none (the
+// orInf is a latency band's upper bound, +Inf where it has none (null: the
 // cluster may be saturated there).
-func upper(p apiv1.LatencyPoint) float64 {
-	if p.Upper == nil {
+func orInf(upper *float64) float64 {
+	if upper == nil {
 		return math.Inf(1)
 	}
-	return *p.Upper
+	return *upper
+}
+
+// mixUpper interpolates two upper bounds at weight w of the second; none
+// where either has none.
+func mixUpper(a, b *float64, w float64) *float64 {
+	if a == nil || b == nil {
+		return nil
+	}
+	v := *a + w*(*b-*a)
+	return &v
 }
 
 func promDuration(d time.Duration) string { return fmt.Sprintf("%ds", int(d.Seconds())) }

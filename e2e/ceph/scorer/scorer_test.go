@@ -99,12 +99,12 @@ func TestCurveAndLatencyInterpolation(t *testing.T) {
 	three, six := 3.0, 6.0
 	l := []apiv1.LatencyPoint{{IOPS: 100, Lower: 1, Mean: 2, Upper: &three}, {IOPS: 200, Lower: 2, Mean: 4, Upper: &six}, {IOPS: 300, Lower: 3, Mean: 8}}
 	p, beyond, ok := latencyAt(l, 150)
-	if !ok || beyond || p.Mean != 3 || p.Lower != 1.5 || upper(p) != 4.5 {
+	if !ok || beyond || p.Mean != 3 || p.Lower != 1.5 || orInf(p.Upper) != 4.5 {
 		t.Errorf("latencyAt(150) = %+v beyond=%v ok=%v", p, beyond, ok)
 	}
 	// Next to a point without an upper bound (the cluster may be saturated
 	// there), none.
-	if p, _, ok := latencyAt(l, 250); !ok || p.Mean != 6 || p.Upper != nil || !math.IsInf(upper(p), 1) {
+	if p, _, ok := latencyAt(l, 250); !ok || p.Mean != 6 || p.Upper != nil || !math.IsInf(orInf(p.Upper), 1) {
 		t.Errorf("latencyAt(250) = %+v ok=%v; want mean 6 and no upper bound", p, ok)
 	}
 	if _, beyond, _ := latencyAt(l, 350); !beyond {

@@ -44,14 +44,6 @@ type WhatIfPoint struct {
 // MaySaturate: the answer had no upper bound.
 func (p WhatIfPoint) MaySaturate() bool { return p.Upper == nil }
 
-// UpperBound is the band's upper bound, +Inf where the answer had none.
-func (p WhatIfPoint) UpperBound() float64 {
-	if p.Upper == nil {
-		return math.Inf(1)
-	}
-	return *p.Upper
-}
-
 // whatIfFactors are the loads asked about, in multiples of today's IOPS:
 // the lower steps end at 60% of capacity, the higher ones reach it.
 var whatIfFactors = func() []float64 {
@@ -197,13 +189,8 @@ func (c *WhatIfCurve) at(iops float64) (p WhatIfPoint, past, ok bool) {
 		if w > 0.5 {
 			near = b.Model
 		}
-		p := WhatIfPoint{IOPS: iops, UtilizationRatio: mix(a.UtilizationRatio, b.UtilizationRatio),
-			Lower: mix(a.Lower, b.Lower), Mean: mix(a.Mean, b.Mean), Model: near}
-		if a.Upper != nil && b.Upper != nil { // else no upper bound
-			up := mix(*a.Upper, *b.Upper)
-			p.Upper = &up
-		}
-		return p, false, true
+		return WhatIfPoint{IOPS: iops, UtilizationRatio: mix(a.UtilizationRatio, b.UtilizationRatio),
+			Lower: mix(a.Lower, b.Lower), Mean: mix(a.Mean, b.Mean), Upper: mixUpper(a.Upper, b.Upper, w), Model: near}, false, true
 	}
 	last := pts[len(pts)-1]
 	return last, true, true

@@ -91,7 +91,7 @@ func TestWhatIfCurveFromAPI(t *testing.T) {
 			wantUpper = math.Inf(1)
 		}
 		if past || math.Abs(p.Mean-tc.mean) > 1e-12 || p.Model != tc.model || p.MaySaturate() != math.IsInf(wantUpper, 1) ||
-			!(p.UpperBound() == wantUpper || math.Abs(p.UpperBound()-wantUpper) <= 1e-12) {
+			!(orInf(p.Upper) == wantUpper || math.Abs(orInf(p.Upper)-wantUpper) <= 1e-12) {
 			t.Errorf("at %v IOPS: %+v (past %v), want mean %v from %s, upper %v", tc.iops, p, past, tc.mean, tc.model, wantUpper)
 		}
 	}
