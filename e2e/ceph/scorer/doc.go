@@ -42,7 +42,10 @@
 //     saturated step, against the measured max, with each model's band over
 //     the calibration's runs; and storcast_max_iops at the step's end
 //     against the scorer's models at the mix storcast saw (plumbing; names
-//     the model storcast serves).
+//     the model storcast serves). A saturated step that repeats a
+//     calibration point (same sizes and read share: the 50/50 4 KiB step)
+//     is reported against it: the measurement's reproducibility, no
+//     model's error (the frontier passes through the point), not bounded.
 //   - Passive calibration: the capacity curve of a storcast without
 //     calibration file (estimated from the load history only) against the
 //     fio-calibrated curve and the measured saturated IOPS.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"strings"
@@ -285,5 +286,45 @@ func TestMixedSizePointReported(t *testing.T) {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q", want)
 		}
+	}
+}
+
+// A scored mix repeats a calibration point only at the point's read and
+// write sizes and read share (within the load tool's ±2 points).
+func TestRepeatOf(t *testing.T) {
+	cal := heldOutCal()
+	cal.Mixed = append(cal.Mixed, conservation.MixedPoint{IOSizeBytes: 4096, WriteIOSizeBytes: 65536, ReadRatio: 0.5, IOPS: 3500})
+	for _, c := range []struct {
+		name                string
+		read, write, rb, wb float64
+		want                bool
+		wantIOPS, wantWSize float64
+	}{
+		{"4 KiB at 50.1% reads", 2004, 1996, 4096, 4096, true, 4000, 0},
+		{"64 KiB at 49% reads", 1617, 1683, 65536, 65536, true, 3300, 0},
+		{"4 KiB at 70% reads", 7000, 3000, 4096, 4096, false, 0, 0},
+		{"4 KiB at 47% reads", 1880, 2120, 4096, 4096, false, 0, 0},
+		{"16 KiB at 50% reads (never calibrated)", 2000, 2000, 16384, 16384, false, 0, 0},
+		{"4 KiB reads, 64 KiB writes at 50%", 1750, 1750, 4096, 65536, true, 3500, 65536},
+		{"4 KiB reads, 64 KiB writes at 72%", 2520, 980, 4096, 65536, false, 0, 0},
+		{"no load", 0, 0, 4096, 4096, false, 0, 0},
+	} {
+		p, ok := repeatOf(cal, c.read, c.write, c.rb, c.wb)
+		if ok != c.want || (ok && (p.IOPS != c.wantIOPS || p.WriteIOSizeBytes != c.wantWSize)) {
+			t.Errorf("%s: repeats %+v (%v), want %v at %.0f IOPS", c.name, p, ok, c.want, c.wantIOPS)
+		}
+	}
+	r := Report{Calibration: cal, Mixes: []MixScore{
+		{ReadPct: 50, BS: "4k", Measured: 3600, Side: SideBySide{Have: true, ReadIOPS: 1800, WriteIOPS: 1800, ReadBytes: 4096, WriteBytes: 4096}},
+		{ReadPct: 70, BS: "4k", Measured: 6000, Side: SideBySide{Have: true, ReadIOPS: 4200, WriteIOPS: 1800, ReadBytes: 4096, WriteBytes: 4096}},
+	}}
+	reps := r.Repeats()
+	if len(reps) != 1 || math.Abs(reps[0].Err()-(4000.0/3600-1)) > 1e-12 {
+		t.Fatalf("repeats %+v, want the 50%% mix at %+.4f", reps, 4000.0/3600-1)
+	}
+	var out strings.Builder
+	r.renderAnalysis(func(f string, a ...any) { fmt.Fprintf(&out, f, a...) })
+	if !strings.Contains(out.String(), "the calibration measured 4000 (runs 3980, 4020), this step 3600: +11.1%") {
+		t.Errorf("the analysis does not report the repeat:\n%s", out.String())
 	}
 }

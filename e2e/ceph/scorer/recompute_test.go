@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/storcast/storcast/forecaster/conservation"
@@ -169,5 +170,63 @@ func TestRecordedRunsRecomputed(t *testing.T) {
 	t.Logf("measured max inside the frontier's band at %d of %d mixes", inBand, 5*len(want))
 	if inBand != 134 {
 		t.Errorf("measured max inside the frontier's band at %d of %d mixes, pinned 134", inBand, 5*len(want))
+	}
+}
+
+// The committed runs' 50/50 4 KiB step repeats their calibration's 50/50
+// 4 KiB job (the frontier passes through it by construction): the two
+// measurements of one mix, minutes apart on this machine, no model between
+// them. They lie within 8% of each other in 16 of the 28 runs (sd 10.5%),
+// so the issue's "every 4 KiB mix within 8%" is out of this machine's
+// reach in 12 runs whatever the model; the repeat is pinned here,
+// model-free.
+func TestRecordedRunsRepeatability(t *testing.T) {
+	names, err := filepath.Glob("testdata/runs/*.json")
+	if err != nil || len(names) != 28 {
+		t.Fatalf("%d committed runs (%v), want 28", len(names), err)
+	}
+	var errs []float64
+	within := 0
+	for _, name := range names {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r latestRun
+		if err := json.Unmarshal(data, &r); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, m := range r.Mixes {
+			p, ok := repeatOf(r.Calibration, m.Side.ReadIOPS, m.Side.WriteIOPS, m.Side.ReadBytes, m.Side.WriteBytes)
+			if !ok {
+				continue
+			}
+			n++
+			if m.ReadPct != 50 || m.BS != "4k" {
+				t.Errorf("%s: the %d%% %s mix repeats a calibration point (%+v): only the 50%% 4k one should", name, m.ReadPct, m.BS, p)
+			}
+			e := 100 * (p.IOPS/m.Measured - 1)
+			errs = append(errs, e)
+			if math.Abs(e) <= 8 {
+				within++
+			}
+			t.Logf("%s: calibration %.0f, step %.0f: %+.1f%%", filepath.Base(name), p.IOPS, m.Measured, e)
+		}
+		if n != 1 {
+			t.Errorf("%s: %d scored mixes repeat a calibration point, want 1", name, n)
+		}
+	}
+	var mean, ss float64
+	for _, e := range errs {
+		mean += e / float64(len(errs))
+	}
+	for _, e := range errs {
+		ss += (e - mean) * (e - mean)
+	}
+	sd := math.Sqrt(ss / float64(len(errs)))
+	t.Logf("within 8%% in %d of %d runs; mean %+.1f%%, sd %.1f%%", within, len(errs), mean, sd)
+	if within != 16 || math.Abs(sd-10.5) > 0.05 || math.Abs(mean-3.5) > 0.05 {
+		t.Errorf("the repeat within 8%% in %d runs, mean %+.2f%%, sd %.2f%%; pinned 16, +3.5%%, 10.5%%", within, mean, sd)
 	}
 }

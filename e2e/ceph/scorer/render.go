@@ -392,6 +392,11 @@ func (r *Report) renderAnalysis(w func(string, ...any)) {
 			w("The measured max lies inside the frontier's band: no sign of interference between sizes beyond the read/write term.")
 		}
 	}
+	for _, p := range r.Repeats() {
+		w("\n\n**The measurement's reproducibility** (no model's error): the %s step repeats the calibration's %s %.0f%% point, which the frontier passes through; ",
+			p.Mix.label(), kib(p.Point.IOSizeBytes), 100*p.Point.ReadRatio)
+		w("the calibration measured %.0f%s, this step %.0f: %+.1f%%. Every conservation error above carries a noise of this size.", p.Point.IOPS, runsText(p.Point.Runs), p.Measured, 100*p.Err())
+	}
 	w("\n")
 }
 
@@ -519,7 +524,11 @@ func (r *Report) Summary() map[string]any {
 			eta = e
 		}
 	}
-	return map[string]any{"system": r.Sys.Kind, "interference": gammas, "sizeInterference": eta, "when": r.When, "phases": r.Phases, "mixes": mixes, "measuredKnee": nanNil(r.MeasuredKnee, r.HaveMeasuredKnee), "peakOsdRssMB": r.PeakOSDRSSMB, "calibration": r.Calibration, "steps": steps, "checks": checks}
+	repeats := []map[string]any{}
+	for _, p := range r.Repeats() {
+		repeats = append(repeats, map[string]any{"readPct": p.Mix.ReadPct, "bs": p.Mix.BS, "measured": p.Measured, "calibration": p.Point.IOPS, "calibrationRuns": p.Point.Runs, "error": p.Err()})
+	}
+	return map[string]any{"system": r.Sys.Kind, "repeats": repeats, "interference": gammas, "sizeInterference": eta, "when": r.When, "phases": r.Phases, "mixes": mixes, "measuredKnee": nanNil(r.MeasuredKnee, r.HaveMeasuredKnee), "peakOsdRssMB": r.PeakOSDRSSMB, "calibration": r.Calibration, "steps": steps, "checks": checks}
 }
 
 // renderWhatIf is the what-if latency of the storcast trained on the lower

@@ -837,3 +837,56 @@ func insideOutMAPE(p *Prom, q Queries, start, end time.Time) (float64, int, erro
 	}
 	return sum / float64(n), n, nil
 }
+
+// repeatTolerance is how far a step's measured read share may lie from a
+// calibration point's and still repeat it: the load tool draws each IO's
+// direction at random, so a 50% job measures 49-51%.
+const repeatTolerance = 0.02
+
+// repeatOf is the calibration's mixed point that a scored mix repeats: the
+// same read and write sizes at the same read share. The frontier passes
+// through that point by construction (γ is fitted to it), so the two
+// measurements' difference is the load's reproducibility on this machine,
+// no model's error: every conservation error of the run carries it.
+func repeatOf(c conservation.Calibration, readIOPS, writeIOPS, readBytes, writeBytes float64) (conservation.MixedPoint, bool) {
+	total := readIOPS + writeIOPS
+	if !(total > 0) {
+		return conservation.MixedPoint{}, false
+	}
+	sameSize := func(a, b float64) bool { return math.Abs(a-b) <= 0.01*b }
+	for _, p := range c.Mixed {
+		ws := p.WriteIOSizeBytes
+		if ws == 0 {
+			ws = p.IOSizeBytes
+		}
+		if sameSize(readBytes, p.IOSizeBytes) && sameSize(writeBytes, ws) && math.Abs(readIOPS/total-p.ReadRatio) <= repeatTolerance {
+			return p, true
+		}
+	}
+	return conservation.MixedPoint{}, false
+}
+
+// Repeat is a scored mix that repeats a calibration point.
+type Repeat struct {
+	Mix      MixScore
+	Point    conservation.MixedPoint
+	Measured float64 // the scored step
+}
+
+// Err is the calibration point's mean relative to the scored step, signed
+// like the models' errors (positive: the calibration measured more).
+func (p Repeat) Err() float64 { return p.Point.IOPS/p.Measured - 1 }
+
+// Repeats are the run's scored mixes that repeat a calibration point.
+func (r *Report) Repeats() []Repeat {
+	var out []Repeat
+	for _, m := range r.Mixes {
+		if !m.Side.Have || !(m.Measured > 0) {
+			continue
+		}
+		if p, ok := repeatOf(r.Calibration, m.Side.ReadIOPS, m.Side.WriteIOPS, m.Side.ReadBytes, m.Side.WriteBytes); ok {
+			out = append(out, Repeat{Mix: m, Point: p, Measured: m.Measured})
+		}
+	}
+	return out
+}
