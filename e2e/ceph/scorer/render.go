@@ -395,7 +395,7 @@ func (r *Report) renderAnalysis(w func(string, ...any)) {
 	for _, p := range r.Repeats() {
 		w("\n\n**The measurement's reproducibility** (no model's error): the %s step repeats the calibration's %s %.0f%% point, which the frontier passes through; ",
 			p.Mix.label(), kib(p.Point.IOSizeBytes), 100*p.Point.ReadRatio)
-		w("the calibration measured %.0f%s, this step %.0f: %+.1f%%. Every conservation error above carries a noise of this size.", p.Point.IOPS, runsText(p.Point.Runs), p.Measured, 100*p.Err())
+		w("the calibration measured %.0f%s, this step %.0f: %+.1f%%. It is how far the host moved between the calibration and this step; the other steps, minutes later, may have moved further.", p.Point.IOPS, runsText(p.Point.Runs), p.Measured, 100*p.Err())
 	}
 	w("\n")
 }
