@@ -29,18 +29,20 @@ type latestRun struct {
 	} `json:"mixes"`
 }
 
-func loadLatestRun(t *testing.T) latestRun {
+// loadRun reads a run's results JSON (results/latest.json or a committed
+// copy under testdata/runs).
+func loadRun(t *testing.T, path string) latestRun {
 	t.Helper()
-	data, err := os.ReadFile("../results/latest.json")
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var r latestRun
 	if err := json.Unmarshal(data, &r); err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", path, err)
 	}
 	if len(r.Calibration.Points) == 0 || len(r.Mixes) == 0 {
-		t.Fatalf("results/latest.json: %d calibration points, %d mixes", len(r.Calibration.Points), len(r.Mixes))
+		t.Fatalf("%s: %d calibration points, %d mixes", path, len(r.Calibration.Points), len(r.Mixes))
 	}
 	return r
 }
@@ -49,7 +51,7 @@ func loadLatestRun(t *testing.T) latestRun {
 // calibration with the models of this tree: the paper (no mixed points) and
 // the frontier (NewModel, what storcast serves), at the rates fio measured.
 func TestLatestRunRecomputed(t *testing.T) {
-	r := loadLatestRun(t)
+	r := loadRun(t, "../results/latest.json")
 	frontier, err := conservation.NewModel(r.Calibration)
 	if err != nil {
 		t.Fatal(err)
@@ -116,14 +118,7 @@ func TestRecordedRunsRecomputed(t *testing.T) {
 	}
 	better, inBand := 0, 0
 	for name, w := range want {
-		data, err := os.ReadFile("testdata/runs/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var r latestRun
-		if err := json.Unmarshal(data, &r); err != nil {
-			t.Fatal(err)
-		}
+		r := loadRun(t, "testdata/runs/"+name)
 		frontier, err := conservation.NewModel(r.Calibration)
 		if err != nil {
 			t.Fatal(err)
@@ -190,14 +185,7 @@ func TestRecordedRunsRepeatability(t *testing.T) {
 	var errs []float64
 	within := 0
 	for _, name := range names {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var r latestRun
-		if err := json.Unmarshal(data, &r); err != nil {
-			t.Fatal(err)
-		}
+		r := loadRun(t, name)
 		n := 0
 		for _, m := range r.Mixes {
 			p, ok := repeatOf(r.Calibration, m.Side.ReadIOPS, m.Side.WriteIOPS, m.Side.ReadBytes, m.Side.WriteBytes)
