@@ -46,6 +46,9 @@
 //     calibration point (same sizes and read share: the 50/50 4 KiB step)
 //     is reported against it: the measurement's reproducibility, no
 //     model's error (the frontier passes through the point), not bounded.
+//   - A rate-limited step that reached less than 97% of its rate is
+//     flagged in the step and latency tables: the cluster saturated below
+//     the planned load, so its latency is a saturated one.
 //   - Passive calibration: the capacity curve of a storcast without
 //     calibration file (estimated from the load history only) against the
 //     fio-calibrated curve and the measured saturated IOPS.

@@ -106,13 +106,17 @@ func (r *Report) Markdown() string {
 
 	w("\n## Load steps\n\n")
 	w("CPU: cores busy on the whole machine, of which the system under test (%s daemons, Prometheus, storcast, %s), in brackets the observers' share (Prometheus and the storcast instances, which a real deployment runs off the storage hosts; here they take cores the saturated cluster does not get); ", sys.Name, sys.Client)
-	w("\"other\" is the rest of the machine (the noisy neighbour), flagged (!) above %.1f cores; steal flagged above %s.\n\n", r.Bounds.MaxOtherCores, pct(r.Bounds.MaxSteal))
+	w("\"other\" is the rest of the machine (the noisy neighbour), flagged (!) above %.1f cores; steal flagged above %s; ", r.Bounds.MaxOtherCores, pct(r.Bounds.MaxSteal))
+	w("a rate limit flagged (!) when the step reached less than %.0f%% of it: the cluster saturated below the planned load (the host slower then), so its latency is a saturated one.\n\n", 100*shortOfRate)
 	w("| step | reads | size | rate limit (IOPS) | %[1]s IOPS | %[2]s IOPS | %[1]s latency ms | %[2]s op latency ms | CPU busy / ours (observers) / other | steal | RSS MB |\n", sys.Client, sys.Name)
 	w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, s := range r.Steps {
 		limit := "saturated"
 		if !s.Plan.Saturated() {
 			limit = fmt.Sprintf("%d (%.0f%%)", s.RateRead+s.RateWrite, 100*s.Plan.Fraction)
+			if share, short := s.ReachedRate(); short {
+				limit += fmt.Sprintf(", reached %.0f%% (!)", 100*share)
+			}
 		}
 		steal := pct(s.Steal)
 		if s.Steal > r.Bounds.MaxSteal {
@@ -198,7 +202,7 @@ func (r *Report) Markdown() string {
 				continue
 			}
 			if !s.HaveForecast {
-				w("| %s | %.0f | %s | n/a | n/a | n/a |\n", s.Name, s.Fio.IOPS(), ms(s.ClusterLatency, s.HaveClusterLat))
+				w("| %s | %.0f | %s | n/a | n/a | n/a |\n", s.latencyLabel(), s.Fio.IOPS(), ms(s.ClusterLatency, s.HaveClusterLat))
 				continue
 			}
 			cov := "no"
@@ -209,7 +213,7 @@ func (r *Report) Markdown() string {
 			if s.ForecastBeyond {
 				beyond = " (beyond curve)"
 			}
-			w("| %s | %.0f%s | %s | %.2f [%.2f, %.2f] | %s | %s |\n", s.Name, s.Fio.IOPS(), beyond, ms(s.ClusterLatency, s.HaveClusterLat),
+			w("| %s | %.0f%s | %s | %.2f [%.2f, %.2f] | %s | %s |\n", s.latencyLabel(), s.Fio.IOPS(), beyond, ms(s.ClusterLatency, s.HaveClusterLat),
 				1000*s.ForecastLat.Mean, 1000*s.ForecastLat.Lower, 1000*orInf(s.ForecastLat.Upper), errOr(s.ForecastLat.Mean, s.ClusterLatency, s.HaveClusterLat), cov)
 		}
 		cov, n, within := r.latencyCoverage(0.2)
@@ -262,6 +266,15 @@ func runsText(runs []float64) string {
 		parts = append(parts, fmt.Sprintf("%.0f", x))
 	}
 	return " (runs " + strings.Join(parts, ", ") + ")"
+}
+
+// latencyLabel names a step in the latency tables, flagging one that fell
+// short of its rate limit: its measured latency is a saturated one.
+func (s StepScore) latencyLabel() string {
+	if share, short := s.ReachedRate(); short {
+		return fmt.Sprintf("%s (reached %.0f%% of its rate: saturated)", s.Name, 100*share)
+	}
+	return s.Name
 }
 
 // band prints a max with its band.
@@ -573,15 +586,15 @@ func (r *Report) renderWhatIf(w func(string, ...any)) {
 		}
 		switch {
 		case !s.HaveWhatIf:
-			w("| %s | %.0f | %s | n/a | n/a | n/a | n/a | %s |\n", s.Name, s.Fio.IOPS(), ms(s.ClusterLatency, s.HaveClusterLat), ml)
+			w("| %s | %.0f | %s | n/a | n/a | n/a | n/a | %s |\n", s.latencyLabel(), s.Fio.IOPS(), ms(s.ClusterLatency, s.HaveClusterLat), ml)
 		case s.WhatIfPast:
-			w("| %s | %.0f | %s | saturated (U %.2f) | saturated | n/a | n/a | %s |\n", s.Name, s.Fio.IOPS(), ms(s.ClusterLatency, s.HaveClusterLat), s.WhatIf.UtilizationRatio, ml)
+			w("| %s | %.0f | %s | saturated (U %.2f) | saturated | n/a | n/a | %s |\n", s.latencyLabel(), s.Fio.IOPS(), ms(s.ClusterLatency, s.HaveClusterLat), s.WhatIf.UtilizationRatio, ml)
 		default:
 			up := "may saturate"
 			if !s.WhatIf.MaySaturate() {
 				up = fmt.Sprintf("%.2f", 1000*orInf(s.WhatIf.Upper))
 			}
-			w("| %s | %.0f | %s | %.2f [%.2f, %s] | %s | %s | %s | %s |\n", s.Name, s.Fio.IOPS(), ms(s.ClusterLatency, s.HaveClusterLat),
+			w("| %s | %.0f | %s | %.2f [%.2f, %s] | %s | %s | %s | %s |\n", s.latencyLabel(), s.Fio.IOPS(), ms(s.ClusterLatency, s.HaveClusterLat),
 				1000*s.WhatIf.Mean, 1000*s.WhatIf.Lower, up, s.WhatIf.Model, errOr(s.WhatIf.Mean, s.ClusterLatency, s.HaveClusterLat), cov, ml)
 		}
 	}

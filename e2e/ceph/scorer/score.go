@@ -102,6 +102,24 @@ type StepScore struct {
 	Served         ServedCheck
 }
 
+// shortOfRate is how far below its rate limit a rate-limited step may end
+// and still count as having run at its planned load.
+const shortOfRate = 0.97
+
+// ReachedRate is the share of its rate limit a rate-limited step achieved
+// (1 for a saturated step), and whether that fell short: then the cluster
+// was saturated at a lower load than planned (the host slower then), and
+// the step's latency is a saturated one, not the latency at its planned
+// utilization.
+func (s StepScore) ReachedRate() (share float64, short bool) {
+	limit := float64(s.RateRead + s.RateWrite)
+	if s.Plan.Saturated() || !(limit > 0) {
+		return 1, false
+	}
+	share = s.Fio.IOPS() / limit
+	return share, share < shortOfRate
+}
+
 // ServedCheck compares storcast_max_iops at the end of a saturated step
 // with the scorer's own models of the same calibration at the mix storcast
 // saw (its read and write max give the read share; the size is the mean

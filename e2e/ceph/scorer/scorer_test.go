@@ -413,3 +413,30 @@ func TestServedKneeAgainstSaturation(t *testing.T) {
 		t.Errorf("no knee:\n%s", got)
 	}
 }
+
+// A rate-limited step that ended below 97% of its rate is flagged, in the
+// step table and the latency tables: its latency is a saturated one (the
+// 80% step of 2026-11-27 19:37 reached 89%, at 2.70 ms against the
+// saturated step's 1.81).
+func TestStepShortOfItsRate(t *testing.T) {
+	step := func(name string, fraction float64, rr, rw int, got float64) StepScore {
+		return StepScore{StepRecord: StepRecord{Name: name, RateRead: rr, RateWrite: rw}, Plan: PlanStep{Fraction: fraction},
+			Fio: FioResult{ReadIOPS: got / 2, WriteIOPS: got / 2}}
+	}
+	for _, c := range []struct {
+		s         StepScore
+		share     float64
+		short     bool
+		wantLabel string
+	}{
+		{step("r50-f80", 0.8, 3459, 3459, 6138), 6138.0 / 6918, true, "r50-f80 (reached 89% of its rate: saturated)"},
+		{step("r50-f60", 0.6, 2594, 2594, 5170), 5170.0 / 5188, false, "r50-f60"},
+		{step("r50-f80", 0.8, 3459, 3459, 6711), 6711.0 / 6918, false, "r50-f80"},
+		{step("r50-sat", 0, 0, 0, 8815), 1, false, "r50-sat"},
+	} {
+		share, short := c.s.ReachedRate()
+		if math.Abs(share-c.share) > 1e-12 || short != c.short || c.s.latencyLabel() != c.wantLabel {
+			t.Errorf("%s at %.0f IOPS: reached %.4f, short %v, label %q; want %.4f, %v, %q", c.s.Name, c.s.Fio.IOPS(), share, short, c.s.latencyLabel(), c.share, c.short, c.wantLabel)
+		}
+	}
+}
