@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/storcast/storcast/forecaster/conservation"
+	"gonum.org/v1/gonum/stat"
 )
 
 // latestRun is the part of results/latest.json the offline recompute needs:
@@ -208,14 +209,7 @@ func TestRecordedRunsRepeatability(t *testing.T) {
 			t.Errorf("%s: %d scored mixes repeat a calibration point, want 1", name, n)
 		}
 	}
-	var mean, ss float64
-	for _, e := range errs {
-		mean += e / float64(len(errs))
-	}
-	for _, e := range errs {
-		ss += (e - mean) * (e - mean)
-	}
-	sd := math.Sqrt(ss / float64(len(errs)))
+	mean, sd := stat.PopMeanStdDev(errs, nil)
 	t.Logf("within 8%% in %d of %d runs; mean %+.1f%%, sd %.1f%%", within, len(errs), mean, sd)
 	if within != 18 || math.Abs(sd-10.2) > 0.05 || math.Abs(mean-3.3) > 0.05 {
 		t.Errorf("the repeat within 8%% in %d runs, mean %+.2f%%, sd %.2f%%; pinned 18, +3.3%%, 10.2%%", within, mean, sd)

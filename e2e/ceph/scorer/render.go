@@ -408,7 +408,7 @@ func (r *Report) renderAnalysis(w func(string, ...any)) {
 	for _, p := range r.Repeats() {
 		w("\n\n**The measurement's reproducibility** (no model's error): the %s step repeats the calibration's %s %.0f%% point, which the frontier passes through; ",
 			p.Mix.label(), kib(p.Point.IOSizeBytes), 100*p.Point.ReadRatio)
-		w("the calibration measured %.0f%s, this step %.0f: %+.1f%%. It is how far the host moved between the calibration and this step; the other steps, minutes later, may have moved further.", p.Point.IOPS, runsText(p.Point.Runs), p.Measured, 100*p.Err())
+		w("the calibration measured %.0f%s, this step %.0f: %+.1f%%. It is how far the host moved between the calibration and this step; the other steps, minutes later, may have moved further.", p.Point.IOPS, runsText(p.Point.Runs), p.Mix.Measured, 100*p.Err())
 	}
 	w("\n")
 }
@@ -539,7 +539,7 @@ func (r *Report) Summary() map[string]any {
 	}
 	repeats := []map[string]any{}
 	for _, p := range r.Repeats() {
-		repeats = append(repeats, map[string]any{"readPct": p.Mix.ReadPct, "bs": p.Mix.BS, "measured": p.Measured, "calibration": p.Point.IOPS, "calibrationRuns": p.Point.Runs, "error": p.Err()})
+		repeats = append(repeats, map[string]any{"readPct": p.Mix.ReadPct, "bs": p.Mix.BS, "measured": p.Mix.Measured, "calibration": p.Point.IOPS, "calibrationRuns": p.Point.Runs, "error": p.Err()})
 	}
 	return map[string]any{"system": r.Sys.Kind, "repeats": repeats, "interference": gammas, "sizeInterference": eta, "when": r.When, "phases": r.Phases, "mixes": mixes, "measuredKnee": nanNil(r.MeasuredKnee, r.HaveMeasuredKnee), "peakOsdRssMB": r.PeakOSDRSSMB, "calibration": r.Calibration, "steps": steps, "checks": checks}
 }

@@ -865,7 +865,7 @@ const repeatTolerance = 0.02
 // same read and write sizes at the same read share. The frontier passes
 // through that point by construction (γ is fitted to it), so the two
 // measurements' difference is the load's reproducibility on this machine,
-// no model's error: every conservation error of the run carries it.
+// no model's error: the frontier's error at that mix is this difference.
 func repeatOf(c conservation.Calibration, readIOPS, writeIOPS, readBytes, writeBytes float64) (conservation.MixedPoint, bool) {
 	total := readIOPS + writeIOPS
 	if !(total > 0) {
@@ -886,14 +886,13 @@ func repeatOf(c conservation.Calibration, readIOPS, writeIOPS, readBytes, writeB
 
 // Repeat is a scored mix that repeats a calibration point.
 type Repeat struct {
-	Mix      MixScore
-	Point    conservation.MixedPoint
-	Measured float64 // the scored step
+	Mix   MixScore // the scored step's mix and its measured max
+	Point conservation.MixedPoint
 }
 
 // Err is the calibration point's mean relative to the scored step, signed
 // like the models' errors (positive: the calibration measured more).
-func (p Repeat) Err() float64 { return p.Point.IOPS/p.Measured - 1 }
+func (p Repeat) Err() float64 { return p.Point.IOPS/p.Mix.Measured - 1 }
 
 // Repeats are the run's scored mixes that repeat a calibration point.
 func (r *Report) Repeats() []Repeat {
@@ -903,7 +902,7 @@ func (r *Report) Repeats() []Repeat {
 			continue
 		}
 		if p, ok := repeatOf(r.Calibration, m.Side.ReadIOPS, m.Side.WriteIOPS, m.Side.ReadBytes, m.Side.WriteBytes); ok {
-			out = append(out, Repeat{Mix: m, Point: p, Measured: m.Measured})
+			out = append(out, Repeat{Mix: m, Point: p})
 		}
 	}
 	return out
