@@ -65,5 +65,5 @@
 //
 // Every comparison has a bound (flags -max-*); score exits 1 when any is
 // exceeded or when a series storcast must serve is missing, after writing the
-// table. Bounds are set from repeated runs (see the README).
+// table. Bounds are set from repeated runs (docs/e2e.md, "Bounds, and why").
 package main

@@ -17,7 +17,7 @@ import (
 
 const clusterName = "e2e"
 
-// Bounds are the pass bounds of the suite; see the README for how each was set.
+// Bounds are the pass bounds of the suite; docs/e2e.md ("Bounds, and why") says how each was set.
 type Bounds struct {
 	CurveVsModel    float64 // storcast's capacity curve vs the conservation model of the same calibration file (plumbing)
 	ClusterVsClient float64 // the storage system's op rate vs the load tool's IOPS at the saturated steps (plumbing)
