@@ -680,3 +680,65 @@ func TestSequentialShareFromHosts(t *testing.T) {
 		t.Error("disk requests observed without hosts configured")
 	}
 }
+
+// TestETAStableOnSteadyHistory: demand growing steadily (5 IOPS an hour on
+// 4,000, 3% a day, under a ±30% daily swing) toward 7,500 IOPS at the 70/30
+// mix, two days of history at 5 m, refitted every interval as the window
+// moves on by an hour: the moment the saturation ETA points at (observation
+// time + ETA) moves by less than 5% of the ETA across the fits, and no
+// accuracy trigger refits between them. The read share never moves, which
+// once failed the saturation trend (its robust scale read the exact fit's
+// rounding as outliers) and left the ETA to the mean demand's crossing.
+func TestETAStableOnSteadyHistory(t *testing.T) {
+	w := testWorkload()
+	day := promfake.Diurnal(1, 0.3)
+	w.IOPS = func(at time.Time) float64 { return (4000 + 5*at.Sub(testNow).Hours()) * day(at) }
+	fake := promfake.New(w.Answer)
+	defer fake.Close()
+	cfg := testConfig(t, fake.URL)
+	cfg.Fit.Lookback = 48 * time.Hour
+	cfg.Fit.Step = 5 * time.Minute
+	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := &clock{t: testNow}
+	e := New(Options{Source: src, Fitters: append(baseFitters(), models.DemandTrend{}, models.SaturationFitter{}), Now: clk.Now})
+	e.Start(context.Background(), cfg)
+	defer e.Stop()
+	var at []float64 // hours after testNow
+	for fit := 1; fit <= 4; fit++ {
+		waitFor(t, fmt.Sprintf("fit %d", fit), func() bool { return e.Snapshot("a").Fits == fit })
+		s := e.Snapshot("a")
+		if s.LastFitReason != "interval" {
+			t.Errorf("fit %d: reason %q, want interval", fit, s.LastFitReason)
+		}
+		if st := s.Models[models.Saturation]; !st.Fitted {
+			t.Fatalf("fit %d: no saturation trend: %s", fit, st.Error)
+		}
+		eta, ok := s.Outlook.ETAs["max_iops"]
+		if !ok || !(eta > 0) || math.IsInf(eta, 1) {
+			t.Fatalf("fit %d: max_iops ETA %v (%v)", fit, eta, ok)
+		}
+		at = append(at, (s.Observed.Time+eta-float64(testNow.Unix()))/3600)
+		time.Sleep(200 * time.Millisecond) // refreshes: no trigger may fire
+		if n := e.Snapshot("a").Fits; n != fit {
+			t.Fatalf("refit between intervals (%d fits, reason %q)", n, e.Snapshot("a").LastFitReason)
+		}
+		clk.mu.Lock()
+		clk.t = clk.t.Add(cfg.Fit.Interval)
+		clk.mu.Unlock()
+	}
+	truth := testNow
+	for w.IOPS(truth) < 7500 {
+		truth = truth.Add(time.Minute)
+	}
+	t.Logf("saturation %.1f h after the first fit, by 4 fits an hour apart (the true crossing: %.1f h)", at, truth.Sub(testNow).Hours())
+	lo, hi := at[0], at[0]
+	for _, h := range at {
+		lo, hi = min(lo, h), max(hi, h)
+	}
+	if (hi-lo)/lo > 0.05 {
+		t.Errorf("the saturation moment moved %.1f h across fits, %.1f%% of the ETA (limit 5%%): %v", hi-lo, 100*(hi-lo)/lo, at)
+	}
+}

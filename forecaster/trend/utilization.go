@@ -284,15 +284,18 @@ func bisquare(x float64) float64 {
 	return v * v
 }
 
-// madScale is 1.4826·median|r − median r|: the standard deviation of
-// Gaussian residuals, unmoved by a minority of wild ones.
+// madScale is 1.4826·median|r|: the standard deviation of Gaussian
+// residuals, unmoved by a minority of wild ones. It is taken about 0, the
+// fit, not about the residuals' median (as R's MASS::rlm does): dips all on
+// one side pull the first least-squares fit off the good windows by more
+// than their spread, and a scale about the median then gave every window
+// weight 0.
 func madScale(r []float64) float64 {
-	med := median(append([]float64(nil), r...))
-	dev := make([]float64, len(r))
+	abs := make([]float64, len(r))
 	for i, v := range r {
-		dev[i] = math.Abs(v - med)
+		abs[i] = math.Abs(v)
 	}
-	return 1.4826 * median(dev)
+	return 1.4826 * median(abs)
 }
 
 // solveWeighted sets ut.Coef to the weighted least-squares fit of y on X
