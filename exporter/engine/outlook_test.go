@@ -130,3 +130,56 @@ func BenchmarkOutlook(b *testing.B) {
 		s.ComputeOutlook()
 	}
 }
+
+// TestLatencyETAFromDailyPeaks: the latency SLO's ETA is when the
+// saturation trend's daily peaks reach the latency knee, as the capacity's
+// ETA is, not when the demand trend's mean does (a cluster breaches its
+// SLO at its busiest hour first). Demand 3,000 IOPS growing by 20 an hour
+// with a daily swing of ±900 (additive: the linear form holds it exactly,
+// so the comparison with the truth is a plumbing check of the ETA's
+// wiring, not of the trend's accuracy): the first moment demand reaches the
+// served knee is the truth.
+func TestLatencyETAFromDailyPeaks(t *testing.T) {
+	w := testWorkload()
+	w.IOPS = func(at time.Time) float64 {
+		h := float64(at.Unix()%86400) / 3600
+		return 3000 + 20*at.Sub(testNow).Hours() + 900*math.Sin(2*math.Pi*h/24)
+	}
+	fake := promfake.New(w.Answer)
+	defer fake.Close()
+	cfg := testConfig(t, fake.URL)
+	cfg.Fit.Lookback = 48 * time.Hour
+	cfg.Fit.Step = 5 * time.Minute
+	cfg.Fit.LatencyModel = "queueing"
+	cfg.Clusters[0].LatencySLO.Threshold = 3 * time.Millisecond
+	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := New(Options{Source: src, Fitters: append(baseFitters(), models.QueueingFitter{}, models.DemandTrend{}, models.SaturationFitter{}), Now: (&clock{t: testNow}).Now})
+	e.Start(context.Background(), cfg)
+	defer e.Stop()
+	waitFor(t, "the first fit", func() bool { return e.Snapshot("a").Fits == 1 })
+	s := e.Snapshot("a")
+	ut, lat := s.Set.Utilization(), s.Latency()
+	if ut == nil || lat == nil || s.Set.Trend() == nil {
+		t.Fatalf("models: %+v", s.Models)
+	}
+	checkOutlook(t, s)
+	knee := lat.Crossing(s.SLOSeconds).Upper
+	got := s.Outlook.ETAs["latency_slo"]
+	want, ok := ut.LoadETA(s.Observed.Time, knee)
+	if !ok || got != want.PeakSeconds {
+		t.Fatalf("latency_slo ETA %v s, the saturation trend's peaks reach the knee in %v s (%v)", got, want.PeakSeconds, ok)
+	}
+	truth := time.Unix(int64(s.Observed.Time), 0)
+	for w.IOPS(truth) < knee {
+		truth = truth.Add(time.Minute)
+	}
+	trueETA := truth.Sub(time.Unix(int64(s.Observed.Time), 0)).Seconds()
+	before := s.Set.Trend().ETA(s.Observed.Time, knee) // the ETA served before
+	t.Logf("knee %.0f IOPS: latency_slo ETA %.1f h, true %.1f h; the demand trend in IOPS %.1f h", knee, got/3600, trueETA/3600, before/3600)
+	if math.Abs(got-trueETA) > 0.01*trueETA {
+		t.Errorf("latency_slo ETA %.1f h, the true crossing %.1f h: more than 1%% off", got/3600, trueETA/3600)
+	}
+}

@@ -175,9 +175,10 @@ func (s Set) Outlook(obs features.Observed, hasObs bool, live Live, sloSeconds f
 //     frontier (U = 1); 0 when utilization is already at 1 or the latency is
 //     over its SLO. Without the utilization trend, when the demand trend's
 //     mean reaches max IOPS at today's mix.
-//   - latency_slo: when the demand trend's mean reaches the latency knee
-//     (the upper band's SLO crossing); 0 when the latency is already over
-//     the SLO.
+//   - latency_slo: when the utilization trend's daily peaks reach the
+//     latency knee (the upper band's SLO crossing, at today's mix); 0 when
+//     the latency is already over the SLO. Without the utilization trend,
+//     when the demand trend's mean reaches the knee.
 //
 // A limit without its models is absent.
 func (s Set) SaturationETAs(obs features.Observed, hasObs bool, live Live, sloSeconds float64, latency Latency) map[string]float64 {
@@ -198,8 +199,15 @@ func (s Set) SaturationETAs(obs features.Observed, hasObs bool, live Live, sloSe
 		if overSLO {
 			out["latency_slo"] = 0
 		} else if k := latency.Crossing(sloSeconds).Upper; !math.IsNaN(k) {
-			if tr := s.Trend(); tr != nil {
-				out["latency_slo"] = tr.ETA(obs.Time, k)
+			if ut := s.Utilization(); ut != nil {
+				if e, ok := ut.LoadETA(obs.Time, k); ok {
+					out["latency_slo"] = e.PeakSeconds
+				}
+			}
+			if _, done := out["latency_slo"]; !done {
+				if tr := s.Trend(); tr != nil {
+					out["latency_slo"] = tr.ETA(obs.Time, k)
+				}
 			}
 		}
 	}

@@ -69,7 +69,7 @@ func (f SaturationFitter) Fit(_ context.Context, in Input) (Fitted, error) {
 		return nil, fmt.Errorf("read ratio trend: %w", err)
 	}
 	ut.Limit = mixLimit(capm, ref, cRef, mix)
-	return &UtilizationFit{T: ut, N: len(obs), ReadRatio: mix}, nil
+	return &UtilizationFit{T: ut, N: len(obs), ReadRatio: mix, ReferenceIOPS: cRef}, nil
 }
 
 // capacityAtReadRatio is the max total IOPS at the sizes of o with read
@@ -131,6 +131,9 @@ type UtilizationFit struct {
 	// ReadRatio is the trend of the read ratio (by operations) that gave
 	// the forecast mix.
 	ReadRatio *trend.UtilizationTrend `json:"readRatio,omitempty"`
+	// ReferenceIOPS is the capacity at the latest window's mix, T's unit
+	// (0 in a state saved before it was kept).
+	ReferenceIOPS float64 `json:"referenceIOPS,omitempty"`
 }
 
 func (m *UtilizationFit) Samples() int               { return m.N }
@@ -140,4 +143,14 @@ func (m *UtilizationFit) Scores() map[string]float64 { return nil }
 // already saturated or over the latency SLO.
 func (m *UtilizationFit) ETA(now, currentU float64, overSLO bool) trend.SaturationETA {
 	return m.T.ETA(now, currentU, overSLO)
+}
+
+// LoadETA is when demand's trend reaches iops (the latency knee: a load at
+// today's mix, held there), as ETA does for the capacity: first by its
+// daily peaks. ok is false without the reference capacity.
+func (m *UtilizationFit) LoadETA(now, iops float64) (eta trend.SaturationETA, ok bool) {
+	if !(m.ReferenceIOPS > 0) || !finite(m.ReferenceIOPS) {
+		return trend.SaturationETA{}, false
+	}
+	return m.T.LevelETA(now, iops/m.ReferenceIOPS), true
 }

@@ -457,6 +457,24 @@ func (ut *UtilizationTrend) ETA(now, currentU float64, overSLO bool) SaturationE
 	case currentU >= 1:
 		return SaturationETA{Reason: "saturated"}
 	}
+	limit := func(float64) float64 { return 1 }
+	if ut.Limit != nil {
+		limit = ut.Limit.At
+	}
+	return ut.crossings(now, limit)
+}
+
+// LevelETA is when the trend reaches a fixed level (in the trend's units)
+// instead of its Limit: the daily peaks, the band's ends and the mean, as
+// for ETA. The exporter asks it for the load at which latency crosses its
+// SLO.
+func (ut *UtilizationTrend) LevelETA(now, level float64) SaturationETA {
+	return ut.crossings(now, func(float64) float64 { return level })
+}
+
+// crossings scans the trend from now for the first time each of its
+// curves reaches limit.
+func (ut *UtilizationTrend) crossings(now float64, limit func(float64) float64) SaturationETA {
 	inf := math.Inf(1)
 	p := 2 + 2*ut.Harmonics
 	if !finite(now) || now+etaStep == now || ut.Harmonics < 0 || len(ut.Coef) != p || len(ut.Cov) != p*p {
@@ -466,10 +484,6 @@ func (ut *UtilizationTrend) ETA(now, currentU float64, overSLO bool) SaturationE
 	horizon := ut.Horizon
 	if !(horizon >= 0 && horizon <= maxHorizon) {
 		horizon = maxHorizon
-	}
-	limit := func(float64) float64 { return 1 }
-	if ut.Limit != nil {
-		limit = ut.Limit.At
 	}
 	reached := func(f func(t float64) float64, t float64) bool {
 		l := limit(t)

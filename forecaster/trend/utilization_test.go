@@ -342,3 +342,46 @@ func TestFitUtilizationAgainstRLM(t *testing.T) {
 		}
 	}
 }
+
+// LevelETA against a level L is ETA against 1 of the series divided by L
+// (the robust fit scales with its data, in either growth form), and it
+// finds the known truth: the first moment the peaks reach L.
+func TestLevelETA(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		u     func(t float64) float64
+		level float64
+	}{
+		{"linear", func(x float64) float64 { return 0.5 + 0.03*(x-uT0)/Day + 0.08*math.Sin(2*math.Pi*(x-uT0)/Day) }, 0.9},
+		{"exponential", func(x float64) float64 {
+			return 0.3 * math.Exp(0.08*(x-uT0)/Day) * (1 + 0.1*math.Sin(2*math.Pi*(x-uT0)/Day))
+		}, 0.7},
+	} {
+		ts, us := utilSeries(rand.New(rand.NewPCG(7, 7)), uT0, 7, 0.01, c.u)
+		scaled := make([]float64, len(us))
+		for i, v := range us {
+			scaled[i] = v / c.level
+		}
+		ut, err := FitUtilization(ts, us, UtilizationOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		us1, err := FitUtilization(ts, scaled, UtilizationOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := ts[len(ts)-1]
+		got, want := ut.LevelETA(now, c.level), us1.ETA(now, 0, false)
+		for _, p := range [][2]float64{{got.PeakSeconds, want.PeakSeconds}, {got.EarlySeconds, want.EarlySeconds}, {got.LateSeconds, want.LateSeconds}, {got.MeanSeconds, want.MeanSeconds}} {
+			if math.Abs(p[0]-p[1]) > 2 { // the bisection's second
+				t.Errorf("%s: LevelETA %+v, ETA of the scaled series %+v", c.name, got, want)
+				break
+			}
+		}
+		truth := firstCrossing(func(x float64) float64 { return c.u(x) / c.level }, now) - now
+		t.Logf("%s: peaks reach %.1f in %.2f d (truth %.2f d)", c.name, c.level, got.PeakSeconds/Day, truth/Day)
+		if e := math.Abs(got.PeakSeconds/truth - 1); e > 0.10 {
+			t.Errorf("%s: LevelETA %.2f d, truth %.2f d (%.1f%% > 10%%)", c.name, got.PeakSeconds/Day, truth/Day, 100*e)
+		}
+	}
+}
