@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -518,6 +519,29 @@ func TestStoppedDataStillFits(t *testing.T) {
 	}
 }
 
+// eachIntervalFit waits for fits 1..n, the clock moved on by one interval
+// after each, hands each fit's snapshot to check, and fails if a fit was
+// not the interval's or a refresh refitted between intervals (the accuracy
+// trigger firing on a steady history).
+func eachIntervalFit(t *testing.T, e *Engine, clk *clock, interval time.Duration, n int, check func(fit int, s *Snapshot)) {
+	t.Helper()
+	for fit := 1; fit <= n; fit++ {
+		waitFor(t, fmt.Sprintf("fit %d", fit), func() bool { return e.Snapshot("a").Fits == fit })
+		s := e.Snapshot("a")
+		if s.LastFitReason != "interval" {
+			t.Errorf("fit %d: reason %q, want interval", fit, s.LastFitReason)
+		}
+		check(fit, s)
+		time.Sleep(200 * time.Millisecond) // refreshes: no trigger may fire
+		if got := e.Snapshot("a").Fits; got != fit {
+			t.Fatalf("refit between intervals (%d fits, reason %q)", got, e.Snapshot("a").LastFitReason)
+		}
+		clk.mu.Lock()
+		clk.t = clk.t.Add(interval)
+		clk.mu.Unlock()
+	}
+}
+
 // TestKneeStableOnSteadyHistory: refitted every interval over a steady
 // history (the window moving on by an interval each time), the served
 // latency knee moves by less than 5%, and no accuracy trigger refits in
@@ -537,12 +561,7 @@ func TestKneeStableOnSteadyHistory(t *testing.T) {
 	e.Start(context.Background(), cfg)
 	defer e.Stop()
 	var knees []float64
-	for fit := 1; fit <= 4; fit++ {
-		waitFor(t, fmt.Sprintf("fit %d", fit), func() bool { return e.Snapshot("a").Fits == fit })
-		s := e.Snapshot("a")
-		if s.LastFitReason != "interval" {
-			t.Errorf("fit %d: reason %q, want interval", fit, s.LastFitReason)
-		}
+	eachIntervalFit(t, e, clk, cfg.Fit.Interval, 4, func(fit int, s *Snapshot) {
 		l := s.Latency()
 		if l == nil {
 			t.Fatalf("fit %d: no latency model: %+v", fit, s.Models[models.Queueing])
@@ -552,18 +571,8 @@ func TestKneeStableOnSteadyHistory(t *testing.T) {
 			t.Fatalf("fit %d: knee %v, max IOPS %v", fit, k, s.CapacityAtMix.MaxTotalIOPS)
 		}
 		knees = append(knees, k)
-		time.Sleep(200 * time.Millisecond) // refreshes: no trigger may fire
-		if n := e.Snapshot("a").Fits; n != fit {
-			t.Fatalf("refit between intervals (%d fits, reason %q)", n, e.Snapshot("a").LastFitReason)
-		}
-		clk.mu.Lock()
-		clk.t = clk.t.Add(cfg.Fit.Interval)
-		clk.mu.Unlock()
-	}
-	lo, hi := knees[0], knees[0]
-	for _, k := range knees {
-		lo, hi = min(lo, k), max(hi, k)
-	}
+	})
+	lo, hi := slices.Min(knees), slices.Max(knees)
 	t.Logf("knees over 4 fits an hour apart: %.0f", knees)
 	if hi/lo-1 > 0.05 {
 		t.Errorf("knee moved %.1f%% across fits (limit 5%%): %v", 100*(hi/lo-1), knees)
@@ -707,12 +716,7 @@ func TestETAStableOnSteadyHistory(t *testing.T) {
 	e.Start(context.Background(), cfg)
 	defer e.Stop()
 	var at []float64 // hours after testNow
-	for fit := 1; fit <= 4; fit++ {
-		waitFor(t, fmt.Sprintf("fit %d", fit), func() bool { return e.Snapshot("a").Fits == fit })
-		s := e.Snapshot("a")
-		if s.LastFitReason != "interval" {
-			t.Errorf("fit %d: reason %q, want interval", fit, s.LastFitReason)
-		}
+	eachIntervalFit(t, e, clk, cfg.Fit.Interval, 4, func(fit int, s *Snapshot) {
 		if st := s.Models[models.Saturation]; !st.Fitted {
 			t.Fatalf("fit %d: no saturation trend: %s", fit, st.Error)
 		}
@@ -721,23 +725,13 @@ func TestETAStableOnSteadyHistory(t *testing.T) {
 			t.Fatalf("fit %d: max_iops ETA %v (%v)", fit, eta, ok)
 		}
 		at = append(at, (s.Observed.Time+eta-float64(testNow.Unix()))/3600)
-		time.Sleep(200 * time.Millisecond) // refreshes: no trigger may fire
-		if n := e.Snapshot("a").Fits; n != fit {
-			t.Fatalf("refit between intervals (%d fits, reason %q)", n, e.Snapshot("a").LastFitReason)
-		}
-		clk.mu.Lock()
-		clk.t = clk.t.Add(cfg.Fit.Interval)
-		clk.mu.Unlock()
-	}
+	})
 	truth := testNow
 	for w.IOPS(truth) < 7500 {
 		truth = truth.Add(time.Minute)
 	}
 	t.Logf("saturation %.1f h after the first fit, by 4 fits an hour apart (the true crossing: %.1f h)", at, truth.Sub(testNow).Hours())
-	lo, hi := at[0], at[0]
-	for _, h := range at {
-		lo, hi = min(lo, h), max(hi, h)
-	}
+	lo, hi := slices.Min(at), slices.Max(at)
 	if (hi-lo)/lo > 0.05 {
 		t.Errorf("the saturation moment moved %.1f h across fits, %.1f%% of the ETA (limit 5%%): %v", hi-lo, 100*(hi-lo)/lo, at)
 	}
