@@ -3,6 +3,7 @@
 #
 #   Rscript forecaster/trend/testdata/rlm/gen.R
 #
+# (R 4.2.2 and MASS 7.3-58.2 from Debian: r-base-core, r-cran-mass.)
 # Writes rlm.txt next to this script: a line "n", n lines "t u" (Unix
 # seconds, utilization), then one line per fit, "fit <harmonics> <coef...>"
 # with the coefficients in FitUtilization's order: intercept, slope per day
