@@ -42,8 +42,8 @@ type Cluster struct {
 	// fit.interval. An accuracy trigger may refit earlier; nothing refits
 	// while the query backend fails.
 	NextFitUnix float64 `json:"nextFit,omitempty"`
-	// SaturationETAs says when the demand trend's mean reaches each limit,
-	// ordered by limit name.
+	// SaturationETAs says when the demand trend's daily peaks reach each
+	// limit, ordered by limit name.
 	SaturationETAs []SaturationETA `json:"saturationEtas,omitempty"`
 	// WarmingUp: the current figures come from a rate window that was not
 	// full (the counters began, or resumed after a scrape gap, within it).
@@ -52,11 +52,12 @@ type Cluster struct {
 
 // SaturationETA is when the demand trend reaches one limit.
 type SaturationETA struct {
-	// Limit is max_iops (the capacity at the current mix) or latency_slo
+	// Limit is max_iops (the capacity at the forecast mix) or latency_slo
 	// (the IOPS where the latency's upper 95% bound crosses the SLO).
 	Limit string `json:"limit"`
-	// Seconds from DataAsOfUnix until the trend's mean reaches the limit; 0
-	// when it is already there, null when the demand does not grow.
+	// Seconds from DataAsOfUnix until the trend's daily peaks reach the
+	// limit; 0 when it is already there (or latency is over its SLO), null
+	// when the demand does not grow.
 	Seconds *float64 `json:"seconds"`
 }
 

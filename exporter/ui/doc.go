@@ -15,8 +15,8 @@
 //	                 two classes clients issue (their op-weighted mean
 //	                 IOSizeBytes is a size nobody issues; it is shown only when
 //	                 the classes are not given)
-//	saturation ETAs  Cluster.SaturationETAs: when the demand trend's mean reaches
-//	                 max IOPS and the latency SLO knee, from Cluster.DataAsOfUnix;
+//	saturation ETAs  Cluster.SaturationETAs: when the demand trend's daily peaks
+//	                 reach max IOPS and the latency SLO knee, from Cluster.DataAsOfUnix;
 //	                 a demand trend that has not fitted shows what it waits for
 //	data as of       Cluster.DataAsOfUnix, LastFitUnix and NextFitUnix, with
 //	                 "ago"/"in" against the server's clock
