@@ -47,9 +47,10 @@ type EstimateOptions struct {
 	// Interference also fits the read/write interference γ of each band:
 	// the saturated windows then lie on a·r + b·w + c·r·w = 1, c = 4γab,
 	// which is linear in (a, b, c) and fitted by least squares. It needs
-	// saturated windows at three or more distinct read ratios (two mixes
-	// and a pure one, or three mixes); with fewer the band keeps the
-	// γ = 0 fit and says why in BandFit.GammaError. A fitted band adds a
+	// saturated windows at three or more read ratios at least
+	// MinReadRatioSpread/2 apart (two mixes and a pure one, or three
+	// mixes); with fewer the band keeps the γ = 0 fit and says why in
+	// BandFit.GammaError. A fitted band adds a
 	// mixed point at 50% reads to the calibration, which reproduces γ.
 	Interference bool `json:"interference"`
 }
@@ -140,7 +141,7 @@ func EstimateFromHistory(windows []Window, opts EstimateOptions) (Calibration, Q
 		bf, p, sat := fitBand(bands[k], o)
 		if bf.Fitted && o.Interference {
 			var mp MixedPoint
-			if bf, p, mp = fitBandInterference(bf, p, sat); bf.GammaFitted {
+			if bf, p, mp = fitBandInterference(bf, p, sat, o.MinReadRatioSpread/2); bf.GammaFitted {
 				cal.Mixed = append(cal.Mixed, mp)
 			}
 		}
