@@ -199,19 +199,26 @@ func (s Set) SaturationETAs(obs features.Observed, hasObs bool, live Live, sloSe
 		if overSLO {
 			out["latency_slo"] = 0
 		} else if k := latency.Crossing(sloSeconds).Upper; !math.IsNaN(k) {
-			if ut := s.Utilization(); ut != nil {
-				if e, ok := ut.LoadETA(obs.Time, k); ok {
-					out["latency_slo"] = e.PeakSeconds
-				}
-			}
-			if _, done := out["latency_slo"]; !done {
-				if tr := s.Trend(); tr != nil {
-					out["latency_slo"] = tr.ETA(obs.Time, k)
-				}
+			if eta, ok := s.loadETA(obs.Time, k); ok {
+				out["latency_slo"] = eta
 			}
 		}
 	}
 	return out
+}
+
+// loadETA is when demand reaches iops: the utilization trend's daily peaks,
+// else the demand trend's mean; ok is false without either.
+func (s Set) loadETA(now, iops float64) (float64, bool) {
+	if ut := s.Utilization(); ut != nil {
+		if e, ok := ut.LoadETA(now, iops); ok {
+			return e.PeakSeconds, true
+		}
+	}
+	if tr := s.Trend(); tr != nil {
+		return tr.ETA(now, iops), true
+	}
+	return 0, false
 }
 
 // checkLatency compares a latency model's mean at the observed load with

@@ -14,7 +14,8 @@ import (
 
 // latestRun is the part of results/latest.json the offline recompute needs:
 // the run's fio calibration and, per scored mix, the measured max and the
-// rates fio measured at their sizes in the step it comes from.
+// rates fio measured at their sizes in the step it comes from; the checks
+// as the run scored them.
 type latestRun struct {
 	When        string                   `json:"when"`
 	Calibration conservation.Calibration `json:"calibration"`
@@ -29,6 +30,11 @@ type latestRun struct {
 			WriteBytes float64 `json:"writeBytes"`
 		} `json:"sideBySide"`
 	} `json:"mixes"`
+	Checks []struct {
+		Name  string   `json:"name"`
+		Value *float64 `json:"value"` // null: not scored
+		Pass  bool     `json:"pass"`
+	} `json:"checks"`
 }
 
 // loadRun reads a run's results JSON (results/latest.json or a committed
@@ -309,25 +315,10 @@ func TestRecordedRunsChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	type check struct {
-		Name  string   `json:"name"`
-		Value *float64 `json:"value"` // null: not scored
-		Pass  bool     `json:"pass"`
-	}
 	values := map[string][]float64{}
 	failed := map[string]int{}
 	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var run struct {
-			Checks []check `json:"checks"`
-		}
-		if err := json.Unmarshal(data, &run); err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		for _, c := range run.Checks {
+		for _, c := range loadRun(t, p).Checks {
 			if c.Value != nil {
 				values[c.Name] = append(values[c.Name], *c.Value)
 			}
