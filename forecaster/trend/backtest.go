@@ -19,7 +19,10 @@ type BacktestResult struct {
 // span (0 < holdout < 1, e.g. 0.2) and scores the mean forecast on the rest,
 // the backtest protocol of docs/models.md applied to time: train on the past, score the
 // future. Held-out points with value 0 are skipped (relative error is
-// undefined there).
+// undefined there). A seasonal profile is fitted only when the training
+// part spans two seasons, as Fit requires: a history of two to 2.5 days
+// carries its profile, but its first 80% does not, so the backtest scores
+// the line alone rather than nothing.
 func Backtest(times, values []float64, holdout float64, opts Options) (BacktestResult, error) {
 	if !(holdout > 0 && holdout < 1) {
 		return BacktestResult{}, inputError("holdout", "must be in (0, 1), got %v", holdout)
@@ -44,6 +47,9 @@ func Backtest(times, values []float64, holdout float64, opts Options) (BacktestR
 		} else {
 			st, sy = append(st, times[i]), append(sy, values[i])
 		}
+	}
+	if opts.SeasonSeconds > 0 && len(tt) > 0 && tt[len(tt)-1]-tt[0] < 2*opts.SeasonSeconds {
+		opts.SeasonSeconds = 0
 	}
 	tr, err := Fit(tt, ty, opts)
 	if err != nil {

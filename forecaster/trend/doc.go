@@ -37,10 +37,11 @@
 //
 // ETA(limit, now) gives the seconds from now until mean(t) reaches limit
 // (MeanSeconds) and until the upper band does (UpperSeconds, the early
-// warning; never later than MeanSeconds). Both are +Inf when the slope is
-// not positive (the trend does not grow), and 0 when the limit is already
+// warning; never later than MeanSeconds); 0 when the limit is already
 // reached at now. With a seasonal profile the crossing is the first time the
-// peak bins reach the limit. +Inf encodes as null in JSON.
+// peak bins reach the limit. A flat or falling trend reaches it only where
+// it already is: now, or at a peak bin within the coming period; otherwise
+// both are +Inf ("never"). +Inf encodes as null in JSON.
 //
 // Backtest fits on the early part of a series and scores the mean forecast
 // on the held-out rest: accuracy = max(1 − MAPE, 0), and band coverage.
@@ -59,7 +60,8 @@
 // daily cycle then a proportion of the level), by iteratively reweighted
 // least squares with Tukey's bisquare (c = 4.685 times the MAD scale
 // 1.4826·median|r|, taken about the fit as R's MASS::rlm does; ten rounds
-// from ordinary least squares; within 1e-7 of rlm on testdata/rlm): the line and the harmonics must be
+// from ordinary least squares; within 1e-6 of rlm on testdata/rlm, measured
+// within 1e-7): the line and the harmonics must be
 // fitted jointly, which Theil–Sen cannot, and the reweighting gives back
 // what least squares loses to spikes (one window in five of the first half
 // dipping to 60% tilts a least-squares slope 65%; the reweighted one stays
@@ -80,8 +82,9 @@
 // reaches 1; MeanSeconds (the trend alone, the daily mean) is reported
 // beside it and is later whenever the cycle has an amplitude. The band:
 // EarlySeconds and LateSeconds are the first times the upper and the lower
-// prediction band of the peaks, z·s·√(1 + xᵀ(XᵀX)⁻¹x) on the fitted scale,
-// reach 1.
+// prediction band of the peaks, z·s·√(1 + xᵀ(XᵀWX)⁻¹x) on the fitted scale
+// (W the final robust weights, s their weighted residual scale
+// √(Σ wᵢrᵢ² / (Σ wᵢ − p))), reach 1.
 //
 // Short history. Below 18 hours of history no daily cycle is fitted: over
 // less than three quarters of a period the sine and cosine of the day are

@@ -330,14 +330,17 @@ func (e *ETA) UnmarshalJSON(b []byte) error {
 }
 
 // ETA returns the seconds from now until the mean and the upper band reach
-// limit (see the package doc). It is +Inf for both when the slope is not
-// positive or the inputs are not finite.
+// limit (see the package doc). It is +Inf for both when the inputs are not
+// finite.
 func (tr *Trend) ETA(limit, now float64) ETA {
 	inf := ETA{math.Inf(1), math.Inf(1)}
-	if !finite(limit) || !finite(now) || !(tr.Slope > 0) {
+	if !finite(limit) || !finite(now) {
 		return inf
 	}
 	nb := max(len(tr.Season), 1)
+	if !(tr.Slope > 0) {
+		return tr.etaNotGrowing(limit, now)
+	}
 	meanAt, upperAt := math.Inf(1), math.Inf(1)
 	start := math.Max(now, tr.TMean) // the band is monotone after t̄
 	for b := 0; b < nb; b++ {
@@ -376,6 +379,28 @@ func (tr *Trend) ETA(limit, now float64) ETA {
 	}
 	upperAt = math.Min(upperAt, meanAt)
 	return ETA{MeanSeconds: math.Max(meanAt-now, 0), UpperSeconds: math.Max(upperAt-now, 0)}
+}
+
+// etaNotGrowing is ETA for a flat or falling trend: the limit is reached
+// only where the trend already is at it, now or at a daily peak within the
+// coming period; later the line only falls. The band is taken at the same
+// times: its widening far from the data is not growth.
+func (tr *Trend) etaNotGrowing(limit, now float64) ETA {
+	meanAt, upperAt := math.Inf(1), math.Inf(1)
+	for b := 0; b < max(len(tr.Season), 1); b++ {
+		t := tr.firstInBin(now, b)
+		mean := tr.Level + tr.Slope*(t-tr.TMean)
+		if len(tr.Season) > 0 {
+			mean += tr.Season[b]
+		}
+		if mean >= limit {
+			meanAt = math.Min(meanAt, t)
+		}
+		if mean+tr.halfWidth(t) >= limit {
+			upperAt = math.Min(upperAt, t)
+		}
+	}
+	return ETA{MeanSeconds: meanAt - now, UpperSeconds: upperAt - now}
 }
 
 // firstInBin returns the first time >= t whose phase lies in season bin b.

@@ -114,6 +114,48 @@ func TestFlatAndDeclining(t *testing.T) {
 	}
 }
 
+// A trend that does not grow still reaches a limit it is already at: 0
+// when the level is over it now, and with a daily cycle the next peak that
+// reaches it (within a day), not "never" (the old answer for any slope ≤ 0,
+// which the exporter's fallback ETAs then served as +Inf).
+func TestNotGrowingAtTheLimit(t *testing.T) {
+	for name, slope := range map[string]float64{"flat": 0, "declining": -200 / day} {
+		ts, ys := series(7*288, 300, 4, func(t float64) float64 {
+			return 20000 + slope*(t-t0) + 6000*math.Sin(2*math.Pi*t/day)
+		})
+		tr, err := Fit(ts, ys, Options{SeasonSeconds: day, SeasonBins: 48})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr.Slope = math.Min(tr.Slope, 0) // flat data may give a slope of either sign
+		now := ts[len(ts)-1]
+		m, _, _ := tr.At(now)
+		if e := tr.ETA(m-100, now); e.MeanSeconds != 0 || e.UpperSeconds != 0 {
+			t.Errorf("%s: limit under the mean now: ETA %+v, want 0", name, e)
+		}
+		// Halfway between the mean now and the coming day's peak: reached
+		// at that peak, within the day.
+		peak := m
+		for dt := 0.0; dt < day; dt += 60 {
+			p, _, _ := tr.At(now + dt)
+			peak = math.Max(peak, p)
+		}
+		if peak-m < 2000 {
+			t.Fatalf("%s: the peak %.0f is too close to the mean now %.0f for the test", name, peak, m)
+		}
+		limit := (m + peak) / 2
+		e := tr.ETA(limit, now)
+		if !(e.MeanSeconds > 0 && e.MeanSeconds < day) || e.UpperSeconds > e.MeanSeconds {
+			t.Errorf("%s: limit %.0f under the daily peak: ETA %+v, want within a day, upper first", name, limit, e)
+		} else if pm, _, _ := tr.At(now + e.MeanSeconds); pm < limit {
+			t.Errorf("%s: the mean at the ETA %.0f is under the limit %.0f", name, pm, limit)
+		}
+		if e := tr.ETA(40000, now); !math.IsInf(e.MeanSeconds, 1) || !math.IsInf(e.UpperSeconds, 1) {
+			t.Errorf("%s: limit over every peak: ETA %+v, want +Inf", name, e)
+		}
+	}
+}
+
 // Daily cycle of ±6000 IOPS on a 1000 IOPS/day trend over 10.3 days (not a
 // whole number of days): the slope stays right, with and without the
 // seasonal profile; the profile narrows the band and moves the ETA to the
@@ -330,6 +372,16 @@ func TestBacktest(t *testing.T) {
 	bad, _ := Backtest(ts, ys, 0.25, Options{})
 	if bad.Accuracy > 0.8 {
 		t.Errorf("accuracy %v after a 30%% drop in the held-out part", bad.Accuracy)
+	}
+	// 2.2 days with a daily profile: the served fit has one, the first 80%
+	// (1.8 days) cannot; scored without it, not refused.
+	ts, ys = series(634, 500, 12, func(t float64) float64 { return 20000 + slope*(t-t0) + 3000*math.Sin(2*math.Pi*t/day) })
+	if _, err := Fit(ts, ys, Options{SeasonSeconds: day}); err != nil {
+		t.Fatalf("2.2 days, seasonal fit: %v", err)
+	}
+	short, err := Backtest(ts, ys, 0.2, Options{SeasonSeconds: day})
+	if err != nil || !(short.Accuracy > 0.8) {
+		t.Errorf("2.2 days, seasonal backtest: %+v, %v; want scored without the profile", short, err)
 	}
 	if _, err := Backtest(ts, ys, 1, Options{}); err == nil || !strings.Contains(err.Error(), "holdout: must be in (0, 1), got 1") {
 		t.Errorf("holdout 1: %v", err)

@@ -77,7 +77,7 @@ type UtilizationTrend struct {
 	// ResidualStd is in the fitted scale (U, or log U).
 	ResidualStd float64   `json:"residualStd"`
 	Z           float64   `json:"z"`
-	Cov         []float64 `json:"cov"` // (XᵀX)⁻¹, row-major
+	Cov         []float64 `json:"cov"` // (XᵀWX)⁻¹ at the final robust weights W, row-major
 	Horizon     float64   `json:"horizonSeconds"`
 	// Limit is the level the trend is compared with, in the fitted
 	// quantity's units; nil: 1 (the utilization of a fixed frontier).
@@ -177,6 +177,7 @@ func FitUtilization(times, u []float64, opts UtilizationOptions) (*UtilizationTr
 		return nil, inputError("u", "exponential growth needs every utilization > 0")
 	}
 	var best *UtilizationTrend
+	var firstErr error
 	bestSSE := math.Inf(1)
 	for _, g := range []Growth{GrowthLinear, GrowthExponential} {
 		if opts.Growth != GrowthAuto && opts.Growth != g || g == GrowthExponential && !positive {
@@ -184,6 +185,14 @@ func FitUtilization(times, u []float64, opts UtilizationOptions) (*UtilizationTr
 		}
 		ut, err := fitHarmonic(times, u, g, h, opts)
 		if err != nil {
+			// Auto keeps the form that fits: the log scale's weights can
+			// fail where the linear fit holds.
+			if opts.Growth == GrowthAuto {
+				if firstErr == nil {
+					firstErr = err
+				}
+				continue
+			}
 			return nil, err
 		}
 		var sse float64
@@ -196,6 +205,9 @@ func FitUtilization(times, u []float64, opts UtilizationOptions) (*UtilizationTr
 		}
 	}
 	if best == nil {
+		if firstErr != nil {
+			return nil, firstErr
+		}
 		return nil, inputError("u", "no growth form could be fitted")
 	}
 	return best, nil
@@ -285,11 +297,11 @@ func bisquare(x float64) float64 {
 }
 
 // madScale is 1.4826·median|r|: the standard deviation of Gaussian
-// residuals, unmoved by a minority of wild ones. It is taken about 0, the
-// fit, not about the residuals' median (as R's MASS::rlm does): dips all on
-// one side pull the first least-squares fit off the good windows by more
-// than their spread, and a scale about the median then gave every window
-// weight 0.
+// residuals, unmoved by a minority of wild ones. Like R's MASS::rlm
+// (median|r|/0.6745) it is taken about 0, the fit, not about the residuals'
+// median: dips all on one side pull the first least-squares fit off the
+// good windows by more than their spread, and a scale about the median then
+// gave every window weight 0.
 func madScale(r []float64) float64 {
 	abs := make([]float64, len(r))
 	for i, v := range r {

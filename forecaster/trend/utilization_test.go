@@ -168,19 +168,10 @@ func TestFitUtilizationRejectsBadInput(t *testing.T) {
 		{"harmonics", ts, us, UtilizationOptions{Harmonics: 9}, "opts.Harmonics"},
 	} {
 		_, err := FitUtilization(c.ts, c.us, c.opt)
-		if err == nil || !containsStr(err.Error(), c.want) {
+		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err %v, want one naming %q", c.name, err, c.want)
 		}
 	}
-}
-
-func containsStr(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return true
-		}
-	}
-	return false
 }
 
 // TestUtilizationETAAgainstMovingLimit: demand 0.6 + 0.1/day (in units of
@@ -334,6 +325,9 @@ func TestFitUtilizationAgainstRLM(t *testing.T) {
 		ut, err := FitUtilization(ts, us, UtilizationOptions{Growth: GrowthLinear, Harmonics: 2})
 		if err != nil {
 			t.Fatalf("series %d: %v", series, err)
+		}
+		if len(ut.Coef) != len(want) {
+			t.Fatalf("series %d: %d coefficients, rlm %d", series, len(ut.Coef), len(want))
 		}
 		for j, c := range ut.Coef {
 			if math.Abs(c-want[j]) > 1e-6 {
