@@ -199,7 +199,7 @@ func ClusterHeadroom() Dashboard {
 	hp.FieldConfig.Defaults["min"], hp.FieldConfig.Defaults["max"] = 0, 1
 	hp.Options = map[string]any{"reduceOptions": map[string]any{"calcs": []string{"lastNotNull"}, "fields": "", "values": false},
 		"showThresholdMarkers": true, "showThresholdLabels": false, "orientation": "auto"}
-	eta := l.add(4, 5, stat("Saturation ETA", "When the demand trend meets each limit; ∞ when demand does not grow. Red within the alert horizon.", "s",
+	eta := l.add(4, 5, stat("Saturation ETA", "When the demand trend's daily peaks meet each limit; ∞ when not within a year. Red within the alert horizon.", "s",
 		steps("red", time.Duration(th.Saturation.Horizon).Seconds(), "green"),
 		promInstant("A", "storcast_saturation_eta_seconds{"+c+"}", "{{limit}}")))
 	eta.Options["graphMode"] = "none"

@@ -57,12 +57,13 @@ type SaturationETA struct {
 	Limit string `json:"limit"`
 	// Seconds from DataAsOfUnix until the trend's daily peaks reach the
 	// limit; 0 when it is already there (or latency is over its SLO), null
-	// when the demand does not grow.
+	// when it does not within the horizon (a year).
 	Seconds *float64 `json:"seconds"`
 }
 
 // ModelStatus describes the state of one fitted model of a cluster.
-// Model names: conservation, insideout, mlisp, trend.
+// Model names: conservation, insideout, mlisp, queueing, trend, saturation,
+// advisor.
 type ModelStatus struct {
 	Fitted        bool    `json:"fitted"`
 	Stale         bool    `json:"stale"`

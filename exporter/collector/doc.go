@@ -7,5 +7,5 @@
 // immutable snapshots only, so a scrape never waits for a fit. A value that
 // does not exist (no model yet, a band that never crosses the SLO) is left
 // out rather than exported as NaN; +Inf is exported where it is the answer
-// (an ETA when demand does not grow).
+// (an ETA not reached within a year).
 package collector
