@@ -113,7 +113,9 @@
 // a·r + b·w + c·r·w = 1 with c = 4γab, linear in (a, b, c), fitted by least
 // squares; γ = c/(4ab), its standard error by the delta method from the
 // least-squares covariance σ²(XᵀX)⁻¹. Three unknowns need saturated windows
-// at three or more distinct read ratios. With the capacities known from a
+// at three or more read ratios at least MinReadRatioSpread/2 apart
+// (counted: with two mixes, rate noise along each keeps the design's rank in
+// arithmetic while γ trades against the capacities at will). With the capacities known from a
 // benchmark, InterferenceFromHistory fits γ alone (linear in γ) from
 // saturated windows at two or more mixes.
 //
@@ -197,8 +199,8 @@
 // at the split's mean size, repeated groups runs), and EstimateFromHistory fits the capacity
 // line a·T_read + b·T_write = 1 (a = 1/T_read100, b = 1/T_write100) by least
 // squares over windows that show saturation, per octave size band; it needs
-// saturated windows at two or more distinct read ratios (three with
-// Interference). Estimates from history are biased low on open-loop traffic
+// saturated windows at two or more distinct read ratios (three at least
+// MinReadRatioSpread/2 apart with Interference). Estimates from history are biased low on open-loop traffic
 // (saturated-looking windows are near, not at, capacity);
 // EstimateOptions.QueueingCorrection removes that bias for M/M/1-like
 // queues but overestimates for closed-loop clients. Prefer a benchmark.

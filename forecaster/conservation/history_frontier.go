@@ -49,8 +49,10 @@ func fitBandInterference(bf BandFit, p Point, sat []satWindow, minGap float64) (
 		bf.GammaError = "singular value decomposition failed"
 		return bf, p, MixedPoint{}
 	}
+	// Three ratios apart leave rank loss to arithmetic (a degenerate
+	// scaling), so this names the design, not the ratios.
 	if sv := svd.Values(nil); sv[2] <= 1e-6*sv[0] {
-		bf.GammaError = fmt.Sprintf("saturated windows at too few distinct read ratios (%.2f..%.2f) to separate interference from the two capacities; need three or more", bf.ReadRatioMin, bf.ReadRatioMax)
+		bf.GammaError = fmt.Sprintf("the saturated windows' design is numerically rank-deficient (smallest singular value %.1e of the largest) to separate interference from the two capacities", sv[2]/sv[0])
 		return bf, p, MixedPoint{}
 	}
 	var coef mat.VecDense

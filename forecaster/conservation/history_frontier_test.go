@@ -86,7 +86,7 @@ func TestEstimateInterferenceFromHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q.Bands[0].GammaFitted || !strings.Contains(q.Bands[0].GammaError, "too few distinct read ratios") {
+	if q.Bands[0].GammaFitted || !strings.Contains(q.Bands[0].GammaError, "(0.30..0.70: 2 at least 0.10 apart) to separate interference from the two capacities; need three or more") {
 		t.Errorf("two mixes: %+v", q.Bands[0])
 	}
 	// The same with 2% rate noise, and with a third ratio close to one of
@@ -99,7 +99,7 @@ func TestEstimateInterferenceFromHistory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b := q.Bands[0]; b.GammaFitted || !strings.Contains(b.GammaError, "too few distinct read ratios") ||
+		if b := q.Bands[0]; b.GammaFitted || !strings.Contains(b.GammaError, ": 2 at least 0.10 apart) to separate interference") ||
 			!near(cal.Points[0].ReadIOPS, 120000, 0.1) || !near(cal.Points[0].WriteIOPS, 24000, 0.1) {
 			t.Errorf("ratios %v, 2%% noise: %+v, points %+v", ratios, b, cal.Points)
 		}
