@@ -273,8 +273,8 @@ type queueingLatency struct {
 // capacity.
 const curveSteps = 200
 
-// buildCurve is the curve at curveSteps+1 loads evenly spaced in the
-// frontier's utilization, from zero to just below capacity.
+// buildCurve is the curve at curveSteps loads evenly spaced in the
+// frontier's utilization, from zero to one step below capacity (U = 0.995).
 func (l *queueingLatency) buildCurve() []LatencyPoint {
 	out := make([]LatencyPoint, 0, curveSteps)
 	for k := range curveSteps {

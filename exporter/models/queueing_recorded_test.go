@@ -102,7 +102,10 @@ func TestRecordedLatencyRecomputed(t *testing.T) {
 				r.name, s.name, s.iops, q.Axis.u(s.iops), 1e3*b.Mean, 1e3*b.Lower, 1e3*b.Upper, s.ms, 100*(1e3*b.Mean/s.ms-1),
 				1e3*b.Lower <= s.ms && s.ms <= 1e3*b.Upper)
 		}
-		b, _ := l.At(r.f80.iops)
+		b, ok := l.At(r.f80.iops)
+		if !ok {
+			t.Fatalf("%s: the 80%% step's %.0f IOPS is past the model's capacity", r.name, r.f80.iops)
+		}
 		knee := l.Crossing(0.05).Upper
 		t.Logf("%s: class %s, open L0 %.3g s A %.3g s Q %v, knee %.0f IOPS (%.1f%% of the measured saturation)",
 			r.name, q.M.Class, q.M.Open.L0, q.M.Open.A, q.M.Open.Q, knee, 100*knee/r.sat.iops)
@@ -133,7 +136,10 @@ func TestRecordedLatencyRecomputed(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s, oracle capacity: %v", r.name, err)
 		}
-		ob, _ := o.At(r.f80.iops)
+		ob, ok := o.At(r.f80.iops)
+		if !ok {
+			t.Fatalf("%s, oracle capacity: the 80%% step is past the model's capacity", r.name)
+		}
 		t.Logf("%s: with the measured saturation as capacity (U %.2f at the 80%% step): %.2f ms, %+.0f%%", r.name, r.f80.iops/r.sat.iops, 1e3*ob.Mean, 100*(1e3*ob.Mean/r.f80.ms-1))
 		if math.Abs(1e3*ob.Mean/r.f80.ms-1) <= 0.2 {
 			oracleWithin20++

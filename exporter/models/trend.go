@@ -15,8 +15,8 @@ import (
 // profile) and scores it with trend.Backtest (fit on the first 80% of the
 // span, score the last 20%).
 type DemandTrend struct {
-	// Season is the seasonal period fitted when the history spans at least
-	// two of them; default one day.
+	// SeasonSeconds is the seasonal period fitted when the history spans at
+	// least two of them; default one day.
 	SeasonSeconds float64
 }
 
@@ -85,7 +85,7 @@ func (f DemandTrend) FitSeries(t, y []float64) (Demand, error) {
 	opts := trend.Options{}
 	season := f.SeasonSeconds
 	if season == 0 {
-		season = 86400
+		season = trend.Day
 	}
 	if len(t) > 0 && t[len(t)-1]-t[0] >= 2*season {
 		opts.SeasonSeconds = season

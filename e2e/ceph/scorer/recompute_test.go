@@ -83,7 +83,7 @@ func TestLatestRunRecomputed(t *testing.T) {
 	}
 }
 
-// The twenty-eight real-Ceph runs of 2026-11-24, 25 and 27 whose figures the docs quote
+// The thirty-two real-Ceph runs of 2026-11-24, 25 and 27 whose figures the docs quote
 // (testdata/runs: each run's results/latest.json as committed), recomputed
 // with the models of this tree: signed error (model/measured − 1, %) of the
 // paper's line and of the frontier at each scored mix (50/70/30% reads at
@@ -91,7 +91,7 @@ func TestLatestRunRecomputed(t *testing.T) {
 // The frontier uses γ and η at their estimates whatever their test says
 // (docs/models.md "Interference: the estimate, not a test"); in the runs of
 // 10:25 and 12:28 γ's test dropped it and in those and 13:34 η's, which the
-// served frontier did then; 15:50, 16:30, 17:22, 19:21, 20:20, 20:52, 22:21, 22:47, 23:38, 00:23, 02:03, 02:29, 03:29, 06:05 and 2026-11-27 08:35, 09:10, 09:56, 11:10, 11:51, 12:45, 15:16, 16:16, 16:50 and 17:56 were served this way (11:51 and the five after it with the cost model across sizes, the others recomputed with it).
+// served frontier did then; 15:50, 16:30, 17:22, 19:21, 20:20, 20:52, 22:21, 22:47, 23:38, 00:23, 02:03, 02:29, 03:29, 06:05 and 2026-11-27 08:35, 09:10, 09:56, 11:10, 11:51, 12:45, 15:16, 16:16, 16:50, 17:56, 19:37, 20:27, 22:19 and 23:17 were served this way (11:51 and the nine after it with the cost model across sizes, the others recomputed with it).
 func TestRecordedRunsRecomputed(t *testing.T) {
 	want := map[string]struct{ paper, frontier [5]float64 }{
 		"2026-11-24T0748.json": {[5]float64{12.81, 17.38, 0.43, 15.99, 28.61}, [5]float64{1.23, -0.59, -5.28, 2.77, 10.47}},
@@ -301,7 +301,10 @@ func TestRecordedRunsRepeatability(t *testing.T) {
 }
 
 // The committed runs' own checks, as scored when each ran (the served
-// models changed over the runs; these are not recomputed): per check, the
+// models changed over the runs; these are not recomputed). No code of this
+// tree runs here: the test is the source of the figures docs/e2e.md and the
+// README quote from those runs, and fails when a run is added without them
+// or the quoted figures drift from the data; per check, the
 // runs that scored it, the median and worst of its value over them, and
 // how many failed (docs/e2e.md "Bounds, and why" and the README's table).
 // Inside-Out failed once (2026-11-24 22:21, 436%: a runaway linear
