@@ -1,6 +1,6 @@
 # The real-Ceph end-to-end suite: a single-host Ceph cluster, fio calibration and load,
 # storcast against the cluster's Prometheus, and a scored table in e2e/ceph/results/latest.md.
-# Needs root the first time (apt-get install ceph ceph-mgr fio); takes about 15 minutes.
+# Needs root the first time (apt-get install ceph ceph-mgr fio); takes about 20 minutes.
 .PHONY: e2e-ceph e2e-ceph-up e2e-ceph-down
 e2e-ceph:
 	e2e/ceph/run.sh
