@@ -3,8 +3,10 @@
 #   build     storcast, the scorer (shared with e2e/ceph) and the load driver (e2e/swift/loadgen)
 #   cluster   cluster.sh up: Swift all-in-one, statsd_exporter, node_exporter, Prometheus
 #   fill      256 objects of each size the load uses, so GETs read real objects
-#   calibrate loadgen calibrate: saturated 100% GET, 100% PUT and 50/50 at 4 KiB and 64 KiB; the
-#             calibration YAML storcast imports (calibration.yml) and every run (calibration-runs.json)
+#   calibrate loadgen calibrate: saturated 100% GET, 100% PUT and 50/50 at 4 KiB and 64 KiB, in
+#             CAL_ROUNDS rounds (the README's recipe: a 50/50 point per size, three runs); the
+#             calibration YAML storcast imports (calibration.yml: means, runs, the 50/50 points as
+#             mixed points) and every run (calibration-runs.json)
 #   load      storcast (with the calibration) runs while loadgen drives the plan the scorer derives
 #             from the calibration (scorer SwiftPlan), after a quiet minute, in steps of 65 s (longer
 #             than storcast's 1m rate window, so each reading sees its own step): rate-limited first (a ramp
@@ -17,7 +19,7 @@
 # (storagesim's golden test compares its Swift personality with them).
 # Exits non-zero on any failure, printing the daemons' state and logs; leaves nothing running.
 #
-# Knobs: E2E_DIR, SWIFT_DEVICES, STEP_SECONDS (65), GAP_SECONDS (5), CAL_RUNTIME (12),
+# Knobs: E2E_DIR, SWIFT_DEVICES, STEP_SECONDS (65), GAP_SECONDS (5), CAL_RUNTIME (12), CAL_ROUNDS (3),
 # CONCURRENCY (16), SLO_FRACTION (0.5), KEEP=1 (leave the cluster up; "make e2e-swift-down").
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -31,6 +33,7 @@ ROOT=$(cd "$HERE/../.." && pwd)
 STEP_SECONDS=${STEP_SECONDS:-65}
 GAP_SECONDS=${GAP_SECONDS:-5}
 CAL_RUNTIME=${CAL_RUNTIME:-12}
+CAL_ROUNDS=${CAL_ROUNDS:-3}
 CONCURRENCY=${CONCURRENCY:-16}
 SLO_FRACTION=${SLO_FRACTION:-0.5}
 RESULTS=${RESULTS:-$HERE/results}
@@ -71,18 +74,19 @@ main() {
 
 	phase calibrate
 	c0=$(cpu_ticks)
-	"$BIN/loadgen" calibrate -sizes 4k,64k -concurrency "$CONCURRENCY" -duration "${CAL_RUNTIME}s" -cluster e2e \
+	"$BIN/loadgen" calibrate -sizes 4k,64k -concurrency "$CONCURRENCY" -duration "${CAL_RUNTIME}s" -rounds "$CAL_ROUNDS" -cluster e2e \
 		-out "$E2E_DIR/calibration.yml" -runs "$E2E_DIR/calibration-runs.json"
 	log "calibration: steal $(steal_frac "$c0" "$(cpu_ticks)"), Swift RSS $(swift_rss_mb) MB"
 	cat "$E2E_DIR/calibration.yml" >&2
 	"$BIN/scorer" plan -system swift -calibration "$E2E_DIR/calibration.yml" >"$E2E_DIR/plan.txt"
 	cat "$E2E_DIR/plan.txt" >&2
-	# The latency SLO: a fraction of the mean latency at the saturated 50/50 4 KiB calibration point,
-	# so that the ramp's measured latency crosses it below saturation and a knee exists to compare.
+	# The latency SLO: a fraction of the mean latency at the saturated 50/50 4 KiB calibration point
+	# (over its rounds), so that the ramp's measured latency crosses it below saturation and a knee
+	# exists to compare.
 	SLO_MS=$(python3 -c 'import json,sys
-j=[j for j in json.load(open(sys.argv[1]))["jobs"] if j["jobname"]=="cal-r50-4k"][0]
-r,w=j["read"],j["write"]
-lat=(r["iops"]*r["lat_ns"]["mean"]+w["iops"]*w["lat_ns"]["mean"])/(r["iops"]+w["iops"])/1e6
+js=[j for j in json.load(open(sys.argv[1]))["jobs"] if j["jobname"]=="cal-r50-4k"]
+n=sum(j["read"]["iops"]+j["write"]["iops"] for j in js)
+lat=sum(j["read"]["iops"]*j["read"]["lat_ns"]["mean"]+j["write"]["iops"]*j["write"]["lat_ns"]["mean"] for j in js)/n/1e6
 print(max(1,round(lat*float(sys.argv[2]))))' "$E2E_DIR/calibration-runs.json" "$SLO_FRACTION")
 	log "latency SLO ${SLO_MS} ms ($SLO_FRACTION of the saturated 50/50 4 KiB latency)"
 

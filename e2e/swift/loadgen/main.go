@@ -4,7 +4,7 @@
 //
 //	loadgen fill      -sizes 4096,65536 -objects 256
 //	loadgen run       -name r50 -read-pct 50 -sizes 4096 -concurrency 16 [-rate 400] -duration 40s -out step.json
-//	loadgen calibrate -sizes 4096,65536 -duration 15s -out calibration.yml -runs calibration-runs.json
+//	loadgen calibrate -sizes 4096,65536 -duration 15s -rounds 3 -out calibration.yml -runs calibration-runs.json
 //
 // Every object size has its own key space of -objects objects in one
 // container; GETs read a random object of the chosen size, PUTs overwrite
@@ -14,8 +14,12 @@
 // reads (jobs[].read/write.iops, .lat_ns.mean, jobs[].error), plus the
 // failed-request count, so the Ceph and the Swift suites share one step
 // reader. calibrate runs saturated 100% GET, 100% PUT and one 50/50 point
-// per size and writes the calibration YAML storcast imports
-// (calibration.file, format yaml) and the runs themselves as JSON.
+// per size, -rounds times over (each round every point once, so a drift of
+// the host spreads over the runs of every point rather than landing on one),
+// and writes the calibration YAML storcast imports (calibration.file, format
+// yaml: each figure the mean of its runs, the runs beside it, the 50/50
+// points as mixed points) and the runs themselves as JSON: the README's
+// calibration recipe, as calibrate.fio is for Ceph.
 package main
 
 import (
@@ -483,36 +487,64 @@ func cmdCalibrate(args []string, stderr io.Writer) error {
 	ramp := fs.Duration("ramp", 2*time.Second, "ops completing before this are not counted")
 	cluster := fs.String("cluster", "", "cluster name written into the calibration")
 	out := fs.String("out", "calibration.yml", "calibration YAML to write")
-	runsOut := fs.String("runs", "", "JSON file for every calibration run (GET, PUT and 50/50 per size)")
+	runsOut := fs.String("runs", "", "JSON file for every calibration run (GET, PUT and 50/50 per size, every round)")
+	rounds := fs.Int("rounds", 1, "how many times every point is run, round by round")
 	sizes, cl, err := c.parseAndConnect(fs, args, conc)
 	if err != nil {
 		return err
 	}
-	cal := conservation.Calibration{Cluster: *cluster}
+	if *rounds < 1 {
+		return fmt.Errorf("-rounds: must be at least 1, got %d", *rounds)
+	}
+	// By size, the runs of each point: 100% GET, 100% PUT, 50/50.
+	type pointRuns struct{ get, put, mixed []float64 }
+	bySize := map[int]*pointRuns{}
 	var runs []JobJSON
-	for _, s := range sizes {
-		var pt = conservation.Point{IOSizeBytes: float64(s)}
-		for _, readPct := range []int{100, 0, 50} {
-			name := fmt.Sprintf("cal-r%d-%s", readPct, sizeName(s))
-			j, err := Run(cl, c.objects, Load{Name: name, ReadPct: readPct, Sizes: []int{s}, Concurrency: *conc, Duration: *dur, Ramp: *ramp})
-			if err != nil {
-				return err
+	for range *rounds {
+		for _, s := range sizes {
+			if bySize[s] == nil {
+				bySize[s] = &pointRuns{}
 			}
-			if j.Error != 0 {
-				return fmt.Errorf("%s: %d of %d requests failed (%s)", name, j.Failed, j.Failed+j.Read.TotalIO+j.Write.TotalIO, j.FirstError)
-			}
-			fmt.Fprintf(stderr, "%s: %.0f GET/s %.0f PUT/s, mean latency %.1f / %.1f ms\n", name, j.Read.IOPS, j.Write.IOPS,
-				j.Read.LatNS.Mean/1e6, j.Write.LatNS.Mean/1e6)
-			runs = append(runs, j)
-			switch readPct {
-			case 100:
-				pt.ReadIOPS = j.Read.IOPS
-			case 0:
-				pt.WriteIOPS = j.Write.IOPS
+			pr := bySize[s]
+			for _, readPct := range []int{100, 0, 50} {
+				name := fmt.Sprintf("cal-r%d-%s", readPct, sizeName(s))
+				j, err := Run(cl, c.objects, Load{Name: name, ReadPct: readPct, Sizes: []int{s}, Concurrency: *conc, Duration: *dur, Ramp: *ramp})
+				if err != nil {
+					return err
+				}
+				if j.Error != 0 {
+					return fmt.Errorf("%s: %d of %d requests failed (%s)", name, j.Failed, j.Failed+j.Read.TotalIO+j.Write.TotalIO, j.FirstError)
+				}
+				fmt.Fprintf(stderr, "%s: %.0f GET/s %.0f PUT/s, mean latency %.1f / %.1f ms\n", name, j.Read.IOPS, j.Write.IOPS,
+					j.Read.LatNS.Mean/1e6, j.Write.LatNS.Mean/1e6)
+				runs = append(runs, j)
+				switch readPct {
+				case 100:
+					pr.get = append(pr.get, j.Read.IOPS)
+				case 0:
+					pr.put = append(pr.put, j.Write.IOPS)
+				default:
+					pr.mixed = append(pr.mixed, j.Read.IOPS+j.Write.IOPS)
+				}
 			}
 		}
-		pt.Source = fmt.Sprintf("e2e/swift loadgen %s, saturated, concurrency %d, %v per run", time.Now().UTC().Format("2006-01-02 15:04"), *conc, *dur)
-		cal.Points = append(cal.Points, pt)
+	}
+	source := fmt.Sprintf("e2e/swift loadgen %s, saturated, concurrency %d, %v per run, %d rounds",
+		time.Now().UTC().Format("2006-01-02 15:04"), *conc, *dur, *rounds)
+	// One run is a figure, not a spread: runs are written only when repeated.
+	repeated := func(v []float64) []float64 {
+		if len(v) < 2 {
+			return nil
+		}
+		return v
+	}
+	cal := conservation.Calibration{Cluster: *cluster}
+	for _, s := range sizes {
+		pr := bySize[s]
+		cal.Points = append(cal.Points, conservation.Point{IOSizeBytes: float64(s), ReadIOPS: mean(pr.get), WriteIOPS: mean(pr.put),
+			ReadRuns: repeated(pr.get), WriteRuns: repeated(pr.put), Source: source})
+		cal.Mixed = append(cal.Mixed, conservation.MixedPoint{IOSizeBytes: float64(s), ReadRatio: 0.5, IOPS: mean(pr.mixed),
+			Runs: repeated(pr.mixed), Source: source})
 	}
 	data, err := conservation.MarshalCalibration(cal)
 	if err != nil {
@@ -529,6 +561,14 @@ func cmdCalibrate(args []string, stderr io.Writer) error {
 		return writeJSON(*runsOut, nil, Result{Tool: "storcast e2e/swift loadgen calibrate", Jobs: runs})
 	}
 	return nil
+}
+
+func mean(v []float64) float64 {
+	var sum float64
+	for _, x := range v {
+		sum += x
+	}
+	return sum / float64(len(v))
 }
 
 func sizeName(s int) string {

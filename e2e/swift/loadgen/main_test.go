@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -191,8 +192,10 @@ func TestBadInputIsNamed(t *testing.T) {
 	}
 }
 
-// calibrate writes a calibration storcast's importer reads back, with the
-// GET and PUT figures of the runs it made, and the runs themselves.
+// calibrate writes a calibration storcast's importer reads back: per size,
+// the GET and PUT figures as the mean of their rounds' runs with the runs
+// beside them, and the 50/50 runs as a mixed point; and the runs themselves,
+// round by round.
 func TestCalibrateWritesWhatStorcastImports(t *testing.T) {
 	_, c := newServer(t)
 	dir := t.TempDir()
@@ -202,7 +205,7 @@ func TestCalibrateWritesWhatStorcastImports(t *testing.T) {
 	}
 	out, runs := filepath.Join(dir, "cal.yml"), filepath.Join(dir, "runs.json")
 	err := cmdCalibrate([]string{"-auth", c.auth, "-container", "c", "-objects", "4", "-sizes", "4k,16k", "-concurrency", "2",
-		"-duration", "150ms", "-ramp", "20ms", "-cluster", "e2e", "-out", out, "-runs", runs}, &errb)
+		"-duration", "150ms", "-ramp", "20ms", "-rounds", "2", "-cluster", "e2e", "-out", out, "-runs", runs}, &errb)
 	if err != nil {
 		t.Fatal(err, errb.String())
 	}
@@ -219,18 +222,40 @@ func TestCalibrateWritesWhatStorcastImports(t *testing.T) {
 	if err := json.Unmarshal(rdata, &res); err != nil {
 		t.Fatal(err)
 	}
-	if len(cal.Points) != 2 || len(res.Jobs) != 6 || cal.Cluster != "e2e" {
-		t.Fatalf("%d points, %d runs, cluster %q; want 2, 6 (GET, PUT, 50/50 per size), e2e", len(cal.Points), len(res.Jobs), cal.Cluster)
+	if len(cal.Points) != 2 || len(cal.Mixed) != 2 || len(res.Jobs) != 12 || cal.Cluster != "e2e" {
+		t.Fatalf("%d points, %d mixed, %d runs, cluster %q; want 2, 2, 12 (GET, PUT, 50/50 per size, two rounds), e2e",
+			len(cal.Points), len(cal.Mixed), len(res.Jobs), cal.Cluster)
 	}
-	byName := map[string]JobJSON{}
+	// Round by round: the second round starts after every point of the first.
+	if res.Jobs[0].JobName != "cal-r100-4k" || res.Jobs[6].JobName != "cal-r100-4k" || res.Jobs[5].JobName != "cal-r50-16k" {
+		t.Errorf("runs not in rounds: %s, %s, %s", res.Jobs[0].JobName, res.Jobs[5].JobName, res.Jobs[6].JobName)
+	}
+	byName := map[string][]float64{}
 	for _, j := range res.Jobs {
-		byName[j.JobName] = j
-	}
-	for _, p := range cal.Points {
-		n := sizeName(int(p.IOSizeBytes))
-		if p.ReadIOPS != byName["cal-r100-"+n].Read.IOPS || p.WriteIOPS != byName["cal-r0-"+n].Write.IOPS {
-			t.Errorf("%s: point %+v does not carry the runs' IOPS", n, p)
+		v := j.Read.IOPS
+		switch {
+		case strings.HasPrefix(j.JobName, "cal-r0-"):
+			v = j.Write.IOPS
+		case strings.HasPrefix(j.JobName, "cal-r50-"):
+			v = j.Read.IOPS + j.Write.IOPS
 		}
+		byName[j.JobName] = append(byName[j.JobName], v)
+	}
+	same := func(a, b []float64) bool { return slices.Equal(a, b) && len(a) == 2 }
+	for i, p := range cal.Points {
+		n := sizeName(int(p.IOSizeBytes))
+		get, put := byName["cal-r100-"+n], byName["cal-r0-"+n]
+		if !same(p.ReadRuns, get) || !same(p.WriteRuns, put) || p.ReadIOPS != (get[0]+get[1])/2 || p.WriteIOPS != (put[0]+put[1])/2 {
+			t.Errorf("%s: point %+v does not carry the runs' IOPS %v / %v and their means", n, p, get, put)
+		}
+		m, mixed := cal.Mixed[i], byName["cal-r50-"+n]
+		if m.IOSizeBytes != p.IOSizeBytes || m.ReadRatio != 0.5 || !same(m.Runs, mixed) || m.IOPS != (mixed[0]+mixed[1])/2 {
+			t.Errorf("%s: mixed point %+v does not carry the 50/50 runs %v and their mean", n, m, mixed)
+		}
+	}
+	if err := cmdCalibrate([]string{"-auth", c.auth, "-container", "c", "-sizes", "4k", "-rounds", "0", "-out", out}, &errb); err == nil ||
+		err.Error() != "-rounds: must be at least 1, got 0" {
+		t.Errorf("-rounds 0: %v", err)
 	}
 }
 
