@@ -162,6 +162,9 @@ func FuzzImportFio(f *testing.F) {
 		if err := c.Validate(); err != nil {
 			t.Fatalf("ImportFio returned an invalid calibration: %v", err)
 		}
+		if _, err := NewModel(c); err != nil {
+			t.Fatalf("imported calibration rejected by NewModel: %v", err)
+		}
 	})
 }
 

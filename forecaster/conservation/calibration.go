@@ -127,7 +127,8 @@ func fileSize(name string, size *string, bytes *float64) (float64, error) {
 //
 //	invalid input: points[1].write_iops: must be > 0, got -5
 //
-// A figure given as a list of runs becomes their mean, the runs kept.
+// A figure given as a list of runs becomes their mean, the runs kept. What
+// loads makes a model: NewModel's refusal is returned as the load's.
 func LoadCalibration(data []byte) (Calibration, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -191,10 +192,22 @@ func LoadCalibration(data []byte) (Calibration, error) {
 		}
 		c.Mixed = append(c.Mixed, MixedPoint{IOSizeBytes: size, WriteIOSizeBytes: wsize, ReadRatio: *p.ReadRatio, IOPS: v, Runs: vr, Source: p.Source})
 	}
-	if err := c.Validate(); err != nil {
+	if err := checkModel(c); err != nil {
 		return Calibration{}, err
 	}
 	return c, nil
+}
+
+// checkModel refuses, by the same error NewModel gives, a calibration that
+// is valid field by field but makes no model (a mixed point implying an
+// interference past its bounds): what loads must serve, so a configuration
+// check names the file's fault rather than the first fit.
+func checkModel(c Calibration) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	_, err := NewModel(c)
+	return err
 }
 
 // unknownField matches yaml.v3's "field x not found in type pkg.T".

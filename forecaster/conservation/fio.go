@@ -54,7 +54,8 @@ type fioDirection struct {
 // Options are read from the job, then from the global options, then fio's
 // defaults (rw=read, bs=4k). Text before the JSON object (fio prints
 // warnings there) is skipped. Every calibrated size needs both a read and a
-// write measurement.
+// write measurement. What imports makes a model: NewModel's refusal is
+// returned as the import's.
 func ImportFio(data []byte) (Calibration, error) {
 	start := bytes.IndexByte(data, '{')
 	if start < 0 {
@@ -244,7 +245,7 @@ func ImportFio(data []byte) (Calibration, error) {
 		c.Mixed = append(c.Mixed, MixedPoint{IOSizeBytes: p.size, WriteIOSizeBytes: p.wsize, ReadRatio: p.mix / 100, IOPS: v, Runs: vr,
 			Source: fmt.Sprintf("%s: %s", version, describe(label, rs))})
 	}
-	if err := c.Validate(); err != nil {
+	if err := checkModel(c); err != nil {
 		return Calibration{}, err
 	}
 	return c, nil

@@ -111,7 +111,8 @@ func GammaFromMixed(tRead100, tWrite100, readRatio, iops float64) (float64, erro
 	if err := checkPositive("iops", iops); err != nil {
 		return 0, err
 	}
-	a, b := readRatio*iops/tRead100, (1-readRatio)*iops/tWrite100
+	// The ratio of like magnitudes first: ρ·m alone can underflow.
+	a, b := readRatio*(iops/tRead100), (1-readRatio)*(iops/tWrite100)
 	if a+b >= 2 {
 		// U(t) = t(a+b) + t²(1−a−b) would peak before t = 1 and come back
 		// down to 1 there: the frontier (the first crossing) lies below the
@@ -239,6 +240,7 @@ func fitGammas(c Calibration, pure, lo, hi *Model, clamp bool) ([]GammaFit, erro
 		deriv []float64
 	}
 	ests := make([]est, len(sizes))
+	figure := func(p MixedPoint) float64 { return p.IOPS }
 	fit := func(m *Model, idx []int, s float64, pick func(MixedPoint) float64) (float64, float64, error) {
 		g, rms := lsGamma(c.Mixed, idx, m, s, func(k int) float64 { return pick(c.Mixed[k]) })
 		if !check.Finite(g) {
@@ -248,7 +250,7 @@ func fitGammas(c Calibration, pure, lo, hi *Model, clamp bool) ([]GammaFit, erro
 	}
 	for i, s := range sizes {
 		idx := bySize[s]
-		g, rms, err := fit(pure, idx, s, func(p MixedPoint) float64 { return p.IOPS })
+		g, rms, err := fit(pure, idx, s, figure)
 		if err != nil {
 			return nil, err
 		}
@@ -292,7 +294,7 @@ func fitGammas(c Calibration, pure, lo, hi *Model, clamp bool) ([]GammaFit, erro
 		}
 		if test == GammaNotSignificant {
 			for i, s := range sizes {
-				if g := ests[i].g; g < MinGamma || g <= risingGamma(c, ests[i].idx, pure, s) {
+				if g := ests[i].g; g < MinGamma || g <= risingGamma(c, ests[i].idx, pure, s, figure) {
 					test = GammaZero // an estimate the frontier cannot take, within the noise
 				}
 			}
@@ -309,6 +311,21 @@ func fitGammas(c Calibration, pure, lo, hi *Model, clamp bool) ([]GammaFit, erro
 				// The runs cannot tell γ from 0: the paper's law, which
 				// needs neither the MinGamma nor the rising check.
 				g = 0
+				// Unless no run allows any frontier through the point: the
+				// delta method's linear noise, far from the line, can call
+				// "within the noise" a point that even the mixed runs' least
+				// against the pure runs' greatest puts beyond reach.
+				if !clamp {
+					least := func(p MixedPoint) float64 { return runsMin(p.IOPS, p.Runs) }
+					gu, _, err := fit(hi, idx, s, least)
+					if err != nil {
+						return nil, err
+					}
+					if rising := risingGamma(c, idx, hi, s, least); gu < MinGamma || gu <= rising {
+						return nil, inputError(fmt.Sprintf("mixed[%d].iops", idx[0]),
+							"the mixed point(s) at %g bytes lie beyond every frontier their runs allow (γ = %.4g at the mixed runs' least and the pure runs' greatest figures; it must be at least %v and exceed %.4g, where the frontier turns back): the mix measured far above the line between the pure points; check both calibrations", s, gu, MinGamma, rising)
+					}
+				}
 			}
 		}
 		if gf.Test != GammaZero && g < MinGamma {
@@ -321,7 +338,7 @@ func fitGammas(c Calibration, pure, lo, hi *Model, clamp bool) ([]GammaFit, erro
 		}
 		// Each mixed point must lie where U still rises along its ray
 		// (a + b + 8γab > 0), or the frontier crosses 1 before it.
-		if rising := risingGamma(c, idx, pure, s); gf.Test != GammaZero && g <= rising {
+		if rising := risingGamma(c, idx, pure, s, figure); gf.Test != GammaZero && g <= rising {
 			if !clamp {
 				return nil, inputError(fmt.Sprintf("mixed[%d].iops", idx[0]),
 					"the mixed point(s) at %g bytes give γ = %.4g, whose frontier turns back before reaching them (γ must exceed %.4g): the mix measured far above the line between the pure points", s, g, rising)
@@ -357,7 +374,7 @@ func lsGamma(mixed []MixedPoint, idx []int, m *Model, s float64, pick func(k int
 	for i, k := range idx {
 		pt := mixed[k]
 		mm := pick(k)
-		a, b := pt.ReadRatio*mm/r, (1-pt.ReadRatio)*mm/w
+		a, b := pt.ReadRatio*(mm/r), (1-pt.ReadRatio)*(mm/w)
 		p[i], e[i] = 4*a*b, 1-a-b
 	}
 	return throughOrigin(p, e)
@@ -587,13 +604,14 @@ func tQuantile975(dof float64) float64 {
 }
 
 // risingGamma is the γ below which U stops rising along the ray of some
-// mixed point of idx before reaching it: max_k −(a_k + b_k)/(8 a_k b_k).
-func risingGamma(c Calibration, idx []int, m *Model, s float64) float64 {
+// mixed point of idx before reaching it: max_k −(a_k + b_k)/(8 a_k b_k),
+// each point's IOPS taken by pick.
+func risingGamma(c Calibration, idx []int, m *Model, s float64, pick func(MixedPoint) float64) float64 {
 	r, w, _ := m.at(math.Log(s))
 	g := math.Inf(-1)
 	for _, k := range idx {
 		p := c.Mixed[k]
-		a, b := p.ReadRatio*p.IOPS/r, (1-p.ReadRatio)*p.IOPS/w
+		a, b := p.ReadRatio*(pick(p)/r), (1-p.ReadRatio)*(pick(p)/w)
 		g = math.Max(g, -(a+b)/(8*a*b))
 	}
 	return g

@@ -226,6 +226,10 @@ func sizeBands(windows []Window) ([]int, map[int][]Window, error) {
 		if w.ReadIOPS+w.WriteIOPS == 0 {
 			continue
 		}
+		// A mean under a byte (ops that move no data, such as stats,
+		// among a few that do) is the band of 1-byte IO: a calibration
+		// point must be at least a byte (Validate).
+		w.IOSizeBytes = math.Max(w.IOSizeBytes, 1)
 		b := int(math.Round(math.Log2(w.IOSizeBytes)))
 		bands[b] = append(bands[b], w)
 	}

@@ -81,7 +81,7 @@ func (c Calibration) Validate() error {
 	}
 	seen := make(map[float64]int, len(c.Points))
 	for i, p := range c.Points {
-		if err := checkPositive(fmt.Sprintf("points[%d].io_size_bytes", i), p.IOSizeBytes); err != nil {
+		if err := checkSize(fmt.Sprintf("points[%d].io_size_bytes", i), p.IOSizeBytes); err != nil {
 			return err
 		}
 		if err := checkPositive(fmt.Sprintf("points[%d].read_iops", i), p.ReadIOPS); err != nil {
@@ -104,11 +104,11 @@ func (c Calibration) Validate() error {
 	type mixKey struct{ size, wsize, ratio float64 }
 	seenMix := make(map[mixKey]int, len(c.Mixed))
 	for i, p := range c.Mixed {
-		if err := checkPositive(fmt.Sprintf("mixed[%d].io_size_bytes", i), p.IOSizeBytes); err != nil {
+		if err := checkSize(fmt.Sprintf("mixed[%d].io_size_bytes", i), p.IOSizeBytes); err != nil {
 			return err
 		}
 		if p.WriteIOSizeBytes != 0 {
-			if err := checkPositive(fmt.Sprintf("mixed[%d].write_io_size_bytes", i), p.WriteIOSizeBytes); err != nil {
+			if err := checkSize(fmt.Sprintf("mixed[%d].write_io_size_bytes", i), p.WriteIOSizeBytes); err != nil {
 				return err
 			}
 		}
@@ -131,6 +131,19 @@ func (c Calibration) Validate() error {
 	case "", LogLog, Cost, Auto:
 	default:
 		return inputError("interpolation", "must be %q, %q or %q (or empty for the default), got %q", LogLog, Cost, Auto, c.Interpolation)
+	}
+	return nil
+}
+
+// checkSize: an IO moves at least a byte. Below one the cost model and
+// the interference terms extrapolate to capacities of 1e80 and more, where
+// their arithmetic keeps a few digits.
+func checkSize(name string, v float64) error {
+	if err := checkPositive(name, v); err != nil {
+		return err
+	}
+	if v < 1 {
+		return inputError(name, "must be at least 1 byte, got %v", v)
 	}
 	return nil
 }

@@ -90,7 +90,7 @@ func lsEta(mixed []MixedPoint, idx []int, D float64, m *Model, pick func(k int) 
 		r, _, _ := m.at(lr)
 		_, w, _ := m.at(lw)
 		mm := pick(k)
-		a, b := pt.ReadRatio*mm/r, (1-pt.ReadRatio)*mm/w
+		a, b := pt.ReadRatio*(mm/r), (1-pt.ReadRatio)*(mm/w)
 		g := gammaAt(m.gammaLogSz, m.gammaVal, (lr+lw)/2)
 		p[i], e[i] = 4*sizeWeight(lr, lw, D)*a*b, 1-a-b-4*g*a*b
 	}
@@ -152,7 +152,7 @@ func (m *Model) fitEta(test, gammaZero, clamp bool) error {
 			lr, lw := math.Log(p.IOSizeBytes), math.Log(p.writeSize())
 			r, _, _ := m.at(lr)
 			_, w, _ := m.at(lw)
-			a, b := p.ReadRatio*p.IOPS/r, (1-p.ReadRatio)*p.IOPS/w
+			a, b := p.ReadRatio*(p.IOPS/r), (1-p.ReadRatio)*(p.IOPS/w)
 			g := gammaAt(m.gammaLogSz, m.gammaVal, (lr+lw)/2)
 			wt := sizeWeight(lr, lw, D)
 			floor = math.Max(floor, (-(a+b)/(8*a*b)-g)/wt)
