@@ -337,10 +337,10 @@ func (tr *Trend) ETA(limit, now float64) ETA {
 	if !finite(limit) || !finite(now) {
 		return inf
 	}
-	nb := max(len(tr.Season), 1)
 	if !(tr.Slope > 0) {
 		return tr.etaNotGrowing(limit, now)
 	}
+	nb := max(len(tr.Season), 1)
 	meanAt, upperAt := math.Inf(1), math.Inf(1)
 	start := math.Max(now, tr.TMean) // the band is monotone after t̄
 	for b := 0; b < nb; b++ {
@@ -389,14 +389,11 @@ func (tr *Trend) etaNotGrowing(limit, now float64) ETA {
 	meanAt, upperAt := math.Inf(1), math.Inf(1)
 	for b := 0; b < max(len(tr.Season), 1); b++ {
 		t := tr.firstInBin(now, b)
-		mean := tr.Level + tr.Slope*(t-tr.TMean)
-		if len(tr.Season) > 0 {
-			mean += tr.Season[b]
-		}
+		mean, _, upper := tr.At(t)
 		if mean >= limit {
 			meanAt = math.Min(meanAt, t)
 		}
-		if mean+tr.halfWidth(t) >= limit {
+		if upper >= limit {
 			upperAt = math.Min(upperAt, t)
 		}
 	}

@@ -41,6 +41,7 @@ import (
 	"time"
 
 	"github.com/storcast/storcast/forecaster/conservation"
+	"gonum.org/v1/gonum/stat"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -541,9 +542,9 @@ func cmdCalibrate(args []string, stderr io.Writer) error {
 	cal := conservation.Calibration{Cluster: *cluster}
 	for _, s := range sizes {
 		pr := bySize[s]
-		cal.Points = append(cal.Points, conservation.Point{IOSizeBytes: float64(s), ReadIOPS: mean(pr.get), WriteIOPS: mean(pr.put),
+		cal.Points = append(cal.Points, conservation.Point{IOSizeBytes: float64(s), ReadIOPS: stat.Mean(pr.get, nil), WriteIOPS: stat.Mean(pr.put, nil),
 			ReadRuns: repeated(pr.get), WriteRuns: repeated(pr.put), Source: source})
-		cal.Mixed = append(cal.Mixed, conservation.MixedPoint{IOSizeBytes: float64(s), ReadRatio: 0.5, IOPS: mean(pr.mixed),
+		cal.Mixed = append(cal.Mixed, conservation.MixedPoint{IOSizeBytes: float64(s), ReadRatio: 0.5, IOPS: stat.Mean(pr.mixed, nil),
 			Runs: repeated(pr.mixed), Source: source})
 	}
 	data, err := conservation.MarshalCalibration(cal)
@@ -561,14 +562,6 @@ func cmdCalibrate(args []string, stderr io.Writer) error {
 		return writeJSON(*runsOut, nil, Result{Tool: "storcast e2e/swift loadgen calibrate", Jobs: runs})
 	}
 	return nil
-}
-
-func mean(v []float64) float64 {
-	var sum float64
-	for _, x := range v {
-		sum += x
-	}
-	return sum / float64(len(v))
 }
 
 func sizeName(s int) string {
