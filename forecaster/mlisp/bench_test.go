@@ -17,7 +17,7 @@ func cpuTime(b *testing.B) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// BenchmarkFit is the speed target: M-LISP on 1000 samples × 5000
+// BenchmarkFit is the project's speed target: M-LISP on 1000 samples × 5000
 // counters with 21 extrapolation points (the paper: 185–2465 s in Matlab).
 // One op = cleansing + working set + signature closure + per-counter CARTs +
 // the 21-point extrapolation.

@@ -244,7 +244,7 @@ func TestRecordedRunsRecomputed(t *testing.T) {
 // 4 KiB job (the frontier passes through it by construction): the two
 // measurements of one mix, minutes apart on this machine, no model between
 // them. They lie within 8% of each other in 20 of the 33 runs (sd 10.1%),
-// so the "every 4 KiB mix within 8%" is out of this machine's
+// so the project's "every 4 KiB mix within 8%" is out of this machine's
 // reach in 13 runs whatever the model; the repeat is pinned here,
 // model-free.
 func TestRecordedRunsRepeatability(t *testing.T) {
