@@ -278,10 +278,26 @@ func (a *app) reload(ctx context.Context) error {
 	}
 	a.eng.SetSource(s)
 	a.eng.Start(ctx, nc)
+	a.srcMetrics.Forget(removedClusters(a.cfg, nc))
 	a.cfg = nc
 	a.shardReport.Store(&shardReport)
 	a.log.Info("configuration reloaded", "clusters", len(all.Clusters), "assigned", len(nc.Clusters))
 	return nil
+}
+
+// removedClusters lists the clusters of old that next no longer has.
+func removedClusters(old, next *config.Config) []string {
+	keep := map[string]bool{}
+	for _, c := range next.Clusters {
+		keep[c.Name] = true
+	}
+	var out []string
+	for _, c := range old.Clusters {
+		if !keep[c.Name] {
+			out = append(out, c.Name)
+		}
+	}
+	return out
 }
 
 // routes is the HTTP API: /metrics, /api/v1, the probes, /-/reload and the

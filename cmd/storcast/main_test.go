@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -15,6 +16,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/storcast/storcast/exporter/config"
 	"github.com/storcast/storcast/internal/testtool"
 )
 
@@ -394,5 +396,21 @@ clusters:
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in:\n%s", want, got)
 		}
+	}
+}
+
+func TestRemovedClusters(t *testing.T) {
+	cfg := func(names ...string) *config.Config {
+		c := &config.Config{}
+		for _, n := range names {
+			c.Clusters = append(c.Clusters, config.Cluster{Name: n})
+		}
+		return c
+	}
+	if got := removedClusters(cfg("a", "b", "c"), cfg("b", "d")); !slices.Equal(got, []string{"a", "c"}) {
+		t.Errorf("removed %v, want [a c]", got)
+	}
+	if got := removedClusters(cfg("a"), cfg("a")); len(got) != 0 {
+		t.Errorf("removed %v, want none", got)
 	}
 }

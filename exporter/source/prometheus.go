@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -99,6 +100,17 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	return m, nil
 }
 
+// Forget removes the series of clusters (removed by a reload): the
+// counters outlive the sources, and a cluster's series would otherwise be
+// exported until the process ends.
+func (m *Metrics) Forget(clusters []string) {
+	for _, c := range clusters {
+		for _, v := range []*prometheus.CounterVec{m.Queries, m.Errors, m.Retries, m.RespBytes} {
+			v.DeletePartialMatch(prometheus.Labels{"cluster": c})
+		}
+	}
+}
+
 // NewPrometheus returns a source for cfg counting into m (nil: counters
 // that are not registered).
 func NewPrometheus(cfg config.Prometheus, m *Metrics, log *slog.Logger) (*Prometheus, error) {
@@ -134,12 +146,37 @@ type job struct {
 	role, signal, query string
 }
 
-// checkSeries refuses an answer a cluster signal (role "") cannot use:
-// several series where the signal is one number per window. Taking the
-// first would forecast one instance as if it were the cluster.
-func (j job) checkSeries(m model.Matrix) error {
+// checkSeries refuses an answer the job cannot use, before anything is
+// allocated for it: for a cluster signal (role ""), several series where the
+// signal is one number per window (taking the first would forecast one
+// instance as if it were the cluster); for a host metric, a series whose
+// "stat" label is not one of the statistics its query makes, or one made
+// twice (each becomes a column of the lookback's length, so a backend
+// answering with thousands of small series would cost gigabytes); for
+// either, more samples in a series than the range has steps (one more is
+// let through: a backend that aligns the range to its step, as
+// VictoriaMetrics does, may return a point on each side; align drops it).
+func (j job) checkSeries(m model.Matrix, r Range) error {
 	if j.role == "" && len(m) > 1 {
 		return fmt.Errorf("query returned %d series, want one per cluster: aggregate it (sum(...))", len(m))
+	}
+	n := r.N()
+	seen := map[string]bool{}
+	for _, s := range m {
+		if len(s.Values) > n+1 {
+			return fmt.Errorf("query returned %d samples in series %s, more than the %d steps of the range", len(s.Values), s.Metric, n)
+		}
+		if j.role == "" {
+			continue
+		}
+		st := string(s.Metric["stat"])
+		if !isHostStat(st) {
+			return fmt.Errorf("query returned a series with stat=%q, want one of %s", st, strings.Join(hostStats(), ", "))
+		}
+		if seen[st] {
+			return fmt.Errorf("query returned stat=%q twice, want one series per statistic", st)
+		}
+		seen[st] = true
 	}
 	return nil
 }
@@ -204,7 +241,7 @@ func (p *Prometheus) ProbeCluster(ctx context.Context, cl *config.Cluster, r Ran
 			defer func() { <-p.sem }()
 			m, _, err := p.query(ctx, cl.Name, j.query, r)
 			if err == nil {
-				err = j.checkSeries(m)
+				err = j.checkSeries(m, r)
 			}
 			out[i].Series, out[i].Err = len(m), err
 		}(i, j)
@@ -253,7 +290,7 @@ func (p *Prometheus) Fetch(ctx context.Context, cl *config.Cluster, r Range) (*F
 			defer func() { <-p.sem }()
 			m, st, err := p.query(ctx, cl.Name, j.query, r)
 			if err == nil {
-				err = j.checkSeries(m)
+				err = j.checkSeries(m, r)
 			}
 			mu.Lock()
 			defer mu.Unlock()

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/storcast/storcast/exporter/config"
@@ -383,18 +384,26 @@ func TestProbeClusterCountsSeries(t *testing.T) {
 }
 
 // matrixServer answers every range query with series matrices of n series
-// of points values each (labels stat="s<k>"), counting the requests.
+// (at most 6: one per host statistic, labelled stat="mean", "std", ...) of
+// points values each, counting the requests.
 func matrixServer(t *testing.T, series, points int, hits *atomic.Int64) *httptest.Server {
+	t.Helper()
+	return labelledMatrixServer(t, hostStats()[:series], points, hits)
+}
+
+// labelledMatrixServer answers every range query with one series per entry
+// of stats (its "stat" label) of points values each, counting the requests.
+func labelledMatrixServer(t *testing.T, stats []string, points int, hits *atomic.Int64) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
 		var b strings.Builder
 		b.WriteString(`{"status":"success","data":{"resultType":"matrix","result":[`)
-		for s := range series {
+		for s, stat := range stats {
 			if s > 0 {
 				b.WriteString(",")
 			}
-			fmt.Fprintf(&b, `{"metric":{"stat":"s%d"},"values":[`, s)
+			fmt.Fprintf(&b, `{"metric":{"stat":%q},"values":[`, stat)
 			for i := range points {
 				if i > 0 {
 					b.WriteString(",")
@@ -409,6 +418,58 @@ func matrixServer(t *testing.T, series, points int, hits *atomic.Int64) *httptes
 	}))
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// An answer storcast would have to allocate far more for than it read is
+// refused by name before any column is made: a host query's series whose
+// stat its query does not make, or makes twice (each would become a column
+// of the lookback's length: thousands of one-sample series cost gigabytes),
+// and a series with more samples than the range has steps.
+func TestAnswerOutOfShapeRefused(t *testing.T) {
+	r := Range{Start: testNow.Add(-10 * time.Minute), End: testNow, Step: time.Minute} // 11 steps
+	for _, c := range []struct {
+		name         string
+		stats        []string
+		points       int
+		cluster      bool // the cluster signals' probes fail too
+		host, signal string
+	}{
+		{"unknown stat", []string{"s0"}, 5, false, `query returned a series with stat="s0", want one of mean, std, sum, p95, count, raw_mean`, ""},
+		{"stat twice", []string{"mean", "mean"}, 5, true, `query returned stat="mean" twice, want one series per statistic`, ""},
+		{"too many samples", []string{"mean"}, 13, true, `query returned 13 samples in series {stat="mean"}, more than the 11 steps of the range`,
+			`query returned 13 samples in series {stat="mean"}, more than the 11 steps of the range`},
+	} {
+		var hits atomic.Int64
+		srv := labelledMatrixServer(t, c.stats, c.points, &hits)
+		p, _ := testSource(t, srv.URL, nil)
+		var hosts int
+		for _, pr := range p.ProbeCluster(context.Background(), testCluster(t), r) {
+			switch {
+			case pr.Role != "":
+				hosts++
+				if pr.Err == nil || pr.Err.Error() != c.host {
+					t.Errorf("%s: host probe %s/%s: err %v, want %q", c.name, pr.Role, pr.Signal, pr.Err, c.host)
+				}
+			case c.signal != "":
+				if pr.Err == nil || pr.Err.Error() != c.signal {
+					t.Errorf("%s: probe %s: err %v, want %q", c.name, pr.Signal, pr.Err, c.signal)
+				}
+			case (pr.Err != nil) != c.cluster:
+				t.Errorf("%s: probe %s: err %v", c.name, pr.Signal, pr.Err)
+			}
+		}
+		if hosts == 0 {
+			t.Fatalf("%s: the test cluster has no host queries", c.name)
+		}
+	}
+	// At the range's length, with one point on either side (a backend that
+	// aligns the range to its step), the answer is read.
+	var hits atomic.Int64
+	srv := labelledMatrixServer(t, hostStats()[:1], 12, &hits)
+	p, _ := testSource(t, srv.URL, nil)
+	if _, err := p.Fetch(context.Background(), testCluster(t), r); err != nil {
+		t.Errorf("12 samples for 11 steps: %v", err)
+	}
 }
 
 // An answer larger than prometheus.max_response_bytes fails while it is
@@ -428,9 +489,9 @@ func TestResponseTooLarge(t *testing.T) {
 	if n, queries := hits.Load(), int64(len(jobsFor(cl, time.Minute))); n > queries {
 		t.Errorf("%d requests for %d queries: a too-large answer was retried", n, queries)
 	}
-	// Within the limit the same answers are read.
+	// Within the limit the same answers are read (over a range as long).
 	p, _ = testSource(t, srv.URL, func(c *config.Prometheus) { c.MaxResponseBytes = 1 << 20 })
-	if _, err := p.Fetch(context.Background(), cl, Range{Start: testNow.Add(-10 * time.Minute), End: testNow, Step: time.Minute}); err != nil {
+	if _, err := p.Fetch(context.Background(), cl, Range{Start: testNow.Add(-2000 * time.Minute), End: testNow, Step: time.Minute}); err != nil {
 		t.Fatalf("within the limit: %v", err)
 	}
 }
@@ -465,5 +526,28 @@ func TestClusterSignalWithSeveralSeries(t *testing.T) {
 	}
 	if clusterErrs == 0 || hostOK == 0 {
 		t.Errorf("probe: %d cluster signals refused, %d host queries accepted", clusterErrs, hostOK)
+	}
+}
+
+// Forget drops the series of the clusters a reload removed, and only theirs.
+func TestMetricsForget(t *testing.T) {
+	m, err := NewMetrics(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"a", "b"} {
+		m.Queries.WithLabelValues(c).Inc()
+		m.Errors.WithLabelValues(c, "timeout").Inc()
+		m.Retries.WithLabelValues(c).Inc()
+		m.RespBytes.WithLabelValues(c).Add(10)
+	}
+	m.Forget([]string{"a"})
+	for name, v := range map[string]*prometheus.CounterVec{"queries": m.Queries, "errors": m.Errors, "retries": m.Retries, "bytes": m.RespBytes} {
+		if n := testutil.CollectAndCount(v); n != 1 {
+			t.Errorf("%s: %d series after forgetting a, want b's only", name, n)
+		}
+	}
+	if testutil.ToFloat64(m.Queries.WithLabelValues("b")) != 1 {
+		t.Error("b's count changed")
 	}
 }

@@ -2,6 +2,7 @@ package source
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -168,6 +169,20 @@ const SmoothWindow = time.Minute
 // insideout.Schema.Aggregate does.
 var hostAggregations = []struct{ stat, agg string }{
 	{StatMean, "avg("}, {StatStd, "stddev("}, {StatSum, "sum("}, {StatP95, "quantile(0.95, "}, {StatCount, "count("},
+}
+
+// hostStats lists the "stat" labels a host query's series carry.
+func hostStats() []string {
+	out := make([]string, 0, len(hostAggregations)+1)
+	for _, a := range hostAggregations {
+		out = append(out, a.stat)
+	}
+	return append(out, StatRawMean)
+}
+
+// isHostStat reports whether stat is one of hostStats.
+func isHostStat(stat string) bool {
+	return slices.Contains(hostStats(), stat)
 }
 
 // HostInnerQueries returns, per role and host metric, the PromQL giving one
