@@ -71,6 +71,9 @@ type cluster struct {
 	// the steps since (fetchLookback); nil fetches the lookback whole.
 	// Start drops it: a reload may change the queries.
 	history *source.Frame
+	// noSave: the saved state could not be read nor moved aside; saving
+	// would overwrite it (set by restore, in Start).
+	noSave bool
 }
 
 // Start applies cfg and starts one loop per cluster. Calling it again (on

@@ -51,7 +51,7 @@ func (e *Engine) fit(ctx context.Context, cfg *config.Config, c *cluster, log *s
 	next.LastFitReason = reason
 	c.publish(next)
 	log.Info("fit done", "seconds", time.Since(start).Seconds())
-	e.save(cfg.StateDir, next)
+	e.save(cfg.StateDir, c, next)
 }
 
 // fetchLookback fetches the fit's lookback, ending at the last whole step.
@@ -251,8 +251,12 @@ func observedLatencies(iops, lat []float64, n int) []apiv1.ObservedLatency {
 }
 
 // save persists the snapshot's models; a failure is logged, the models keep
-// serving.
-func (e *Engine) save(dir string, s *Snapshot) {
+// serving. Nothing is saved for a cluster whose unreadable file could not be
+// moved aside (restore).
+func (e *Engine) save(dir string, c *cluster, s *Snapshot) {
+	if c.noSave {
+		return
+	}
 	if err := state.Save(dir, e.persist(s)); err != nil {
 		e.log.Error("saving state failed", "cluster", s.Cluster, "dir", dir, "err", err)
 	}

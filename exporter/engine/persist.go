@@ -1,19 +1,30 @@
 package engine
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
+	"github.com/storcast/storcast/exporter/models"
 	"github.com/storcast/storcast/exporter/state"
 )
 
 // persist builds the saved state of a snapshot. Each model is encoded on its
 // own: one that cannot be is left out (and refitted after a restart), the
-// others are kept.
+// others are kept. A model saved before but not restored (its JSON did not
+// decode: a file from a later version, say) is written back as it was read
+// until the model is fitted again: a save must not lose what the last one
+// kept.
 func (e *Engine) persist(s *Snapshot) *state.Cluster {
 	fitted, failed := s.Set.Encode()
 	for name, err := range failed {
 		e.log.Warn("model not persisted", "cluster", s.Cluster, "model", name, "err", err)
+	}
+	for name, raw := range s.unrestored {
+		if _, ok := s.Set[name]; !ok {
+			fitted[name] = raw
+		}
 	}
 	st := &state.Cluster{
 		Cluster: s.Cluster, SavedUnix: float64(e.opt.Now().UnixMilli()) / 1e3,
@@ -28,7 +39,11 @@ func (e *Engine) persist(s *Snapshot) *state.Cluster {
 
 // restore loads the saved state of c, if any, into its snapshot. Models
 // restored are served stale until the first successful refresh; the loop
-// refits at once.
+// refits at once. A file that cannot be read is moved aside (kept for the
+// operator, never overwritten by the next save); if even that fails, the
+// cluster's state is not saved until the next start. A model whose saved
+// JSON does not decode, or whose decoding panics, is not served and its
+// JSON is kept (persist).
 func (e *Engine) restore(c *cluster, dir string) {
 	st, err := state.Load(dir, c.name)
 	if errors.Is(err, state.ErrNotFound) {
@@ -36,7 +51,13 @@ func (e *Engine) restore(c *cluster, dir string) {
 	}
 	log := e.log.With("cluster", c.name)
 	if err != nil {
-		log.Warn("ignoring saved state", "err", err)
+		aside, mvErr := state.SetAside(dir, c.name, e.opt.Now())
+		if mvErr != nil {
+			c.noSave = true
+			log.Error("saved state unreadable and not moved aside: not saving this cluster's state until the next start, so that the file is kept", "err", err, "move_err", mvErr)
+			return
+		}
+		log.Warn("saved state unreadable: moved aside, the models are refitted", "err", err, "kept_as", aside)
 		return
 	}
 	saved := st.Fitted
@@ -51,11 +72,17 @@ func (e *Engine) restore(c *cluster, dir string) {
 		if !ok {
 			continue
 		}
-		if m, err := f.Decode(raw); err == nil {
+		if m, err := decodeSaved(f, raw); err == nil {
 			s.Set[f.Name()] = m
 		} else {
 			log.Warn("ignoring saved model", "model", f.Name(), "err", err)
 			notRestored[f.Name()] = err
+		}
+	}
+	s.unrestored = map[string]json.RawMessage{}
+	for name, raw := range saved {
+		if _, ok := s.Set[name]; !ok {
+			s.unrestored[name] = raw
 		}
 	}
 	for k, v := range st.Models {
@@ -80,7 +107,40 @@ func (e *Engine) restore(c *cluster, dir string) {
 	if st.Observed != nil {
 		s.Observed, s.HasObserved = *st.Observed, true
 	}
-	s.Live = s.Set.Derive(s.Observed, s.HasObserved, nil)
+	if err := deriveSaved(s); err != nil {
+		// A saved combination of models the live figures cannot be derived
+		// from: serve none of them (their JSON is kept) rather than fail.
+		log.Error("saved models not restored: deriving the live figures from them failed; refitted when the source answers", "err", err)
+		s = c.snap.Load().clone()
+		s.unrestored = saved
+		c.publish(s)
+		return
+	}
 	c.publish(s)
 	log.Info("loaded saved state", "saved", time.Unix(int64(st.SavedUnix), 0).UTC())
+}
+
+// decodeSaved decodes one saved model, turning a panic into an error: a
+// file written by a version with another format, or damaged within what
+// JSON allows, must not take storcast down at every start.
+func decodeSaved(f models.Fitter, raw json.RawMessage) (m models.Fitted, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			m, err = nil, fmt.Errorf("panic decoding the saved %s model: %v", f.Name(), r)
+		}
+	}()
+	return f.Decode(raw)
+}
+
+// deriveSaved computes the restored snapshot's live figures and outlook,
+// turning a panic into an error (as decodeSaved).
+func deriveSaved(s *Snapshot) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic deriving the live figures: %v", r)
+		}
+	}()
+	s.Live = s.Set.Derive(s.Observed, s.HasObserved, nil)
+	s.ComputeOutlook()
+	return nil
 }

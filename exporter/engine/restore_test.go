@@ -1,11 +1,14 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/storcast/storcast/exporter/internal/promfake"
 	"github.com/storcast/storcast/exporter/models"
@@ -137,3 +140,84 @@ func TestPanickingFitterIsAFitError(t *testing.T) {
 }
 
 var _ models.Fitter = panickingFitter{}
+
+// waitingUndecodableFitter cannot read its saved form, and has too little
+// history to fit: after a restart it serves nothing for a while.
+type waitingUndecodableFitter struct{ undecodableFitter }
+
+func (waitingUndecodableFitter) Fit(context.Context, models.Input) (models.Fitted, error) {
+	return nil, &models.Waiting{Model: "counting", Have: 3, Need: 10, What: "with load"}
+}
+
+// TestUnrestoredModelKept: a saved model that does not decode (a later
+// version's format) is written back as it was read by every save until the
+// model fits again, instead of being dropped by the first save after the
+// restart.
+func TestUnrestoredModelKept(t *testing.T) {
+	fake := promfake.New(testWorkload().Answer)
+	defer fake.Close()
+	cfg := testConfig(t, fake.URL)
+	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := New(Options{Source: src, Fitters: append(baseFitters(), countingFitter{}), Now: (&clock{t: testNow}).Now})
+	e.Start(context.Background(), cfg)
+	waitFor(t, "saved state", func() bool {
+		st, err := state.Load(cfg.StateDir, "a")
+		return err == nil && st.Models["counting"].Fitted
+	})
+	e.Stop()
+	before, err := state.Load(cfg.StateDir, "a")
+	if err != nil || len(before.Fitted["counting"]) == 0 {
+		t.Fatalf("saved state %+v, %v", before, err)
+	}
+
+	later := testNow.Add(time.Hour)
+	e2 := New(Options{Source: src, Fitters: append(baseFitters(), waitingUndecodableFitter{}), Now: (&clock{t: later}).Now})
+	e2.Start(context.Background(), cfg)
+	defer e2.Stop()
+	var after *state.Cluster
+	waitFor(t, "a save after the restart", func() bool {
+		after, err = state.Load(cfg.StateDir, "a")
+		return err == nil && after.SavedUnix >= float64(later.Unix())
+	})
+	if got := after.Fitted["counting"]; !bytes.Equal(got, before.Fitted["counting"]) {
+		t.Errorf("the model not restored was saved as %s, want its saved JSON %s", got, before.Fitted["counting"])
+	}
+	if _, ok := e2.Snapshot("a").Set["counting"]; ok {
+		t.Error("an undecodable model is served")
+	}
+}
+
+// TestUnreadableStateKept: a state file that does not load (here a later
+// version's) is moved aside at start, not overwritten by the first save;
+// the models are refitted.
+func TestUnreadableStateKept(t *testing.T) {
+	fake := promfake.New(testWorkload().Answer)
+	defer fake.Close()
+	cfg := testConfig(t, fake.URL)
+	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	future := []byte(`{"version": 2, "cluster": "a", "fitted": {"counting": {"fits": 41}}}`)
+	if err := os.WriteFile(state.Path(cfg.StateDir, "a"), future, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := New(Options{Source: src, Fitters: append(baseFitters(), countingFitter{}), Now: (&clock{t: testNow}).Now})
+	e.Start(context.Background(), cfg)
+	waitFor(t, "a save", func() bool {
+		st, err := state.Load(cfg.StateDir, "a")
+		return err == nil && st.Models["counting"].Fitted
+	})
+	e.Stop()
+	aside := state.Path(cfg.StateDir, "a") + ".unreadable-" + testNow.Format("20060102T150405Z")
+	got, err := os.ReadFile(aside)
+	if err != nil || !bytes.Equal(got, future) {
+		t.Errorf("%s: %q, %v; want the unreadable file as it was", aside, got, err)
+	}
+	if m, ok := e.Snapshot("a").Set["counting"].(*countingModel); !ok || m.Fits != 1 {
+		t.Errorf("counting model %+v: want refitted from scratch", e.Snapshot("a").Set["counting"])
+	}
+}

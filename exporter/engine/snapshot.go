@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/storcast/storcast/exporter/apiv1"
@@ -56,6 +57,11 @@ type Snapshot struct {
 	Accuracy          map[string]map[string]float64 // model -> target -> measured accuracy
 	History           []apiv1.ForecastPoint         // observed total IOPS over the lookback (downsampled)
 	ObservedLatencies []apiv1.ObservedLatency
+
+	// unrestored holds the saved JSON of the models restore could not
+	// serve, by name, written back by persist until each is fitted again.
+	// Set once by restore, never modified: clones share it.
+	unrestored map[string]json.RawMessage
 }
 
 // ComputeOutlook sets s.Outlook from the snapshot's models, observation,

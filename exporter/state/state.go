@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/storcast/storcast/exporter/apiv1"
 	"github.com/storcast/storcast/exporter/features"
@@ -91,6 +92,25 @@ func WriteFile(path string, data []byte) error {
 	}
 	defer d.Close()
 	return d.Sync()
+}
+
+// SetAside renames the state file of cluster to <cluster>.json.unreadable-
+// <UTC time of now>, durably, so that the next Save does not replace a file
+// Load could not read (a later version's, or damaged): the operator keeps
+// it. It returns the new path. The directory is synced after the rename on
+// a best-effort basis: a crash before that leaves the file under its old
+// name, set aside again at the next start.
+func SetAside(dir, cluster string, now time.Time) (string, error) {
+	from := Path(dir, cluster)
+	to := from + ".unreadable-" + now.UTC().Format("20060102T150405Z")
+	if err := os.Rename(from, to); err != nil {
+		return "", err
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return to, nil
 }
 
 // ErrNotFound is returned by Load when no state exists.

@@ -314,6 +314,43 @@ func nilToInf(p *float64) float64 {
 	return *p
 }
 
+// UnmarshalJSON decodes a trend saved by encoding/json and refuses one Fit
+// cannot have made (a damaged file, another version's): every figure
+// finite, at least 3 points, a non-negative spread and band, the first
+// point not after the last, and a period > 0 wherever there is a profile
+// (the phase of a time is taken modulo it: at 0 or below, the search for
+// the next daily peak would never end).
+func (tr *Trend) UnmarshalJSON(b []byte) error {
+	type plain Trend
+	var t plain
+	if err := json.Unmarshal(b, &t); err != nil {
+		return err
+	}
+	for name, v := range map[string]float64{"tMean": t.TMean, "intercept": t.Level, "slope": t.Slope, "residualStd": t.ResidualStd,
+		"stt": t.Stt, "firstT": t.FirstT, "lastT": t.LastT, "z": t.Z, "bandLevel": t.BandLevel, "seasonSeconds": t.SeasonSeconds} {
+		if !finite(v) {
+			return inputError("trend", "%s is %v, want a finite number", name, v)
+		}
+	}
+	for i, v := range t.Season {
+		if !finite(v) {
+			return inputError("trend", "season[%d] is %v, want a finite number", i, v)
+		}
+	}
+	switch {
+	case t.N < 3:
+		return inputError("trend", "n is %d, a trend is fitted to at least 3 points", t.N)
+	case t.ResidualStd < 0 || t.Stt < 0 || t.Z < 0:
+		return inputError("trend", "residualStd %v, stt %v and z %v must be >= 0", t.ResidualStd, t.Stt, t.Z)
+	case t.FirstT > t.LastT:
+		return inputError("trend", "firstT %v is after lastT %v", t.FirstT, t.LastT)
+	case len(t.Season) > 0 && !(t.SeasonSeconds > 0):
+		return inputError("trend", "a season of %d bins with seasonSeconds %v, want > 0", len(t.Season), t.SeasonSeconds)
+	}
+	*tr = Trend(t)
+	return nil
+}
+
 // MarshalJSON encodes +Inf ("never") as null.
 func (e ETA) MarshalJSON() ([]byte, error) {
 	return json.Marshal(etaJSON{infToNil(e.MeanSeconds), infToNil(e.UpperSeconds)})
@@ -414,7 +451,10 @@ func (tr *Trend) firstInBin(t float64, b int) float64 {
 		ph += P
 	}
 	next := t - ph + float64(b)*P/float64(len(tr.Season))
-	for next < t || tr.bin(next) != b {
+	// A bin's start rounds to its own bin or the one before within a few
+	// ulps; the bound only keeps a trend built by hand with a period of 0
+	// or less (Fit and UnmarshalJSON refuse one) from looping forever.
+	for i := 0; (next < t || tr.bin(next) != b) && i < 1000; i++ {
 		if next < t {
 			next += P
 		} else {

@@ -274,6 +274,37 @@ func TestJSON(t *testing.T) {
 	}
 }
 
+// A saved trend Fit could not have made is refused at decoding, by name:
+// with a season and a period of 0 the search for the next daily peak never
+// ended (a damaged state file hung storcast at start).
+func TestJSONRefusesATrendFitCannotMake(t *testing.T) {
+	ts, ys := series(3*288, 100, 7, func(t float64) float64 { return 1000 + (t-t0)/day*10 + 50*math.Sin(2*math.Pi*t/day) })
+	tr, _ := Fit(ts, ys, Options{SeasonSeconds: day})
+	for _, c := range []struct {
+		name   string
+		modify func(*Trend)
+		want   string
+	}{
+		{"period 0", func(t *Trend) { t.SeasonSeconds = 0 }, "invalid input: trend: a season of 24 bins with seasonSeconds 0, want > 0"},
+		{"negative period", func(t *Trend) { t.SeasonSeconds = -day }, "invalid input: trend: a season of 24 bins with seasonSeconds -86400, want > 0"},
+		{"two points", func(t *Trend) { t.N = 2 }, "invalid input: trend: n is 2, a trend is fitted to at least 3 points"},
+		{"negative spread", func(t *Trend) { t.ResidualStd = -1 }, "invalid input: trend: residualStd -1, stt"},
+		{"first after last", func(t *Trend) { t.FirstT = t.LastT + 1 }, "invalid input: trend: firstT"},
+	} {
+		bad := *tr
+		bad.Season = slices.Clone(tr.Season)
+		c.modify(&bad)
+		b, err := json.Marshal(&bad)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Trend
+		if err := json.Unmarshal(b, &back); err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
 func TestBadInput(t *testing.T) {
 	for _, c := range []struct {
 		ts, ys []float64
