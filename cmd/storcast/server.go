@@ -1,14 +1,15 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"time"
 )
 
 // serverLimits bound what one client can hold of the HTTP server: a client
 // that sends its headers or body slowly, never reads the answer, or idles on
-// a kept-alive connection is cut off, and no request is larger than the
-// byte limits.
+// a kept-alive connection is cut off, no request is larger than the byte
+// limits, and what all clients hold at once is bounded by InFlight.
 type serverLimits struct {
 	ReadHeader  time.Duration // to read the request headers
 	Read        time.Duration // to read the whole request, body included
@@ -16,6 +17,13 @@ type serverLimits struct {
 	Idle        time.Duration // between requests on a kept-alive connection
 	HeaderBytes int           // request line and headers
 	BodyBytes   int64         // request body
+	// InFlight is how many requests are answered at once (the liveness and
+	// readiness probes excepted); beyond it a request gets 503 at once, as
+	// node_exporter's --web.max-requests does. Each answer holds up to an
+	// 11000-point forecast (~1.5 MB with its JSON) until the client has
+	// read it, so without a bound slow readers would hold memory in
+	// proportion to their number. 0: no bound.
+	InFlight int
 }
 
 // defaultServerLimits: every storcast answer is computed from a snapshot in
@@ -29,16 +37,43 @@ var defaultServerLimits = serverLimits{
 	Idle:        2 * time.Minute,
 	HeaderBytes: 64 << 10,
 	BodyBytes:   1 << 20,
+	// A Grafana backend sends at most 4 queries at once per panel refresh
+	// (the plugin's fan-out); 64 serves 16 such at once, ~100 MB at most.
+	InFlight: 64,
 }
 
 // newHTTPServer returns the server of h with the limits l.
 func newHTTPServer(h http.Handler, l serverLimits) *http.Server {
 	return &http.Server{
-		Handler:           http.MaxBytesHandler(h, l.BodyBytes),
+		Handler:           http.MaxBytesHandler(limitInFlight(h, l.InFlight), l.BodyBytes),
 		ReadHeaderTimeout: l.ReadHeader,
 		ReadTimeout:       l.Read,
 		WriteTimeout:      l.Write,
 		IdleTimeout:       l.Idle,
 		MaxHeaderBytes:    l.HeaderBytes,
 	}
+}
+
+// limitInFlight answers 503 (with Retry-After) to a request that would make
+// more than n in progress; /-/healthy and /-/ready pass always: a probe
+// refused under load would get a busy instance restarted.
+func limitInFlight(h http.Handler, n int) http.Handler {
+	if n <= 0 {
+		return h
+	}
+	slots := make(chan struct{}, n)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/-/healthy" || r.URL.Path == "/-/ready" {
+			h.ServeHTTP(w, r)
+			return
+		}
+		select {
+		case slots <- struct{}{}:
+			defer func() { <-slots }()
+			h.ServeHTTP(w, r)
+		default:
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, fmt.Sprintf("too many requests in progress (%d): retry", n), http.StatusServiceUnavailable)
+		}
+	})
 }

@@ -107,3 +107,61 @@ func TestRequestSizeLimits(t *testing.T) {
 		t.Errorf("small body: HTTP %d %q", resp.StatusCode, b)
 	}
 }
+
+// TestRequestsInFlightBounded: with InFlight requests held by slow
+// handlers, the next is answered 503 with Retry-After at once (not queued),
+// the probes still pass, and once the held ones end requests are served.
+func TestRequestsInFlightBounded(t *testing.T) {
+	l := defaultServerLimits
+	l.InFlight = 3
+	release := make(chan struct{})
+	var held sync.WaitGroup
+	held.Add(l.InFlight)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/hold" {
+			held.Done()
+			<-release
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	addr := serveLimited(t, h, l)
+	var done sync.WaitGroup
+	for range l.InFlight {
+		done.Go(func() {
+			if resp, err := http.Get("http://" + addr + "/hold"); err == nil {
+				resp.Body.Close()
+			}
+		})
+	}
+	held.Wait()
+	resp, err := http.Get("http://" + addr + "/api/v1/clusters")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "1" ||
+		strings.TrimSpace(string(body)) != "too many requests in progress (3): retry" {
+		t.Errorf("request beyond the bound: %d %q, Retry-After %q", resp.StatusCode, body, resp.Header.Get("Retry-After"))
+	}
+	for _, probe := range []string{"/-/healthy", "/-/ready"} {
+		resp, err := http.Get("http://" + addr + probe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("%s while the bound is reached: %d", probe, resp.StatusCode)
+		}
+	}
+	close(release)
+	done.Wait()
+	resp, err = http.Get("http://" + addr + "/api/v1/clusters")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("after the held requests ended: %d", resp.StatusCode)
+	}
+}
