@@ -152,8 +152,10 @@ func (m Query) ForecastRequest(tr backend.TimeRange, interval time.Duration) (Fo
 		f.Step = max(f.Step, time.Duration(s))
 	}
 	// storcast answers floor(span/step) + 1 points: at most
-	// MaxForecastPoints needs step > span/MaxForecastPoints, strictly.
-	if span := f.End.Sub(f.Start); f.Step*MaxForecastPoints <= span {
+	// MaxForecastPoints needs step > span/MaxForecastPoints, strictly
+	// (compared by dividing the span: a step of more than about ten days
+	// times MaxForecastPoints overflows a Duration).
+	if span := f.End.Sub(f.Start); f.Step <= span/MaxForecastPoints {
 		f.Step = (span / MaxForecastPoints).Truncate(time.Second) + time.Second
 	}
 	return f, nil

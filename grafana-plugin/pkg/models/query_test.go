@@ -140,6 +140,14 @@ func TestForecastRequest(t *testing.T) {
 	if n := exact.To.Sub(exact.From)/f.Step + 1; n > MaxForecastPoints || f.Step <= time.Minute {
 		t.Errorf("span of %d steps: step %v gives %d points", MaxForecastPoints, f.Step, n)
 	}
+	// A step of a month over a week is kept as asked: step × MaxForecastPoints
+	// overflows a Duration (it once read as negative and the step shrank to
+	// 55 s, 11,000 points where one was asked for).
+	week := backend.TimeRange{From: from, To: from.Add(7 * 24 * time.Hour)}
+	f, err = Query{Cluster: "c", Step: "30d"}.ForecastRequest(week, time.Minute)
+	if err != nil || f.Step != 30*24*time.Hour {
+		t.Errorf("step 30d over a week: %v, %v", f.Step, err)
+	}
 	for q, want := range map[Query]string{
 		{Cluster: "c", Series: "latency"}: `series: unknown series "latency"`,
 		{Cluster: "c", Horizon: "soon"}:   `horizon: "soon" is not a duration`,
