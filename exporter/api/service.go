@@ -355,6 +355,9 @@ func (s *Service) WhatIf(req apiv1.WhatIfRequest) (apiv1.WhatIfResult, error) {
 		return apiv1.WhatIfResult{}, unavailable("cluster %q: no capacity model or observed mix yet", req.Cluster)
 	}
 	o := sn.Observed
+	if !(o.IOSizeBytes > 0) && (len(req.IOSizes) == 0 || req.ReadRatio == nil) {
+		return apiv1.WhatIfResult{}, unavailable("cluster %q: idle with no observed mix yet; give readRatio and ioSizes", req.Cluster)
+	}
 	iops := o.IOPS + req.ExtraIOPS
 	if iops <= 0 {
 		return apiv1.WhatIfResult{}, badData("extraIops", "leaves %v IOPS; the workload must be positive", iops)
@@ -404,7 +407,13 @@ func (s *Service) WhatIf(req apiv1.WhatIfRequest) (apiv1.WhatIfResult, error) {
 	// utilization the history held; beyond it (or without it) the latency
 	// model anchored to capacity. Past capacity neither gives a latency.
 	at := res
-	at.Utilization /= scale // more hosts: the same load is less of the frontier
+	if scale != 1 {
+		// More hosts: the same load is less of the frontier. U = L + Q,
+		// with L linear in the load and Q (the interference) quadratic:
+		// capacity scaled by s makes them L/s and Q/s².
+		at.Utilization = (res.Utilization-res.Interference)/scale + res.Interference/(scale*scale)
+		at.Interference = res.Interference / (scale * scale)
+	}
 	if at.Utilization >= 1 {
 		out.LatencyNote = "at or past capacity: no finite latency"
 		return out, nil
@@ -419,9 +428,18 @@ func (s *Service) WhatIf(req apiv1.WhatIfRequest) (apiv1.WhatIfResult, error) {
 		}
 		out.LatencyNote = l.Reason
 	}
-	if sn.Latency() != nil {
-		// Latency at the load per unit of capacity today.
-		if b, ok := sn.Latency().At(iops / scale); ok {
+	if l := sn.Latency(); l != nil {
+		// The capacity-anchored model at the workload's utilization of the
+		// frontier (its axis is U: any mix); a model in IOPS (M-LISP) at
+		// the load per unit of capacity today, at today's mix.
+		var b models.Band
+		var ok bool
+		if ul, isU := l.(models.UtilizationLatency); isU {
+			b, ok = ul.AtUtilization(at.Utilization)
+		} else {
+			b, ok = l.At(iops / scale)
+		}
+		if ok {
 			out.LatencySeconds = apiv1.Band{Lower: ptr(b.Lower), Mean: ptr(b.Mean), Upper: ptr(b.Upper)}
 			out.LatencyModel = sn.LatencyServed()
 			if math.IsInf(b.Upper, 1) {

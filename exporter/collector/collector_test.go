@@ -324,6 +324,28 @@ func TestWorkloadSeries(t *testing.T) {
 	}
 }
 
+// TestObservedMixUnknownWhileIdle: a cluster idle since before any busy
+// window (a new deployment, no saved state) has no mix: its observed read
+// ratio and IO size are absent, not 0; its IOPS is 0. Idle with a mix
+// known from before, both are exported.
+func TestObservedMixUnknownWhileIdle(t *testing.T) {
+	unknown := &engine.Snapshot{Cluster: "u", HasObserved: true, SourceUp: true, Models: map[string]apiv1.ModelStatus{},
+		Observed: features.Observed{Idle: true}}
+	known := &engine.Snapshot{Cluster: "k", HasObserved: true, SourceUp: true, Models: map[string]apiv1.ModelStatus{},
+		Observed: features.Observed{Idle: true, ReadRatio: 0.7, ReadSizeBytes: 4096, WriteSizeBytes: 4096, IOSizeBytes: 4096}}
+	out := string(scrape(t, published(unknown, known)))
+	for _, s := range []string{`storcast_observed_read_ratio{cluster="u"}`, `storcast_observed_io_size_bytes{cluster="u"}`} {
+		if strings.Contains(out, s) {
+			t.Errorf("%s exported for a cluster whose mix is unknown", s)
+		}
+	}
+	for _, s := range []string{`storcast_observed_iops{cluster="u"} 0`, `storcast_observed_read_ratio{cluster="k"} 0.7`, `storcast_observed_io_size_bytes{cluster="k"} 4096`} {
+		if !strings.Contains(out, s+"\n") {
+			t.Errorf("missing %s", s)
+		}
+	}
+}
+
 // TestConcurrentScrapesAgree: scrapes running at once share the interned
 // label pairs and each gets the exposition a scrape alone gets (run with
 // -race to check the sharing).

@@ -32,8 +32,10 @@ func collectObserved(ch chan<- prometheus.Metric, s *engine.Snapshot) {
 	}
 	o := s.Observed
 	gauge(ch, observedIOPSDesc, o.IOPS, s.Cluster)
-	gauge(ch, observedReadRatioDesc, o.ReadRatio, s.Cluster)
-	gauge(ch, observedIOSizeDesc, o.IOSizeBytes, s.Cluster)
+	if o.IOSizeBytes > 0 { // unknown for a cluster idle since before any busy window: absent, not 0
+		gauge(ch, observedReadRatioDesc, o.ReadRatio, s.Cluster)
+		gauge(ch, observedIOSizeDesc, o.IOSizeBytes, s.Cluster)
+	}
 	if o.LatencySeconds > 0 {
 		gauge(ch, observedLatencyDesc, o.LatencySeconds, s.Cluster)
 	}

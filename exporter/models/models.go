@@ -41,6 +41,15 @@ type Latency interface {
 	json.Marshaler
 }
 
+// UtilizationLatency is a latency model whose load axis is the capacity
+// frontier's utilization U (the capacity-anchored model): it answers for any
+// mix at that mix's U, where At answers in IOPS at the mix it was fitted on.
+type UtilizationLatency interface {
+	// AtUtilization returns the latency where the frontier's utilization is
+	// u; ok is false at or past capacity.
+	AtUtilization(u float64) (Band, bool)
+}
+
 // Demand is a fitted demand trend.
 type Demand interface {
 	// At returns the trend at Unix time t (seconds).

@@ -317,6 +317,17 @@ func (l *queueingLatency) At(iops float64) (Band, bool) {
 	return b, true
 }
 
+// AtUtilization implements UtilizationLatency: At at the IOPS of the
+// model's own mix whose utilization is u.
+func (l *queueingLatency) AtUtilization(u float64) (Band, bool) {
+	if !(u >= 0) || u >= 1 {
+		return Band{}, false
+	}
+	return l.At(l.Axis.iops(u))
+}
+
+var _ UtilizationLatency = (*queueingLatency)(nil)
+
 // Crossing is, per bound, the lowest IOPS below capacity at which the
 // bound reaches slo (linear between the curve's points); NaN when it does
 // not before capacity.
