@@ -517,6 +517,34 @@ func TestStoppedDataStillFits(t *testing.T) {
 	if n := s.Models[models.Trend].TrainingSamples; n < 300 {
 		t.Errorf("trend fitted on %d windows of a 6 h lookback whose last half hour is empty", n)
 	}
+	if !s.LastRefresh.IsZero() {
+		t.Errorf("last refresh %v: no refresh has observed anything", s.LastRefresh)
+	}
+}
+
+// TestWarmingUpKeptWhenARefreshFails: the observation of counters that
+// began within the rate window is marked warming up, and stays so while
+// refreshes fail: it is still what is served, and the shipped alerts
+// ignore the cluster while it is marked.
+func TestWarmingUpKeptWhenARefreshFails(t *testing.T) {
+	w := testWorkload()
+	busy := w.IOPS
+	w.IOPS = func(t time.Time) float64 {
+		if t.Before(testNow.Add(-time.Minute)) {
+			return math.NaN() // the counters begin a minute ago
+		}
+		return busy(t)
+	}
+	fake := promfake.New(w.Answer)
+	defer fake.Close()
+	e := startEngine(t, fake, testConfig(t, fake.URL))
+	waitFor(t, "a warming-up observation", func() bool { return e.Snapshot("a").WarmingUp })
+	last := e.Snapshot("a").LastRefresh
+	fake.SetMode(promfake.Down)
+	waitFor(t, "a failed refresh", func() bool { return !e.Snapshot("a").SourceUp })
+	if s := e.Snapshot("a"); !s.WarmingUp || !s.LastRefresh.Equal(last) {
+		t.Errorf("after a failed refresh: warming up %v, last refresh %v (was %v)", s.WarmingUp, s.LastRefresh, last)
+	}
 }
 
 // eachIntervalFit waits for fits 1..n, the clock moved on by one interval

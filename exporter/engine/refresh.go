@@ -60,7 +60,8 @@ func (e *Engine) refresh(ctx context.Context, cfg *config.Config, c *cluster, lo
 	next.LatencyKind = c.cfg.LatencySLO.Latency
 	next.LatencyModel = cfg.Fit.LatencyModel
 	next.Ready = true
-	next.WarmingUp = false // until an observation says otherwise
+	// WarmingUp and LastRefresh change only with a new observation: the
+	// last one is what is still served (stale) when this refresh fails.
 	if err != nil {
 		if ctx.Err() != nil {
 			return
@@ -74,7 +75,6 @@ func (e *Engine) refresh(ctx context.Context, cfg *config.Config, c *cluster, lo
 	// The backend answered. No sample within the freshness window means the
 	// data stopped arriving (or never came): the source is reported down
 	// and the models stale, but they keep fitting from the history.
-	next.LastRefresh = e.opt.Now()
 	obs, err := features.Current(frame, freshSteps(cfg))
 	if err != nil {
 		if !next.NoRecentData {
@@ -86,6 +86,7 @@ func (e *Engine) refresh(ctx context.Context, cfg *config.Config, c *cluster, lo
 		return
 	}
 	next.SourceUp, next.SourceError, next.NoRecentData = true, "", false
+	next.LastRefresh = e.opt.Now()
 	if obs.Idle && !(obs.IOSizeBytes > 0) && next.HasObserved {
 		obs.WithMixOf(next.Observed) // idle since before this refresh's window
 	}

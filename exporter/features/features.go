@@ -438,13 +438,19 @@ func HostSchema(f *source.Frame) (schema insideout.Schema, leftOut []string) {
 	return schema, leftOut
 }
 
-// Demand returns (time, total IOPS) at the usable grid points.
+// Demand returns (time, total IOPS) at the usable grid points: the busy
+// ones and the idle ones (ops present and zero), whose demand is 0 — a
+// cluster idle at night has a demand of 0 at night, and a trend fitted on
+// its busy hours alone would forecast load there.
 func Demand(f *source.Frame) (t, iops []float64) {
 	times := f.Times()
 	for i := range times {
 		if o, ok := point(f, i); ok {
 			t = append(t, times[i])
 			iops = append(iops, o.IOPS)
+		} else if idle(f, i) {
+			t = append(t, times[i])
+			iops = append(iops, 0)
 		}
 	}
 	return t, iops

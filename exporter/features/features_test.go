@@ -52,6 +52,8 @@ func TestCurrentSkipsGapsAndGoesStale(t *testing.T) {
 	}
 }
 
+// Negative points are dropped everywhere, idle ones from the capacity and
+// latency windows (they measure no capacity) but not from the demand.
 func TestNegativeAndIdlePointsAreDropped(t *testing.T) {
 	f := frame(
 		[]float64{-5, 0, 100},
@@ -63,9 +65,10 @@ func TestNegativeAndIdlePointsAreDropped(t *testing.T) {
 	if len(ws) != 1 || ws[0].ReadIOPS != 100 || ws[0].WriteIOPS != 0 || ws[0].IOSizeBytes != 4096 || ws[0].LatencySeconds != 0 {
 		t.Errorf("windows %+v, want only the last point (latency unknown -> 0)", ws)
 	}
+	// Demand keeps the idle point as a demand of 0 (not the invalid one).
 	ts, iops := Demand(f)
-	if len(ts) != 1 || ts[0] != 1120 || iops[0] != 100 {
-		t.Errorf("demand %v %v", ts, iops)
+	if len(ts) != 2 || ts[0] != 1060 || iops[0] != 0 || ts[1] != 1120 || iops[1] != 100 {
+		t.Errorf("demand %v %v, want 0 at 1060 and 100 at 1120", ts, iops)
 	}
 	names, cols := LatencyColumns(f)
 	if names[0] != ColIOPS || names[1] != ColLatency || !math.IsNaN(cols[0][0]) || cols[0][2] != 100 || !math.IsNaN(cols[1][2]) {

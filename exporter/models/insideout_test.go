@@ -18,11 +18,16 @@ import (
 // the features a frame of host statistics gives (features.HostFeatures
 // under its schema) what it predicts from the per-host windows: the
 // feature names and layout did not change.
-func TestSavedInsideOutModelReadsTheAggregatedFeatures(t *testing.T) {
-	const n, hosts = 60, 4
+// insideOutHistory is n one-minute windows of 4 hosts whose CPU and disk
+// reads follow a load of 1000·(1 + 0.5·sin(i/7)) IOPS at 70% reads: the
+// frame of host statistics and cluster signals, the schema, and the
+// per-host windows and targets insideout.Train takes.
+func insideOutHistory(t *testing.T, n int) (*source.Frame, insideout.Schema, []insideout.Window, map[insideout.Target][]float64) {
+	t.Helper()
+	const hosts = 4
 	metrics := []string{"cpu_busy", "disk_reads"}
 	start := time.Unix(1.79e9, 0)
-	f := &source.Frame{Range: source.Range{Start: start, End: start.Add((n - 1) * time.Minute), Step: time.Minute},
+	f := &source.Frame{Range: source.Range{Start: start, End: start.Add(time.Duration(n-1) * time.Minute), Step: time.Minute},
 		Signals: map[string][]float64{}, HostStats: map[string]map[string]map[string][]float64{"osd": {}}}
 	for _, s := range []string{source.ReadOps, source.WriteOps, source.ReadBytes, source.WriteBytes} {
 		f.Signals[s] = make([]float64, n)
@@ -65,6 +70,12 @@ func TestSavedInsideOutModelReadsTheAggregatedFeatures(t *testing.T) {
 			st[source.StatCount][i] = hosts
 		}
 	}
+	return f, schema, windows, targets
+}
+
+func TestSavedInsideOutModelReadsTheAggregatedFeatures(t *testing.T) {
+	const n = 60
+	f, schema, windows, targets := insideOutHistory(t, n)
 	old, err := insideout.Train(schema, windows, targets, insideout.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -100,4 +111,64 @@ func TestSavedInsideOutModelReadsTheAggregatedFeatures(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestInsideOutLiveOnlyAtTheObservation: Inside-Out's live prediction is of
+// the observed window's host metrics; when the cluster went idle (the last
+// windows without load, which the rows skip) or the latest host row is
+// older than two steps before the observation, nothing is predicted rather
+// than the load of a window long gone.
+func TestInsideOutLiveOnlyAtTheObservation(t *testing.T) {
+	const n, idleFrom = 60, 50
+	f, schema, windows, targets := insideOutHistory(t, n)
+	m, err := insideout.Train(schema, windows[:idleFrom], truncateTargets(targets, idleFrom), insideout.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := Set{InsideOut: InsideOutFit{Model: m}}
+	times := f.Times()
+	busy, err := features.Current(f, 2)
+	if err != nil || busy.Idle {
+		t.Fatalf("observation %+v, %v", busy, err)
+	}
+	if l := set.Derive(busy, true, f); l.PredictedIO == nil {
+		t.Error("no prediction at a busy observation with host metrics")
+	}
+	for i := idleFrom; i < n; i++ {
+		for _, s := range []string{source.ReadOps, source.WriteOps, source.ReadBytes, source.WriteBytes} {
+			f.Signals[s][i] = 0
+		}
+	}
+	idle, err := features.Current(f, 2)
+	if err != nil || !idle.Idle {
+		t.Fatalf("observation %+v, %v, want idle", idle, err)
+	}
+	if l := set.Derive(idle, true, f); l.PredictedIO != nil {
+		t.Errorf("idle since %d windows: predicted %v (the load of window %d)", n-idleFrom, l.PredictedIO, idleFrom-1)
+	}
+	// Busy again at the last window only, but its host metrics missing:
+	// the latest host row is 11 steps old.
+	for _, s := range []string{source.ReadOps, source.WriteOps, source.ReadBytes, source.WriteBytes} {
+		f.Signals[s][n-1] = 100
+	}
+	for _, st := range f.HostStats["osd"] {
+		for name := range st {
+			st[name][n-1] = math.NaN()
+		}
+	}
+	late, err := features.Current(f, 2)
+	if err != nil || late.Idle || late.Time != times[n-1] {
+		t.Fatalf("observation %+v, %v", late, err)
+	}
+	if l := set.Derive(late, true, f); l.PredictedIO != nil {
+		t.Errorf("host metrics 11 steps older than the observation: predicted %v", l.PredictedIO)
+	}
+}
+
+func truncateTargets(t map[insideout.Target][]float64, n int) map[insideout.Target][]float64 {
+	out := map[insideout.Target][]float64{}
+	for k, v := range t {
+		out[k] = v[:n]
+	}
+	return out
 }

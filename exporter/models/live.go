@@ -113,8 +113,13 @@ func (s Set) Derive(obs features.Observed, hasObs bool, recent *source.Frame) Li
 	if m := s.InsideOut(); m != nil && recent != nil {
 		if rows, err := features.HostFeatures(recent, m.Schema, 0); err == nil {
 			last := len(rows.Hosts) - 1
-			if pred, err := m.PredictFeatures(rows.X.RawRowView(last)); err == nil {
-				l.PredictedIO = pred
+			// The prediction is of the observed window: rows skip idle
+			// windows and those without host metrics, so the last row may
+			// be a load long gone (after the load stopped, say).
+			if hasObs && !obs.Idle && math.Abs(rows.Times[last]-obs.Time) <= 2*recent.Range.Step.Seconds() {
+				if pred, err := m.PredictFeatures(rows.X.RawRowView(last)); err == nil {
+					l.PredictedIO = pred
+				}
 			}
 			l.HostsFromInsideOut = rows.Hosts[last]
 		}
