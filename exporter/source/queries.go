@@ -138,6 +138,17 @@ func ClusterQueries(cl *config.Cluster, window string) map[string]string {
 			q[sig] = fmt.Sprintf("sum(rate(%s[%s]))", ref.Selector("", cl.Matchers), window)
 		}
 	}
+	if cl.Kind == config.KindSwift {
+		// statsd_exporter creates a method's series at its first request: a
+		// cluster that has only read (or only written) since the exporter
+		// started has no series for the other direction. Absent while the
+		// other direction counts, it is 0; with both absent (no exporter,
+		// a wrong matcher) the signals stay missing data.
+		r, w := q[ReadOps], q[WriteOps]
+		for _, d := range []struct{ sig, other string }{{ReadOps, w}, {ReadBytes, w}, {WriteOps, r}, {WriteBytes, r}} {
+			q[d.sig] = fmt.Sprintf("(%s) or (0 * %s)", q[d.sig], d.other)
+		}
+	}
 	return q
 }
 

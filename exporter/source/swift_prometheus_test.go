@@ -1,0 +1,79 @@
+package source
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/storcast/storcast/exporter/config"
+	"github.com/storcast/storcast/internal/testtool"
+)
+
+// TestSwiftReadOnlyOnPrometheus: statsd_exporter creates a Swift method's
+// series at its first request, so a cluster that only served GETs since
+// the exporter started has no PUT series at all. Through a real
+// Prometheus, its writes read 0 (features.Current then makes a busy,
+// read-only observation), not missing data that marks the source down; a
+// cluster none of whose series exist still reads as missing data.
+func TestSwiftReadOnlyOnPrometheus(t *testing.T) {
+	promtool := testtool.Need(t, "promtool")
+	testtool.Need(t, "prometheus")
+	dir := t.TempDir()
+	end := time.Now().Add(-time.Hour).Truncate(time.Hour)
+	start := end.Add(-time.Hour)
+	om := filepath.Join(dir, "swift.om")
+	f, err := os.Create(om)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	const gets, bytesPerGet, secondsPerGet = 200.0, 4096.0, 0.003 // per second
+	lbl := `type="object",method="GET",policy="all",swift_cluster="s1"`
+	for t0, k := start, 0.0; !t0.After(end); t0, k = t0.Add(15*time.Second), k+15 {
+		fmt.Fprintf(w, "swift_proxy_count{%s} %g %d\n", lbl, gets*k, t0.Unix())
+		fmt.Fprintf(w, "swift_proxy_transfer{%s} %g %d\n", lbl, gets*bytesPerGet*k, t0.Unix())
+		fmt.Fprintf(w, "swift_proxy_sum{%s} %g %d\n", lbl, gets*secondsPerGet*k, t0.Unix())
+	}
+	fmt.Fprintln(w, "# EOF")
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	data := filepath.Join(dir, "prom")
+	if out, err := exec.Command(promtool, "tsdb", "create-blocks-from", "openmetrics", "-q", om, data).CombinedOutput(); err != nil {
+		t.Fatalf("promtool tsdb create-blocks-from openmetrics: %v\n%s", err, out)
+	}
+	base := testtool.StartPrometheus(t, "", "global: {scrape_interval: 15s}\n", data)
+	p, _ := testSource(t, base, func(c *config.Prometheus) { c.Timeout = 30 * time.Second })
+	r := Range{Start: start.Add(10 * time.Minute), End: end, Step: time.Minute}
+
+	cl := testCluster(t, `swift_cluster="s1"`)
+	cl.Kind = config.KindSwift
+	fr, err := p.Fetch(context.Background(), cl, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for sig, want := range map[string]float64{ReadOps: gets, ReadBytes: gets * bytesPerGet, WriteOps: 0, WriteBytes: 0} {
+		if v, ok := fr.Last(sig, 1); !ok || math.Abs(v-want) > 1e-9*math.Max(want, 1) {
+			t.Errorf("%s: %v (ok %v), want %v", sig, v, ok, want)
+		}
+	}
+
+	none := testCluster(t, `swift_cluster="s2"`)
+	none.Kind = config.KindSwift
+	fr, err = p.Fetch(context.Background(), none, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sig := range []string{ReadOps, WriteOps, ReadBytes, WriteBytes} {
+		if v, ok := fr.Last(sig, r.N()); ok {
+			t.Errorf("%s of a cluster with no series: %v, want missing", sig, v)
+		}
+	}
+}
