@@ -143,14 +143,17 @@ func datasourceVar(name, label, typ string) Variable {
 	return Variable{Name: name, Label: label, Type: "datasource", Query: typ, Current: map[string]any{}, Refresh: 1}
 }
 
+// clusterVarQuery lists every cluster storcast serves: storcast_source_up
+// is exported for each from its first refresh, whatever its models. A
+// model's series would hide clusters without it (no headroom without a
+// capacity at the mix: a new deployment whose history never saturated).
+const clusterVarQuery = "label_values(storcast_source_up, cluster)"
+
 func clusterVar(multi bool) Variable {
-	q := "label_values(storcast_headroom_ratio, cluster)"
-	v := Variable{Name: "cluster", Label: "Cluster", Type: "query", Datasource: promDS, Definition: q,
-		Query: map[string]any{"query": q, "refId": "cluster"}, Refresh: 2, Sort: 1, Current: map[string]any{}}
+	v := Variable{Name: "cluster", Label: "Cluster", Type: "query", Datasource: promDS, Definition: clusterVarQuery,
+		Query: map[string]any{"query": clusterVarQuery, "refId": "cluster"}, Refresh: 2, Sort: 1, Current: map[string]any{}}
 	if multi {
 		v.Multi, v.IncludeAll = true, true
-		v.Query = map[string]any{"query": "label_values(storcast_model_accuracy_ratio, cluster)", "refId": "cluster"}
-		v.Definition = "label_values(storcast_model_accuracy_ratio, cluster)"
 	}
 	return v
 }
@@ -221,11 +224,12 @@ func ClusterHeadroom() Dashboard {
 	colour(iops, "max at current mix", "red", dashed())
 	colour(iops, "observed", "green")
 	hr := l.add(12, 9, timeseries("Headroom and utilization", "Headroom = 1 - utilization, both at the current mix.", "percentunit",
-		map[string]any{"thresholdsStyle": map[string]any{"mode": "line+area"}},
+		// A soft 0..1 axis: utilization past 1 and headroom below 0 (a
+		// saturated cluster) are drawn, not clipped.
+		map[string]any{"thresholdsStyle": map[string]any{"mode": "line+area"}, "axisSoftMin": 0, "axisSoftMax": 1},
 		prom("A", "storcast_headroom_ratio{"+c+"}", "headroom"),
 		prom("B", "storcast_utilization_ratio{"+c+"}", "utilization")))
 	hr.FieldConfig.Defaults["thresholds"] = headroom
-	hr.FieldConfig.Defaults["min"], hr.FieldConfig.Defaults["max"] = 0, 1
 
 	fc := l.add(12, 9, timeseries("IOPS forecast", "Demand trend of observed IOPS into the future with its 95% band, against forecast max IOPS (storcast plugin).", "iops",
 		nil,
