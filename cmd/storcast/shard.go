@@ -43,17 +43,23 @@ func (s shardFlags) resolve(fs *pflag.FlagSet, hostname func() (string, error)) 
 	if s.total < 1 {
 		return shard{}, fmt.Errorf("--shard.total: %d is not a number of shards (at least 1)", s.total)
 	}
+	// A source is a flag given: --shard.from-name given empty (an unset
+	// $(POD_NAME)) is one, refused below rather than read as shard 0;
+	// --shard.from-hostname=false is none.
 	sources := 0
-	for _, f := range []string{"shard.index", "shard.from-hostname", "shard.from-name"} {
+	for _, f := range []string{"shard.index", "shard.from-name"} {
 		if fs.Changed(f) {
 			sources++
 		}
+	}
+	if s.fromHostname {
+		sources++
 	}
 	if sources > 1 {
 		return shard{}, fmt.Errorf("--shard.index, --shard.from-hostname and --shard.from-name each give the shard index: use one")
 	}
 	index, flagName := s.index, "--shard.index"
-	if s.fromHostname || s.fromName != "" {
+	if s.fromHostname || fs.Changed("shard.from-name") {
 		name := s.fromName
 		flagName = fmt.Sprintf("--shard.from-name %q", name)
 		if s.fromHostname {

@@ -117,6 +117,10 @@ func TestShardFlags(t *testing.T) {
 		{args: []string{"--shard.total=3", "--shard.from-hostname"}, host: hostname("node4.example.org"), wantErr: `--shard.from-hostname (hostname "node4.example.org"): the name does not end in -N, a StatefulSet pod ordinal`},
 		{args: []string{"--shard.total=3", "--shard.from-hostname"}, host: func() (string, error) { return "", errors.New("uname failed") }, wantErr: "--shard.from-hostname: reading the hostname: uname failed"},
 		{args: []string{"--shard.total=3", "--shard.index=1", "--shard.from-name=storcast-1"}, wantErr: "--shard.index, --shard.from-hostname and --shard.from-name each give the shard index: use one"},
+		// An unset $(POD_NAME) gives an empty name: refused, not shard 0.
+		{args: []string{"--shard.total=3", "--shard.from-name="}, wantErr: `--shard.from-name "": the name does not end in -N, a StatefulSet pod ordinal`},
+		// --shard.from-hostname=false gives no index: --shard.index does.
+		{args: []string{"--shard.total=3", "--shard.from-hostname=false", "--shard.index=1"}, index: 1, total: 3},
 	} {
 		host := tc.host
 		if host == nil {

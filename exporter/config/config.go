@@ -157,6 +157,10 @@ type LatencySLO struct {
 type Calibration struct {
 	File   string `yaml:"file"`
 	Format string `yaml:"format"` // yaml or fio; empty: by file extension
+	// Digest is the SHA-256 of the file's content when CheckFiles read it:
+	// part of SourceKey, so that a reload after the file was rewritten in
+	// place (a recalibration) refits the cluster at once. Not a key.
+	Digest string `yaml:"-" json:"digest,omitempty"`
 }
 
 // Advisor names the rule-set catalog (forecaster/advisor's YAML) whose
@@ -164,6 +168,8 @@ type Calibration struct {
 // no advisor for the cluster.
 type Advisor struct {
 	CatalogFile string `yaml:"catalog_file"`
+	// Digest is the catalog file's SHA-256, as Calibration.Digest.
+	Digest string `yaml:"-" json:"digest,omitempty"`
 }
 
 // Default returns the configuration every file is decoded on top of.

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"bufio"
 	"os"
 	"path/filepath"
@@ -234,6 +235,43 @@ func TestValidateIsPure(t *testing.T) {
 	c.StateDir = t.TempDir()
 	if err := c.CheckFiles(); err == nil || err.Error() != "clusters[0].calibration.file: /nonexistent/cal.yml: no such file or directory" {
 		t.Errorf("CheckFiles: %v", err)
+	}
+}
+
+// TestSourceKeyFollowsTheCalibrationFile: CheckFiles puts the calibration
+// and catalog files' digests in the key, so a reload after either was
+// rewritten in place refits the cluster; the same content gives the same
+// key.
+func TestSourceKeyFollowsTheCalibrationFile(t *testing.T) {
+	dir := t.TempDir()
+	cal := filepath.Join(dir, "cal.yml")
+	write := func(readIOPS int) {
+		t.Helper()
+		y := fmt.Sprintf("points:\n  - {io_size: 4096, read_iops: %d, write_iops: 4000}\n", readIOPS)
+		if err := os.WriteFile(cal, []byte(y), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	key := func() string {
+		t.Helper()
+		c, err := Parse([]byte(`{prometheus: {url: "http://p:9090"}, clusters: [{name: a, kind: ceph, matchers: ['c="a"'], calibration: {file: ` + cal + `}}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.StateDir = dir
+		if err := c.CheckFiles(); err != nil {
+			t.Fatal(err)
+		}
+		return c.Clusters[0].SourceKey()
+	}
+	write(12000)
+	k1 := key()
+	if k2 := key(); k2 != k1 {
+		t.Errorf("the same file gave two keys:\n%s\n%s", k1, k2)
+	}
+	write(15000) // recalibrated in place
+	if k3 := key(); k3 == k1 {
+		t.Error("a rewritten calibration file left the key unchanged: a reload would not refit")
 	}
 }
 

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -23,16 +25,19 @@ import (
 // prometheus.http_config exist, and state_dir is a directory or can be
 // created as one. It returns the first problem, naming the key.
 func (c *Config) CheckFiles() error {
-	for i, cl := range c.Clusters {
+	for i := range c.Clusters {
+		cl := &c.Clusters[i]
 		if cl.Calibration.File != "" {
 			if _, err := cl.Calibration.Load(); err != nil {
 				return fmt.Errorf("clusters[%d].calibration.file: %v", i, err)
 			}
+			cl.Calibration.Digest = digest(cl.Calibration.File)
 		}
 		if cl.Advisor.CatalogFile != "" {
 			if _, err := cl.Advisor.Load(); err != nil {
 				return fmt.Errorf("clusters[%d].advisor.catalog_file: %v", i, err)
 			}
+			cl.Advisor.Digest = digest(cl.Advisor.CatalogFile)
 		}
 	}
 	if f := c.Web.ConfigFile; f != "" {
@@ -56,6 +61,17 @@ func (c *Config) CheckFiles() error {
 		return fmt.Errorf("state_dir: %v", err)
 	}
 	return nil
+}
+
+// digest is the SHA-256 of the file at path in hex ("" when it cannot be
+// read: Load, just before, would have said why).
+func digest(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }
 
 // Load reads and decodes the calibration file: format yaml (a

@@ -463,16 +463,30 @@ func TestImportFioClientServerAndErrors(t *testing.T) {
 		t.Errorf("client/server: %+v", c.Points)
 	}
 	dec := `{"global options":{"kb_base":"1000"},"jobs":[
- {"jobname":"r","job options":{"rw":"randread","bs":"4k"},"read":{"iops":100}},
- {"jobname":"w","job options":{"rw":"randwrite","bs":"4KiB"},"write":{"iops":50}},
- {"jobname":"w2","job options":{"rw":"randwrite","bs":"4k"},"write":{"iops":40}},
- {"jobname":"r2","job options":{"rw":"randread","bs":"4KiB"},"read":{"iops":90}}]}`
+ {"jobname":"r","groupid":0,"job options":{"rw":"randread","bs":"4k"},"read":{"iops":100}},
+ {"jobname":"w","groupid":1,"job options":{"rw":"randwrite","bs":"4KiB"},"write":{"iops":50}},
+ {"jobname":"w2","groupid":2,"job options":{"rw":"randwrite","bs":"4k"},"write":{"iops":40}},
+ {"jobname":"r2","groupid":3,"job options":{"rw":"randread","bs":"4KiB"},"read":{"iops":90}}]}`
 	c, err = ImportFio([]byte(dec))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(c.Points) != 2 || c.Points[0].IOSizeBytes != 4000 || c.Points[0].WriteIOPS != 40 || c.Points[1].IOSizeBytes != 4096 || c.Points[1].ReadIOPS != 90 {
 		t.Errorf("kb_base=1000: %+v", c.Points)
+	}
+	// fio's default (kb_base=1024) reads the units the other way round:
+	// bs=4KiB runs 4,000-byte IOs, bs=4k 4,096-byte ones.
+	compat := `{"jobs":[
+ {"jobname":"r","groupid":0,"job options":{"rw":"randread","bs":"4k"},"read":{"iops":100}},
+ {"jobname":"w","groupid":1,"job options":{"rw":"randwrite","bs":"4KiB"},"write":{"iops":50}},
+ {"jobname":"w2","groupid":2,"job options":{"rw":"randwrite","bs":"4kb"},"write":{"iops":40}},
+ {"jobname":"r2","groupid":3,"job options":{"rw":"randread","bs":"4KiB"},"read":{"iops":90}}]}`
+	c, err = ImportFio([]byte(compat))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Points) != 2 || c.Points[0].IOSizeBytes != 4000 || c.Points[0].WriteIOPS != 50 || c.Points[1].IOSizeBytes != 4096 || c.Points[1].ReadIOPS != 100 || c.Points[1].WriteIOPS != 40 {
+		t.Errorf("kb_base=1024 (fio's default): %+v", c.Points)
 	}
 	for in, msg := range map[string]string{
 		``:                                     "fio: no JSON object found",
@@ -486,7 +500,9 @@ func TestImportFioClientServerAndErrors(t *testing.T) {
 		`{"jobs":[{"jobname":"x","job options":{"rw":"randrw"},"read":{"iops":1},"write":{"iops":1}}]}`:                "no 100% read or 100% write job",
 		`{"jobs":[{"jobname":"x","read":{"iops":10}}]}`:                                                                "block size 4096 bytes has a 100% read job but no 100% write job",
 		`{"jobs":[{"jobname":"x","job options":{"rw":"write"},"write":{"iops":10}}]}`:                                  "block size 4096 bytes has a 100% write job but no 100% read job",
-		`{"jobs":[{"jobname":"x","read":{"iops":0}},{"jobname":"y","job options":{"rw":"write"},"write":{"iops":3}}]}`: "points[0].read_iops: must be > 0, got 0",
+		`{"jobs":[{"jobname":"x","read":{"iops":0}},{"jobname":"y","groupid":1,"job options":{"rw":"write"},"write":{"iops":3}}]}`: "points[0].read_iops: must be > 0, got 0",
+		// No stonewall: the read and the write job ran at once, each a share of the load.
+		`{"jobs":[{"jobname":"r","job options":{"rw":"randread"},"read":{"iops":900}},{"jobname":"w","job options":{"rw":"randwrite"},"write":{"iops":300}}]}`: "fio: reporting group 0 ran jobs of different patterns, sizes or settings at the same time (r, w): each measured a share of the load, not a saturated point; put stonewall between them",
 	} {
 		_, err := ImportFio([]byte(in))
 		if err == nil || !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), msg) {

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -88,6 +91,8 @@ func ImportFio(data []byte) (Calibration, error) {
 	}
 	sums := map[key]float64{}
 	names := map[key][]string{}
+	groupMeas := map[int]map[meas]bool{} // what each reporting group measured
+	groupJobs := map[int][]string{}
 	for i, j := range jobs {
 		if field == "client_stats" && j.JobName == "All clients" {
 			continue // the sum of the others
@@ -132,11 +137,24 @@ func ImportFio(data []byte) (Calibration, error) {
 			return Calibration{}, inputError(name, "IOPS must be a finite number >= 0, got %v", iops)
 		}
 		sums[k] += iops
+		if groupMeas[k.group] == nil {
+			groupMeas[k.group] = map[meas]bool{}
+		}
+		groupMeas[k.group][k.meas] = true
+		groupJobs[k.group] = append(groupJobs[k.group], j.JobName)
 		label := j.JobName
 		if j.Hostname != "" {
 			label = j.Hostname + "/" + label
 		}
 		names[k] = append(names[k], label)
+	}
+	// Jobs of one group ran at once: of one pattern and size, their IOPS
+	// add up to the point's; of several, each is only a share of the load
+	// the cluster served, no saturated point of its own.
+	for _, g := range slices.Sorted(maps.Keys(groupMeas)) {
+		if ms := groupMeas[g]; len(ms) > 1 {
+			return Calibration{}, inputError("fio", "reporting group %d ran jobs of different patterns, sizes or settings at the same time (%s): each measured a share of the load, not a saturated point; put stonewall between them", g, strings.Join(groupJobs[g], ", "))
+		}
 	}
 	// Runs per measurement, in group order.
 	groups := make([]key, 0, len(sums))
@@ -305,8 +323,8 @@ func fioKind(opt func(string) string) (fioJobKind, float64, error) {
 }
 
 // fioBlockSizes reads bs (or blocksize); "4k,64k" gives separate read and
-// write sizes as in fio. Suffixes k/m/g are powers of 1024 (fio's default
-// kb_base=1024) or of 1000 under kb_base=1000; Ki/Mi/Gi are always 1024.
+// write sizes as in fio, with fio's units (fioSize: under its default
+// kb_base=1024, k is 1024 and KiB 1000).
 // A bssplit (4k/85:64k/15, optionally a second list after a comma for the
 // writes) gives the op-weighted mean size of its split: a calibration at a
 // workload's own size split, which carries the interference between sizes
@@ -353,23 +371,42 @@ func fioBlockSizes(opt func(string) string) (readSize, writeSize float64, err er
 	return readSize, writeSize, nil
 }
 
-// fioSize parses one of fio's sizes (ParseSize; under kb_base=1000 fio's
-// k/m/g/t are powers of 1000).
+// fioSize parses one of fio's sizes as fio does. In fio's default
+// compatibility mode (kb_base=1024) the suffixes are the opposite of the
+// standards: k, m, g, t, p (with or without a trailing b) are powers of
+// 1024 and the IEC Ki, Mi, ... powers of 1000, so bs=4KiB runs 4,000-byte
+// IOs; under kb_base=1000 they are the standard ones (4k is 4,000 bytes,
+// 4KiB 4,096).
 func fioSize(s string, decimal bool) (float64, error) {
-	v, err := ParseSize(s)
-	if err != nil || !decimal {
-		return v, err
-	}
 	t := strings.TrimSpace(s)
-	switch t[len(t)-1] {
-	case 'k', 'K':
-		return v / 1024 * 1000, nil
-	case 'm', 'M':
-		return v / (1 << 20) * 1e6, nil
-	case 'g', 'G':
-		return v / (1 << 30) * 1e9, nil
-	case 't', 'T':
-		return v / (1 << 40) * 1e12, nil
+	i := 0
+	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] == '.') {
+		i++
+	}
+	v, err := strconv.ParseFloat(t[:i], 64)
+	if err != nil || i == 0 {
+		return 0, fmt.Errorf("size %q: no number", s)
+	}
+	unit := strings.ToLower(strings.TrimSpace(t[i:]))
+	unit = strings.TrimSuffix(unit, "b") // "4kb" is "4k", "4KiB" is "4Ki", "512b" is 512
+	iec := strings.HasSuffix(unit, "i")
+	unit = strings.TrimSuffix(unit, "i")
+	exp := 0
+	if unit != "" {
+		exp = strings.Index("kmgtp", unit) + 1
+		if len(unit) != 1 || exp == 0 {
+			return 0, fmt.Errorf("size %q: unknown unit %q", s, strings.TrimSpace(t[i:]))
+		}
+	} else if iec {
+		return 0, fmt.Errorf("size %q: unknown unit %q", s, strings.TrimSpace(t[i:]))
+	}
+	base := 1000.0
+	if iec == decimal {
+		base = 1024
+	}
+	v *= math.Pow(base, float64(exp))
+	if !(v > 0) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("size %q: must be > 0", s)
 	}
 	return v, nil
 }

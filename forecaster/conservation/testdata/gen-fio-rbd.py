@@ -39,7 +39,7 @@ out = {
     job("4k-randread-b", 0, {"bs": "4k", "rw": "randread"}, 44890.12, 0, 4096),
     job("4k-randwrite-a", 1, {"bs": "4k", "rw": "randwrite", "stonewall": ""}, 0, 7533.9, 4096),
     job("4k-randwrite-b", 1, {"bs": "4k", "rw": "randwrite"}, 0, 7466.1, 4096),
-    job("64k-randread", 2, {"bs": "64KiB", "rw": "randread", "stonewall": "", "group_reporting": ""}, 30125.5, 0, 65536),
+    job("64k-randread", 2, {"bs": "64KiB", "kb_base": "1000", "rw": "randread", "stonewall": "", "group_reporting": ""}, 30125.5, 0, 65536),
     job("64k-randread-qd64", 3, {"bs": "64k", "rw": "randread", "iodepth": "64", "stonewall": ""}, 31020.0, 0, 65536),
     job("64k-randwrite", 4, {"bs": "64k", "rw": "randrw", "rwmixread": "0", "stonewall": ""}, 0, 6204.0, 65536),
     job("4k-mixed-70", 5, {"bs": "4k", "rw": "randrw", "rwmixread": "70", "stonewall": ""}, 24500.0, 10500.0, 4096),
