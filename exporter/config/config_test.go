@@ -1,8 +1,8 @@
 package config
 
 import (
-	"fmt"
 	"bufio"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
