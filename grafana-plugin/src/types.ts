@@ -58,11 +58,18 @@ export const defaultQuery: Partial<StorcastQuery> = {
 export interface StorcastOptions extends DataSourceJsonData {
   url?: string;
   timeoutSeconds?: number;
+  /** Grafana's standard HTTP settings, read by the backend's HTTP client. */
+  tlsAuthWithCACert?: boolean;
+  tlsSkipVerify?: boolean;
 }
 
 /** secureJsonData of the data source; never sent back to the browser. */
 export interface StorcastSecureJsonData {
   token?: string;
+  /** Basic auth, as storcast's web.config_file sets it (user in options.basicAuthUser). */
+  basicAuthPassword?: string;
+  /** PEM CA certificate of a storcast served over HTTPS with its own CA. */
+  tlsCACert?: string;
 }
 
 /** One element of the backend's "clusters" resource (storcast's /api/v1/clusters). */

@@ -2,10 +2,12 @@ package plugin
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"sync"
 
 	"github.com/grafana/grafana-plugin-sdk-go/backend"
+	"github.com/grafana/grafana-plugin-sdk-go/backend/httpclient"
 	"github.com/grafana/grafana-plugin-sdk-go/backend/instancemgmt"
 	"github.com/grafana/grafana-plugin-sdk-go/backend/log"
 	"github.com/grafana/grafana-plugin-sdk-go/backend/resource/httpadapter"
@@ -34,7 +36,7 @@ type Datasource struct {
 	settings    models.PluginSettings
 	settingsErr error // a data source with bad settings still answers, with this error
 	client      *storcast.Client
-	transport   *http.Transport
+	http        *http.Client // Grafana's HTTP client of the settings (basic auth, TLS, proxy)
 	resources   backend.CallResourceHandler
 	logger      log.Logger
 }
@@ -42,12 +44,14 @@ type Datasource struct {
 // NewDatasource is the instance factory Grafana's SDK calls when a data
 // source is created or its settings change. Bad settings do not fail it:
 // every call then answers with what is wrong, which Grafana shows.
-func NewDatasource(_ context.Context, s backend.DataSourceInstanceSettings) (instancemgmt.Instance, error) {
+func NewDatasource(ctx context.Context, s backend.DataSourceInstanceSettings) (instancemgmt.Instance, error) {
 	d := &Datasource{logger: log.DefaultLogger.With("datasource", s.Name)}
 	d.settings, d.settingsErr = models.LoadPluginSettings(s)
 	if d.settingsErr == nil {
-		d.transport = http.DefaultTransport.(*http.Transport).Clone()
-		d.client, d.settingsErr = storcast.New(d.settings.URL, d.settings.Secrets.Token, &http.Client{Transport: d.transport})
+		d.http, d.settingsErr = httpClient(ctx, s)
+	}
+	if d.settingsErr == nil {
+		d.client, d.settingsErr = storcast.New(d.settings.URL, d.settings.Secrets.Token, d.http)
 	}
 	d.resources = httpadapter.New(d.resourceMux())
 	return d, nil
@@ -56,9 +60,34 @@ func NewDatasource(_ context.Context, s backend.DataSourceInstanceSettings) (ins
 // Dispose closes idle connections when the settings changed and the SDK
 // made a new instance.
 func (d *Datasource) Dispose() {
-	if d.transport != nil {
-		d.transport.CloseIdleConnections()
+	if d.http != nil {
+		d.http.CloseIdleConnections()
 	}
+}
+
+// httpClient is Grafana's HTTP client for the data source's settings: the
+// standard ones a data source's HTTP settings hold (basic auth, as
+// storcast's web.config_file sets it; TLS with a CA certificate, a client
+// certificate or without verification; Grafana's proxy). Each call is
+// bounded by its context (the settings' timeout), not by the client: the
+// SDK's client timeout would end a slow call as "unreachable" where the
+// context says "timeout".
+func httpClient(ctx context.Context, s backend.DataSourceInstanceSettings) (*http.Client, error) {
+	opts, err := s.HTTPClientOptions(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("data source HTTP settings: %w", err)
+	}
+	t := httpclient.DefaultTimeoutOptions
+	if opts.Timeouts != nil {
+		t = *opts.Timeouts // a copy: the SDK's defaults are shared
+	}
+	t.Timeout = 0
+	opts.Timeouts = &t
+	hc, err := httpclient.New(opts)
+	if err != nil {
+		return nil, fmt.Errorf("data source HTTP settings: %w", err)
+	}
+	return hc, nil
 }
 
 // QueryData answers each query on its own; one failing query does not fail

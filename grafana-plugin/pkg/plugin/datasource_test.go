@@ -3,6 +3,7 @@ package plugin
 import (
 	"context"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"math"
 	"net/http"
@@ -25,7 +26,7 @@ func newDS(t *testing.T, url string, jsonExtra string, secure map[string]string)
 	t.Helper()
 	js := fmt.Sprintf(`{"url":%q%s}`, url, jsonExtra)
 	inst, err := NewDatasource(context.Background(), backend.DataSourceInstanceSettings{
-		Name: "storcast", UID: "storcast", JSONData: []byte(js), DecryptedSecureJSONData: secure,
+		Name: "storcast", UID: "storcast", Type: PluginID, JSONData: []byte(js), DecryptedSecureJSONData: secure,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -452,6 +453,57 @@ func TestTokenIsSentAsBearer(t *testing.T) {
 	r := query(t, wrong, backend.DataQuery{QueryType: "latencyCurve", JSON: js(map[string]any{"cluster": "ceph-a"})})
 	if r.Error == nil || !strings.Contains(r.Error.Error(), "bearer token") {
 		t.Errorf("wrong token: %v", r.Error)
+	}
+}
+
+// TestBasicAuthAndTLS: a storcast secured as its web.config_file secures it
+// (HTTPS, basic auth) is reached with the data source's standard HTTP
+// settings: basic auth, and TLS with its CA certificate. Without the
+// password the call is Unauthorized, saying credentials are wanted; without
+// the CA certificate, the certificate is not trusted.
+func TestBasicAuthAndTLS(t *testing.T) {
+	sc := storcasttest.New(storcasttest.Options{BasicAuthUser: "grafana", BasicAuthPassword: "pw", TLS: true})
+	defer sc.Close()
+	ca := string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: sc.Certificate().Raw}))
+	ds := func(password, caCert string) *Datasource {
+		t.Helper()
+		secure := map[string]string{}
+		if password != "" {
+			secure["basicAuthPassword"] = password
+		}
+		jsonData := fmt.Sprintf(`{"url":%q}`, sc.URL)
+		if caCert != "" {
+			secure["tlsCACert"] = caCert
+			jsonData = fmt.Sprintf(`{"url":%q,"tlsAuthWithCACert":true}`, sc.URL)
+		}
+		inst, err := NewDatasource(context.Background(), backend.DataSourceInstanceSettings{
+			Name: "storcast", UID: "storcast", Type: PluginID, JSONData: []byte(jsonData),
+			BasicAuthEnabled: true, BasicAuthUser: "grafana", DecryptedSecureJSONData: secure,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := inst.(*Datasource)
+		t.Cleanup(d.Dispose)
+		return d
+	}
+	q := backend.DataQuery{QueryType: "latencyCurve", JSON: js(map[string]any{"cluster": "ceph-a"})}
+	mustOK(t, query(t, ds("pw", ca), q))
+	if h, err := ds("pw", ca).CheckHealth(context.Background(), &backend.CheckHealthRequest{}); err != nil || h.Status != backend.HealthStatusOk {
+		t.Errorf("health with credentials and CA: %+v, %v", h, err)
+	}
+
+	r := query(t, ds("", ca), q)
+	if r.Status != backend.StatusUnauthorized || r.Error == nil || !strings.Contains(r.Error.Error(), `HTTP 401 ("Unauthorized"): storcast, or a proxy in front of it, wants credentials`) {
+		t.Errorf("without the password: %d %v", r.Status, r.Error)
+	}
+	r = query(t, ds("wrong", ca), q)
+	if r.Status != backend.StatusUnauthorized {
+		t.Errorf("a wrong password: %d %v", r.Status, r.Error)
+	}
+	r = query(t, ds("pw", ""), q)
+	if r.Error == nil || !strings.Contains(r.Error.Error(), "certificate") {
+		t.Errorf("without the CA certificate: %d %v", r.Status, r.Error)
 	}
 }
 

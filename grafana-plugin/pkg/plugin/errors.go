@@ -32,6 +32,8 @@ func statusOf(k storcast.Kind) backend.Status {
 		return backend.StatusNotFound
 	case storcast.Unavailable:
 		return StatusServiceUnavailable
+	case storcast.Unauthorized:
+		return backend.StatusUnauthorized
 	}
 	return backend.StatusInternal
 }

@@ -203,6 +203,15 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 
 	var env envelope
 	if err := json.Unmarshal(raw, &env); err != nil || (env.Status != "success" && env.Status != "error") {
+		switch resp.StatusCode {
+		case http.StatusUnauthorized:
+			// exporter-toolkit's basic auth answers a plain 401.
+			return &Error{Kind: Unauthorized, Endpoint: endpoint, HTTPStatus: resp.StatusCode,
+				Msg: fmt.Sprintf("HTTP 401 (%s): storcast, or a proxy in front of it, wants credentials: set the basic auth user and password (storcast's web.config_file) or the token in the data source settings", snippet(raw))}
+		case http.StatusForbidden:
+			return &Error{Kind: Unauthorized, Endpoint: endpoint, HTTPStatus: resp.StatusCode,
+				Msg: fmt.Sprintf("HTTP 403 (%s): storcast, or a proxy in front of it, refuses these credentials", snippet(raw))}
+		}
 		return &Error{Kind: kindOfHTTPStatus(resp.StatusCode, BadResponse), Endpoint: endpoint, HTTPStatus: resp.StatusCode,
 			Msg: fmt.Sprintf("not a storcast API response (HTTP %d, %s): is the URL that of storcast?", resp.StatusCode, snippet(raw))}
 	}

@@ -13,6 +13,8 @@
 //	Unavailable  storcast answered 503 (no model fitted yet) -> Service unavailable
 //	Internal     storcast answered 500, or an unknown status -> Internal
 //	BadResponse  the answer was not a storcast envelope      -> Bad gateway
+//	Unauthorized 401 or 403: storcast's basic auth (its web  -> Unauthorized
+//	             config file) or a proxy wants credentials
 //
 // Response bodies are read up to MaxBodyBytes; a longer answer is an error,
 // not a truncated result.

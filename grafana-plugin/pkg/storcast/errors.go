@@ -20,17 +20,19 @@ const (
 	Unavailable
 	Internal
 	BadResponse
+	Unauthorized
 )
 
 var kindNames = map[Kind]string{
-	Unreachable: "unreachable",
-	Timeout:     "timeout",
-	Canceled:    "canceled",
-	BadData:     "bad data",
-	NotFound:    "not found",
-	Unavailable: "unavailable",
-	Internal:    "internal",
-	BadResponse: "bad response",
+	Unreachable:  "unreachable",
+	Timeout:      "timeout",
+	Canceled:     "canceled",
+	BadData:      "bad data",
+	NotFound:     "not found",
+	Unavailable:  "unavailable",
+	Internal:     "internal",
+	BadResponse:  "bad response",
+	Unauthorized: "unauthorized",
 }
 
 func (k Kind) String() string {
@@ -97,6 +99,8 @@ func kindOfHTTPStatus(status int, otherwise Kind) Kind {
 		return Timeout
 	case http.StatusBadGateway:
 		return Unreachable
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return Unauthorized
 	}
 	return otherwise
 }

@@ -73,6 +73,31 @@ describe('ConfigEditor', () => {
     expect(JSON.stringify(last.jsonData)).not.toContain('s3cret');
   });
 
+  it('writes basic auth as Grafana\'s standard settings, the password in secureJsonData', async () => {
+    const spy = vi.fn();
+    render(<Harness initial={settings()} spy={spy} />);
+    const user = userEvent.setup();
+    await user.type(screen.getByLabelText('Basic auth user'), 'grafana');
+    await user.type(screen.getByLabelText('Basic auth password'), 'pw');
+    const last = spy.mock.calls[spy.mock.calls.length - 1][0] as Settings;
+    expect(last.basicAuth).toBe(true);
+    expect(last.basicAuthUser).toBe('grafana');
+    expect(last.secureJsonData).toEqual({ basicAuthPassword: 'pw' });
+    expect(JSON.stringify(last.jsonData)).not.toContain('pw');
+  });
+
+  it('keeps the CA certificate in secureJsonData and turns on its use', async () => {
+    const spy = vi.fn();
+    render(<Harness initial={settings()} spy={spy} />);
+    const user = userEvent.setup();
+    await user.type(screen.getByLabelText('CA certificate'), 'PEM');
+    const last = spy.mock.calls[spy.mock.calls.length - 1][0] as Settings;
+    expect(last.secureJsonData).toEqual({ tlsCACert: 'PEM' });
+    expect(last.jsonData).toEqual({ tlsAuthWithCACert: true });
+    await user.click(screen.getByLabelText('Skip TLS verify'));
+    expect(spy).toHaveBeenLastCalledWith(expect.objectContaining({ jsonData: { tlsAuthWithCACert: true, tlsSkipVerify: true } }));
+  });
+
   it('shows a configured token as set and resets it', async () => {
     const spy = vi.fn();
     render(<Harness initial={settings({ secureJsonFields: { token: true } })} spy={spy} />);

@@ -1,6 +1,6 @@
 import React, { ChangeEvent } from 'react';
 import { DataSourcePluginOptionsEditorProps } from '@grafana/data';
-import { InlineField, Input, SecretInput } from '@grafana/ui';
+import { InlineField, InlineSwitch, Input, SecretInput, SecretTextArea } from '@grafana/ui';
 
 import { StorcastOptions, StorcastSecureJsonData } from '../types';
 
@@ -64,6 +64,85 @@ export function ConfigEditor({ options, onOptionsChange }: Props) {
               secureJsonData: { ...secureJsonData, token: '' },
             })
           }
+        />
+      </InlineField>
+      <InlineField
+        label="Basic auth user"
+        labelWidth={labelWidth}
+        tooltip="For a storcast whose web.config_file sets basic_auth_users; empty: no basic auth"
+      >
+        <Input
+          id="storcast-basic-auth-user"
+          aria-label="Basic auth user"
+          width={40}
+          placeholder="optional"
+          value={options.basicAuthUser ?? ''}
+          onChange={(e: ChangeEvent<HTMLInputElement>) => {
+            const user = e.currentTarget.value;
+            onOptionsChange({ ...options, basicAuth: user !== '', basicAuthUser: user });
+          }}
+        />
+      </InlineField>
+      <InlineField label="Basic auth password" labelWidth={labelWidth}>
+        <SecretInput
+          id="storcast-basic-auth-password"
+          aria-label="Basic auth password"
+          width={40}
+          isConfigured={!!secureJsonFields?.basicAuthPassword}
+          value={secureJsonData.basicAuthPassword ?? ''}
+          onChange={(e: ChangeEvent<HTMLInputElement>) =>
+            onOptionsChange({ ...options, secureJsonData: { ...secureJsonData, basicAuthPassword: e.currentTarget.value } })
+          }
+          onReset={() =>
+            onOptionsChange({
+              ...options,
+              secureJsonFields: { ...secureJsonFields, basicAuthPassword: false },
+              secureJsonData: { ...secureJsonData, basicAuthPassword: '' },
+            })
+          }
+        />
+      </InlineField>
+      <InlineField
+        label="CA certificate"
+        labelWidth={labelWidth}
+        tooltip="PEM certificate of the CA that signed storcast's TLS certificate (its web.config_file's tls_server_config)"
+      >
+        <SecretTextArea
+          id="storcast-tls-ca-cert"
+          aria-label="CA certificate"
+          cols={45}
+          rows={4}
+          placeholder="-----BEGIN CERTIFICATE-----"
+          isConfigured={!!secureJsonFields?.tlsCACert}
+          value={secureJsonData.tlsCACert ?? ''}
+          onChange={(e: ChangeEvent<HTMLTextAreaElement>) => {
+            const pem = e.currentTarget.value;
+            onOptionsChange({
+              ...options,
+              jsonData: { ...jsonData, tlsAuthWithCACert: pem !== '' },
+              secureJsonData: { ...secureJsonData, tlsCACert: pem },
+            });
+          }}
+          onReset={() =>
+            onOptionsChange({
+              ...options,
+              jsonData: { ...jsonData, tlsAuthWithCACert: false },
+              secureJsonFields: { ...secureJsonFields, tlsCACert: false },
+              secureJsonData: { ...secureJsonData, tlsCACert: '' },
+            })
+          }
+        />
+      </InlineField>
+      <InlineField
+        label="Skip TLS verify"
+        labelWidth={labelWidth}
+        tooltip="Accept any certificate storcast presents (tests only: the connection is then open to interception)"
+      >
+        <InlineSwitch
+          id="storcast-tls-skip-verify"
+          aria-label="Skip TLS verify"
+          value={jsonData.tlsSkipVerify ?? false}
+          onChange={(e: React.FormEvent<HTMLInputElement>) => setJSON({ tlsSkipVerify: e.currentTarget.checked })}
         />
       </InlineField>
     </>

@@ -68,6 +68,12 @@ type Options struct {
 	Delay    time.Duration // wait this long (or until the client gives up) before each answer
 	Token    string        // when set, requests must carry "Authorization: Bearer <Token>"
 	Version  string        // build info version; "0.1.0-test" when empty
+	// BasicAuthUser and BasicAuthPassword, when set, make requests carry
+	// that basic auth, refused as exporter-toolkit's web config refuses
+	// them (a plain-text 401 with WWW-Authenticate: Basic).
+	BasicAuthUser, BasicAuthPassword string
+	// TLS serves HTTPS with httptest's certificate (Server.Certificate).
+	TLS bool
 }
 
 // Server is a running fake storcast.
@@ -102,7 +108,11 @@ func New(opts Options) *Server {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusNotFound, apiv1.ErrNotFound, "no endpoint "+r.Method+" "+r.URL.Path)
 	})
-	s.Server = httptest.NewServer(s.wrap(mux))
+	if opts.TLS {
+		s.Server = httptest.NewTLSServer(s.wrap(mux))
+	} else {
+		s.Server = httptest.NewServer(s.wrap(mux))
+	}
 	return s
 }
 
@@ -139,6 +149,13 @@ func (s *Server) wrap(h http.Handler) http.Handler {
 			select {
 			case <-time.After(s.opts.Delay):
 			case <-r.Context().Done():
+				return
+			}
+		}
+		if s.opts.BasicAuthUser != "" {
+			if u, p, ok := r.BasicAuth(); !ok || u != s.opts.BasicAuthUser || p != s.opts.BasicAuthPassword {
+				w.Header().Set("WWW-Authenticate", "Basic")
+				http.Error(w, http.StatusText(http.StatusUnauthorized), http.StatusUnauthorized)
 				return
 			}
 		}
