@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -339,6 +340,9 @@ func decodeText(v reflect.Value, s string) error {
 		v.SetBool(b)
 	case reflect.Int:
 		i, err := strconv.ParseInt(s, 10, 32)
+		if errors.Is(err, strconv.ErrRange) {
+			return fmt.Errorf("%q is out of range (an integer from %d to %d)", s, math.MinInt32, math.MaxInt32)
+		}
 		if err != nil {
 			return fmt.Errorf("%q is not an integer", s)
 		}
