@@ -40,6 +40,7 @@ import (
 	"github.com/storcast/storcast/exporter/ui"
 	"github.com/storcast/storcast/forecaster/conservation"
 	"github.com/storcast/storcast/internal/logflag"
+	"github.com/storcast/storcast/storagesim"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, nil)) }
@@ -59,6 +60,13 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	log := promslog.New(&opts.log)
 
 	all, err := loadConfig(opts)
+	if err == nil && all.Demo {
+		// What start-up loads too, checked here so that --config.check
+		// does not pass a scenario the start would refuse.
+		if _, serr := storagesim.LoadScenario(opts.demoScenario); serr != nil {
+			err = fmt.Errorf("--demo.scenario: %w", serr)
+		}
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "storcast: configuration: %v\n", err)
 		return 1

@@ -18,6 +18,7 @@ import (
 
 	"github.com/storcast/storcast/exporter/config"
 	"github.com/storcast/storcast/internal/testtool"
+	"github.com/storcast/storcast/storagesim"
 )
 
 // syncBuffer is a bytes.Buffer safe for the concurrent writes of run.
@@ -58,7 +59,8 @@ func TestConfigCheck(t *testing.T) {
 }
 
 // TestConfigCheckFiles: --config.check runs the file checks too: a web
-// config exporter-toolkit refuses and a state_dir under a file fail it.
+// config exporter-toolkit refuses, a state_dir under a file and a demo
+// scenario that does not exist fail it.
 func TestConfigCheckFiles(t *testing.T) {
 	dir := t.TempDir()
 	webCfg := filepath.Join(dir, "web.yml")
@@ -72,6 +74,7 @@ func TestConfigCheckFiles(t *testing.T) {
 		{[]string{"--web.config.file=" + webCfg}, "storcast: configuration: web.config_file: " + webCfg + ": missing one of key or key_file\n"},
 		{[]string{"--web.config.file=" + filepath.Join(dir, "nope.yml")}, "storcast: configuration: web.config_file: " + filepath.Join(dir, "nope.yml") + ": no such file or directory\n"},
 		{[]string{"--state.dir=" + filepath.Join(webCfg, "state")}, "storcast: configuration: state_dir: " + filepath.Join(webCfg, "state") + " cannot be created: " + webCfg + " is not a directory\n"},
+		{[]string{"--demo.scenario=typo"}, "storcast: configuration: --demo.scenario: scenario \"typo\": not a shipped scenario (have " + strings.Join(storagesim.ScenarioNames(), ", ") + ") and not a file path\n"},
 	} {
 		var errb syncBuffer
 		args := append([]string{"--config.check", "--demo", "--state.dir=" + dir}, tc.args...)
