@@ -10,11 +10,35 @@ import (
 	"testing"
 	"time"
 
+	"github.com/storcast/storcast/exporter/config"
 	"github.com/storcast/storcast/exporter/internal/promfake"
 	"github.com/storcast/storcast/exporter/models"
 	"github.com/storcast/storcast/exporter/source"
 	"github.com/storcast/storcast/exporter/state"
 )
+
+// startAt starts an engine on cfg (its Prometheus, a fake) with fitters,
+// its clock at now; the caller stops it.
+func startAt(t *testing.T, cfg *config.Config, fitters []models.Fitter, now time.Time) *Engine {
+	t.Helper()
+	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := New(Options{Source: src, Fitters: fitters, Now: (&clock{t: now}).Now})
+	e.Start(context.Background(), cfg)
+	return e
+}
+
+// waitSaved waits for cluster a's state file to hold the named model
+// fitted.
+func waitSaved(t *testing.T, cfg *config.Config, model string) {
+	t.Helper()
+	waitFor(t, "saved "+model+" model", func() bool {
+		st, err := state.Load(cfg.StateDir, "a")
+		return err == nil && st.Models[model].Fitted
+	})
+}
 
 // TestLatencyCurveRestoredAtStart: the capacity-anchored latency model (the
 // default served one) comes back from the saved state with the very curve
@@ -77,22 +101,13 @@ func TestStatusOfAModelNotRestored(t *testing.T) {
 	fake := promfake.New(testWorkload().Answer)
 	defer fake.Close()
 	cfg := testConfig(t, fake.URL)
-	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	fitters := append(baseFitters(), undecodableFitter{})
-	e := New(Options{Source: src, Fitters: fitters, Now: (&clock{t: testNow}).Now})
-	e.Start(context.Background(), cfg)
-	waitFor(t, "saved state", func() bool {
-		st, err := state.Load(cfg.StateDir, "a")
-		return err == nil && st.Models["counting"].Fitted
-	})
+	e := startAt(t, cfg, fitters, testNow)
+	waitSaved(t, cfg, "counting")
 	e.Stop()
 
 	fake.SetMode(promfake.Down)
-	e2 := New(Options{Source: src, Fitters: fitters, Now: (&clock{t: testNow}).Now})
-	e2.Start(context.Background(), cfg)
+	e2 := startAt(t, cfg, fitters, testNow)
 	defer e2.Stop()
 	s := e2.Snapshot("a")
 	if _, ok := s.Set["counting"]; ok {
@@ -157,16 +172,8 @@ func TestUnrestoredModelKept(t *testing.T) {
 	fake := promfake.New(testWorkload().Answer)
 	defer fake.Close()
 	cfg := testConfig(t, fake.URL)
-	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := New(Options{Source: src, Fitters: append(baseFitters(), countingFitter{}), Now: (&clock{t: testNow}).Now})
-	e.Start(context.Background(), cfg)
-	waitFor(t, "saved state", func() bool {
-		st, err := state.Load(cfg.StateDir, "a")
-		return err == nil && st.Models["counting"].Fitted
-	})
+	e := startAt(t, cfg, append(baseFitters(), countingFitter{}), testNow)
+	waitSaved(t, cfg, "counting")
 	e.Stop()
 	before, err := state.Load(cfg.StateDir, "a")
 	if err != nil || len(before.Fitted["counting"]) == 0 {
@@ -174,8 +181,7 @@ func TestUnrestoredModelKept(t *testing.T) {
 	}
 
 	later := testNow.Add(time.Hour)
-	e2 := New(Options{Source: src, Fitters: append(baseFitters(), waitingUndecodableFitter{}), Now: (&clock{t: later}).Now})
-	e2.Start(context.Background(), cfg)
+	e2 := startAt(t, cfg, append(baseFitters(), waitingUndecodableFitter{}), later)
 	defer e2.Stop()
 	var after *state.Cluster
 	waitFor(t, "a save after the restart", func() bool {
@@ -197,20 +203,12 @@ func TestUnreadableStateKept(t *testing.T) {
 	fake := promfake.New(testWorkload().Answer)
 	defer fake.Close()
 	cfg := testConfig(t, fake.URL)
-	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	future := []byte(`{"version": 2, "cluster": "a", "fitted": {"counting": {"fits": 41}}}`)
 	if err := os.WriteFile(state.Path(cfg.StateDir, "a"), future, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	e := New(Options{Source: src, Fitters: append(baseFitters(), countingFitter{}), Now: (&clock{t: testNow}).Now})
-	e.Start(context.Background(), cfg)
-	waitFor(t, "a save", func() bool {
-		st, err := state.Load(cfg.StateDir, "a")
-		return err == nil && st.Models["counting"].Fitted
-	})
+	e := startAt(t, cfg, append(baseFitters(), countingFitter{}), testNow)
+	waitSaved(t, cfg, "counting")
 	e.Stop()
 	aside := state.Path(cfg.StateDir, "a") + ".unreadable-" + testNow.Format("20060102T150405Z")
 	got, err := os.ReadFile(aside)
