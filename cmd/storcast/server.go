@@ -17,9 +17,9 @@ type serverLimits struct {
 	Idle        time.Duration // between requests on a kept-alive connection
 	HeaderBytes int           // request line and headers
 	BodyBytes   int64         // request body
-	// InFlight is how many requests are answered at once (the liveness and
-	// readiness probes excepted); beyond it a request gets 503 at once, as
-	// node_exporter's --web.max-requests does. Each answer holds up to an
+	// InFlight is how many requests are answered at once (/metrics and the
+	// liveness and readiness probes excepted); beyond it a request gets 503
+	// at once, as node_exporter's --web.max-requests does for its /metrics. Each answer holds up to an
 	// 11000-point forecast (~1.5 MB with its JSON) until the client has
 	// read it, so without a bound slow readers would hold memory in
 	// proportion to their number. 0: no bound.
@@ -55,15 +55,17 @@ func newHTTPServer(h http.Handler, l serverLimits) *http.Server {
 }
 
 // limitInFlight answers 503 (with Retry-After) to a request that would make
-// more than n in progress; /-/healthy and /-/ready pass always: a probe
-// refused under load would get a busy instance restarted.
+// more than n in progress; /metrics, /-/healthy and /-/ready pass always: a
+// refused scrape would read as the exporter down (and leave gaps in every
+// forecast series), a refused probe would get a busy instance restarted,
+// and neither holds a large answer (/metrics is served from a cached body).
 func limitInFlight(h http.Handler, n int) http.Handler {
 	if n <= 0 {
 		return h
 	}
 	slots := make(chan struct{}, n)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/-/healthy" || r.URL.Path == "/-/ready" {
+		if r.URL.Path == "/metrics" || r.URL.Path == "/-/healthy" || r.URL.Path == "/-/ready" {
 			h.ServeHTTP(w, r)
 			return
 		}

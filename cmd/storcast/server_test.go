@@ -110,7 +110,7 @@ func TestRequestSizeLimits(t *testing.T) {
 
 // TestRequestsInFlightBounded: with InFlight requests held by slow
 // handlers, the next is answered 503 with Retry-After at once (not queued),
-// the probes still pass, and once the held ones end requests are served.
+// scrapes and the probes still pass, and once the held ones end requests are served.
 func TestRequestsInFlightBounded(t *testing.T) {
 	l := defaultServerLimits
 	l.InFlight = 3
@@ -144,7 +144,7 @@ func TestRequestsInFlightBounded(t *testing.T) {
 		strings.TrimSpace(string(body)) != "too many requests in progress (3): retry" {
 		t.Errorf("request beyond the bound: %d %q, Retry-After %q", resp.StatusCode, body, resp.Header.Get("Retry-After"))
 	}
-	for _, probe := range []string{"/-/healthy", "/-/ready"} {
+	for _, probe := range []string{"/metrics", "/-/healthy", "/-/ready"} {
 		resp, err := http.Get("http://" + addr + probe)
 		if err != nil {
 			t.Fatal(err)

@@ -9,9 +9,9 @@
 #   rates are fractions of (the frontier passes through that point: run.sh's 50% ramp uses the same
 #   figure); then REPS repetitions of the ramp's top: the 60% step, the 80% step and the saturated step,
 #   STEP s each as run.sh runs them, GAP s apart.
-# Each step's latency is run.sh's scorer's: increase(ceph_osd_op_latency_sum) over _count across the
-# step, its first TRIM s cut (fio's connect, the mgr's refresh), read LAG s after its end; fio's mean
-# completion latency beside it. Prints a table to stdout (results/latency-repeatability.md keeps one
+# Each step's latency is run.sh's scorer's: increase(ceph_osd_op_latency_sum) over _count over a window
+# of the step's length less TRIM s, read LAG s after its end (the counters trail fio: the window ends LAG s
+# past the step and starts TRIM + LAG s into it); fio's mean completion latency beside it. Prints a table to stdout (results/latency-repeatability.md keeps one
 # output); leaves nothing running.
 #
 # Why: over the committed e2e runs the 80% step's op latency was 0.82-2.7x the 60% step's, and the
@@ -28,6 +28,7 @@ export E2E_DIR=${E2E_DIR:-/tmp/storcast-latrep}
 ROUNDS=${ROUNDS:-3}
 CAL_RUNTIME=${CAL_RUNTIME:-10}
 REPS=${REPS:-4}
+[ "$REPS" -ge 2 ] || { echo "REPS must be at least 2 (a spread needs two repetitions)" >&2; exit 2; }
 STEP=${STEP:-65}
 GAP=${GAP:-5}
 TRIM=${TRIM:-12}

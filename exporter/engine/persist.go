@@ -87,7 +87,13 @@ func (e *Engine) restore(c *cluster, dir string) {
 	}
 	for k, v := range st.Models {
 		// A status says fitted only for a model that is served: one saved
-		// but not decoded (or not saved) waits for its first fit.
+		// but not decoded (or not saved) waits for its first fit. One that
+		// decodes is fitted whatever status was saved with it: a model a
+		// previous start could not decode was written back with "not
+		// restored", and is served (stale) now.
+		if _, ok := s.Set[k]; ok && !v.Fitted {
+			v.Fitted, v.Error, v.Waiting = true, "", ""
+		}
 		if _, ok := s.Set[k]; v.Fitted && !ok {
 			v.Fitted, v.Error = false, "saved model not restored; refitted when the source answers"
 			if err := notRestored[k]; err != nil {

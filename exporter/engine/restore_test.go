@@ -167,7 +167,7 @@ func (waitingUndecodableFitter) Fit(context.Context, models.Input) (models.Fitte
 // TestUnrestoredModelKept: a saved model that does not decode (a later
 // version's format) is written back as it was read by every save until the
 // model fits again, instead of being dropped by the first save after the
-// restart.
+// restart; a later start that decodes it serves it as restored.
 func TestUnrestoredModelKept(t *testing.T) {
 	fake := promfake.New(testWorkload().Answer)
 	defer fake.Close()
@@ -193,6 +193,20 @@ func TestUnrestoredModelKept(t *testing.T) {
 	}
 	if _, ok := e2.Snapshot("a").Set["counting"]; ok {
 		t.Error("an undecodable model is served")
+	}
+	e2.Stop()
+
+	// A third start that decodes it again (the version that wrote it) serves
+	// it as any restored model: fitted, stale until the source answers.
+	fake.SetMode(promfake.Down)
+	e3 := startAt(t, cfg, append(baseFitters(), countingFitter{}), later)
+	defer e3.Stop()
+	s := e3.Snapshot("a")
+	if m, ok := s.Set["counting"].(*countingModel); !ok || m.Fits != 1 {
+		t.Errorf("the model written back is not served again: %+v", s.Set["counting"])
+	}
+	if st := s.Models["counting"]; !st.Fitted || !st.Stale || st.Error != "" || st.Waiting != "" {
+		t.Errorf("its status %+v, want fitted and stale", st)
 	}
 }
 

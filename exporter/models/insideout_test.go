@@ -147,7 +147,7 @@ func TestInsideOutLiveOnlyAtTheObservation(t *testing.T) {
 		t.Errorf("idle since %d windows: predicted %v (the load of window %d)", n-idleFrom, l.PredictedIO, idleFrom-1)
 	}
 	// Busy again at the last window only, but its host metrics missing:
-	// the latest host row is 11 steps old.
+	// the latest host row is 10 steps old.
 	for _, s := range []string{source.ReadOps, source.WriteOps, source.ReadBytes, source.WriteBytes} {
 		f.Signals[s][n-1] = 100
 	}
@@ -161,7 +161,7 @@ func TestInsideOutLiveOnlyAtTheObservation(t *testing.T) {
 		t.Fatalf("observation %+v, %v", late, err)
 	}
 	if l := set.Derive(late, true, f); l.PredictedIO != nil {
-		t.Errorf("host metrics 11 steps older than the observation: predicted %v", l.PredictedIO)
+		t.Errorf("host metrics 10 steps older than the observation: predicted %v", l.PredictedIO)
 	}
 }
 

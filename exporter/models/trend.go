@@ -61,7 +61,7 @@ func (DemandTrend) Enabled(*config.Cluster) bool { return true }
 // Fit implements Fitter: the trend of total IOPS over the lookback.
 func (f DemandTrend) Fit(_ context.Context, in Input) (Fitted, error) {
 	t, y := features.Demand(in.Frame)
-	if err := needWindows(Trend, len(t), 3, "with load"); err != nil {
+	if err := needWindows(Trend, len(t), 3, "with ops measured"); err != nil {
 		return nil, err
 	}
 	tr, err := f.FitSeries(t, y)

@@ -150,7 +150,7 @@ type job struct {
 // allocated for it: for a cluster signal (role ""), several series where the
 // signal is one number per window (taking the first would forecast one
 // instance as if it were the cluster); for a host metric, a series whose
-// "stat" label is not one of the statistics its query makes, or one made
+// "stat" label is not one of the statistics host queries make, or one made
 // twice (each becomes a column of the lookback's length, so a backend
 // answering with thousands of small series would cost gigabytes); for
 // either, more samples in a series than the range has steps (one more is

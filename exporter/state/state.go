@@ -20,8 +20,8 @@ import (
 	"github.com/storcast/storcast/forecaster/conservation"
 )
 
-// Version is the file format version; a file with another version is
-// ignored at load (the models are refitted).
+// Version is the file format version; a file with another version does not
+// load (the engine moves it aside and refits the models).
 const Version = 1
 
 // Cluster is the persisted state of one cluster.

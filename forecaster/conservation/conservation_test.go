@@ -511,6 +511,30 @@ func TestImportFioClientServerAndErrors(t *testing.T) {
 	}
 }
 
+// fioSize reads sizes as fio does: under its default kb_base=1024 the IEC
+// suffixes (the whole "kib", "mib") are powers of 1000 and the others of
+// 1024, under kb_base=1000 the reverse.
+func TestFioSizeAsFioReadsIt(t *testing.T) {
+	for _, c := range []struct {
+		in      string
+		decimal bool
+		want    float64
+	}{
+		{"4k", false, 4096}, {"4K", false, 4096}, {"4kb", false, 4096}, {"4Ki", false, 4096}, {"4KiB", false, 4000},
+		{"1m", false, 1 << 20}, {"1MiB", false, 1e6}, {"512b", false, 512}, {"4096", false, 4096},
+		{"4k", true, 4000}, {"4KiB", true, 4096}, {"1MiB", true, 1 << 20}, {"1m", true, 1e6},
+	} {
+		if got, err := fioSize(c.in, c.decimal); err != nil || got != c.want {
+			t.Errorf("fioSize(%q, kb_base=1000 %v) = %v, %v; want %v", c.in, c.decimal, got, err, c.want)
+		}
+	}
+	for _, in := range []string{"4 bananas", "4kk", "KiB", "4x"} {
+		if _, err := fioSize(in, false); err == nil {
+			t.Errorf("fioSize(%q): no error", in)
+		}
+	}
+}
+
 func TestFarExtrapolationIsAnError(t *testing.T) {
 	// A steep power law (C falls 2^20-fold per doubling) underflows far out.
 	m, _ := NewModel(Calibration{Points: []Point{{IOSizeBytes: 4096, ReadIOPS: 1e6, WriteIOPS: 1e5}, {IOSizeBytes: 8192, ReadIOPS: 1, WriteIOPS: 0.1}}})

@@ -387,10 +387,15 @@ func fioSize(s string, decimal bool) (float64, error) {
 	if err != nil || i == 0 {
 		return 0, fmt.Errorf("size %q: no number", s)
 	}
+	// fio matches the IEC reading on the whole "kib" ("mib", ...); "4ki"
+	// and "4kb" are "4k", "512b" is 512.
 	unit := strings.ToLower(strings.TrimSpace(t[i:]))
-	unit = strings.TrimSuffix(unit, "b") // "4kb" is "4k", "4KiB" is "4Ki", "512b" is 512
-	iec := strings.HasSuffix(unit, "i")
-	unit = strings.TrimSuffix(unit, "i")
+	iec := len(unit) == 3 && strings.HasSuffix(unit, "ib")
+	if iec {
+		unit = unit[:1]
+	} else {
+		unit = strings.TrimSuffix(strings.TrimSuffix(unit, "b"), "i")
+	}
 	exp := 0
 	if unit != "" {
 		exp = strings.Index("kmgtp", unit) + 1

@@ -59,5 +59,10 @@ func LoadPluginSettings(source backend.DataSourceInstanceSettings) (PluginSettin
 		return PluginSettings{}, fmt.Errorf("timeoutSeconds: %g is outside 0..600", s.TimeoutSeconds)
 	}
 	s.Secrets.Token = source.DecryptedSecureJSONData["token"]
+	if s.Secrets.Token != "" && source.BasicAuthEnabled {
+		// One Authorization header: the bearer token would replace the
+		// basic auth, and storcast's web config would answer 401.
+		return PluginSettings{}, fmt.Errorf("token and basic auth are both set: a request carries one Authorization header; keep one of them")
+	}
 	return s, nil
 }

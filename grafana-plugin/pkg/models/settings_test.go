@@ -36,4 +36,12 @@ func TestLoadPluginSettings(t *testing.T) {
 			t.Errorf("%s: error = %v, want it to contain %q", js, err, want)
 		}
 	}
+	// A token and basic auth would both be an Authorization header.
+	_, err = LoadPluginSettings(backend.DataSourceInstanceSettings{
+		JSONData: []byte(`{"url":"http://storcast:9595"}`), BasicAuthEnabled: true, BasicAuthUser: "grafana",
+		DecryptedSecureJSONData: map[string]string{"token": "s3cret", "basicAuthPassword": "pw"},
+	})
+	if err == nil || err.Error() != "token and basic auth are both set: a request carries one Authorization header; keep one of them" {
+		t.Errorf("token and basic auth: %v", err)
+	}
 }

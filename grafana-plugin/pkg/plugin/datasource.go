@@ -36,7 +36,8 @@ type Datasource struct {
 	settings    models.PluginSettings
 	settingsErr error // a data source with bad settings still answers, with this error
 	client      *storcast.Client
-	http        *http.Client // Grafana's HTTP client of the settings (basic auth, TLS, proxy)
+	http        *http.Client    // Grafana's HTTP client of the settings (basic auth, TLS, proxy)
+	transport   *http.Transport // its innermost transport, whose idle connections Dispose closes
 	resources   backend.CallResourceHandler
 	logger      log.Logger
 }
@@ -48,7 +49,7 @@ func NewDatasource(ctx context.Context, s backend.DataSourceInstanceSettings) (i
 	d := &Datasource{logger: log.DefaultLogger.With("datasource", s.Name)}
 	d.settings, d.settingsErr = models.LoadPluginSettings(s)
 	if d.settingsErr == nil {
-		d.http, d.settingsErr = httpClient(ctx, s)
+		d.http, d.transport, d.settingsErr = httpClient(ctx, s)
 	}
 	if d.settingsErr == nil {
 		d.client, d.settingsErr = storcast.New(d.settings.URL, d.settings.Secrets.Token, d.http)
@@ -60,8 +61,8 @@ func NewDatasource(ctx context.Context, s backend.DataSourceInstanceSettings) (i
 // Dispose closes idle connections when the settings changed and the SDK
 // made a new instance.
 func (d *Datasource) Dispose() {
-	if d.http != nil {
-		d.http.CloseIdleConnections()
+	if d.transport != nil {
+		d.transport.CloseIdleConnections()
 	}
 }
 
@@ -72,11 +73,15 @@ func (d *Datasource) Dispose() {
 // bounded by its context (the settings' timeout), not by the client: the
 // SDK's client timeout would end a slow call as "unreachable" where the
 // context says "timeout".
-func httpClient(ctx context.Context, s backend.DataSourceInstanceSettings) (*http.Client, error) {
+// The SDK wraps the transport in middlewares that do not pass
+// CloseIdleConnections on: the transport itself is returned for Dispose.
+func httpClient(ctx context.Context, s backend.DataSourceInstanceSettings) (*http.Client, *http.Transport, error) {
 	opts, err := s.HTTPClientOptions(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("data source HTTP settings: %w", err)
+		return nil, nil, fmt.Errorf("data source HTTP settings: %w", err)
 	}
+	var transport *http.Transport
+	opts.ConfigureTransport = func(_ httpclient.Options, t *http.Transport) { transport = t }
 	t := httpclient.DefaultTimeoutOptions
 	if opts.Timeouts != nil {
 		t = *opts.Timeouts // a copy: the SDK's defaults are shared
@@ -85,9 +90,9 @@ func httpClient(ctx context.Context, s backend.DataSourceInstanceSettings) (*htt
 	opts.Timeouts = &t
 	hc, err := httpclient.New(opts)
 	if err != nil {
-		return nil, fmt.Errorf("data source HTTP settings: %w", err)
+		return nil, nil, fmt.Errorf("data source HTTP settings: %w", err)
 	}
-	return hc, nil
+	return hc, transport, nil
 }
 
 // QueryData answers each query on its own; one failing query does not fail
