@@ -19,10 +19,10 @@ type serverLimits struct {
 	BodyBytes   int64         // request body
 	// InFlight is how many requests are answered at once (/metrics and the
 	// liveness and readiness probes excepted); beyond it a request gets 503
-	// at once, as node_exporter's --web.max-requests does for its /metrics. Each answer holds up to an
-	// 11000-point forecast (~1.5 MB with its JSON) until the client has
-	// read it, so without a bound slow readers would hold memory in
-	// proportion to their number. 0: no bound.
+	// at once, as node_exporter's --web.max-requests does for its /metrics.
+	// Each answer holds up to an 11000-point forecast (~1.5 MB with its
+	// JSON) until the client has read it, so without a bound slow readers
+	// would hold memory in proportion to their number. 0: no bound.
 	InFlight int
 }
 

@@ -408,11 +408,17 @@ func (s *Service) WhatIf(req apiv1.WhatIfRequest) (apiv1.WhatIfResult, error) {
 	// model anchored to capacity. Past capacity neither gives a latency.
 	at := res
 	if scale != 1 {
-		// More hosts: the same load is less of the frontier. U = L + Q,
-		// with L linear in the load and Q (the interference) quadratic:
-		// capacity scaled by s makes them L/s and Q/s².
-		at.Utilization = (res.Utilization-res.Interference)/scale + res.Interference/(scale*scale)
-		at.Interference = res.Interference / (scale * scale)
+		// More hosts: the frontier of a cluster s times larger at a load is
+		// this one's at the load divided by s (its interference term, in
+		// the square of the load, falls by s²).
+		perHost := make([]conservation.OpClass, len(classes))
+		for i, c := range classes {
+			c.Rate /= scale
+			perHost[i] = c
+		}
+		if at, err = sn.Capacity().Model().AtMix(perHost); err != nil {
+			return apiv1.WhatIfResult{}, &Error{Type: apiv1.ErrInternal, Msg: err.Error()}
+		}
 	}
 	if at.Utilization >= 1 {
 		out.LatencyNote = "at or past capacity: no finite latency"

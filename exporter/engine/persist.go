@@ -91,10 +91,11 @@ func (e *Engine) restore(c *cluster, dir string) {
 		// decodes is fitted whatever status was saved with it: a model a
 		// previous start could not decode was written back with "not
 		// restored", and is served (stale) now.
-		if _, ok := s.Set[k]; ok && !v.Fitted {
+		_, served := s.Set[k]
+		if served && !v.Fitted {
 			v.Fitted, v.Error, v.Waiting = true, "", ""
 		}
-		if _, ok := s.Set[k]; v.Fitted && !ok {
+		if v.Fitted && !served {
 			v.Fitted, v.Error = false, "saved model not restored; refitted when the source answers"
 			if err := notRestored[k]; err != nil {
 				v.Error = "saved model not restored: " + err.Error()

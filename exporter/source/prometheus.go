@@ -171,7 +171,7 @@ func (j job) checkSeries(m model.Matrix, r Range) error {
 		}
 		st := string(s.Metric["stat"])
 		if !isHostStat(st) {
-			return fmt.Errorf("query returned a series with stat=%q, want one of %s", st, strings.Join(hostStats(), ", "))
+			return fmt.Errorf("query returned a series with stat=%q, want one of %s", st, strings.Join(hostStatNames, ", "))
 		}
 		if seen[st] {
 			return fmt.Errorf("query returned stat=%q twice, want one series per statistic", st)

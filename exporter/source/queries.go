@@ -191,9 +191,13 @@ func hostStats() []string {
 	return append(out, StatRawMean)
 }
 
+// hostStatNames is hostStats, made once: checkSeries asks it of every
+// series of every host answer.
+var hostStatNames = hostStats()
+
 // isHostStat reports whether stat is one of hostStats.
 func isHostStat(stat string) bool {
-	return slices.Contains(hostStats(), stat)
+	return slices.Contains(hostStatNames, stat)
 }
 
 // HostInnerQueries returns, per role and host metric, the PromQL giving one

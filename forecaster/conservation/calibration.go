@@ -255,23 +255,32 @@ func MarshalCalibration(c Calibration) ([]byte, error) {
 	return yaml.Marshal(f)
 }
 
+// sizeNumberUnit splits a size into its leading number and the unit after
+// it (spaces trimmed); ParseSize and fio's sizes read their units apart.
+func sizeNumberUnit(s string) (float64, string, error) {
+	t := strings.TrimSpace(s)
+	i := 0
+	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] == '.') {
+		i++
+	}
+	v, err := strconv.ParseFloat(t[:i], 64)
+	if err != nil || i == 0 {
+		return 0, "", fmt.Errorf("size %q: no number", s)
+	}
+	return v, strings.TrimSpace(t[i:]), nil
+}
+
 // ParseSize parses an IO size: a plain number of bytes ("4096"), an IEC
 // size ("4KiB", "1MiB", "1.5GiB", "512B"), or fio's shorthand ("4k", "1m",
 // "64K"), where k, m, g, t are powers of 1024 as in fio's default
 // kb_base=1024. "KB", "MB", ... are refused as ambiguous (1000 or 1024?).
 func ParseSize(s string) (float64, error) {
-	t := strings.TrimSpace(s)
-	if t == "" {
+	if strings.TrimSpace(s) == "" {
 		return 0, fmt.Errorf("empty size")
 	}
-	i := 0
-	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] == '.') {
-		i++
-	}
-	num, unit := t[:i], strings.TrimSpace(t[i:])
-	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || num == "" {
-		return 0, fmt.Errorf("size %q: no number", s)
+	v, unit, err := sizeNumberUnit(s)
+	if err != nil {
+		return 0, err
 	}
 	var mult float64
 	switch unit {

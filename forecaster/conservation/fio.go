@@ -378,18 +378,13 @@ func fioBlockSizes(opt func(string) string) (readSize, writeSize float64, err er
 // IOs; under kb_base=1000 they are the standard ones (4k is 4,000 bytes,
 // 4KiB 4,096).
 func fioSize(s string, decimal bool) (float64, error) {
-	t := strings.TrimSpace(s)
-	i := 0
-	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] == '.') {
-		i++
-	}
-	v, err := strconv.ParseFloat(t[:i], 64)
-	if err != nil || i == 0 {
-		return 0, fmt.Errorf("size %q: no number", s)
+	v, written, err := sizeNumberUnit(s)
+	if err != nil {
+		return 0, err
 	}
 	// fio matches the IEC reading on the whole "kib" ("mib", ...); "4ki"
 	// and "4kb" are "4k", "512b" is 512.
-	unit := strings.ToLower(strings.TrimSpace(t[i:]))
+	unit := strings.ToLower(written)
 	iec := len(unit) == 3 && strings.HasSuffix(unit, "ib")
 	if iec {
 		unit = unit[:1]
@@ -400,10 +395,10 @@ func fioSize(s string, decimal bool) (float64, error) {
 	if unit != "" {
 		exp = strings.Index("kmgtp", unit) + 1
 		if len(unit) != 1 || exp == 0 {
-			return 0, fmt.Errorf("size %q: unknown unit %q", s, strings.TrimSpace(t[i:]))
+			return 0, fmt.Errorf("size %q: unknown unit %q", s, written)
 		}
 	} else if iec {
-		return 0, fmt.Errorf("size %q: unknown unit %q", s, strings.TrimSpace(t[i:]))
+		return 0, fmt.Errorf("size %q: unknown unit %q", s, written)
 	}
 	base := 1000.0
 	if iec == decimal {
