@@ -55,6 +55,11 @@ const MinRuns = 2
 // than 11 times faster is a unit mix-up in the catalog, not a rule set.
 const MaxBoost = 10.0
 
+// MaxSlowdown bounds a measured slowdown the other way: a rule set can cap
+// a workload hard (a QoS limit), but one that leaves it under 1/1000 of its
+// baseline is the same unit mix-up reversed (bytes/s against MB/s).
+const MaxSlowdown = 1000.0
+
 // Workload maps feature names to values.
 type Workload map[string]float64
 
@@ -305,6 +310,8 @@ func (c *Catalog) Validate() error {
 			}
 			if b := e.Boost(); !(b <= MaxBoost) {
 				return inputError(ew, "with_rule_set is %.3g× baseline (boost %+.0f%%), more than %g×; are both in bytes/s?", b+1, 100*b, MaxBoost+1)
+			} else if b+1 < 1/MaxSlowdown {
+				return inputError(ew, "with_rule_set is %.3g× baseline (boost %+.4g%%), less than 1/%g; are both in bytes/s?", b+1, 100*b, MaxSlowdown)
 			}
 			common = common || equalWorkload(e.Workload, rs.CommonWorkload)
 		}

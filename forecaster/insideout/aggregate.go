@@ -222,7 +222,9 @@ func MovingAverage(times, values []float64, window float64) ([]float64, error) {
 			sum += v
 			cnt++
 		}
-		for times[lo] <= t-window {
+		// lo < i: the current sample is always in its own window, also where
+		// window is below the timestamps' resolution (t − window == t).
+		for lo < i && times[lo] <= t-window {
 			if v := values[lo]; !math.IsNaN(v) && !math.IsInf(v, 0) {
 				sum -= v
 				cnt--

@@ -111,6 +111,11 @@ func TestMovingAverage(t *testing.T) {
 	if g, _ := MovingAverage([]float64{0, 100}, []float64{math.NaN(), 1}, 60); !math.IsNaN(g[0]) || g[1] != 1 {
 		t.Errorf("empty window: %v", g)
 	}
+	// A window below the timestamps' resolution (t − window == t) holds the
+	// sample itself (it indexed past the end).
+	if g, err := MovingAverage([]float64{1e9, 1e9 + 1}, []float64{1, 2}, 1e-10); err != nil || g[0] != 1 || g[1] != 2 {
+		t.Errorf("window below resolution: %v, %v; want [1 2]", g, err)
+	}
 	for _, c := range []struct {
 		t, v []float64
 		w    float64

@@ -2,6 +2,7 @@ package mlisp
 
 import (
 	"math"
+	"slices"
 
 	"github.com/storcast/storcast/forecaster/regress"
 )
@@ -146,6 +147,8 @@ func FitQueueing(iops, latency []float64) (*Queueing, error) {
 	for e := 2.0; e <= 6; e++ { // resolve the region close to saturation
 		grid = append(grid, 1-math.Pow(10, -e))
 	}
+	// In order: the golden-section bracket is the best point's neighbours.
+	slices.Sort(grid)
 	best, bestSSE := 0, math.Inf(1)
 	for k, r := range grid {
 		if s, _ := sse(r); s < bestSSE {

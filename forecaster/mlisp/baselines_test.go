@@ -50,6 +50,28 @@ func TestBaselinesRecoverMM1(t *testing.T) {
 	}
 }
 
+// Close to saturation (the largest load at ρ 0.993 and 0.996 of Mu, between
+// the coarse grid's last point 0.995 and the fine points 0.99 and 0.999) the
+// fit still recovers M/M/1 exactly: the golden-section bracket is the best
+// grid point's neighbours in order of ρ.
+func TestBaselinesRecoverMM1NearSaturation(t *testing.T) {
+	for _, rho := range []float64{0.993, 0.996} {
+		q := mm1{S: 2, Mu: 1000 / rho}
+		var iops, lat []float64
+		for x := 50.0; x <= 1000; x += 25 {
+			iops = append(iops, x)
+			lat = append(lat, q.latency(x))
+		}
+		qf, err := FitQueueing(iops, lat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(qf.L0-2) > 1e-6 || math.Abs(qf.Mu-q.Mu)/q.Mu > 1e-6 {
+			t.Errorf("ρ %v: queueing fit L0=%v Mu=%v, want 2 and %v", rho, qf.L0, qf.Mu, q.Mu)
+		}
+	}
+}
+
 // Mu always exceeds the largest observed IOPS, even for data that rise
 // steeply at the end, and flat data give a very large Mu.
 func TestQueueingMuAboveObserved(t *testing.T) {

@@ -8,7 +8,10 @@ import (
 
 // Forecaster adapts the model to package backtest: Window.Load is the
 // throughput (IOPS), Window.Target the latency and Window.Features[UColumn]
-// the frontier utilization U. Predictions at U ≥ 1 are saturated (+Inf).
+// the frontier utilization U. Predictions at U ≥ 1 are saturated (+Inf). A
+// window without features (backtest.Run's centre of a load bin no observed
+// window fell in) has no U to read the curve at: its estimate is NaN, as
+// that bin's measurement is.
 type Forecaster struct {
 	UColumn int
 	Options Options
@@ -41,6 +44,10 @@ type predictor struct {
 func (p predictor) Predict(test []backtest.Window) ([]backtest.Estimate, error) {
 	out := make([]backtest.Estimate, len(test))
 	for i, w := range test {
+		if w.Features == nil {
+			out[i] = backtest.Estimate{Mean: math.NaN(), Lower: math.NaN(), Upper: math.NaN()}
+			continue
+		}
 		if p.col >= len(w.Features) {
 			return nil, inputError("test", "window %d has no feature column %d (U)", i, p.col)
 		}

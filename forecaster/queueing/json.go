@@ -3,6 +3,7 @@ package queueing
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/storcast/storcast/forecaster/internal/check"
 )
@@ -52,8 +53,8 @@ func (m *Model) validateDecoded() error {
 		return fmt.Errorf("uMin %v must be in [0, 1)", m.UMin)
 	}
 	o := m.Open
-	if !check.Finite(o.L0) || !check.Finite(o.A) || !check.Finite(o.Q) || o.Q < 0 {
-		return fmt.Errorf("open shape l0 %v, a %v, q %v: must be finite, q >= 0", o.L0, o.A, o.Q)
+	if !check.Finite(o.L0) || !check.Finite(o.A) || o.L0 < 0 || o.A < 0 || !slices.Contains(openExponents, o.Q) {
+		return fmt.Errorf("open shape l0 %v, a %v, q %v: l0 and a must be finite and >= 0, q one of %v", o.L0, o.A, o.Q, openExponents)
 	}
 	if m.Class == Closed {
 		c := m.Closed

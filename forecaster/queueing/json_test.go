@@ -2,6 +2,7 @@ package queueing
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -20,6 +21,15 @@ func TestJSONRoundTrip(t *testing.T) {
 		{"M/M/1 below U 0.6", openHistory(rand.New(rand.NewPCG(2, 7)), 50, 0.6, 0.05, mm1Latency), Options{}},
 		{"closed MVA", closedHistory(rand.New(rand.NewPCG(3, 7)), 1000, 32, 0.05), Options{}},
 		{"uncalibrated", openHistory(rand.New(rand.NewPCG(4, 7)), 200, 0.9, 0.05, md1Latency), Options{NoCalibration: true}},
+	}
+	// Closed loop over more seeds: the MVA table of a fitted model and of
+	// its decoding come from the same delay ratio, D/S, to the last bit.
+	for seed := uint64(10); seed < 20; seed++ {
+		cases = append(cases, struct {
+			name    string
+			samples []Sample
+			opt     Options
+		}{fmt.Sprintf("closed MVA, seed %d", seed), closedHistory(rand.New(rand.NewPCG(seed, 7)), 300, 32, 0.05), Options{}})
 	}
 	for _, c := range cases {
 		m, err := Fit(c.samples, c.opt)
@@ -105,8 +115,17 @@ func TestDecodeRejectsBadModels(t *testing.T) {
 		}), "calibration: lower_q 1 above upper_q -1"},
 		{"a curve that is not positive", edit(func(v map[string]any) {
 			o := v["open"].(map[string]any)
-			o["l0"], o["a"] = -1.0, 0.0
+			o["l0"], o["a"] = 0.0, 0.0
 		}), "the fitted curve is not finite and positive"},
+		// Shapes the fitter never makes (L0, A >= 0, Q on its grid), though
+		// the grid check alone would pass them (the curve is held at UMin).
+		{"negative l0", edit(func(v map[string]any) {
+			v["uMin"] = 0.3
+			o := v["open"].(map[string]any)
+			o["l0"], o["a"], o["q"] = -0.001, 0.01, 1.0
+		}), "open shape l0 -0.001, a 0.01, q 1: l0 and a must be finite and >= 0, q one of [0 0.25 0.5 0.75 1 1.25 1.5 1.75 2]"},
+		{"negative a", edit(func(v map[string]any) { v["open"].(map[string]any)["a"] = -0.0001 }), "l0 and a must be finite and >= 0"},
+		{"exponent off the grid", edit(func(v map[string]any) { v["open"].(map[string]any)["q"] = 7.0 }), "q one of [0 0.25"},
 		{"not JSON", []byte(`{"class": "open"`), "unexpected end of JSON input"},
 	} {
 		var d Model

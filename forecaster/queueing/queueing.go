@@ -454,7 +454,9 @@ func fitClosed(samples []Sample) (ClosedShape, error) {
 		if sse < best {
 			best = sse
 			S := math.Exp(logS)
-			out = ClosedShape{S: S, D: r * S, NMax: nmax, Capacity: capacity, g: g}
+			// The table is left to table(), from D/S as a decoded model
+			// rebuilds it ((r·S)/S is not always r to the last bit).
+			out = ClosedShape{S: S, D: r * S, NMax: nmax, Capacity: capacity}
 		}
 	}
 	if !check.Finite(out.S) || !(out.S > 0) {

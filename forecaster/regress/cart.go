@@ -438,12 +438,23 @@ func (g *grower) scanFeatures(from, to, lo, hi int, total float64, inv []float64
 			sumR := total - sumL
 			gain := sumL*sumL*inv[nL] + sumR*sumR*inv[n-nL] - base
 			if gain > best.gain+eps {
-				best = split{feature: j, threshold: x0 + (x1-x0)/2, gain: gain, nLeft: nL}
+				best = split{feature: j, threshold: splitPoint(x0, x1), gain: gain, nLeft: nL}
 				found = true
 			}
 		}
 	}
 	return best, found
+}
+
+// splitPoint is the threshold between adjacent sorted values x0 < x1 of a
+// split ("x < threshold" goes left): their midpoint, or x1 where the
+// midpoint rounds to x0 (adjacent floats) or overflows (x1 − x0 beyond the
+// float range), so that the rows each side are the ones the scan counted.
+func splitPoint(x0, x1 float64) float64 {
+	if t := x0 + (x1-x0)/2; t > x0 && t <= x1 {
+		return t
+	}
+	return x1
 }
 
 // inverses returns a table inv[k] = 1/k for k <= n, grown on demand: the

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -153,6 +154,37 @@ func TestTreeRecoversStep(t *testing.T) {
 	rows := tree.LeafRows(tree.LeafOf([]float64{0, 0, 0}))
 	if len(rows) != 40 || rows[0] != 0 || rows[39] != 39 {
 		t.Errorf("left leaf rows = %v, want 0..39", rows)
+	}
+}
+
+// A split between adjacent floats (the midpoint rounds to the lower value)
+// or between values of opposite signs near the float range (the midpoint
+// overflows) still sends each row where the split scan counted it.
+func TestTreeSplitPointAtTheFloatLimits(t *testing.T) {
+	next := math.Nextafter(1, 2)
+	for _, c := range []struct {
+		name string
+		x    []float64
+	}{
+		{"adjacent floats", []float64{1, 1, next, next}},
+		{"overflowing midpoint", []float64{-1.7e308, -1.7e308, 1.7e308, 1.7e308}},
+	} {
+		tree, err := FitTree(mat.NewDense(4, 1, c.x), []float64{0, 0, 10, 10}, TreeOptions{MinSplit: 2})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if tree.NumLeaves() != 2 {
+			t.Fatalf("%s: %d leaves, want 2", c.name, tree.NumLeaves())
+		}
+		for i, x := range c.x {
+			want := []float64{0, 0, 10, 10}[i]
+			if got := tree.Predict([]float64{x}); got != want {
+				t.Errorf("%s: Predict(%v) = %v, want %v (threshold %v)", c.name, x, got, want, tree.Nodes[0].Threshold)
+			}
+			if rows := tree.LeafRows(tree.LeafOf([]float64{x})); !slices.Contains(rows, i) {
+				t.Errorf("%s: row %d (x %v) is not among the rows %v of the leaf it falls in", c.name, i, x, rows)
+			}
+		}
 	}
 }
 

@@ -10,6 +10,9 @@ import (
 // over a set of samples: n, Σx, Σy, Σxx', Σxy and Σy². Moments of disjoint
 // sample sets add, so the moments of a cross-validation training set are the
 // total minus those of its held-out fold; no second pass over the data.
+// Centring them (Gram) subtracts n·x̄² from Σx², which loses every digit
+// of a column whose mean is 1e8 times its spread: give them centred or
+// standardized data (NewGram and FitLRM centre first).
 type Moments struct {
 	N    int
 	SumX []float64
@@ -146,13 +149,38 @@ func (m *Moments) Gram(cols []int) (*Gram, error) {
 	return g, nil
 }
 
-// NewGram is NewMoments followed by Gram(nil).
+// NewGram is the Gram of X and y, centred in two passes (the means first,
+// then the moments of the centred data), so that no precision is lost to
+// columns or a target far from zero (a timestamp, a size in bytes).
 func NewGram(X mat.Matrix, y []float64) (*Gram, error) {
-	m, err := NewMoments(X, y)
+	if err := CheckXY(X, y); err != nil {
+		return nil, err
+	}
+	Xc := mat.DenseCopyOf(X)
+	n, p := Xc.Dims()
+	xMean := make([]float64, p)
+	var yMean float64
+	for i := 0; i < n; i++ { // each term divided: no overflow near the float range
+		for j, v := range Xc.RawRowView(i) {
+			xMean[j] += v / float64(n)
+		}
+		yMean += y[i] / float64(n)
+	}
+	yc := make([]float64, n)
+	for i := 0; i < n; i++ {
+		row := Xc.RawRowView(i)
+		for j := range row {
+			row[j] -= xMean[j]
+		}
+		yc[i] = y[i] - yMean
+	}
+	g, err := momentsOf(Xc, yc).Gram(nil)
 	if err != nil {
 		return nil, err
 	}
-	return m.Gram(nil)
+	copy(g.XMean, xMean)
+	g.YMean = yMean
+	return g, nil
 }
 
 // checkTarget rejects a constant target: every penalized fit of it is w = 0

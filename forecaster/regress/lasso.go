@@ -235,10 +235,22 @@ func (g *Gram) AlphaMax(l1Ratio float64) float64 {
 	return m / (float64(g.N) * l1Ratio)
 }
 
+// alphaResolution is numpy's finfo(float).resolution: scikit-learn's
+// _alpha_grid answers with it when alphaMax is no larger (no feature
+// correlates with the target: every coefficient is 0 at any alpha).
+const alphaResolution = 1e-15
+
 // AlphaGrid returns n alphas spaced geometrically from alphaMax down to
-// eps·alphaMax, like scikit-learn's _alpha_grid.
+// eps·alphaMax, like scikit-learn's _alpha_grid (n times 1e-15 when alphaMax
+// is at most that: a geometric grid from 0 is not defined).
 func AlphaGrid(alphaMax, eps float64, n int) []float64 {
 	a := make([]float64, n)
+	if alphaMax <= alphaResolution {
+		for i := range a {
+			a[i] = alphaResolution
+		}
+		return a
+	}
 	if n == 1 {
 		a[0] = alphaMax
 		return a

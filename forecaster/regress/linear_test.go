@@ -285,3 +285,60 @@ func TestBadInputErrors(t *testing.T) {
 		t.Errorf("ridge on duplicated columns: %v %v", m, err)
 	}
 }
+
+// Columns and targets far from zero against their spread (a timestamp, an
+// offset of 1e9): the one-pass centring Σx² − n·x̄² lost every digit (OLS
+// called such a column constant, LRM fitted the mean); centring in two
+// passes recovers the exact line.
+func TestLinearFitsFarFromZero(t *testing.T) {
+	const n = 10
+	X := mat.NewDense(n, 1, nil)
+	Xfar := mat.NewDense(n, 1, nil)
+	y, yfar := make([]float64, n), make([]float64, n)
+	for i := range n {
+		X.Set(i, 0, float64(i))
+		Xfar.Set(i, 0, 1.7e9+float64(i))
+		y[i] = 1e9 + float64(i)
+		yfar[i] = 3 + 2*float64(i)
+	}
+	lrm, err := FitLRM(X, y, 1)
+	if err != nil {
+		t.Fatalf("LRM: %v", err)
+	}
+	if math.Abs(lrm.Coef[0]-1) > 1e-9 || math.Abs(lrm.Intercept-1e9) > 1e-3 {
+		t.Errorf("LRM of y = 1e9 + x: coef %v, intercept %v; want 1 and 1e9", lrm.Coef, lrm.Intercept)
+	}
+	ols, err := FitRidge(Xfar, yfar, 0)
+	if err != nil {
+		t.Fatalf("OLS on x = 1.7e9 + i: %v", err)
+	}
+	if math.Abs(ols.Coef[0]-2) > 1e-9 {
+		t.Errorf("OLS on x = 1.7e9 + i: coef %v, want 2", ols.Coef)
+	}
+	if got, want := ols.Predict([]float64{1.7e9 + 20}), 43.0; math.Abs(got-want) > 1e-5 {
+		t.Errorf("OLS predicts %v at x = 1.7e9 + 20, want %v", got, want)
+	}
+	lasso, err := FitLasso(Xfar, yfar, 1e-6)
+	if err != nil {
+		t.Fatalf("Lasso on x = 1.7e9 + i: %v", err)
+	}
+	if math.Abs(lasso.Coef[0]-2) > 1e-5 {
+		t.Errorf("Lasso (α 1e-6) on x = 1.7e9 + i: coef %v, want 2", lasso.Coef)
+	}
+}
+
+// A target no feature correlates with (X_c'y_c = 0, neither constant) has
+// alpha_max 0: scikit-learn's grid is then 1e-15 throughout and every
+// coefficient 0; the grid from log10(0) was NaN and the path failed naming
+// "alphas", an argument the caller never gave.
+func TestPathWithZeroAlphaMax(t *testing.T) {
+	path, err := ElasticNetPath(mat.NewDense(3, 1, []float64{-1, 0, 1}), []float64{1, 0, 1}, PathOptions{NAlphas: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, a := range path.Alphas {
+		if a != 1e-15 || path.Models[i].Coef[0] != 0 || math.Abs(path.Models[i].Intercept-2.0/3) > 1e-15 {
+			t.Errorf("alpha %d: %v, model %+v; want 1e-15, coefficient 0, intercept 2/3", i, a, path.Models[i])
+		}
+	}
+}

@@ -123,7 +123,17 @@ func FitLRM(X mat.Matrix, y []float64, degree int) (*LRMModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	mom, err := NewMoments(S, y)
+	// y centred first (S is standardized): the moments' centring would lose
+	// a target far from zero (NewMoments).
+	var yMean float64
+	for _, v := range y {
+		yMean += v / float64(n) // no overflow near the float range
+	}
+	yc := make([]float64, n)
+	for i, v := range y {
+		yc[i] = v - yMean
+	}
+	mom, err := NewMoments(S, yc)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +147,7 @@ func FitLRM(X mat.Matrix, y []float64, degree int) (*LRMModel, error) {
 			cols = append(cols, j)
 		}
 	}
-	out := &LRMModel{Degree: degree, P: p, Coef: make([]float64, q), Intercept: mom.SumY / float64(n)}
+	out := &LRMModel{Degree: degree, P: p, Coef: make([]float64, q), Intercept: yMean}
 	if len(cols) == 0 {
 		return out, nil
 	}
@@ -159,7 +169,7 @@ func FitLRM(X mat.Matrix, y []float64, degree int) (*LRMModel, error) {
 	for a, j := range cols {
 		wz[j] = lm.Coef[a]
 	}
-	w, b := st.Inverse(wz, lm.Intercept)
+	w, b := st.Inverse(wz, yMean+lm.Intercept)
 	out.Coef, out.Intercept = w, b
 	if !allFinite(w) || math.IsNaN(b) || math.IsInf(b, 0) {
 		return nil, inputError("X, y", "the fit overflowed float64; rescale X and y")

@@ -387,10 +387,7 @@ func (b *m5Builder) bestSplit(lo, hi int, sd float64) (feat int, thr float64, ok
 			sdR := math.Sqrt(math.Max(ssR/nr-(sR/nr)*(sR/nr), 0))
 			sdr := sd - nl/float64(n)*sdL - nr/float64(n)*sdR
 			if sdr > best*(1+1e-12) && sdr > 1e-12*sd {
-				best, feat, thr, ok = sdr, j, vlo+(vhi-vlo)/2, true
-				if thr <= vlo || thr > vhi { // midpoint rounding on huge values
-					thr = vhi
-				}
+				best, feat, thr, ok = sdr, j, splitPoint(vlo, vhi), true
 			}
 		}
 	}
@@ -670,14 +667,11 @@ func (t *M5Tree) Predict(x []float64) float64 {
 	if len(x) != t.P || len(t.Nodes) == 0 {
 		return math.NaN()
 	}
-	var path [64]int
-	depth := 0
+	var buf [64]int
+	path := buf[:0] // the ancestors, root first (deeper trees grow it)
 	i := 0
 	for !t.Nodes[i].IsLeaf() {
-		if depth < len(path) {
-			path[depth] = i
-			depth++
-		}
+		path = append(path, i)
 		nd := &t.Nodes[i]
 		if x[nd.Feature] < nd.Threshold {
 			i = nd.Left
@@ -690,7 +684,7 @@ func (t *M5Tree) Predict(x []float64) float64 {
 		return pred
 	}
 	child := i
-	for d := depth - 1; d >= 0; d-- {
+	for d := len(path) - 1; d >= 0; d-- {
 		parent := path[d]
 		n := float64(t.Nodes[child].N)
 		pred = (n*pred + t.SmoothingK*t.Nodes[parent].Model.Predict(x)) / (n + t.SmoothingK)

@@ -247,6 +247,33 @@ func TestM5SmoothingHandWorked(t *testing.T) {
 	}
 }
 
+// Smoothing on a tree deeper than 64 (a chain: node d splits at x < d, its
+// left child a leaf, its right child the next split) blends the leaf with
+// each of its ancestors in turn, the parent first; the walk recorded only
+// 64 ancestors and blended the leaf with the 64th.
+func TestM5SmoothingDeepTree(t *testing.T) {
+	const depth = 70
+	tree := &M5Tree{P: 1, Smoothing: true, SmoothingK: 15}
+	for d := 0; d < depth; d++ {
+		split := len(tree.Nodes)
+		tree.Nodes = append(tree.Nodes,
+			M5Node{Feature: 0, Threshold: float64(d), Left: split + 1, Right: split + 2, N: 2 * (depth - d), Model: M5Linear{Intercept: float64(d)}},
+			M5Node{Left: -1, Right: -1, N: 1, Model: M5Linear{Intercept: -1}})
+	}
+	tree.Nodes = append(tree.Nodes, M5Node{Left: -1, Right: -1, N: 1, Model: M5Linear{Intercept: 1000}})
+	// x = 1000 goes right at every split, to the last leaf.
+	p, child := 1000.0, len(tree.Nodes)-1
+	for d := depth - 1; d >= 0; d-- {
+		parent := 2 * d
+		n := float64(tree.Nodes[child].N)
+		p = (n*p + 15*float64(d)) / (n + 15)
+		child = parent
+	}
+	if got := tree.Predict([]float64{1000}); math.Abs(got-p) > 1e-9*math.Abs(p) {
+		t.Errorf("smoothed over %d ancestors: %v, want %v", depth, got, p)
+	}
+}
+
 func TestM5BadInput(t *testing.T) {
 	X := mat.NewDense(3, 1, []float64{1, 2, 3})
 	for _, c := range []struct {
@@ -281,7 +308,10 @@ func TestM5TrainerCVAndJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = res
+	// Noise sd 0.05: a tree that fits the kink and the slope scores near it.
+	if !(res.MeanRMSE < 0.1) {
+		t.Errorf("5-fold CV RMSE %v on a kinked plane with noise sd 0.05, want under 0.1", res.MeanRMSE)
+	}
 	tree, _ := FitM5(X, y, M5Options{Smoothing: true})
 	b, err := json.Marshal(tree)
 	if err != nil {

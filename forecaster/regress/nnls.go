@@ -65,9 +65,20 @@ func NNLS(A mat.Matrix, b []float64) ([]float64, error) {
 // After 3n outer iterations without meeting the conditions it returns the
 // current feasible w with an error wrapping ErrNotConverged.
 func NNLSGram(G *mat.Dense, c []float64) ([]float64, error) {
+	if G == nil {
+		return nil, inputError("G", "nil matrix")
+	}
+	if err := CheckVector("c", c); err != nil {
+		return nil, err
+	}
 	n := len(c)
 	if r, k := G.Dims(); r != n || k != n {
 		return nil, inputError("G", "%d×%d does not match c of length %d", r, k, n)
+	}
+	for i := 0; i < n; i++ {
+		if !allFinite(G.RawRowView(i)) {
+			return nil, inputError("G", "row %d holds a NaN or ±Inf", i)
+		}
 	}
 	w, err := activeSet(G, c)
 	if !allFinite(w) {

@@ -1,8 +1,10 @@
 package regress
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -147,5 +149,28 @@ func TestNNLSKKTAndExactRecovery(t *testing.T) {
 	x, _ = NNLS(I, []float64{-1, -2})
 	if x[0] != 0 || x[1] != 0 {
 		t.Errorf("negative b: x = %v, want 0", x)
+	}
+}
+
+// NNLSGram validates G and c as NNLS validates A and b: a NaN in c made
+// the tolerance NaN and returned w = 0 with no error; a nil G panicked.
+func TestNNLSGramBadInput(t *testing.T) {
+	one := mat.NewDense(1, 1, []float64{1})
+	for _, c := range []struct {
+		name string
+		G    *mat.Dense
+		c    []float64
+		want string
+	}{
+		{"nil G", nil, []float64{1}, "G: nil matrix"},
+		{"NaN in c", one, []float64{math.NaN()}, "c: element 0 is NaN"},
+		{"Inf in c", one, []float64{math.Inf(1)}, "c: element 0 is +Inf"},
+		{"NaN in G", mat.NewDense(2, 2, []float64{1, 0, math.NaN(), 1}), []float64{1, 1}, "G: row 1 holds a NaN or ±Inf"},
+		{"shape", one, []float64{1, 2}, "G: 1×1 does not match c of length 2"},
+	} {
+		_, err := NNLSGram(c.G, c.c)
+		if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want ErrInput containing %q", c.name, err, c.want)
+		}
 	}
 }

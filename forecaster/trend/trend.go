@@ -101,10 +101,12 @@ func Fit(times, values []float64, opts Options) (*Trend, error) {
 			return nil, inputError("times", "span %.0f s is shorter than two seasons of %.0f s", tr.LastT-tr.FirstT, opts.SeasonSeconds)
 		}
 		tr.SeasonSeconds = opts.SeasonSeconds
-		tr.Season = make([]float64, bins)
 	}
 	if n-2-bins < 1 {
 		return nil, inputError("times", "%d points are too few for a line and %d season bins", n, bins)
+	}
+	if bins > 0 {
+		tr.Season = make([]float64, bins)
 	}
 	y := slices.Clone(values)
 	rng := rand.New(rand.NewPCG(0x5eed, uint64(n)))
@@ -176,8 +178,9 @@ func theilSenSlope(t, y []float64, maxPairs int, rng *rand.Rand) float64 {
 			}
 		}
 	} else {
+		// Draws are bounded: with nearly all times equal, few pairs count.
 		slopes = make([]float64, 0, maxPairs)
-		for len(slopes) < maxPairs {
+		for draws := 0; len(slopes) < maxPairs && draws < 20*maxPairs; draws++ {
 			i, j := rng.IntN(n), rng.IntN(n)
 			if d := t[j] - t[i]; d != 0 {
 				slopes = append(slopes, (y[j]-y[i])/d)

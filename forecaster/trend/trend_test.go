@@ -320,6 +320,8 @@ func TestBadInput(t *testing.T) {
 		{[]float64{1, 2, 3}, []float64{1, 2, 3}, Options{SeasonSeconds: -1}, "opts.SeasonSeconds: must be >= 0, got -1"},
 		{[]float64{0, day, 1.5 * day}, []float64{1, 2, 3}, Options{SeasonSeconds: day}, "shorter than two seasons"},
 		{[]float64{0, day, 2 * day, 3 * day}, []float64{1, 2, 3, 4}, Options{SeasonSeconds: day}, "4 points are too few for a line and 24 season bins"},
+		// Refused before the profile is allocated (1<<62 bins panicked in make).
+		{[]float64{0, day, 2 * day, 3 * day}, []float64{1, 2, 3, 4}, Options{SeasonSeconds: day, SeasonBins: 1 << 62}, "4 points are too few for a line and 4611686018427387904 season bins"},
 	} {
 		_, err := Fit(c.ts, c.ys, c.opts)
 		if err == nil || !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), c.want) {
