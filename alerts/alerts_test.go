@@ -6,11 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/prometheus/prometheus/promql/parser"
 	"gopkg.in/yaml.v3"
 
 	"github.com/storcast/storcast/alerts/series"
@@ -276,6 +278,9 @@ func TestTestsCatchWrongThresholds(t *testing.T) {
 		{"source down for 2m", "source:\n  down_for: 2m\n"},
 		{"exporter job", "storcast_job: storcast-exporter\n"},
 		{"shard mismatch for 10m", "shards:\n  mismatch_for: 10m\n"},
+		{"saturation for 0s", "saturation:\n  for: 0s\n"},
+		{"latency for 0s", "latency:\n  for: 0s\n"},
+		{"exporter down for 0s", "exporter:\n  down_for: 0s\n"},
 	} {
 		th, err := ParseThresholds([]byte(m.yaml), m.name)
 		if err != nil {
@@ -354,6 +359,96 @@ func TestRulesUseExportedSeries(t *testing.T) {
 					t.Errorf("%s: %s has no label %q in the exporter", f, m[1], lm[1])
 				}
 			}
+		}
+	}
+}
+
+// TestAlertmanagerInhibition evaluates the example's inhibit rules as
+// Alertmanager does (a target alert is muted while a source alert fires
+// whose labels in `equal` are the same, a label absent on both counting as
+// equal) on the alerts of a sharded deployment: storcast-1 down mutes only
+// what storcast-1 itself reported, not the other shards' or replicas'
+// pages, nor the shard mismatch that names the clusters left without a
+// forecast; a cluster's source down mutes the forecasts frozen for that
+// cluster, not another cluster's, nor the shard mismatch.
+func TestAlertmanagerInhibition(t *testing.T) {
+	var cfg struct {
+		InhibitRules []struct {
+			Source []string `yaml:"source_matchers"`
+			Target []string `yaml:"target_matchers"`
+			Equal  []string `yaml:"equal"`
+		} `yaml:"inhibit_rules"`
+	}
+	data, err := os.ReadFile("alertmanager.example.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(data, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	matches := func(ms []string, a map[string]string) bool {
+		sel, err := parser.NewParser(parser.Options{}).ParseMetricSelector("{" + strings.Join(ms, ",") + "}")
+		if err != nil {
+			t.Fatalf("matchers %v: %v", ms, err)
+		}
+		for _, m := range sel {
+			if !m.Matches(a[m.Name]) {
+				return false
+			}
+		}
+		return true
+	}
+	inhibited := func(a map[string]string, firing []map[string]string) bool {
+		for _, r := range cfg.InhibitRules {
+			if !matches(r.Target, a) {
+				continue
+			}
+			for _, s := range firing {
+				if !matches(r.Source, s) || reflect.DeepEqual(s, a) {
+					continue
+				}
+				equal := true
+				for _, l := range r.Equal {
+					equal = equal && s[l] == a[l]
+				}
+				if equal {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	alert := func(name, instance, cluster string) map[string]string {
+		a := map[string]string{"alertname": name, "job": "storcast"}
+		if instance != "" {
+			a["instance"] = instance
+		}
+		if cluster != "" {
+			a["cluster"] = cluster
+		}
+		return a
+	}
+	firing := []map[string]string{
+		alert("StorcastExporterDown", "storcast-1", ""),
+		alert("StorcastSourceDown", "storcast-0", "ceph-a"),
+	}
+	for _, c := range []struct {
+		a     map[string]string
+		muted bool
+	}{
+		{alert("StorcastHeadroomCritical", "storcast-1", "ceph-b"), true},   // reported by the instance that is down
+		{alert("StorcastHeadroomCritical", "storcast-2", "ceph-c"), false},  // another shard
+		{alert("StorcastHeadroomCritical", "storcast-1b", "ceph-b"), false}, // the down instance's HA replica
+		{map[string]string{"alertname": "StorcastShardMismatch", "cluster": "ceph-b"}, false},
+		{alert("StorcastHeadroomCritical", "storcast-0", "ceph-a"), true}, // frozen: ceph-a's source is down
+		{alert("StorcastMaxIOPSSaturationPredicted", "storcast-0", "ceph-a"), true},
+		{alert("StorcastModelStale", "storcast-0", "ceph-a"), true},
+		{alert("StorcastHeadroomLow", "storcast-0", "ceph-d"), false}, // another cluster of the same shard
+		{map[string]string{"alertname": "StorcastShardMismatch", "cluster": "ceph-a"}, false},
+		{alert("StorcastSourceDown", "storcast-0", "ceph-a"), false},
+	} {
+		if got := inhibited(c.a, firing); got != c.muted {
+			t.Errorf("%v: inhibited %v, want %v", c.a, got, c.muted)
 		}
 	}
 }

@@ -108,7 +108,7 @@ func Rules(t Thresholds) []Rule {
 				unlessWarming("\n  > ignoring (load_factor, bound)\n"+sel("storcast_latency_slo_seconds")), t.Latency.For,
 			"Cluster {{ $labels.cluster }} would breach its latency SLO at "+fmt.Sprint(t.Latency.LoadFactor)+" times today's load.",
 			"The predicted mean latency of cluster {{ $labels.cluster }} at "+fmt.Sprint(t.Latency.LoadFactor)+
-				" times today's IOPS is {{ $value | humanizeDuration }}, above its latency SLO: an ordinary peak would breach it."),
+				" times today's IOPS is {{ $value | humanizeDuration }}, above its latency SLO (+Inf: that load is past the cluster's capacity at today's mix): an ordinary peak would breach it."),
 		rule("StorcastCalibrationContradicted", "warning",
 			sel("storcast_capacity_history_load_ratio")+" > 1", t.Calibration.ContradictedFor,
 			"Cluster {{ $labels.cluster }} has served more IOPS than its calibration allows.",
@@ -118,7 +118,7 @@ func Rules(t Thresholds) []Rule {
 		rule("StorcastModelStale", "warning",
 			sel("storcast_model_stale")+" == 1", t.Model.StaleFor,
 			"Storcast's {{ $labels.model }} model of cluster {{ $labels.cluster }} is stale.",
-			"The last fit of the {{ $labels.model }} model of cluster {{ $labels.cluster }} failed or its source is down; "+
+			"The {{ $labels.model }} model of cluster {{ $labels.cluster }} has not been fitted successfully within fit.stale_after, or the cluster's source is down; "+
 				"storcast keeps serving the last good forecasts, which age."),
 		rule("StorcastModelInaccurate", "warning",
 			sel("storcast_model_accuracy_ratio")+" < "+fmt.Sprint(t.Model.MinAccuracyRatio), t.Model.InaccurateFor,

@@ -278,8 +278,8 @@ func ClusterHeadroom() Dashboard {
 	colour(knee, "today's load", "green")
 	colour(knee, fmt.Sprintf("%gx today's load", th.Latency.LoadFactor), "green", dashed())
 	pl := l.add(12, 9, timeseries("Predicted latency by load factor",
-		"Predicted mean latency at multiples of today's load (load_factor), as exported by storcast, against the latency SLO.", "s", nil,
-		prom("A", `storcast_predicted_latency_seconds{`+c+`, bound="mean"}`, "x{{load_factor}}"),
+		"Predicted mean latency at multiples of today's load (load_factor), as exported by storcast, against the latency SLO. A load factor at or past capacity is not drawn: the cluster saturates there (storcast exports +Inf).", "s", nil,
+		prom("A", `storcast_predicted_latency_seconds{`+c+`, bound="mean"} < +Inf`, "x{{load_factor}}"),
 		prom("B", "storcast_latency_slo_seconds{"+c+"}", "SLO")))
 	colour(pl, "SLO", "red", dashed())
 	l.add(12, 9, timeseries("Observed mix", "Read share of ops (left) and op-weighted mean IO size (right).", "percentunit", nil,

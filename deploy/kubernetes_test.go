@@ -38,9 +38,18 @@ type manifests struct {
 func loadManifests(t *testing.T) manifests {
 	t.Helper()
 	m := manifests{map[string]*corev1.ConfigMap{}, map[string]*corev1.Service{}, map[string]*appsv1.StatefulSet{}}
-	files, err := filepath.Glob(filepath.Join(root, "deploy/kubernetes/*.yaml"))
-	if err != nil || len(files) < 2 {
-		t.Fatalf("deploy/kubernetes: %v %v", files, err)
+	// Every file kubectl apply -f deploy/kubernetes/ reads (.yaml, .yml,
+	// .json): each must be a Kubernetes object this test checks.
+	var files []string
+	for _, ext := range []string{"yaml", "yml", "json"} {
+		f, err := filepath.Glob(filepath.Join(root, "deploy/kubernetes/*."+ext))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f...)
+	}
+	if len(files) < 2 {
+		t.Fatalf("deploy/kubernetes: %v", files)
 	}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
@@ -147,6 +156,21 @@ func TestKubernetesManifests(t *testing.T) {
 		if probe == nil || probe.HTTPGet == nil || probe.HTTPGet.Path != want || ports[probe.HTTPGet.Port.String()] == 0 {
 			t.Errorf("probe %+v, want GET %s on a container port", probe, want)
 		}
+	}
+
+	// Pod Security's "restricted" level (what a namespace enforcing it
+	// admits): non-root, no privilege escalation, every capability dropped,
+	// the runtime's default (or a localhost) seccomp profile.
+	psc, csc := ss.Spec.Template.Spec.SecurityContext, c.SecurityContext
+	if psc == nil || psc.RunAsNonRoot == nil || !*psc.RunAsNonRoot {
+		t.Error("pod securityContext: runAsNonRoot is not true")
+	}
+	if psc == nil || psc.SeccompProfile == nil || (psc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault && psc.SeccompProfile.Type != corev1.SeccompProfileTypeLocalhost) {
+		t.Error("pod securityContext: no seccompProfile RuntimeDefault or Localhost (Pod Security restricted refuses the pod)")
+	}
+	if csc == nil || csc.AllowPrivilegeEscalation == nil || *csc.AllowPrivilegeEscalation || csc.Capabilities == nil ||
+		len(csc.Capabilities.Drop) != 1 || csc.Capabilities.Drop[0] != "ALL" || csc.ReadOnlyRootFilesystem == nil || !*csc.ReadOnlyRootFilesystem {
+		t.Errorf("container securityContext %+v: want allowPrivilegeEscalation false, capabilities drop [ALL], readOnlyRootFilesystem", csc)
 	}
 
 	// The pod's command line as the kubelet runs it: $(POD_NAME) from the
@@ -276,7 +300,7 @@ func TestKubernetesManifests(t *testing.T) {
 // its Kubernetes service discovery; Debian's promtool is built without it)
 // accepts the scrape job, and the job keeps the pods the StatefulSet labels.
 func TestKubernetesScrapeConfig(t *testing.T) {
-	f := filepath.Join(root, "deploy/kubernetes/prometheus-scrape.yml")
+	f := filepath.Join(root, "deploy/prometheus/kubernetes-scrape.yml")
 	cfg, err := promconfig.LoadFile(f, false, nil)
 	if err != nil {
 		t.Fatalf("%s: %v", f, err)

@@ -25,7 +25,7 @@ var loadFactorLabels = func() map[float64]string {
 
 var (
 	predictedLatencyDesc = newDesc("storcast_predicted_latency_seconds",
-		"Predicted latency at load_factor times the current IOPS, with its 95% band, from the served latency model; the upper bound is +Inf where that load is at or past the lower bound of capacity (the cluster may be saturated).", []string{"cluster", "load_factor", "bound"})
+		"Predicted latency at load_factor times the current IOPS at the current mix, with its 95% band, from the served latency model; mean and upper are +Inf where that load is at or past capacity (saturated; no lower bound then), the upper bound alone +Inf where it is at or past the lower bound of capacity (the cluster may be saturated).", []string{"cluster", "load_factor", "bound"})
 	kneeDesc = newDesc("storcast_latency_knee_iops",
 		"IOPS at which each bound of the predicted latency crosses the latency SLO (absent when it does not within the curve).", []string{"cluster", "bound"})
 	sloDesc = newDesc("storcast_latency_slo_seconds",

@@ -144,7 +144,8 @@ type Outlook struct {
 	LatencyKnee Band
 	HasLatency  bool
 	// LatencyAtLoad is the predicted latency at each of LoadFactors times
-	// the observed IOPS that lies within the model's curve, in their order.
+	// the observed IOPS that lies within the model's curve, in their order
+	// (see LatencyAtLoad).
 	LatencyAtLoad []LoadLatency
 }
 
@@ -166,11 +167,39 @@ func (s Set) Outlook(obs features.Observed, hasObs bool, live Live, sloSeconds f
 		return o
 	}
 	for _, f := range LoadFactors {
-		if b, ok := latency.At(f * obs.IOPS); ok {
+		if b, ok := s.LatencyAtLoad(latency, obs, f); ok {
 			o.LatencyAtLoad = append(o.LatencyAtLoad, LoadLatency{Factor: f, Band: b})
 		}
 	}
 	return o
+}
+
+// LatencyAtLoad is the latency at f times the observed load, at the
+// observed mix. The capacity-anchored model answers at the frontier's
+// utilization of that load (the mix observed now, not the one it was fitted
+// at, as a what-if does); where that load is at or past capacity the
+// cluster saturates there: the mean and upper bound are +Inf (no finite
+// latency; the alert on the latency at extra load fires rather than lose
+// its series) and the lower bound NaN (not exported). A model in IOPS
+// (M-LISP) reads its curve at f × IOPS; ok is false outside it.
+func (s Set) LatencyAtLoad(latency Latency, obs features.Observed, f float64) (Band, bool) {
+	ul, isU := latency.(UtilizationLatency)
+	c := s.Capacity()
+	if !isU || c == nil || obs.Idle {
+		return latency.At(f * obs.IOPS)
+	}
+	classes := features.OpClasses(obs)
+	for i := range classes {
+		classes[i].Rate *= f
+	}
+	res, err := c.Model().AtMix(classes)
+	if err != nil {
+		return Band{}, false
+	}
+	if res.Utilization >= 1 {
+		return Band{Lower: math.NaN(), Mean: math.Inf(1), Upper: math.Inf(1)}, true
+	}
+	return ul.AtUtilization(res.Utilization)
 }
 
 // SaturationETAs returns the ETAs by limit, in seconds from the

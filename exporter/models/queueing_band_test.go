@@ -33,31 +33,8 @@ func TestLatencyBandTakesTheCapacityBand(t *testing.T) {
 	}}
 	const slo = 0.05
 	fit := func(cal conservation.Calibration) (*queueingLatency, conservation.Result) {
-		t.Helper()
-		capFit, err := NewCapacity(cal, "file", 2, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		obs := features.Observed{ReadRatio: 0.5, IOSizeBytes: 4096, ReadSizeBytes: 4096, WriteSizeBytes: 4096}
-		unit, _ := features.MixClasses(obs)
-		res, err := capFit.Model().AtMix(unit)
-		if err != nil {
-			t.Fatal(err)
-		}
-		axis, ok := axisAt(capFit.Model(), obs)
-		if !ok {
-			t.Fatal("no axis")
-		}
-		in := physicalInput{cal: cal, readRatio: 0.5, size: 4096, wsize: 4096, l0: 0.0004, a: 0.001, uMax: 0.6, noise: 0.02, slo: slo, windows: 40}
-		fr := in.frame(axis)
-		last := obs
-		last.ReadIOPS, last.WriteIOPS = fr.Signals[source.ReadOps][in.windows-1], fr.Signals[source.WriteOps][in.windows-1]
-		last.IOPS = last.ReadIOPS + last.WriteIOPS
-		f, err := QueueingFitter{}.Fit(context.Background(), Input{Frame: fr, Observed: last, HasObserved: true, Fitted: Set{Conservation: capFit}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return f.(*queueingLatency), res
+		l, _, res := fitOnRamp(t, cal, slo)
+		return l, res
 	}
 	lb, res := fit(banded)
 	lp, resPlain := fit(plain)
@@ -96,6 +73,77 @@ func TestLatencyBandTakesTheCapacityBand(t *testing.T) {
 		}
 		if lo, _ := lp.At(x / high); math.Abs(b.Lower/math.Min(lo.Lower, p.Lower)-1) > 1e-9 {
 			t.Errorf("at %v IOPS: lower %v, want the unbanded lower at %v IOPS, %v", x, b.Lower, x/high, lo.Lower)
+		}
+	}
+}
+
+// fitOnRamp fits the capacity-anchored model to an open-loop history at
+// 50/50 4 KiB (L0 0.4 ms + 1 ms·U/(1 − U), up to U 0.6) on the capacity of
+// cal, and returns it, that capacity and the capacity at the 50/50 mix.
+func fitOnRamp(t *testing.T, cal conservation.Calibration, slo float64) (*queueingLatency, *Capacity, conservation.Result) {
+	t.Helper()
+	capFit, err := NewCapacity(cal, "file", 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := features.Observed{ReadRatio: 0.5, IOSizeBytes: 4096, ReadSizeBytes: 4096, WriteSizeBytes: 4096}
+	unit, _ := features.MixClasses(obs)
+	res, err := capFit.Model().AtMix(unit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	axis, ok := axisAt(capFit.Model(), obs)
+	if !ok {
+		t.Fatal("no axis")
+	}
+	in := physicalInput{cal: cal, readRatio: 0.5, size: 4096, wsize: 4096, l0: 0.0004, a: 0.001, uMax: 0.6, noise: 0.02, slo: slo, windows: 40}
+	fr := in.frame(axis)
+	last := obs
+	last.ReadIOPS, last.WriteIOPS = fr.Signals[source.ReadOps][in.windows-1], fr.Signals[source.WriteOps][in.windows-1]
+	last.IOPS = last.ReadIOPS + last.WriteIOPS
+	f, err := QueueingFitter{}.Fit(context.Background(), Input{Frame: fr, Observed: last, HasObserved: true, Fitted: Set{Conservation: capFit}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.(*queueingLatency), capFit, res
+}
+
+// The latency at extra load (storcast_predicted_latency_seconds) is the
+// capacity-anchored model's at the frontier's utilization of that load at
+// the mix observed now: at 70% of the 50/50 max the factors 1 and 1.25
+// read U 0.7 and 0.875; 1.5 and 2 lie past capacity, where the cluster
+// saturates (mean and upper +Inf, no lower bound; the series were absent,
+// so the alert on them resolved as the load grew past capacity). All
+// writes at 70% of the write max read U 0.7 too, not the U that many IOPS
+// have at 50/50 (the axis the model was fitted on).
+func TestLatencyAtLoadOnTheFrontier(t *testing.T) {
+	cal := conservation.Calibration{Points: []conservation.Point{{IOSizeBytes: 4096, ReadIOPS: 18052, WriteIOPS: 3142}}}
+	l, capFit, res := fitOnRamp(t, cal, 0.05)
+	set := Set{Conservation: capFit, Queueing: l}
+	half := features.Observed{ReadRatio: 0.5, IOSizeBytes: 4096, ReadSizeBytes: 4096, WriteSizeBytes: 4096,
+		ReadIOPS: 0.35 * res.MaxTotalIOPS, WriteIOPS: 0.35 * res.MaxTotalIOPS, IOPS: 0.7 * res.MaxTotalIOPS}
+	writes := features.Observed{ReadRatio: 0, IOSizeBytes: 4096, ReadSizeBytes: 4096, WriteSizeBytes: 4096,
+		WriteIOPS: 0.7 * 3142, IOPS: 0.7 * 3142}
+	for _, c := range []struct {
+		name string
+		obs  features.Observed
+	}{{"50/50", half}, {"all writes", writes}} {
+		o := set.Outlook(c.obs, true, Live{}, 0.05, l)
+		if len(o.LatencyAtLoad) != len(LoadFactors) {
+			t.Fatalf("%s: latency at %d load factors, want all %d: %+v", c.name, len(o.LatencyAtLoad), len(LoadFactors), o.LatencyAtLoad)
+		}
+		for i, ll := range o.LatencyAtLoad {
+			u := 0.7 * ll.Factor
+			if u >= 1 {
+				if !math.IsInf(ll.Mean, 1) || !math.IsInf(ll.Upper, 1) || !math.IsNaN(ll.Lower) {
+					t.Errorf("%s at %v× (U %.3f, past capacity): %+v, want mean and upper +Inf, lower NaN", c.name, ll.Factor, u, ll.Band)
+				}
+				continue
+			}
+			want, ok := l.AtUtilization(u)
+			if !ok || ll.Factor != LoadFactors[i] || math.Abs(ll.Mean/want.Mean-1) > 1e-9 || !(ll.Mean < 0.05) {
+				t.Errorf("%s at %v×: %+v, want the model at U %.3f: %+v", c.name, ll.Factor, ll.Band, u, want)
+			}
 		}
 	}
 }
