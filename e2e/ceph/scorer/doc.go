@@ -44,8 +44,10 @@
 //     against the scorer's models at the mix storcast saw (plumbing; names
 //     the model storcast serves). A saturated step that repeats a
 //     calibration point (same sizes and read share: the 50/50 4 KiB step)
-//     is reported against it: the measurement's reproducibility, no
-//     model's error (the frontier passes through the point), not bounded.
+//     is also reported against that point: the measurement's
+//     reproducibility (the frontier passes through the point, so its error
+//     there is that of the repeat, scored and bounded with the other 4 KiB
+//     mixes).
 //   - A rate-limited step that reached less than 97% of its rate is
 //     flagged in the step and latency tables: the cluster saturated below
 //     the planned load, so its latency is a saturated one.

@@ -204,7 +204,7 @@ type MixScore struct {
 	BSBytes      float64 // IO size (mean, for mixed sizes)
 	Measured     float64 // the highest IOPS the load tool achieved at the mix (normally the saturated step)
 	MeasuredFrom string  // the step it comes from
-	Model        float64 // conservation model of the calibration
+	Model        float64 // the frontier at the planned read share and (mean) size, where the curve is read (plumbing); predicted() is the scored figure
 	Curve        float64 // storcast's capacity curve (main instance)
 	Live         float64 // storcast_max_iops at the end of the saturated step
 	Passive      float64 // passive storcast's capacity curve
@@ -529,7 +529,7 @@ func score(in scoreInput) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		if rep.CalibrationMixes, err = ParseCalibrationMixes(data, model); err != nil {
+		if rep.CalibrationMixes, err = ParseCalibrationMixes(data, cal); err != nil {
 			return nil, err
 		}
 	}

@@ -85,20 +85,26 @@ type fioDir struct {
 }
 
 // CalibrationMix is a mixed run of the calibration itself (loadgen's
-// cal-r<read%>-<size> jobs other than 100% and 0%): the conservation law
-// checked on points measured back to back with the ones it is built from.
+// cal-r<read%>-<size> jobs other than 100% and 0%): the paper's conservation
+// law checked on points measured back to back with the ones it is built from.
 type CalibrationMix struct {
 	Name        string
 	ReadPct     int
 	IOSizeBytes float64
 	Measured    float64 // IOPS, both directions
-	Model       float64 // conservation model of the calibration at the same mix and size
+	Model       float64 // the paper's law (γ = 0) through the calibration's pure points, at the same mix and size
 }
 
 // ParseCalibrationMixes reads the mixed runs from a calibration runs file
 // (fio-shaped JSON, one job per run, named cal-r<read%>-<size>) and puts the
-// model's prediction next to each.
-func ParseCalibrationMixes(data []byte, m *conservation.Model) ([]CalibrationMix, error) {
+// paper's law through cal's pure points next to each: not the frontier,
+// which passes through the mean of these very runs when cal holds them as
+// its mixed points (each run would be scored against its own mean).
+func ParseCalibrationMixes(data []byte, cal conservation.Calibration) ([]CalibrationMix, error) {
+	m, err := conservation.NewPaperModel(cal)
+	if err != nil {
+		return nil, err
+	}
 	var f fioStepJSON
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("decoding calibration runs: %v", err)
