@@ -1,9 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
+
+	"github.com/storcast/storcast/exporter/apiv1"
 )
 
 // serverLimits bound what one client can hold of the HTTP server: a client
@@ -54,8 +58,9 @@ func newHTTPServer(h http.Handler, l serverLimits) *http.Server {
 	}
 }
 
-// limitInFlight answers 503 (with Retry-After) to a request that would make
-// more than n in progress; /metrics, /-/healthy and /-/ready pass always: a
+// limitInFlight answers 503 (with Retry-After; under /api/ in the API's
+// envelope, errorType unavailable) to a request that would make more than n
+// in progress; /metrics, /-/healthy and /-/ready pass always: a
 // refused scrape would read as the exporter down (and leave gaps in every
 // forecast series), a refused probe would get a busy instance restarted,
 // and neither holds a large answer (/metrics is served from a cached body).
@@ -74,8 +79,18 @@ func limitInFlight(h http.Handler, n int) http.Handler {
 			defer func() { <-slots }()
 			h.ServeHTTP(w, r)
 		default:
+			msg := fmt.Sprintf("too many requests in progress (%d): retry", n)
 			w.Header().Set("Retry-After", "1")
-			http.Error(w, fmt.Sprintf("too many requests in progress (%d): retry", n), http.StatusServiceUnavailable)
+			if !strings.HasPrefix(r.URL.Path, "/api/") {
+				http.Error(w, msg, http.StatusServiceUnavailable)
+				return
+			}
+			// The API answers in its envelope, refusals included: a client
+			// (the Grafana plugin) then reports "unavailable", not an
+			// answer that is not storcast's.
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			json.NewEncoder(w).Encode(apiv1.Envelope{Status: "error", ErrorType: apiv1.ErrUnavailable, Error: msg})
 		}
 	})
 }

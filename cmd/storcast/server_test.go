@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/storcast/storcast/exporter/apiv1"
 )
 
 // serveLimited serves h on loopback with limits l until the test ends.
@@ -140,9 +143,22 @@ func TestRequestsInFlightBounded(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
+	// Under /api/ the refusal is the API's envelope (the plugin decodes it
+	// as "unavailable"; it read plain text as "not storcast").
+	var env apiv1.Envelope
 	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "1" ||
-		strings.TrimSpace(string(body)) != "too many requests in progress (3): retry" {
-		t.Errorf("request beyond the bound: %d %q, Retry-After %q", resp.StatusCode, body, resp.Header.Get("Retry-After"))
+		resp.Header.Get("Content-Type") != "application/json" || json.Unmarshal(body, &env) != nil ||
+		env.Status != "error" || env.ErrorType != apiv1.ErrUnavailable || env.Error != "too many requests in progress (3): retry" {
+		t.Errorf("API request beyond the bound: %d %q, Retry-After %q, Content-Type %q", resp.StatusCode, body, resp.Header.Get("Retry-After"), resp.Header.Get("Content-Type"))
+	}
+	resp, err = http.Get("http://" + addr + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || strings.TrimSpace(string(body)) != "too many requests in progress (3): retry" {
+		t.Errorf("page request beyond the bound: %d %q", resp.StatusCode, body)
 	}
 	for _, probe := range []string{"/metrics", "/-/healthy", "/-/ready"} {
 		resp, err := http.Get("http://" + addr + probe)

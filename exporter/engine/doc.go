@@ -2,7 +2,8 @@
 // the observed inputs every fit.refresh_interval and refits the models every
 // fit.interval, or earlier when the accuracy on recent data falls below
 // fit.accuracy_threshold (Inside-Out's self-learning rule; for the latency
-// model, the relative error of its mean at the current load).
+// model served, the relative error of its mean at the current load and mix,
+// as storcast_predicted_latency_seconds serves it at load factor 1).
 //
 // Readers (the /metrics collectors, the HTTP API, the landing page) never
 // wait for a fit: each cluster publishes an immutable Snapshot through an

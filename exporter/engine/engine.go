@@ -98,7 +98,7 @@ func (e *Engine) Start(ctx context.Context, cfg *config.Config) {
 		cc := cfg.Clusters[i]
 		c := old[cc.Name]
 		if c == nil {
-			c = &cluster{name: cc.Name}
+			c = &cluster{name: cc.Name, cfg: cc} // restore reads which models cc enables
 			c.publish(&Snapshot{Cluster: cc.Name, Kind: cc.Kind, Models: e.emptyStatuses(&cc)})
 			e.restore(c, cfg.StateDir)
 		}

@@ -560,12 +560,18 @@ func eachIntervalFit(t *testing.T, e *Engine, clk *clock, interval time.Duration
 			t.Errorf("fit %d: reason %q, want interval", fit, s.LastFitReason)
 		}
 		check(fit, s)
-		time.Sleep(200 * time.Millisecond) // refreshes: no trigger may fire
+		// Half an interval on, past the trigger's gap (a tenth of it, or
+		// five refreshes): the refreshes there may trigger a refit, and
+		// none may (with the clock where the fit left it, none could).
+		clk.mu.Lock()
+		clk.t = clk.t.Add(interval / 2)
+		clk.mu.Unlock()
+		time.Sleep(200 * time.Millisecond)
 		if got := e.Snapshot("a").Fits; got != fit {
 			t.Fatalf("refit between intervals (%d fits, reason %q)", got, e.Snapshot("a").LastFitReason)
 		}
 		clk.mu.Lock()
-		clk.t = clk.t.Add(interval)
+		clk.t = clk.t.Add(interval - interval/2)
 		clk.mu.Unlock()
 	}
 }

@@ -62,7 +62,11 @@ func (e *Engine) fit(ctx context.Context, cfg *config.Config, c *cluster, log *s
 // the models as they stand, and returns !ok: the last models are kept.
 func (e *Engine) fetchLookback(ctx context.Context, cfg *config.Config, c *cluster, log *slog.Logger) (*source.Frame, source.Range, bool) {
 	end := e.opt.Now().Truncate(cfg.Fit.Step)
-	r := source.Range{Start: end.Add(-cfg.Fit.Lookback), End: end, Step: cfg.Fit.Step}
+	// Whole steps back from end: a lookback that is not a multiple of the
+	// step would put the grid off the refreshes' and the history's, and
+	// every incremental fetch would fail to splice and fetch whole.
+	lookback := cfg.Fit.Lookback / cfg.Fit.Step * cfg.Fit.Step
+	r := source.Range{Start: end.Add(-lookback), End: end, Step: cfg.Fit.Step}
 	fr := r
 	if h := c.history; h != nil && h.Range.Step == r.Step && !h.Range.End.After(r.End) {
 		from := h.Range.End.Add(-time.Duration(lateSteps(cfg)) * r.Step)
@@ -111,7 +115,8 @@ func lateSteps(cfg *config.Config) int {
 
 // fitModels fits every enabled model on frame, in order, into next: each
 // fitter sees the models fitted before it (next.Set), and a failed fit keeps
-// the previous model and records why.
+// the previous model and records why. A model whose fitter the cluster no
+// longer enables (after a reload) is dropped, not served on.
 func (e *Engine) fitModels(ctx context.Context, cfg *config.Config, c *cluster, frame *source.Frame, next *Snapshot, log *slog.Logger) {
 	obs, hasObs := windowObservation(cfg, frame, next)
 	for _, f := range e.opt.Fitters {
@@ -119,6 +124,7 @@ func (e *Engine) fitModels(ctx context.Context, cfg *config.Config, c *cluster, 
 			return // shutting down or reloading: fit publishes nothing
 		}
 		if !f.Enabled(&c.cfg) {
+			next.forget(f.Name())
 			continue
 		}
 		in := models.Input{Cluster: &c.cfg, Frame: frame, Observed: obs, HasObserved: hasObs, Fitted: next.Set}

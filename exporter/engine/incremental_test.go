@@ -128,3 +128,40 @@ func TestIncrementalFetchEqualsFullFetch(t *testing.T) {
 		t.Error("history kept across a reload")
 	}
 }
+
+// TestLookbackOffTheStepGrid: a lookback that is not a whole number of
+// steps (6h 20s at 15 s) still fetches incrementally: the range starts
+// whole steps back from its end, on the grid the history splices onto (it
+// started 20 s off, and every fit fetched the lookback whole).
+func TestLookbackOffTheStepGrid(t *testing.T) {
+	fake := promfake.New(testWorkload().Answer)
+	defer fake.Close()
+	cfg := testConfig(t, fake.URL)
+	cfg.Prometheus.Timeout = 5 * time.Second
+	cfg.Fit.Step = 15 * time.Second
+	cfg.Fit.Lookback = 6*time.Hour + 20*time.Second
+	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := &clock{t: testNow}
+	e := New(Options{Source: src, Fitters: baseFitters(), Now: clk.Now})
+	cl := &cluster{name: "a", cfg: cfg.Clusters[0], src: src}
+	cl.snap.Store(&Snapshot{Cluster: "a", Models: e.emptyStatuses(&cfg.Clusters[0])})
+	log := slog.New(slog.DiscardHandler)
+	first, _, ok := e.fetchLookback(context.Background(), cfg, cl, log)
+	if !ok {
+		t.Fatal("first fetch failed")
+	}
+	clk.t = clk.t.Add(17 * time.Minute)
+	second, r, ok := e.fetchLookback(context.Background(), cfg, cl, log)
+	if !ok {
+		t.Fatal("second fetch failed")
+	}
+	if r.End.Sub(r.Start)%r.Step != 0 || r.End.Sub(r.Start) != 6*time.Hour+15*time.Second {
+		t.Errorf("range %v .. %v: want whole steps, 6h 15s", r.Start, r.End)
+	}
+	if first.Stats.Samples < 10*second.Stats.Samples {
+		t.Errorf("first fetch %d samples, second %d: not incremental", first.Stats.Samples, second.Stats.Samples)
+	}
+}

@@ -66,10 +66,19 @@ func (e *Engine) restore(c *cluster, dir string) {
 	}
 	s := c.snap.Load().clone()
 	s.Ready = true
+	// A model saved while its fitter was enabled (a rule-set catalog, the
+	// hosts) that the configuration no longer enables is neither served
+	// nor kept.
+	disabled := map[string]bool{}
+	for _, f := range e.opt.Fitters {
+		if !f.Enabled(&c.cfg) {
+			disabled[f.Name()] = true
+		}
+	}
 	notRestored := map[string]error{}
 	for _, f := range e.opt.Fitters {
 		raw, ok := saved[f.Name()]
-		if !ok {
+		if !ok || disabled[f.Name()] {
 			continue
 		}
 		if m, err := decodeSaved(f, raw); err == nil {
@@ -81,11 +90,14 @@ func (e *Engine) restore(c *cluster, dir string) {
 	}
 	s.unrestored = map[string]json.RawMessage{}
 	for name, raw := range saved {
-		if _, ok := s.Set[name]; !ok {
+		if _, ok := s.Set[name]; !ok && !disabled[name] {
 			s.unrestored[name] = raw
 		}
 	}
 	for k, v := range st.Models {
+		if disabled[k] {
+			continue
+		}
 		// A status says fitted only for a model that is served: one saved
 		// but not decoded (or not saved) waits for its first fit. One that
 		// decodes is fitted whatever status was saved with it: a model a
@@ -105,10 +117,14 @@ func (e *Engine) restore(c *cluster, dir string) {
 		s.Models[k] = v
 	}
 	for k, v := range st.FitSeconds {
-		s.FitSeconds[k] = v
+		if !disabled[k] {
+			s.FitSeconds[k] = v
+		}
 	}
 	for k, v := range st.Accuracy {
-		s.Accuracy[k] = v
+		if !disabled[k] {
+			s.Accuracy[k] = v
+		}
 	}
 	s.Hosts = st.Hosts
 	if st.Observed != nil {

@@ -117,4 +117,9 @@ func (e *Engine) derive(cfg *config.Config, c *cluster, s *Snapshot, recent *sou
 			}
 		}
 	}
+	// The latency model served, as it is served (the other one, fitted
+	// beside it, triggers nothing).
+	if why := s.Set.CheckLatency(s.Latency(), s.Observed, cfg.Fit.AccuracyThreshold); why != "" {
+		c.refitReason = why
+	}
 }

@@ -233,3 +233,45 @@ func TestUnreadableStateKept(t *testing.T) {
 		t.Errorf("counting model %+v: want refitted from scratch", e.Snapshot("a").Set["counting"])
 	}
 }
+
+// TestModelOfADisabledFitterDropped: a cluster whose rule-set catalog is
+// taken out of the configuration stops serving the advisor (it was served
+// on, and went stale for good): a start without the catalog does not
+// restore the saved one, and after a reload the next fit drops the model,
+// its status and its answer.
+func TestModelOfADisabledFitterDropped(t *testing.T) {
+	fake := promfake.New(testWorkload().Answer)
+	defer fake.Close()
+	cfg := testConfig(t, fake.URL)
+	cfg.Clusters[0].Advisor.CatalogFile = "testdata/advisor-catalog.yml"
+	without := *cfg
+	without.Clusters = append([]config.Cluster(nil), cfg.Clusters...)
+	without.Clusters[0].Advisor.CatalogFile = ""
+	fitters := append(baseFitters(), models.AdvisorFitter{})
+	e := startAt(t, cfg, fitters, testNow)
+	waitSaved(t, cfg, models.Advisor)
+	e.Stop()
+
+	fake.SetMode(promfake.Down)
+	e = startAt(t, &without, fitters, testNow)
+	s := e.Snapshot("a")
+	if _, ok := s.Models[models.Advisor]; ok || s.Set[models.Advisor] != nil || s.Accuracy[models.Advisor] != nil {
+		t.Errorf("restored without a catalog: status %v, model %v", s.Models[models.Advisor], s.Set[models.Advisor] != nil)
+	}
+	e.Stop()
+
+	e = startAt(t, cfg, fitters, testNow)
+	defer e.Stop()
+	if s := e.Snapshot("a"); s.Set[models.Advisor] == nil {
+		t.Fatal("the advisor not restored with its catalog")
+	}
+	fake.SetMode(promfake.Healthy)
+	waitFor(t, "a fit with the catalog", func() bool { return e.Snapshot("a").RuleSets != nil })
+	fits := e.Snapshot("a").Fits
+	e.Start(context.Background(), &without)
+	waitFor(t, "the fit after the reload", func() bool { return e.Snapshot("a").Fits > fits })
+	s = e.Snapshot("a")
+	if _, ok := s.Models[models.Advisor]; ok || s.Set[models.Advisor] != nil || s.RuleSets != nil || s.Accuracy[models.Advisor] != nil {
+		t.Errorf("after the reload without a catalog: status %v, model %v, rule sets %v", s.Models[models.Advisor], s.Set[models.Advisor] != nil, s.RuleSets)
+	}
+}

@@ -140,6 +140,27 @@ func (e *Engine) emptyStatuses(cl *config.Cluster) map[string]apiv1.ModelStatus 
 	return m
 }
 
+// forget removes the model name from a snapshot being built (its fitter is
+// no longer enabled for the cluster: a rule-set catalog or the hosts taken
+// out of the configuration): its model, status, timing and accuracy, and
+// its saved JSON from what persist writes back (a new map: clones share
+// the old).
+func (s *Snapshot) forget(name string) {
+	delete(s.Set, name)
+	delete(s.Models, name)
+	delete(s.FitSeconds, name)
+	delete(s.Accuracy, name)
+	if _, ok := s.unrestored[name]; ok {
+		u := make(map[string]json.RawMessage, len(s.unrestored))
+		for k, v := range s.unrestored {
+			if k != name {
+				u[k] = v
+			}
+		}
+		s.unrestored = u
+	}
+}
+
 // clone returns a shallow copy with its own maps, for building the next
 // snapshot.
 func (s *Snapshot) clone() *Snapshot {

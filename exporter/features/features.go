@@ -155,6 +155,17 @@ func rateWindowFull(f *source.Frame, i int, window time.Duration) (full, known b
 	return true, true
 }
 
+// extrapolated reports whether grid point i's rate is known to come from
+// part of its rate window (source.RateWindowOf: the counters began, or
+// resumed after a gap, and Prometheus extrapolated): such a rate reads low
+// (6.0k IOPS for a true 9.6k), a low load at the latency of the real one,
+// and no model learns from it. A point the frame cannot tell of (its first
+// window) is kept.
+func extrapolated(f *source.Frame, i int) bool {
+	full, known := rateWindowFull(f, i, source.RateWindowOf(f.Range.Step))
+	return known && !full
+}
+
 // MeasuredLoad returns the observations with load whose rate window
 // (window, source.RateWindowOf) was full: what the cluster is known to have
 // served. A window whose rate Prometheus extrapolated from part of it (the
@@ -216,13 +227,14 @@ func OpClasses(o Observed) []conservation.OpClass {
 	}
 }
 
-// CapacityWindows returns one conservation.Window per usable grid point.
+// CapacityWindows returns one conservation.Window per usable grid point
+// (busy, its rate not extrapolated).
 func CapacityWindows(f *source.Frame) []conservation.Window {
 	n := f.Range.N()
 	out := make([]conservation.Window, 0, n)
 	for i := 0; i < n; i++ {
 		o, ok := point(f, i)
-		if !ok {
+		if !ok || extrapolated(f, i) {
 			continue
 		}
 		lat := o.LatencySeconds
@@ -241,14 +253,15 @@ const (
 )
 
 // LatencyColumns returns M-LISP's counter table: names and columns over the
-// frame's grid (NaN = missing), the first two being ColIOPS and ColLatency.
+// frame's grid (NaN = missing), the first two being ColIOPS and ColLatency
+// (missing where the rate was extrapolated).
 func LatencyColumns(f *source.Frame) (names []string, cols [][]float64) {
 	n := f.Range.N()
 	iops := make([]float64, n)
 	lat := make([]float64, n)
 	for i := 0; i < n; i++ {
 		iops[i], lat[i] = math.NaN(), math.NaN()
-		if o, ok := point(f, i); ok {
+		if o, ok := point(f, i); ok && !extrapolated(f, i) {
 			iops[i] = o.IOPS
 			if finite(o.LatencySeconds) && o.LatencySeconds > 0 {
 				lat[i] = o.LatencySeconds
@@ -497,12 +510,12 @@ func (o *Observed) UnmarshalJSON(data []byte) error {
 }
 
 // Observations returns the busy observations of the frame (each with its
-// time), in time order.
+// time), in time order, those of an extrapolated rate left out.
 func Observations(f *source.Frame) []Observed {
 	times := f.Times()
 	out := make([]Observed, 0, len(times))
 	for i := range times {
-		if o, ok := point(f, i); ok {
+		if o, ok := point(f, i); ok && !extrapolated(f, i) {
 			o.Time = times[i]
 			out = append(out, o)
 		}

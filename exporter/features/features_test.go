@@ -364,6 +364,48 @@ func TestMeasuredLoad(t *testing.T) {
 	}
 }
 
+// The windows whose rate Prometheus extrapolated from part of its window
+// (after the gap at 30: 31-34) feed no model: the capacity history, the
+// latency models' observations and M-LISP's IOPS and latency columns leave
+// them out, as MeasuredLoad does; the first windows, which the frame cannot
+// tell of, are kept.
+func TestExtrapolatedRatesFeedNoModel(t *testing.T) {
+	start := time.Unix(1.79e9, 0)
+	step := 15 * time.Second
+	n := 50
+	f := &source.Frame{Range: source.Range{Start: start, End: start.Add(time.Duration(n-1) * step), Step: step}, Signals: map[string][]float64{}}
+	for _, sig := range []string{source.ReadOps, source.WriteOps, source.ReadBytes, source.WriteBytes} {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = float64(100 + i)
+			if i == 30 {
+				v[i] = math.NaN()
+			}
+		}
+		f.Signals[sig] = v
+	}
+	times := f.Times()
+	skipped := map[float64]bool{times[30]: true, times[31]: true, times[32]: true, times[33]: true, times[34]: true}
+	obs := Observations(f)
+	if len(obs) != n-5 {
+		t.Errorf("%d observations, want %d", len(obs), n-5)
+	}
+	for _, o := range obs {
+		if skipped[o.Time] {
+			t.Errorf("observation at %v: its rate was extrapolated", o.Time)
+		}
+	}
+	if w := CapacityWindows(f); len(w) != n-5 {
+		t.Errorf("%d capacity windows, want %d", len(w), n-5)
+	}
+	_, cols := LatencyColumns(f)
+	for i := range times {
+		if got := !math.IsNaN(cols[0][i]); got == skipped[times[i]] {
+			t.Errorf("IOPS column at %d: %v", i, cols[0][i])
+		}
+	}
+}
+
 // Finite inputs whose sums or ratios overflow are not measurements: such a
 // window is dropped rather than carried, as an infinite size, into the
 // models and the saved state (which JSON cannot encode).

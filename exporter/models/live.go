@@ -255,14 +255,16 @@ func (s Set) loadETA(now, iops float64) (float64, bool) {
 	return 0, false
 }
 
-// checkLatency compares a latency model's mean at the observed load with
-// the observed latency.
-func checkLatency(l Latency, obs features.Observed, threshold float64) string {
-	if !(obs.LatencySeconds > 0) {
+// CheckLatency is the accuracy trigger of the served latency model l: its
+// mean at the observed load and mix, as storcast_predicted_latency_seconds
+// serves it at load_factor 1 (LatencyAtLoad), against the observed latency;
+// "" when it is within threshold, or l has no finite latency there.
+func (s Set) CheckLatency(l Latency, obs features.Observed, threshold float64) string {
+	if l == nil || !(obs.LatencySeconds > 0) {
 		return ""
 	}
-	b, ok := l.At(obs.IOPS)
-	if !ok || !(b.Mean > 0) {
+	b, ok := s.LatencyAtLoad(l, obs, 1)
+	if !ok || !(b.Mean > 0) || math.IsInf(b.Mean, 1) {
 		return ""
 	}
 	if rel := math.Abs(b.Mean-obs.LatencySeconds) / obs.LatencySeconds; 1-rel < threshold {

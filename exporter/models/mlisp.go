@@ -9,7 +9,6 @@ import (
 
 	"github.com/storcast/storcast/exporter/config"
 	"github.com/storcast/storcast/exporter/features"
-	"github.com/storcast/storcast/exporter/source"
 	"github.com/storcast/storcast/forecaster/backtest"
 	"github.com/storcast/storcast/forecaster/mlisp"
 )
@@ -26,7 +25,6 @@ var (
 	_ Fitter  = MLISPFitter{}
 	_ Latency = (*mlispLatency)(nil)
 	_ Fitted  = (*mlispLatency)(nil)
-	_ Checker = (*mlispLatency)(nil)
 )
 
 // mlispLatency is a fitted M-LISP model with its backtest accuracy.
@@ -79,12 +77,6 @@ func (l *mlispLatency) Accuracy() float64 { return l.Acc }
 func (l *mlispLatency) Samples() int      { return len(l.M.Samples) }
 
 func (l *mlispLatency) Scores() map[string]float64 { return scoreOf("latency", l.Acc) }
-
-// Check implements Checker: the curve's mean at the observed load against
-// the observed latency.
-func (l *mlispLatency) Check(_ *source.Frame, obs features.Observed, threshold float64) string {
-	return checkLatency(l, obs, threshold)
-}
 
 func (l *mlispLatency) MarshalJSON() ([]byte, error) {
 	acc := l.Acc

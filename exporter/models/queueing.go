@@ -90,7 +90,6 @@ type QueueingFitter struct {
 var (
 	_ Fitter  = QueueingFitter{}
 	_ Latency = (*queueingLatency)(nil)
-	_ Checker = (*queueingLatency)(nil)
 )
 
 func (QueueingFitter) Name() string                 { return Queueing }
@@ -358,10 +357,6 @@ func (l *queueingLatency) Crossing(slo float64) Band {
 func (l *queueingLatency) Accuracy() float64          { return l.Acc }
 func (l *queueingLatency) Samples() int               { return l.M.N }
 func (l *queueingLatency) Scores() map[string]float64 { return scoreOf("latency", l.Acc) }
-
-func (l *queueingLatency) Check(_ *source.Frame, obs features.Observed, threshold float64) string {
-	return checkLatency(l, obs, threshold)
-}
 
 func (l *queueingLatency) MarshalJSON() ([]byte, error) {
 	acc := l.Acc

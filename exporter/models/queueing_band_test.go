@@ -147,3 +147,27 @@ func TestLatencyAtLoadOnTheFrontier(t *testing.T) {
 		}
 	}
 }
+
+// The accuracy trigger reads the capacity-anchored model as it is served,
+// at the observed mix: all writes at 70% of the write max, at the latency
+// the model gives at U 0.7, is accurate (read on the axis of the 50/50 mix
+// it was fitted at, those IOPS are U 0.41, and the same latency read 60%
+// off); twice that latency is not.
+func TestCheckLatencyAtTheObservedMix(t *testing.T) {
+	cal := conservation.Calibration{Points: []conservation.Point{{IOSizeBytes: 4096, ReadIOPS: 18052, WriteIOPS: 3142}}}
+	l, capFit, _ := fitOnRamp(t, cal, 0.05)
+	set := Set{Conservation: capFit, Queueing: l}
+	want, ok := l.AtUtilization(0.7)
+	if !ok {
+		t.Fatal("no latency at U 0.7")
+	}
+	writes := features.Observed{ReadRatio: 0, IOSizeBytes: 4096, ReadSizeBytes: 4096, WriteSizeBytes: 4096,
+		WriteIOPS: 0.7 * 3142, IOPS: 0.7 * 3142, LatencySeconds: want.Mean}
+	if why := set.CheckLatency(l, writes, 0.7); why != "" {
+		t.Errorf("the served latency observed: refit %q", why)
+	}
+	writes.LatencySeconds = 2 * want.Mean
+	if why := set.CheckLatency(l, writes, 0.7); why != "latency accuracy below threshold" {
+		t.Errorf("twice the served latency observed: refit %q", why)
+	}
+}

@@ -107,15 +107,41 @@ func IsLatency(signal string) bool {
 	return signal == Latency || signal == ReadLatency || signal == WriteLatency
 }
 
+// physicalDisks leaves out device-mapper and md devices: an LVM volume (how
+// ceph-volume lays out OSDs) or a RAID counts each request again above
+// the disk it lands on, and never merges (the disk below does), so with
+// them the sequential share would read about half.
+var physicalDisks = config.Matcher{Name: "device", Op: "!~", Value: "dm-.*|md.*"}
+
+// diskRequests is the rate of the cluster's hosts' reads and writes merged
+// or completed by the block layer, over the physical disks of the hosts
+// hosts.matchers and each role select (a host in two roles counted once:
+// "or" keeps one series per label set).
+func diskRequests(cl *config.Cluster, kind, window string) string {
+	var sels []string
+	if len(cl.Hosts.Roles) == 0 {
+		sels = append(sels, config.Selector(cl.Hosts.Matchers, []config.Matcher{physicalDisks}))
+	}
+	for _, r := range cl.Hosts.Roles {
+		sels = append(sels, config.Selector(cl.Hosts.Matchers, r.Matchers, []config.Matcher{physicalDisks}))
+	}
+	var sums []string
+	for _, op := range []string{"reads", "writes"} {
+		var rates []string
+		for _, sel := range sels {
+			rates = append(rates, fmt.Sprintf("rate(node_disk_%s_%s_total{%s}[%s])", op, kind, sel, window))
+		}
+		sums = append(sums, "sum("+strings.Join(rates, " or ")+")")
+	}
+	return strings.Join(sums, " + ")
+}
+
 // ClusterQueries returns the PromQL of each signal of cl for a rate window.
 func ClusterQueries(cl *config.Cluster, window string) map[string]string {
 	q := map[string]string{}
 	if len(cl.Hosts.Roles) > 0 || len(cl.Hosts.Matchers) > 0 {
-		// Every disk of the cluster's hosts: the storage daemons' data
-		// disks carry nearly all the requests.
-		sel := config.Selector(cl.Hosts.Matchers)
-		q[DiskMerged] = fmt.Sprintf("sum(rate(node_disk_reads_merged_total{%[1]s}[%[2]s])) + sum(rate(node_disk_writes_merged_total{%[1]s}[%[2]s]))", sel, window)
-		q[DiskCompleted] = fmt.Sprintf("sum(rate(node_disk_reads_completed_total{%[1]s}[%[2]s])) + sum(rate(node_disk_writes_completed_total{%[1]s}[%[2]s]))", sel, window)
+		q[DiskMerged] = diskRequests(cl, "merged", window)
+		q[DiskCompleted] = diskRequests(cl, "completed", window)
 	}
 	if cl.Kind == config.KindGeneric {
 		for _, s := range config.Signals {

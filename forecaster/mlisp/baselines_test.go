@@ -15,13 +15,18 @@ import (
 // time is L = S·(1 + N) with N = ρ/(1 − ρ) the mean number in system, so
 // L is exactly linear in the outstanding IO and its closed form is the
 // same curve. (With IOPS·L in IOPS·ms, L = S + (1/Mu)·IOPS·L, so A = 1/Mu.)
-func TestBaselinesRecoverMM1(t *testing.T) {
-	q := mm1{S: 2, Mu: 2000}
-	var iops, lat []float64
+// rampOf is q's exact latency at 50, 75, ... 1000 IOPS.
+func rampOf(q mm1) (iops, lat []float64) {
 	for x := 50.0; x <= 1000; x += 25 {
 		iops = append(iops, x)
 		lat = append(lat, q.latency(x))
 	}
+	return iops, lat
+}
+
+func TestBaselinesRecoverMM1(t *testing.T) {
+	q := mm1{S: 2, Mu: 2000}
+	iops, lat := rampOf(q)
 	qf, err := FitQueueing(iops, lat)
 	if err != nil {
 		t.Fatal(err)
@@ -57,12 +62,7 @@ func TestBaselinesRecoverMM1(t *testing.T) {
 func TestBaselinesRecoverMM1NearSaturation(t *testing.T) {
 	for _, rho := range []float64{0.993, 0.996} {
 		q := mm1{S: 2, Mu: 1000 / rho}
-		var iops, lat []float64
-		for x := 50.0; x <= 1000; x += 25 {
-			iops = append(iops, x)
-			lat = append(lat, q.latency(x))
-		}
-		qf, err := FitQueueing(iops, lat)
+		qf, err := FitQueueing(rampOf(q))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,48 @@
+package engine
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/storcast/storcast/exporter/features"
+	"github.com/storcast/storcast/exporter/models"
+	"github.com/storcast/storcast/exporter/source"
+)
+
+// flatLatency is a latency model whose mean is the same at every load.
+type flatLatency struct{ mean float64 }
+
+func (l flatLatency) Curve() []models.LatencyPoint { return nil }
+func (l flatLatency) At(float64) (models.Band, bool) {
+	return models.Band{Lower: l.mean, Mean: l.mean, Upper: l.mean}, true
+}
+func (flatLatency) Crossing(float64) models.Band {
+	return models.Band{Lower: math.NaN(), Mean: math.NaN(), Upper: math.NaN()}
+}
+func (flatLatency) Accuracy() float64            { return math.NaN() }
+func (flatLatency) Samples() int                 { return 1 }
+func (flatLatency) Scores() map[string]float64   { return nil }
+func (flatLatency) MarshalJSON() ([]byte, error) { return []byte("{}"), nil }
+
+// TestAccuracyTriggerReadsTheServedLatencyModel: the accuracy trigger
+// scores the latency model storcast serves (fit.latency_model), not the
+// other one fitted beside it: with the served model exact and the other
+// 500 times off, nothing refits; served the other way round, it refits.
+func TestAccuracyTriggerReadsTheServedLatencyModel(t *testing.T) {
+	cfg := testConfig(t, "http://127.0.0.1:1")
+	e := New(Options{Now: (&clock{t: testNow}).Now})
+	obs := features.Observed{ReadIOPS: 500, WriteIOPS: 500, IOPS: 1000, ReadRatio: 0.5, IOSizeBytes: 4096,
+		ReadSizeBytes: 4096, WriteSizeBytes: 4096, LatencySeconds: 0.002}
+	for _, c := range []struct {
+		served, want string
+	}{{models.Queueing, ""}, {models.MLISP, "latency accuracy below threshold"}} {
+		cl := &cluster{name: "a", cfg: cfg.Clusters[0], lastFit: testNow.Add(-time.Hour)}
+		s := &Snapshot{Cluster: "a", LatencyModel: c.served, Observed: obs, HasObserved: true,
+			Set: models.Set{models.Queueing: flatLatency{0.002}, models.MLISP: flatLatency{1}}}
+		e.derive(cfg, cl, s, &source.Frame{})
+		if cl.refitReason != c.want {
+			t.Errorf("%s served: refit reason %q, want %q", c.served, cl.refitReason, c.want)
+		}
+	}
+}
