@@ -231,10 +231,12 @@ func ClusterHeadroom() Dashboard {
 		prom("B", "storcast_utilization_ratio{"+c+"}", "utilization")))
 	hr.FieldConfig.Defaults["thresholds"] = headroom
 
-	fc := l.add(12, 9, timeseries("IOPS forecast", "Demand trend of observed IOPS into the future with its 95% band, against forecast max IOPS (storcast plugin).", "iops",
+	// No horizon: the panel draws only within the dashboard's range, whose
+	// end (now+2d) already lies in the future.
+	fc := l.add(12, 9, timeseries("IOPS forecast", "Demand trend of observed IOPS into the future (to the dashboard's end) with its 95% band, against forecast max IOPS (storcast plugin).", "iops",
 		nil,
-		Target{RefID: "A", Datasource: pluginDS, QueryType: "forecast", Cluster: "$cluster", Series: "iops", Horizon: "2d"},
-		Target{RefID: "B", Datasource: pluginDS, QueryType: "forecast", Cluster: "$cluster", Series: "max_iops", Horizon: "2d"}))
+		Target{RefID: "A", Datasource: pluginDS, QueryType: "forecast", Cluster: "$cluster", Series: "iops"},
+		Target{RefID: "B", Datasource: pluginDS, QueryType: "forecast", Cluster: "$cluster", Series: "max_iops"}))
 	fc.FieldConfig.Defaults["custom"].(map[string]any)["fillOpacity"] = 10
 	l.add(12, 9, timeseries("Saturation ETA over time", "Seconds until the demand trend meets max IOPS and the latency SLO. A falling line is growth; gaps are +Inf (no growth).", "s",
 		nil, prom("A", "storcast_saturation_eta_seconds{"+c+"} < +Inf", "{{limit}}")))

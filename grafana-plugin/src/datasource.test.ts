@@ -1,5 +1,5 @@
 import { vi } from 'vitest';
-import type { DataSourceInstanceSettings } from '@grafana/data';
+import { CoreApp, type DataSourceInstanceSettings } from '@grafana/data';
 
 import { DataSource } from './datasource';
 import { StorcastOptions, StorcastQuery, templatedFields } from './types';
@@ -20,6 +20,14 @@ vi.mock('@grafana/runtime', () => ({
 const ds = new DataSource({} as DataSourceInstanceSettings<StorcastOptions>);
 
 describe('DataSource', () => {
+  it('starts a new query without a horizon', () => {
+    // A time series panel draws only within the dashboard's range: a
+    // default horizon fetched points it never draws, at a coarser step.
+    const q = ds.getDefaultQuery(CoreApp.Dashboard);
+    expect(q.queryType).toBe('forecast');
+    expect(q.horizon).toBeUndefined();
+  });
+
   it('replaces template variables in every field', () => {
     const scoped: Record<string, { text: string; value: string }> = {};
     const query: StorcastQuery = { refId: 'A', queryType: 'whatIf' };

@@ -48,10 +48,14 @@ export const templatedFields = [
   'hostsAdded',
 ] as const satisfies ReadonlyArray<keyof StorcastQuery>;
 
+/**
+ * A new query: no horizon, since a time series panel draws only within the
+ * dashboard's range (its end set in the future shows the forecast); a
+ * horizon would fetch points past it that the panel never draws.
+ */
 export const defaultQuery: Partial<StorcastQuery> = {
   queryType: 'forecast',
   series: 'iops',
-  horizon: '7d',
 };
 
 /** jsonData of the data source. */

@@ -357,8 +357,16 @@ func TestPluginOverGRPC(t *testing.T) {
 	if len(x) < 2 {
 		t.Fatalf("latency curve has %d points", len(x))
 	}
+	unbounded := false // the upper bound is null (NaN here) from the capacity band's lower bound on
 	for i := range x {
-		if !(llo[i] <= mean[i] && mean[i] <= lhi[i]) || mean[i] <= 0 {
+		up := lhi[i]
+		if math.IsNaN(up) {
+			up, unbounded = math.Inf(1), true
+		} else if unbounded {
+			t.Errorf("latency point %d at %v IOPS: a finite upper bound %v after a null one", i, x[i], up)
+			break
+		}
+		if !(llo[i] <= mean[i] && mean[i] <= up) || mean[i] <= 0 {
 			t.Errorf("latency point %d at %v IOPS: mean %v outside [%v, %v]", i, x[i], mean[i], llo[i], lhi[i])
 			break
 		}

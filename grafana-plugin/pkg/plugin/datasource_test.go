@@ -84,6 +84,49 @@ func floats(t *testing.T, f *data.Frame, name string) []float64 {
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol*math.Max(1, math.Abs(b)) }
 
+// Two clusters' forecasts in one panel: Grafana draws a band by finding the
+// field named in fillBelowTo among the panel's display names, so every
+// display name is unique across the queries and each upper names its own
+// frame's lower.
+func TestForecastsOfTwoClustersKeepTheirBands(t *testing.T) {
+	sc := storcasttest.New(storcasttest.Options{})
+	defer sc.Close()
+	d := newDS(t, sc.URL, "", nil)
+	now := sc.Now()
+	var qs []backend.DataQuery
+	for _, c := range []string{"ceph-a", "swift-b"} {
+		qs = append(qs, backend.DataQuery{RefID: c, QueryType: "forecast", Interval: time.Hour,
+			TimeRange: backend.TimeRange{From: now.Add(-6 * time.Hour), To: now.Add(6 * time.Hour)},
+			JSON:      js(map[string]any{"cluster": c, "series": "iops"})})
+	}
+	resp, err := d.QueryData(context.Background(), &backend.QueryDataRequest{Queries: qs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]string{}
+	for ref, r := range resp.Responses {
+		mustOK(t, r)
+		for _, f := range r.Frames {
+			names := map[string]bool{}
+			for _, field := range f.Fields {
+				if field.Config == nil || field.Config.DisplayNameFromDS == "" {
+					continue
+				}
+				n := field.Config.DisplayNameFromDS
+				if other, dup := seen[n]; dup {
+					t.Errorf("display name %q in the answers to %s and %s", n, other, ref)
+				}
+				seen[n], names[n] = ref, true
+			}
+			if up, _ := f.FieldByName("upper"); up != nil {
+				if below, _ := up.Config.Custom["fillBelowTo"].(string); !names[below] {
+					t.Errorf("%s: upper fills to %q, not a field of its own frame %v", ref, below, names)
+				}
+			}
+		}
+	}
+}
+
 func TestForecastFollowsTheTrendIntoTheFuture(t *testing.T) {
 	sc := storcasttest.New(storcasttest.Options{})
 	defer sc.Close()
@@ -125,11 +168,11 @@ func TestForecastFollowsTheTrendIntoTheFuture(t *testing.T) {
 	}
 	// The band is drawn: upper fills down to lower by display name.
 	up, _ := f.FieldByName("upper")
-	if up.Config.Custom["fillBelowTo"] != "iops lower" {
+	if up.Config.Custom["fillBelowTo"] != "ceph-a iops lower" {
 		t.Errorf("upper's fillBelowTo = %v", up.Config.Custom)
 	}
 	lower, _ := f.FieldByName("lower")
-	if lower.Config.DisplayNameFromDS != "iops lower" || up.Config.Unit != "iops" {
+	if lower.Config.DisplayNameFromDS != "ceph-a iops lower" || up.Config.Unit != "iops" {
 		t.Errorf("lower display name %q, unit %q", lower.Config.DisplayNameFromDS, up.Config.Unit)
 	}
 	if f.Meta == nil || f.Meta.Type != data.FrameTypeTimeSeriesWide || !strings.Contains(f.Meta.ExecutedQueryString, "series=iops") {
@@ -232,8 +275,12 @@ func TestLatencyCurve(t *testing.T) {
 	if slo[0] != c.SLOSeconds || slo[1] != c.SLOSeconds {
 		t.Errorf("slo line = %v", slo)
 	}
-	// The knee is reported: mean crosses 50 ms at max*(1-1/50).
-	wantKnee := fmt.Sprintf("at %.0f IOPS", maxIOPS*(1-0.001/c.SLOSeconds))
+	// The knee is reported: mean crosses 50 ms at max*(1-1/50), its band
+	// from the upper latency bound's crossing (the lowest IOPS: here the
+	// capacity band's lower bound, where it becomes unbounded) to the lower
+	// bound's.
+	wantKnee := fmt.Sprintf("at %.0f IOPS (95%% band %.0f to %.0f)", maxIOPS*(1-0.001/c.SLOSeconds),
+		math.Min(maxIOPS*(1-1.1*0.001/c.SLOSeconds), storcasttest.CapacityLowerShare*maxIOPS), maxIOPS*(1-0.9*0.001/c.SLOSeconds))
 	// And where the band loses its upper bound.
 	wantSat := fmt.Sprintf("from %.0f IOPS the load is at or past the lower bound of capacity", storcasttest.CapacityLowerShare*maxIOPS)
 	if n := curve.Meta.Notices; len(n) != 2 || !strings.Contains(n[0].Text, wantKnee) || !strings.Contains(n[0].Text, "50 ms SLO") ||
@@ -277,6 +324,25 @@ func TestCapacityCurve(t *testing.T) {
 	// The query inspector shows the parameters as a person writes them.
 	if got, want := r.Frames[0].Meta.ExecutedQueryString, "GET /api/v1/capacity_curve?cluster=ceph-a&io_size_bytes=8388608"; got != want {
 		t.Errorf("executed query %q, want %q", got, want)
+	}
+}
+
+// Before the first observation storcast answers a capacity curve asked at
+// an IO size with no current mix (zeros): the plugin marks no point at 0%
+// reads and 0 IOPS; a mix without a capacity there has its max IOPS null,
+// not 0.
+func TestCapacityCurveWithoutCurrentMix(t *testing.T) {
+	cc := apiv1.CapacityCurve{Cluster: "a", IOSizeBytes: 4096, Points: []apiv1.CapacityPoint{{ReadRatio: 0, MaxIOPS: 100}, {ReadRatio: 1, MaxIOPS: 300}}}
+	if f := capacityFrames(cc); len(f) != 1 || f[0].Name != "capacity" {
+		t.Errorf("no observed mix: %d frames, want the curve alone", len(f))
+	}
+	cc.Current = apiv1.CurrentMix{ReadRatio: 0.5, IOSizeBytes: 4096, IOPS: 120}
+	f := capacityFrames(cc)
+	if len(f) != 2 {
+		t.Fatalf("with a mix: %d frames", len(f))
+	}
+	if m, _ := f[1].FieldByName("maxIops"); m == nil || m.Len() != 1 || m.At(0).(*float64) != nil {
+		t.Errorf("max IOPS at a mix without capacity: %v, want null", m)
 	}
 }
 

@@ -68,7 +68,9 @@ func forecastFrames(fc apiv1.Forecast, executed string) data.Frames {
 	labels := func(line string) data.Labels {
 		return data.Labels{"cluster": fc.Cluster, "series": fc.Series, "line": line}
 	}
-	name := fc.Series
+	// The cluster in every display name: fillBelowTo finds the band's lower
+	// field by display name, which must be unique across a panel's queries.
+	name := fc.Cluster + " " + fc.Series
 	f := data.NewFrame(name,
 		data.NewField("time", nil, ts),
 		data.NewField("value", labels("forecast"), val).SetConfig(&data.FieldConfig{DisplayNameFromDS: name, Unit: unit}),
@@ -149,7 +151,10 @@ func latencyFrames(lc apiv1.LatencyCurve) data.Frames {
 func kneeText(lc apiv1.LatencyCurve) string {
 	s := fmt.Sprintf("%s latency crosses its %s ms SLO at %.0f IOPS", lc.Latency, number(lc.SLOSeconds*1000), *lc.KneeIOPS.Mean)
 	if lc.KneeIOPS.Lower != nil && lc.KneeIOPS.Upper != nil {
-		s += fmt.Sprintf(" (95%% band %.0f to %.0f)", *lc.KneeIOPS.Lower, *lc.KneeIOPS.Upper)
+		// The upper latency bound crosses the SLO first: its knee is the
+		// lowest IOPS of the band.
+		lo, hi := math.Min(*lc.KneeIOPS.Lower, *lc.KneeIOPS.Upper), math.Max(*lc.KneeIOPS.Lower, *lc.KneeIOPS.Upper)
+		s += fmt.Sprintf(" (95%% band %.0f to %.0f)", lo, hi)
 	}
 	return s
 }
@@ -177,10 +182,19 @@ func capacityFrames(cc apiv1.CapacityCurve) data.Frames {
 			Text: "IO size " + number(cc.IOSizeBytes) + " bytes is outside the range the model was calibrated on: the curve is extrapolated"})
 	}
 	staleNotice(curve, cc.Stale)
+	if !(cc.Current.IOSizeBytes > 0) {
+		// No observed mix yet (the curve was asked at a given IO size):
+		// no point to mark, rather than one at 0% reads and 0 IOPS.
+		return data.Frames{curve}
+	}
+	var maxAtMix *float64 // null: no capacity at today's mix
+	if m := cc.Current.MaxIOPS; m > 0 {
+		maxAtMix = &m
+	}
 	current := data.NewFrame("current",
 		data.NewField("readRatio", nil, []float64{cc.Current.ReadRatio}).SetConfig(&data.FieldConfig{DisplayNameFromDS: "current read ratio", Unit: "percentunit"}),
 		data.NewField("iops", nil, []float64{cc.Current.IOPS}).SetConfig(&data.FieldConfig{DisplayNameFromDS: "current IOPS", Unit: "iops"}),
-		data.NewField("maxIops", nil, []float64{cc.Current.MaxIOPS}).SetConfig(&data.FieldConfig{DisplayNameFromDS: "max IOPS at current mix", Unit: "iops"}),
+		data.NewField("maxIops", nil, []*float64{maxAtMix}).SetConfig(&data.FieldConfig{DisplayNameFromDS: "max IOPS at current mix", Unit: "iops"}),
 		data.NewField("ioSizeBytes", nil, []float64{cc.Current.IOSizeBytes}).SetConfig(&data.FieldConfig{DisplayNameFromDS: "current IO size", Unit: "bytes"}),
 	)
 	return data.Frames{curve, current}

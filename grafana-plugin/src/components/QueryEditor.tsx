@@ -118,7 +118,7 @@ export function QueryEditor({ query, onChange, onRunQuery, datasource }: Props) 
               onChange={(v: SelectableValue<string>) => update({ series: v.value })}
             />
           </InlineField>
-          {text('horizon', 'Horizon', '7d', 'How far past the dashboard\'s end the forecast goes (e.g. 7d, 12h)')}
+          {text('horizon', 'Horizon', 'none', 'How far past the dashboard\'s end the request goes (e.g. 7d), for alert rules and tables: a time series panel draws only within the dashboard\'s range, so set its end in the future (now+7d) to see the forecast')}
           {text('step', 'Min step', 'auto', 'Smallest step between points (e.g. 5m); Grafana\'s interval otherwise')}
         </InlineFieldRow>
       )}

@@ -345,12 +345,14 @@ func (s *Server) latencyCurve(w http.ResponseWriter, r *http.Request) {
 		x := c.BaseIOPS * float64(i) / 5
 		out.Observed = append(out.Observed, apiv1.ObservedLatency{IOPS: x, LatencySeconds: 0.001 / (1 - x/maxIOPS)})
 	}
-	// Each bound crosses the SLO where bound(x) = SLO: x = max*(1 - k*1ms/SLO).
-	// The upper bound, unbounded from the capacity band's lower bound,
-	// crosses there at the latest.
+	// Each bound crosses the SLO where bound(x) = SLO: x = max*(1 - k*1ms/SLO),
+	// k 0.9 for the lower latency bound (the highest IOPS), 1.1 for the
+	// upper (the lowest), as storcast's knee band is. The upper bound,
+	// unbounded from the capacity band's lower bound, crosses there at the
+	// latest.
 	knee := func(k float64) *float64 { v := maxIOPS * (1 - k*0.001/c.SLOSeconds); return &v }
-	upper := math.Min(*knee(0.9), CapacityLowerShare*maxIOPS)
-	out.KneeIOPS = apiv1.Band{Lower: knee(1.1), Mean: knee(1), Upper: &upper}
+	upper := math.Min(*knee(1.1), CapacityLowerShare*maxIOPS)
+	out.KneeIOPS = apiv1.Band{Lower: knee(0.9), Mean: knee(1), Upper: &upper}
 	ok(w, out)
 }
 
