@@ -366,11 +366,13 @@ func TestRulesUseExportedSeries(t *testing.T) {
 // TestAlertmanagerInhibition evaluates the example's inhibit rules as
 // Alertmanager does (a target alert is muted while a source alert fires
 // whose labels in `equal` are the same, a label absent on both counting as
-// equal) on the alerts of a sharded deployment: storcast-1 down mutes only
-// what storcast-1 itself reported, not the other shards' or replicas'
-// pages, nor the shard mismatch that names the clusters left without a
-// forecast; a cluster's source down mutes the forecasts frozen for that
-// cluster, not another cluster's, nor the shard mismatch.
+// equal) on the alerts of a sharded deployment with an HA pair (replicas a
+// and b of shard 0, same instance, told apart by the external replica
+// label): a cluster's source down on one storcast mutes that storcast's
+// frozen forecasts of that cluster, not another cluster's, not the other
+// replica's live ones, nor the shard mismatch; a storcast down mutes
+// nothing (its series go stale, its alerts resolve by themselves; muting
+// by instance silenced the live replica and, without equal, every shard).
 func TestAlertmanagerInhibition(t *testing.T) {
 	var cfg struct {
 		InhibitRules []struct {
@@ -418,34 +420,33 @@ func TestAlertmanagerInhibition(t *testing.T) {
 		}
 		return false
 	}
-	alert := func(name, instance, cluster string) map[string]string {
+	alert := func(name, instance, replica, cluster string) map[string]string {
 		a := map[string]string{"alertname": name, "job": "storcast"}
-		if instance != "" {
-			a["instance"] = instance
-		}
-		if cluster != "" {
-			a["cluster"] = cluster
+		for k, v := range map[string]string{"instance": instance, "replica": replica, "cluster": cluster} {
+			if v != "" {
+				a[k] = v
+			}
 		}
 		return a
 	}
 	firing := []map[string]string{
-		alert("StorcastExporterDown", "storcast-1", ""),
-		alert("StorcastSourceDown", "storcast-0", "ceph-a"),
+		alert("StorcastExporterDown", "storcast-1", "", ""),
+		alert("StorcastSourceDown", "storcast-0", "a", "ceph-a"),
 	}
 	for _, c := range []struct {
 		a     map[string]string
 		muted bool
 	}{
-		{alert("StorcastHeadroomCritical", "storcast-1", "ceph-b"), true},   // reported by the instance that is down
-		{alert("StorcastHeadroomCritical", "storcast-2", "ceph-c"), false},  // another shard
-		{alert("StorcastHeadroomCritical", "storcast-1b", "ceph-b"), false}, // the down instance's HA replica
+		{alert("StorcastHeadroomCritical", "storcast-1", "", "ceph-b"), false}, // the down storcast's: resolves by itself
+		{alert("StorcastHeadroomCritical", "storcast-2", "", "ceph-c"), false}, // another shard
 		{map[string]string{"alertname": "StorcastShardMismatch", "cluster": "ceph-b"}, false},
-		{alert("StorcastHeadroomCritical", "storcast-0", "ceph-a"), true}, // frozen: ceph-a's source is down
-		{alert("StorcastMaxIOPSSaturationPredicted", "storcast-0", "ceph-a"), true},
-		{alert("StorcastModelStale", "storcast-0", "ceph-a"), true},
-		{alert("StorcastHeadroomLow", "storcast-0", "ceph-d"), false}, // another cluster of the same shard
+		{alert("StorcastHeadroomCritical", "storcast-0", "a", "ceph-a"), true}, // frozen: this replica's source is down
+		{alert("StorcastMaxIOPSSaturationPredicted", "storcast-0", "a", "ceph-a"), true},
+		{alert("StorcastModelStale", "storcast-0", "a", "ceph-a"), true},
+		{alert("StorcastHeadroomCritical", "storcast-0", "b", "ceph-a"), false}, // the other replica, whose source answers
+		{alert("StorcastHeadroomLow", "storcast-0", "a", "ceph-d"), false},      // another cluster of the same shard
 		{map[string]string{"alertname": "StorcastShardMismatch", "cluster": "ceph-a"}, false},
-		{alert("StorcastSourceDown", "storcast-0", "ceph-a"), false},
+		{alert("StorcastSourceDown", "storcast-0", "a", "ceph-a"), false},
 	} {
 		if got := inhibited(c.a, firing); got != c.muted {
 			t.Errorf("%v: inhibited %v, want %v", c.a, got, c.muted)

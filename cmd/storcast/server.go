@@ -1,12 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/storcast/storcast/exporter/api"
 	"github.com/storcast/storcast/exporter/apiv1"
 )
 
@@ -88,9 +88,7 @@ func limitInFlight(h http.Handler, n int) http.Handler {
 			// The API answers in its envelope, refusals included: a client
 			// (the Grafana plugin) then reports "unavailable", not an
 			// answer that is not storcast's.
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusServiceUnavailable)
-			json.NewEncoder(w).Encode(apiv1.Envelope{Status: "error", ErrorType: apiv1.ErrUnavailable, Error: msg})
+			api.WriteError(w, &api.Error{Type: apiv1.ErrUnavailable, Msg: msg})
 		}
 	})
 }

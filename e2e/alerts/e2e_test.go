@@ -57,7 +57,7 @@ func TestSteadyScenarioRaisesNoAlert(t *testing.T) {
 		present, _, _ := promQuery(s.prometheus, `count by (__name__) ({__name__=~"storcast_.+"})`)
 		return len(ls) == 1, fmt.Sprintf("storcast series in Prometheus: %v", present)
 	})
-	// Several fits and many rule evaluations (fit interval 15 s, evaluation 2 s).
+	// Several fits and many rule evaluations (fit interval 30 s, evaluation 2 s).
 	soak := 3*fitInterval + 5*evalInterval
 	t.Logf("forecasts present; soaking %s", soak)
 	deadline := time.Now().Add(soak)

@@ -100,6 +100,11 @@ func decodeWhatIf(body io.Reader) (apiv1.WhatIfRequest, error) {
 	return req, nil
 }
 
+// WriteError answers err in the API's envelope with its status code, for
+// the HTTP server's own refusals of /api/ requests (too many in progress):
+// a client of the API then reads every answer the same way.
+func WriteError(w http.ResponseWriter, err *Error) { write(w, slog.Default(), nil, err) }
+
 func write(w http.ResponseWriter, log *slog.Logger, data any, err error) {
 	w.Header().Set("Content-Type", "application/json")
 	env := apiv1.Envelope{Status: "success", Data: data}

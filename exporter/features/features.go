@@ -355,7 +355,7 @@ func HostFeatures(f *source.Frame, schema insideout.Schema, maxWindows int) (Hos
 		if i < 0 {
 			break
 		}
-		if _, ok := point(f, i); !ok {
+		if _, ok := point(f, i); !ok || extrapolated(f, i) {
 			continue
 		}
 		usable := true
@@ -452,13 +452,17 @@ func HostSchema(f *source.Frame) (schema insideout.Schema, leftOut []string) {
 }
 
 // Demand returns (time, total IOPS) at the usable grid points: the busy
-// ones and the idle ones (ops present and zero), whose demand is 0 — a
-// cluster idle at night has a demand of 0 at night, and a trend fitted on
-// its busy hours alone would forecast load there.
+// ones (their rate not extrapolated) and the idle ones (ops present and
+// zero), whose demand is 0 — a cluster idle at night has a demand of 0 at
+// night, and a trend fitted on its busy hours alone would forecast load
+// there.
 func Demand(f *source.Frame) (t, iops []float64) {
 	times := f.Times()
 	for i := range times {
 		if o, ok := point(f, i); ok {
+			if extrapolated(f, i) {
+				continue
+			}
 			t = append(t, times[i])
 			iops = append(iops, o.IOPS)
 		} else if idle(f, i) {

@@ -404,6 +404,15 @@ func TestExtrapolatedRatesFeedNoModel(t *testing.T) {
 			t.Errorf("IOPS column at %d: %v", i, cols[0][i])
 		}
 	}
+	dt, _ := Demand(f)
+	if len(dt) != n-5 {
+		t.Errorf("%d demand points, want %d", len(dt), n-5)
+	}
+	for _, x := range dt {
+		if skipped[x] {
+			t.Errorf("demand at %v: its rate was extrapolated", x)
+		}
+	}
 }
 
 // Finite inputs whose sums or ratios overflow are not measurements: such a

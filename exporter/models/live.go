@@ -175,17 +175,18 @@ func (s Set) Outlook(obs features.Observed, hasObs bool, live Live, sloSeconds f
 }
 
 // LatencyAtLoad is the latency at f times the observed load, at the
-// observed mix. The capacity-anchored model answers at the frontier's
-// utilization of that load (the mix observed now, not the one it was fitted
-// at, as a what-if does); where that load is at or past capacity the
-// cluster saturates there: the mean and upper bound are +Inf (no finite
-// latency; the alert on the latency at extra load fires rather than lose
-// its series) and the lower bound NaN (not exported). A model in IOPS
-// (M-LISP) reads its curve at f × IOPS; ok is false outside it.
+// observed mix. Where the capacity frontier puts that load at or past
+// capacity the cluster saturates there, whatever the latency model: the
+// mean and upper bound are +Inf (no finite latency; the alert on the
+// latency at extra load fires rather than lose its series) and the lower
+// bound NaN (not exported). Below it the capacity-anchored model answers at
+// the frontier's utilization of that load (the mix observed now, not the
+// one it was fitted at, as a what-if does), a model in IOPS (M-LISP) at
+// f × IOPS on its curve (ok false outside it).
 func (s Set) LatencyAtLoad(latency Latency, obs features.Observed, f float64) (Band, bool) {
 	ul, isU := latency.(UtilizationLatency)
 	c := s.Capacity()
-	if !isU || c == nil || obs.Idle {
+	if c == nil || obs.Idle {
 		return latency.At(f * obs.IOPS)
 	}
 	classes := features.OpClasses(obs)
@@ -193,11 +194,13 @@ func (s Set) LatencyAtLoad(latency Latency, obs features.Observed, f float64) (B
 		classes[i].Rate *= f
 	}
 	res, err := c.Model().AtMix(classes)
-	if err != nil {
-		return Band{}, false
-	}
-	if res.Utilization >= 1 {
+	switch {
+	case err == nil && res.Utilization >= 1:
 		return Band{Lower: math.NaN(), Mean: math.Inf(1), Upper: math.Inf(1)}, true
+	case !isU:
+		return latency.At(f * obs.IOPS)
+	case err != nil:
+		return Band{}, false
 	}
 	return ul.AtUtilization(res.Utilization)
 }

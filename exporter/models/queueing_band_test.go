@@ -171,3 +171,48 @@ func TestCheckLatencyAtTheObservedMix(t *testing.T) {
 		t.Errorf("twice the served latency observed: refit %q", why)
 	}
 }
+
+// iopsLatency is a latency model on the IOPS axis, as M-LISP is: 1 ms/(1 −
+// IOPS/c) up to 1.2·c, the end of its curve (past c it is still finite).
+type iopsLatency struct{ c float64 }
+
+func (iopsLatency) Curve() []LatencyPoint { return nil }
+func (l iopsLatency) At(iops float64) (Band, bool) {
+	if iops > 1.2*l.c {
+		return Band{}, false
+	}
+	m := 0.001 / math.Abs(1-iops/l.c)
+	return Band{Lower: m, Mean: m, Upper: m}, true
+}
+func (iopsLatency) Crossing(float64) Band {
+	return Band{Lower: math.NaN(), Mean: math.NaN(), Upper: math.NaN()}
+}
+func (iopsLatency) Accuracy() float64            { return math.NaN() }
+func (iopsLatency) Samples() int                 { return 1 }
+func (iopsLatency) Scores() map[string]float64   { return nil }
+func (iopsLatency) MarshalJSON() ([]byte, error) { return []byte("{}"), nil }
+
+// A latency model on the IOPS axis (M-LISP, served when configured or when
+// the capacity-anchored fit fails) at a load past the frontier's capacity
+// is saturated too: its curve went on past capacity (finite to 1.2×, then
+// absent), so the series was finite there, then vanished.
+func TestLatencyAtLoadPastCapacityWhateverTheModel(t *testing.T) {
+	capFit, err := NewCapacity(conservation.Calibration{Points: []conservation.Point{{IOSizeBytes: 4096, ReadIOPS: 18052, WriteIOPS: 3142}}}, "file", 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	max := 1 / (0.5/18052 + 0.5/3142)
+	l := iopsLatency{c: max}
+	set := Set{Conservation: capFit, MLISP: l}
+	obs := features.Observed{ReadRatio: 0.5, IOSizeBytes: 4096, ReadSizeBytes: 4096, WriteSizeBytes: 4096,
+		ReadIOPS: 0.45 * max, WriteIOPS: 0.45 * max, IOPS: 0.9 * max}
+	o := set.Outlook(obs, true, Live{}, 0.05, l)
+	if len(o.LatencyAtLoad) != len(LoadFactors) {
+		t.Fatalf("latency at %d load factors, want %d: %+v", len(o.LatencyAtLoad), len(LoadFactors), o.LatencyAtLoad)
+	}
+	for _, ll := range o.LatencyAtLoad {
+		if past := 0.9*ll.Factor >= 1; past != math.IsInf(ll.Mean, 1) || (!past && math.Abs(ll.Mean/(0.001/(1-0.9*ll.Factor))-1) > 1e-9) {
+			t.Errorf("at %v× (U %.3f): %+v", ll.Factor, 0.9*ll.Factor, ll.Band)
+		}
+	}
+}

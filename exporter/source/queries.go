@@ -42,17 +42,22 @@ var SwiftMapping = Mapping{
 	OpLatency:    `swift_proxy{type="object",method=~"GET|PUT",policy="all"}`,
 }
 
+// disks selects a host's physical disks in a node_disk_* selector (see
+// physicalDisks), before the host selector.
+var disks = physicalDisks.String() + ","
+
 // HostMetrics are the node_exporter series Inside-Out learns from, as
 // per-second rates (counters) or gauges. Name -> PromQL template; %[1]s is
-// the selector, %[2]s the rate window.
+// the selector, %[2]s the rate window. The disks are the physical ones,
+// as for the sequential share.
 var HostMetrics = map[string]string{
 	"cpu_busy":          `sum by (instance) (rate(node_cpu_seconds_total{mode!="idle",%[1]s}[%[2]s]))`,
 	"cpu_iowait":        `sum by (instance) (rate(node_cpu_seconds_total{mode="iowait",%[1]s}[%[2]s]))`,
-	"disk_reads":        `sum by (instance) (rate(node_disk_reads_completed_total{%[1]s}[%[2]s]))`,
-	"disk_writes":       `sum by (instance) (rate(node_disk_writes_completed_total{%[1]s}[%[2]s]))`,
-	"disk_read_bytes":   `sum by (instance) (rate(node_disk_read_bytes_total{%[1]s}[%[2]s]))`,
-	"disk_write_bytes":  `sum by (instance) (rate(node_disk_written_bytes_total{%[1]s}[%[2]s]))`,
-	"disk_io_time":      `sum by (instance) (rate(node_disk_io_time_seconds_total{%[1]s}[%[2]s]))`,
+	"disk_reads":        `sum by (instance) (rate(node_disk_reads_completed_total{` + disks + `%[1]s}[%[2]s]))`,
+	"disk_writes":       `sum by (instance) (rate(node_disk_writes_completed_total{` + disks + `%[1]s}[%[2]s]))`,
+	"disk_read_bytes":   `sum by (instance) (rate(node_disk_read_bytes_total{` + disks + `%[1]s}[%[2]s]))`,
+	"disk_write_bytes":  `sum by (instance) (rate(node_disk_written_bytes_total{` + disks + `%[1]s}[%[2]s]))`,
+	"disk_io_time":      `sum by (instance) (rate(node_disk_io_time_seconds_total{` + disks + `%[1]s}[%[2]s]))`,
 	"net_rx_bytes":      `sum by (instance) (rate(node_network_receive_bytes_total{device!="lo",%[1]s}[%[2]s]))`,
 	"net_tx_bytes":      `sum by (instance) (rate(node_network_transmit_bytes_total{device!="lo",%[1]s}[%[2]s]))`,
 	"net_rx_packets":    `sum by (instance) (rate(node_network_receive_packets_total{device!="lo",%[1]s}[%[2]s]))`,

@@ -10,11 +10,6 @@ import (
 	"github.com/storcast/storcast/forecaster/regress"
 )
 
-// Known truth: on exact M/M/1 data both baselines are exact. The queueing
-// fit recovers L0 = S and Mu; BASIL's line holds because the M/M/1 response
-// time is L = S·(1 + N) with N = ρ/(1 − ρ) the mean number in system, so
-// L is exactly linear in the outstanding IO and its closed form is the
-// same curve. (With IOPS·L in IOPS·ms, L = S + (1/Mu)·IOPS·L, so A = 1/Mu.)
 // rampOf is q's exact latency at 50, 75, ... 1000 IOPS.
 func rampOf(q mm1) (iops, lat []float64) {
 	for x := 50.0; x <= 1000; x += 25 {
@@ -24,6 +19,11 @@ func rampOf(q mm1) (iops, lat []float64) {
 	return iops, lat
 }
 
+// Known truth: on exact M/M/1 data both baselines are exact. The queueing
+// fit recovers L0 = S and Mu; BASIL's line holds because the M/M/1 response
+// time is L = S·(1 + N) with N = ρ/(1 − ρ) the mean number in system, so
+// L is exactly linear in the outstanding IO and its closed form is the
+// same curve. (With IOPS·L in IOPS·ms, L = S + (1/Mu)·IOPS·L, so A = 1/Mu.)
 func TestBaselinesRecoverMM1(t *testing.T) {
 	q := mm1{S: 2, Mu: 2000}
 	iops, lat := rampOf(q)

@@ -4,10 +4,11 @@
 //
 // Query types and the frames they return:
 //
-//	forecast       one wide time-series frame: time, value, lower, upper
-//	               (upper is filled down to lower, so Grafana draws the 95%
-//	               band), over the dashboard's range moved forward by the
-//	               query's horizon; a second frame "observed" holds what
+//	forecast       one wide time-series frame "<cluster> <series>": time,
+//	               value, lower, upper (upper is filled down to lower, so
+//	               Grafana draws the 95% band), over the dashboard's range
+//	               (and past its end by the query's horizon, if any); a
+//	               second frame "<cluster> <series> observed" holds what
 //	               storcast saw until now
 //	latencyCurve   "latency": iops, mean, lower, upper (seconds);
 //	               "observed": iops, latency; "slo": the SLO as a line.
