@@ -54,26 +54,9 @@ func TestIncrementalFetchEqualsFullFetch(t *testing.T) {
 	cfg.Prometheus.Timeout = 5 * time.Second
 	cfg.Fit.Step = 15 * time.Second
 	cfg.Clusters[0].Hosts = config.Hosts{Matchers: []config.Matcher{{Name: "job", Op: "=", Value: "node"}}, Roles: []config.Role{{Name: "osd"}}}
-	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	clk := &clock{t: testNow}
-	e := New(Options{Source: src, Fitters: baseFitters(), Now: clk.Now})
-	cl := &cluster{name: "a", cfg: cfg.Clusters[0], src: src}
-	cl.snap.Store(&Snapshot{Cluster: "a", Models: e.emptyStatuses(&cfg.Clusters[0])})
-	log := slog.New(slog.DiscardHandler)
-
-	first, r1, ok := e.fetchLookback(context.Background(), cfg, cl, log)
-	if !ok {
-		t.Fatal("first fetch failed")
-	}
-	clk.t = clk.t.Add(17 * time.Minute)
-	second, r2, ok := e.fetchLookback(context.Background(), cfg, cl, log)
-	if !ok {
-		t.Fatal("second fetch failed")
-	}
-	full, err := src.Fetch(context.Background(), &cl.cfg, r2)
+	p := fetchTwice(t, cfg)
+	e, cl, clk, first, second, r1, r2 := p.e, p.cl, p.clk, p.first, p.second, p.r1, p.r2
+	full, err := p.src.Fetch(context.Background(), &cl.cfg, r2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,28 +123,45 @@ func TestLookbackOffTheStepGrid(t *testing.T) {
 	cfg.Prometheus.Timeout = 5 * time.Second
 	cfg.Fit.Step = 15 * time.Second
 	cfg.Fit.Lookback = 6*time.Hour + 20*time.Second
-	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	clk := &clock{t: testNow}
-	e := New(Options{Source: src, Fitters: baseFitters(), Now: clk.Now})
-	cl := &cluster{name: "a", cfg: cfg.Clusters[0], src: src}
-	cl.snap.Store(&Snapshot{Cluster: "a", Models: e.emptyStatuses(&cfg.Clusters[0])})
-	log := slog.New(slog.DiscardHandler)
-	first, _, ok := e.fetchLookback(context.Background(), cfg, cl, log)
-	if !ok {
-		t.Fatal("first fetch failed")
-	}
-	clk.t = clk.t.Add(17 * time.Minute)
-	second, r, ok := e.fetchLookback(context.Background(), cfg, cl, log)
-	if !ok {
-		t.Fatal("second fetch failed")
-	}
+	p := fetchTwice(t, cfg)
+	first, second, r := p.first, p.second, p.r2
 	if r.End.Sub(r.Start)%r.Step != 0 || r.End.Sub(r.Start) != 6*time.Hour+15*time.Second {
 		t.Errorf("range %v .. %v: want whole steps, 6h 15s", r.Start, r.End)
 	}
 	if first.Stats.Samples < 10*second.Stats.Samples {
 		t.Errorf("first fetch %d samples, second %d: not incremental", first.Stats.Samples, second.Stats.Samples)
 	}
+}
+
+// fetchPair is an engine's cluster "a" on cfg after two fetchLookback
+// calls 17 minutes apart (the second incremental when it can be).
+type fetchPair struct {
+	e             *Engine
+	cl            *cluster
+	clk           *clock
+	src           source.Source
+	first, second *source.Frame
+	r1, r2        source.Range
+}
+
+func fetchTwice(t *testing.T, cfg *config.Config) fetchPair {
+	t.Helper()
+	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := fetchPair{clk: &clock{t: testNow}, src: src}
+	p.e = New(Options{Source: src, Fitters: baseFitters(), Now: p.clk.Now})
+	p.cl = &cluster{name: "a", cfg: cfg.Clusters[0], src: src}
+	p.cl.snap.Store(&Snapshot{Cluster: "a", Models: p.e.emptyStatuses(&cfg.Clusters[0])})
+	log := slog.New(slog.DiscardHandler)
+	var ok bool
+	if p.first, p.r1, ok = p.e.fetchLookback(context.Background(), cfg, p.cl, log); !ok {
+		t.Fatal("first fetch failed")
+	}
+	p.clk.t = p.clk.t.Add(17 * time.Minute)
+	if p.second, p.r2, ok = p.e.fetchLookback(context.Background(), cfg, p.cl, log); !ok {
+		t.Fatal("second fetch failed")
+	}
+	return p
 }

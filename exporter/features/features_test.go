@@ -323,24 +323,17 @@ func TestWarmingUp(t *testing.T) {
 // MeasuredLoad keeps exactly the windows that are not warming up and that
 // the frame reaches a whole rate window back for, with their load.
 func TestMeasuredLoad(t *testing.T) {
-	start := time.Unix(1.79e9, 0)
-	step := 15 * time.Second
 	n := 50
-	f := &source.Frame{Range: source.Range{Start: start, End: start.Add(time.Duration(n-1) * step), Step: step}, Signals: map[string][]float64{}}
-	for _, sig := range []string{source.ReadOps, source.WriteOps, source.ReadBytes, source.WriteBytes} {
-		v := make([]float64, n)
-		for i := range v {
-			v[i] = float64(100 + i)
-			if i < 10 || i == 30 {
-				v[i] = math.NaN()
-			}
-			if i == 40 {
-				v[i] = 0 // present but idle: no load
-			}
+	f := opsFrame(n, func(i int) float64 {
+		switch {
+		case i < 10 || i == 30:
+			return math.NaN()
+		case i == 40:
+			return 0 // present but idle: no load
 		}
-		f.Signals[sig] = v
-	}
-	window := source.RateWindowOf(step)
+		return float64(100 + i)
+	})
+	window := source.RateWindowOf(f.Range.Step)
 	times := f.Times()
 	var want []float64
 	for i := range times {
@@ -370,20 +363,13 @@ func TestMeasuredLoad(t *testing.T) {
 // them out, as MeasuredLoad does; the first windows, which the frame cannot
 // tell of, are kept.
 func TestExtrapolatedRatesFeedNoModel(t *testing.T) {
-	start := time.Unix(1.79e9, 0)
-	step := 15 * time.Second
 	n := 50
-	f := &source.Frame{Range: source.Range{Start: start, End: start.Add(time.Duration(n-1) * step), Step: step}, Signals: map[string][]float64{}}
-	for _, sig := range []string{source.ReadOps, source.WriteOps, source.ReadBytes, source.WriteBytes} {
-		v := make([]float64, n)
-		for i := range v {
-			v[i] = float64(100 + i)
-			if i == 30 {
-				v[i] = math.NaN()
-			}
+	f := opsFrame(n, func(i int) float64 {
+		if i == 30 {
+			return math.NaN()
 		}
-		f.Signals[sig] = v
-	}
+		return float64(100 + i)
+	})
 	times := f.Times()
 	skipped := map[float64]bool{times[30]: true, times[31]: true, times[32]: true, times[33]: true, times[34]: true}
 	obs := Observations(f)
@@ -413,6 +399,21 @@ func TestExtrapolatedRatesFeedNoModel(t *testing.T) {
 			t.Errorf("demand at %v: its rate was extrapolated", x)
 		}
 	}
+}
+
+// opsFrame is a frame of n points 15 s apart whose read and write ops and
+// bytes are value(i) at point i (NaN: a missing sample).
+func opsFrame(n int, value func(i int) float64) *source.Frame {
+	start, step := time.Unix(1.79e9, 0), 15*time.Second
+	f := &source.Frame{Range: source.Range{Start: start, End: start.Add(time.Duration(n-1) * step), Step: step}, Signals: map[string][]float64{}}
+	for _, sig := range []string{source.ReadOps, source.WriteOps, source.ReadBytes, source.WriteBytes} {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = value(i)
+		}
+		f.Signals[sig] = v
+	}
+	return f
 }
 
 // Finite inputs whose sums or ratios overflow are not measurements: such a

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -22,36 +23,13 @@ import (
 // read-only observation), not missing data that marks the source down; a
 // cluster none of whose series exist still reads as missing data.
 func TestSwiftReadOnlyOnPrometheus(t *testing.T) {
-	promtool := testtool.Need(t, "promtool")
-	testtool.Need(t, "prometheus")
-	dir := t.TempDir()
-	end := time.Now().Add(-time.Hour).Truncate(time.Hour)
-	start := end.Add(-time.Hour)
-	om := filepath.Join(dir, "swift.om")
-	f, err := os.Create(om)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := bufio.NewWriter(f)
 	const gets, bytesPerGet, secondsPerGet = 200.0, 4096.0, 0.003 // per second
-	lbl := `type="object",method="GET",policy="all",swift_cluster="s1"`
-	for t0, k := start, 0.0; !t0.After(end); t0, k = t0.Add(15*time.Second), k+15 {
+	p, r := backfilled(t, func(w io.Writer, t0 time.Time, k float64) {
+		lbl := `type="object",method="GET",policy="all",swift_cluster="s1"`
 		fmt.Fprintf(w, "swift_proxy_count{%s} %g %d\n", lbl, gets*k, t0.Unix())
 		fmt.Fprintf(w, "swift_proxy_transfer{%s} %g %d\n", lbl, gets*bytesPerGet*k, t0.Unix())
 		fmt.Fprintf(w, "swift_proxy_sum{%s} %g %d\n", lbl, gets*secondsPerGet*k, t0.Unix())
-	}
-	fmt.Fprintln(w, "# EOF")
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	data := filepath.Join(dir, "prom")
-	if out, err := exec.Command(promtool, "tsdb", "create-blocks-from", "openmetrics", "-q", om, data).CombinedOutput(); err != nil {
-		t.Fatalf("promtool tsdb create-blocks-from openmetrics: %v\n%s", err, out)
-	}
-	base := testtool.StartPrometheus(t, "", "global: {scrape_interval: 15s}\n", data)
-	p, _ := testSource(t, base, func(c *config.Prometheus) { c.Timeout = 30 * time.Second })
-	r := Range{Start: start.Add(10 * time.Minute), End: end, Step: time.Minute}
+	})
 
 	cl := testCluster(t, `swift_cluster="s1"`)
 	cl.Kind = config.KindSwift
@@ -85,17 +63,6 @@ func TestSwiftReadOnlyOnPrometheus(t *testing.T) {
 // none: the share read half), not a host of another cluster that
 // hosts.matchers alone lets in, and a host in two roles once.
 func TestDiskRequestsOnPrometheus(t *testing.T) {
-	promtool := testtool.Need(t, "promtool")
-	testtool.Need(t, "prometheus")
-	dir := t.TempDir()
-	end := time.Now().Add(-time.Hour).Truncate(time.Hour)
-	start := end.Add(-time.Hour)
-	om := filepath.Join(dir, "disks.om")
-	f, err := os.Create(om)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := bufio.NewWriter(f)
 	// Per second: host, device, reads merged, writes merged, reads completed, writes completed.
 	disks := []struct {
 		host, device   string
@@ -106,13 +73,49 @@ func TestDiskRequestsOnPrometheus(t *testing.T) {
 		{"h2", "sdb", 50, 50, 100, 100},
 		{"h9", "sdc", 1000, 0, 0, 0}, // another cluster's host
 	}
-	for t0, k := start, 0.0; !t0.After(end); t0, k = t0.Add(15*time.Second), k+15 {
+	p, r := backfilled(t, func(w io.Writer, t0 time.Time, k float64) {
 		for _, d := range disks {
 			lbl := fmt.Sprintf(`job="node",instance=%q,device=%q`, d.host, d.device)
 			for name, rate := range map[string]float64{"reads_merged": d.rm, "writes_merged": d.wm, "reads_completed": d.rc, "writes_completed": d.wc} {
 				fmt.Fprintf(w, "node_disk_%s_total{%s} %g %d\n", name, lbl, rate*k, t0.Unix())
 			}
 		}
+	})
+	cl := testCluster(t, `swift_cluster="s1"`)
+	cl.Kind = config.KindSwift
+	osd, _ := config.ParseMatchers(`instance="h1"`)
+	mon, _ := config.ParseMatchers(`instance=~"h1|h2"`)
+	cl.Hosts.Roles = []config.Role{{Name: "osd", Matchers: osd}, {Name: "mon", Matchers: mon}}
+	fr, err := p.Fetch(context.Background(), cl, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for sig, want := range map[string]float64{DiskMerged: 100 + 200 + 50 + 50, DiskCompleted: 300 + 400 + 100 + 100} {
+		if v, ok := fr.Last(sig, 1); !ok || math.Abs(v-want) > 1e-9*want {
+			t.Errorf("%s: %v (ok %v), want %v", sig, v, ok, want)
+		}
+	}
+}
+
+// backfilled starts a real Prometheus on an hour of OpenMetrics samples,
+// every 15 s, that write gives at each time t0 (k seconds into the hour),
+// backfilled with promtool, and returns a source on it and a range of
+// 1-minute steps over the hour's last 50 minutes.
+func backfilled(t *testing.T, write func(w io.Writer, t0 time.Time, k float64)) (*Prometheus, Range) {
+	t.Helper()
+	promtool := testtool.Need(t, "promtool")
+	testtool.Need(t, "prometheus")
+	dir := t.TempDir()
+	end := time.Now().Add(-time.Hour).Truncate(time.Hour)
+	start := end.Add(-time.Hour)
+	om := filepath.Join(dir, "samples.om")
+	f, err := os.Create(om)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	for t0, k := start, 0.0; !t0.After(end); t0, k = t0.Add(15*time.Second), k+15 {
+		write(w, t0, k)
 	}
 	fmt.Fprintln(w, "# EOF")
 	if err := w.Flush(); err != nil {
@@ -125,18 +128,5 @@ func TestDiskRequestsOnPrometheus(t *testing.T) {
 	}
 	base := testtool.StartPrometheus(t, "", "global: {scrape_interval: 15s}\n", data)
 	p, _ := testSource(t, base, func(c *config.Prometheus) { c.Timeout = 30 * time.Second })
-	cl := testCluster(t, `swift_cluster="s1"`)
-	cl.Kind = config.KindSwift
-	osd, _ := config.ParseMatchers(`instance="h1"`)
-	mon, _ := config.ParseMatchers(`instance=~"h1|h2"`)
-	cl.Hosts.Roles = []config.Role{{Name: "osd", Matchers: osd}, {Name: "mon", Matchers: mon}}
-	fr, err := p.Fetch(context.Background(), cl, Range{Start: start.Add(10 * time.Minute), End: end, Step: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for sig, want := range map[string]float64{DiskMerged: 100 + 200 + 50 + 50, DiskCompleted: 300 + 400 + 100 + 100} {
-		if v, ok := fr.Last(sig, 1); !ok || math.Abs(v-want) > 1e-9*want {
-			t.Errorf("%s: %v (ok %v), want %v", sig, v, ok, want)
-		}
-	}
+	return p, Range{Start: start.Add(10 * time.Minute), End: end, Step: time.Minute}
 }
