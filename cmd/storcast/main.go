@@ -67,6 +67,14 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 			err = fmt.Errorf("--demo.scenario: %w", serr)
 		}
 	}
+	if err == nil && !all.Demo {
+		// The HTTP client to Prometheus as start-up builds it: TLS files
+		// that open but do not parse (a CA that is not PEM, a key that
+		// does not match its certificate) are refused here, not at start.
+		if _, cerr := source.NewPrometheus(all.Prometheus, nil, log); cerr != nil {
+			err = cerr
+		}
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "storcast: configuration: %v\n", err)
 		return 1
@@ -77,6 +85,14 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	if opts.check {
 		return reportCheck(opts, len(all.Clusters), cfg, stdout, log)
 	}
+	// Signals are caught from here to the end: a SIGHUP while the saved
+	// state loads or the server shuts down would otherwise end the process
+	// (Go's default action, with no "stopped" and no clean shutdown). One
+	// that arrives before the server is up waits in the channel and is
+	// applied then (a reload, or the shutdown).
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT)
+	defer signal.Stop(sig)
 	log.Info("starting storcast", "version", version.Info(), "clusters", len(all.Clusters), "demo", cfg.Demo,
 		"shard", opts.shard.index, "shards", opts.shard.total, "assigned", len(cfg.Clusters))
 
@@ -85,6 +101,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		log.Error("start-up failed", "err", err)
 		return 1
 	}
+	a.sig = sig
 	if a.demoSrc != nil {
 		defer a.demoSrc.Close()
 	}
@@ -212,6 +229,8 @@ type app struct {
 	cfg *config.Config // this shard's clusters only
 
 	shardReport atomic.Pointer[collector.Shard] // read by scrapes, not held up by a reload
+
+	sig <-chan os.Signal // SIGHUP, SIGTERM, SIGINT, caught from start-up on (run)
 }
 
 // Shard implements collector.ShardReporter.
@@ -359,12 +378,9 @@ func serve(ln net.Listener, server *http.Server, webConfig string, log *slog.Log
 // waitForStop reloads on SIGHUP and returns the exit code at SIGTERM,
 // SIGINT, stop or the end of the HTTP server.
 func (a *app) waitForStop(ctx context.Context, stop <-chan struct{}, serveErr <-chan error) int {
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT)
-	defer signal.Stop(sig)
 	for {
 		select {
-		case s := <-sig:
+		case s := <-a.sig:
 			if s == syscall.SIGHUP {
 				if err := a.reload(ctx); err != nil {
 					a.log.Error("reload failed; keeping the running configuration", "err", err)

@@ -84,6 +84,31 @@ func TestConfigCheckFiles(t *testing.T) {
 	}
 }
 
+// TestConfigCheckBuildsThePrometheusClient: --config.check builds the HTTP
+// client to Prometheus as start-up does, so a CA file that opens but is not
+// a certificate fails the check (it passed, and the start then failed).
+func TestConfigCheckBuildsThePrometheusClient(t *testing.T) {
+	dir := t.TempDir()
+	ca := filepath.Join(dir, "ca.pem")
+	if err := os.WriteFile(ca, []byte("not a cert\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfgPath := filepath.Join(dir, "storcast.yml")
+	if err := os.WriteFile(cfgPath, []byte(`prometheus:
+  url: "https://127.0.0.1:1"
+  http_config: {tls_config: {ca_file: `+ca+`}}
+state_dir: `+filepath.Join(dir, "state")+`
+clusters: [{name: a, kind: ceph}]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var errb syncBuffer
+	if code := run([]string{"--config.file=" + cfgPath, "--config.check"}, io.Discard, &errb, nil); code != 1 ||
+		!strings.HasPrefix(errb.String(), "storcast: configuration: ") || !strings.Contains(errb.String(), "CA") {
+		t.Errorf("a CA file that is no certificate: exit %d, stderr %q; want exit 1 naming it", code, errb.String())
+	}
+}
+
 // TestReloadRefusesNewListenAddress: a reload that moves the listen address
 // fails with the reason and keeps serving on the old one.
 func TestReloadRefusesNewListenAddress(t *testing.T) {
@@ -362,6 +387,49 @@ clusters: [{name: a, kind: ceph}, {name: b, kind: ceph}]
 	}
 	if tmp, _ := filepath.Glob(filepath.Join(dir, "state", "*.tmp")); len(tmp) > 0 {
 		t.Errorf("temporary state files left: %v", tmp)
+	}
+}
+
+// TestSIGHUPDuringStartUp: a SIGHUP while storcast starts (here while the
+// demo builds its history; in production while the saved state loads)
+// neither kills it (Go's default action, before the handler was installed
+// once serving) nor is lost: it starts, serves and reloads.
+func TestSIGHUPDuringStartUp(t *testing.T) {
+	dir := t.TempDir()
+	addr := "127.0.0.1:" + testtool.FreePort(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "STORCAST_TEST_RUN_MAIN=--demo --state.dir="+dir+" --web.listen-address="+addr)
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(out.String(), "starting storcast") {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("no start:\n%s", out.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if code, _ := get(t, "http://"+addr+"/-/healthy"); code == 200 && strings.Contains(out.String(), "configuration reloaded") {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("not serving and reloaded after a SIGHUP at start-up:\n%s", out.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil || !strings.Contains(out.String(), "msg=stopped") {
+		t.Errorf("exit after SIGTERM: %v\n%s", err, out.String())
 	}
 }
 

@@ -65,10 +65,29 @@ func Save(dir string, c *Cluster) error {
 // WriteFile replaces the file at path by data atomically and durably: a
 // temporary file beside it, synced, renamed over it, and the directory
 // synced. A reader (or a crash) sees the old content or the new, never a
-// partial file.
+// partial file; a write that fails removes its temporary file (on a full
+// disk it would hold the space).
 func WriteFile(path string, data []byte) error {
 	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err := writeSynced(tmp, data); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	d, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// writeSynced writes data to a new file at path and syncs it.
+func writeSynced(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
@@ -80,18 +99,7 @@ func WriteFile(path string, data []byte) error {
 		f.Close()
 		return err
 	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	d, err := os.Open(filepath.Dir(path))
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return f.Close()
 }
 
 // SetAside renames the state file of cluster to <cluster>.json.unreadable-

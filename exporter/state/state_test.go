@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -114,5 +115,21 @@ func TestKill9DuringSave(t *testing.T) {
 			t.Fatalf("round %d: %v", round, err)
 		}
 		t.Logf("round %d: killed after save %d", round, c.Hosts)
+	}
+}
+
+// A write that fails (here the rename: a directory stands where the file
+// goes) leaves no temporary file behind: on a full disk each failed save
+// held its partial file.
+func TestFailedWriteLeavesNoTemporaryFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.json")
+	if err := os.MkdirAll(filepath.Join(path, "in-the-way"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(path, []byte("{}")); err == nil {
+		t.Fatal("a write over a directory succeeded")
+	}
+	if _, err := os.Stat(path + ".tmp"); !os.IsNotExist(err) {
+		t.Errorf("temporary file left after a failed write: %v", err)
 	}
 }

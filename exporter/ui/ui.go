@@ -211,6 +211,11 @@ func buildCluster(ctx context.Context, p Provider, c apiv1.Cluster, now time.Tim
 	if curve, err := p.CapacityCurve(ctx, c.Name, 0, CurvePoints); err != nil {
 		v.CapacityErr = err.Error()
 	} else {
+		if !(curve.Current.MaxIOPS > 0) {
+			// 0: the API's "no capacity at today's mix" (a class size the
+			// model cannot reach, say), shown and drawn as unknown.
+			curve.Current.MaxIOPS = math.NaN()
+		}
 		cc = &curve
 		v.HasCapacity = true
 		v.IOPS = curve.Current.IOPS
@@ -294,7 +299,7 @@ func buildTimeline(ctx context.Context, p Provider, c apiv1.Cluster, now time.Ti
 		switch {
 		case e.Seconds == nil || !isFinite(*e.Seconds):
 			ev.Text = "not reached"
-			ev.Date = "demand is not growing"
+			ev.Date = "not within a year" // +Inf: beyond the trend's horizon, or no growth
 		case *e.Seconds <= 0:
 			ev.Text, ev.Seconds = "now", 0
 			ev.Date = "the trend is at the limit"

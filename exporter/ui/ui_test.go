@@ -75,7 +75,7 @@ func TestLandingPageFigures(t *testing.T) {
 		`<span class="last-fit">2026-11-23 23:39 UTC (21 min ago)</span>`,
 		`<span class="next-fit">by 2026-11-24 00:39 UTC (in 39 min)</span>`,
 		// A flat demand reaches nothing; a trend that waits says for what.
-		`data-limit="max_iops">not reached <small>demand is not growing</small></dd>`,
+		`data-limit="max_iops">not reached <small>not within a year</small></dd>`,
 		`class="fig-eta waiting">demand trend waiting for 24 more windows with load (about 24m0s)</dd>`,
 		`<a href="/metrics">`,
 		`<a href="/api/v1/latency_curve?cluster=ceph-prod">`,
@@ -203,6 +203,18 @@ func TestLandingPageNonFiniteValues(t *testing.T) {
 	// A NaN knee is n/a; bounds that do not cross the SLO are "beyond".
 	if !strings.Contains(body, `>n/a <small>[beyond – beyond]</small></dd>`) {
 		t.Errorf("knee without bounds not shown as n/a [beyond – beyond]")
+	}
+}
+
+// A max IOPS of 0 is the API's "no capacity at today's mix": shown as n/a,
+// not as a max of 0 IOPS.
+func TestLandingPageUnknownMaxIOPS(t *testing.T) {
+	cc := capacityOf("c", 1e-4, 2e-4, 0.5, 1000, 4096)
+	cc.Current.MaxIOPS = 0
+	p := &fakeProvider{clusters: []apiv1.Cluster{{Name: "c", Kind: "generic"}}, capacity: map[string]apiv1.CapacityCurve{"c": cc}}
+	_, body := get(t, testHandler(p), http.MethodGet, "/")
+	if !strings.Contains(body, `<dd class="fig-max-iops">n/a</dd>`) || strings.Contains(body, "max 0") {
+		t.Errorf("a max IOPS of 0 not shown as n/a")
 	}
 }
 

@@ -544,6 +544,11 @@ func TestFarExtrapolationIsAnError(t *testing.T) {
 	if _, err := m.AtMix([]OpClass{{Op: Write, IOSizeBytes: 1e300, Rate: 1}}); err == nil || !strings.Contains(err.Error(), "classes[0].ioSizeBytes: 1e+300 is too far outside") {
 		t.Errorf("AtMix at 1e300 bytes: %v", err)
 	}
+	// So does the paper's eq. 6 over op shares (it said the size must be a
+	// finite number > 0).
+	if _, _, err := m.MaxForOpShares([]SizeShare{{IOSizeBytes: 1e300, ReadRatio: 0.5, Share: 1}}); err == nil || !strings.Contains(err.Error(), "mix[0].ioSizeBytes: 1e+300 is too far outside") {
+		t.Errorf("MaxForOpShares at 1e300 bytes: %v", err)
+	}
 	if _, err := m.AtMix([]OpClass{{Op: Read, IOSizeBytes: 4096, Rate: 5e-324}}); err == nil || !strings.Contains(err.Error(), "rates out of range") {
 		t.Errorf("AtMix with a denormal rate: %v", err)
 	}

@@ -55,8 +55,9 @@
 // WriteIOSizeBytes; fio randrw with bs=4k,64k), given the capacities and γ
 // at their sizes; D is their largest log size ratio, below which the term
 // is linear in the log size distance (0 at equal sizes) and beyond which it
-// is held. η = 0 (no mixed-size point, or one the runs cannot tell from 0)
-// is the model without it, bit for bit. Classes of one direction at
+// is held. η = 0 (no mixed-size point, or an estimate the runs cannot tell
+// from 0 that the frontier cannot take; one it can take is used as
+// estimated, as γ is) is the model without it, bit for bit. Classes of one direction at
 // different sizes get no pairwise term: the exporter observes one mean size
 // per direction, so sizes mixed within a direction are not visible to it;
 // a calibration point at the workload's own size split (fio bssplit, at its
@@ -188,7 +189,10 @@
 // LowerBoundFromHistory: a cluster that served r reads and w writes per
 // second can serve any load needing no more of either, so at read ratio ρ
 // the max is at least max_k min(r_k/ρ, w_k/(1−ρ)) over the windows of the
-// size band. It assumes nothing about the frontier's shape.
+// size band. It assumes nothing about the frontier's shape, but takes the
+// IOPS a window served at its size as servable across its octave (sizes
+// within ×√2 of the asked one): a window of smaller IOs than asked can claim
+// more than a bandwidth-bound cluster serves at the asked size.
 //
 // # Calibration input
 //

@@ -147,8 +147,10 @@ type GammaFit struct {
 	Gamma       float64 `json:"gamma"`
 	// Lower and Upper bound γ over the calibration's spread: γ falls as the
 	// mixed IOPS rise and rises with T_read100 and T_write100, so the bounds
-	// are γ(mixed max, pure mins) and γ(mixed min, pure maxes). Equal to
-	// Gamma when every figure is a single run.
+	// are γ(mixed max, pure mins) and γ(mixed min, pure maxes), hulled with
+	// the estimate and with Gamma (0 where the test falls back to the
+	// paper's law: the range holds the value used). Equal to Gamma when
+	// every figure is a single run.
 	Lower float64 `json:"gammaLower"`
 	Upper float64 `json:"gammaUpper"`
 	// MixedPoints is how many mixed points (read ratios) the fit used;
@@ -358,7 +360,8 @@ func fitGammas(c Calibration, pure, lo, hi *Model, clamp bool) ([]GammaFit, erro
 			if err != nil {
 				return nil, err
 			}
-			gf.Lower, gf.Upper = math.Min(gl, gf.Estimate), math.Max(gu, gf.Estimate)
+			gf.Lower = math.Min(gl, math.Min(gf.Estimate, gf.Gamma))
+			gf.Upper = math.Max(gu, math.Max(gf.Estimate, gf.Gamma))
 		}
 		out = append(out, gf)
 	}

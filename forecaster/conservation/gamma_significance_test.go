@@ -569,3 +569,23 @@ func TestBandCoversOneMoreRun(t *testing.T) {
 		}
 	}
 }
+
+// Where the test falls back to the paper's law (γ = 0: an estimate the
+// frontier cannot take, not told from 0 by the delta method) while even
+// the most favourable runs put γ below 0, the reported range still holds
+// the γ used: it was [−0.71, −0.21] beside a γ of 0.
+func TestGammaBoundsHoldTheGammaUsed(t *testing.T) {
+	m, err := NewModel(Calibration{Points: []Point{{IOSizeBytes: 4096, ReadIOPS: 1000, WriteIOPS: 400,
+		ReadRuns: []float64{900, 1100}, WriteRuns: []float64{360, 440}}},
+		Mixed: []MixedPoint{{IOSizeBytes: 4096, ReadRatio: 0.2, IOPS: 600, Runs: []float64{540, 660}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := m.Interference()[0]
+	if g.Test != GammaZero || g.Gamma != 0 {
+		t.Fatalf("γ %+v: want the test's fallback to 0", g)
+	}
+	if !(g.Lower <= g.Gamma && g.Gamma <= g.Upper) {
+		t.Errorf("γ %v outside its reported range [%v, %v]", g.Gamma, g.Lower, g.Upper)
+	}
+}

@@ -239,6 +239,9 @@ func InterferenceFromHistory(cal Calibration, windows []Window, opts EstimateOpt
 		}
 		bf.ReadIOPS, bf.WriteIOPS = sc.ReadIOPS, sc.WriteIOPS
 		for _, p := range cal.Mixed {
+			if p.mixedSize() {
+				continue // η's point (reads and writes of two sizes), not γ's
+			}
 			if math.Round(math.Log2(p.IOSizeBytes)) == float64(k) {
 				bf.GammaError = fmt.Sprintf("the calibration has mixed points at %g bytes; they fix γ here", p.IOSizeBytes)
 			}

@@ -205,6 +205,13 @@ func TestInterferenceFromHistoryOnBenchmark(t *testing.T) {
 	if len(cal.Mixed) != 1 || cal.Mixed[0].IOPS != 30000 || !strings.Contains(q.Bands[0].GammaError, "they fix γ here") {
 		t.Errorf("benchmark mixed point: %+v %+v", cal.Mixed, q.Bands[0])
 	}
+	// A mixed-size point (4 KiB reads with 64 KiB writes) fixes η, not γ
+	// at 4 KiB: the history still fits γ there (the band was refused).
+	withSizes := Calibration{Points: []Point{{IOSizeBytes: 4096, ReadIOPS: 120000, WriteIOPS: 24000}, {IOSizeBytes: 65536, ReadIOPS: 20000, WriteIOPS: 4000}},
+		Mixed: []MixedPoint{{IOSizeBytes: 4096, WriteIOSizeBytes: 65536, ReadRatio: 0.5, IOPS: 7742}}}
+	if _, q, err := InterferenceFromHistory(withSizes, ws, EstimateOptions{}); err != nil || len(q.Bands) == 0 || !q.Bands[0].GammaFitted || math.Abs(q.Bands[0].Gamma-0.3) > 1e-9 {
+		t.Errorf("a mixed-size point beside: %v %+v", err, q.Bands)
+	}
 	if _, _, err := InterferenceFromHistory(Calibration{}, ws, EstimateOptions{}); err == nil || !strings.Contains(err.Error(), "points: empty") {
 		t.Errorf("empty calibration: %v", err)
 	}

@@ -141,9 +141,12 @@ func (m *Model) classMax(mix []SizeShare) (shares, maxIOPS []float64, extrapolat
 		if !check.Finite(s.ReadRatio) || s.ReadRatio < 0 || s.ReadRatio > 1 {
 			return nil, nil, false, inputError("mix["+itoa(i)+"].readRatio", "must be in 0..1, got %v", s.ReadRatio)
 		}
+		if err := checkPositive("mix["+itoa(i)+"].ioSizeBytes", s.IOSizeBytes); err != nil {
+			return nil, nil, false, err
+		}
 		sc, err := m.At(s.IOSizeBytes)
 		if err != nil {
-			return nil, nil, false, inputError("mix["+itoa(i)+"].ioSizeBytes", "must be a finite number > 0, got %v", s.IOSizeBytes)
+			return nil, nil, false, inputError("mix["+itoa(i)+"].ioSizeBytes", "%v is too far outside the calibrated range to extrapolate", s.IOSizeBytes)
 		}
 		_, r, w, _ := ReadWriteAtReadPercent(sc.ReadIOPS, sc.FRW, 100*s.ReadRatio)
 		shares[i], maxIOPS[i] = s.Share, r+w

@@ -20,8 +20,8 @@ import (
 // 4100 bytes add nothing), held at η beyond it (a trend is not
 // extrapolated). η = 0 is the model without it, exactly.
 type SizeInterferenceFit struct {
-	// Eta is the η in use: Estimate when the runs tell it from 0 (or there
-	// are no runs to test it), else 0.
+	// Eta is the η in use: Estimate, but 0 where the runs cannot tell it
+	// from 0 and the frontier cannot take it (Test GammaZero).
 	Eta float64 `json:"eta"`
 	// Estimate is the least-squares η of the mixed-size points' means,
 	// given the pure capacities and γ at their sizes.
