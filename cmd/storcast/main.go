@@ -60,20 +60,8 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	log := promslog.New(&opts.log)
 
 	all, err := loadConfig(opts)
-	if err == nil && all.Demo {
-		// What start-up loads too, checked here so that --config.check
-		// does not pass a scenario the start would refuse.
-		if _, serr := storagesim.LoadScenario(opts.demoScenario); serr != nil {
-			err = fmt.Errorf("--demo.scenario: %w", serr)
-		}
-	}
-	if err == nil && !all.Demo {
-		// The HTTP client to Prometheus as start-up builds it: TLS files
-		// that open but do not parse (a CA that is not PEM, a key that
-		// does not match its certificate) are refused here, not at start.
-		if _, cerr := source.NewPrometheus(all.Prometheus, nil, log); cerr != nil {
-			err = cerr
-		}
+	if err == nil && opts.check {
+		err = checkStartUp(opts, all, log)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "storcast: configuration: %v\n", err)
@@ -106,6 +94,23 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		defer a.demoSrc.Close()
 	}
 	return a.serveUntilStopped(cfg, stdout, stop)
+}
+
+// checkStartUp does for --config.check what start-up does beyond loading
+// the configuration (newApp), without starting anything: the demo's
+// scenario is loaded, or the HTTP client to Prometheus is built (TLS files
+// that open but do not parse, a CA that is not PEM or a key that does not
+// match its certificate, are refused), so that the check does not pass a
+// configuration the start would refuse.
+func checkStartUp(opts *options, all *config.Config, log *slog.Logger) error {
+	if all.Demo {
+		if _, err := storagesim.LoadScenario(opts.demoScenario); err != nil {
+			return fmt.Errorf("--demo.scenario: %w", err)
+		}
+		return nil
+	}
+	_, err := source.NewPrometheus(all.Prometheus, nil, log)
+	return err
 }
 
 // reportCheck prints what --config.check found (the clusters, and this

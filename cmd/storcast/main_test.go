@@ -339,13 +339,7 @@ clusters: [{name: a, kind: ceph}]
 		t.Fatal(err)
 	}
 	addr := "127.0.0.1:" + testtool.FreePort(t)
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "STORCAST_TEST_RUN_MAIN=--config.file="+cfgPath+" --web.listen-address="+addr)
-	var out syncBuffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, out := startMain(t, "--config.file="+cfgPath+" --web.listen-address="+addr)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		if code, _ := get(t, "http://"+addr+"/-/healthy"); code == 200 {
@@ -390,6 +384,20 @@ clusters: [{name: a, kind: ceph}, {name: b, kind: ceph}]
 	}
 }
 
+// startMain starts this test binary as storcast (TestMain runs main with
+// args from STORCAST_TEST_RUN_MAIN), its output in out.
+func startMain(t *testing.T, args string) (*exec.Cmd, *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "STORCAST_TEST_RUN_MAIN="+args)
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, out
+}
+
 // TestSIGHUPDuringStartUp: a SIGHUP while storcast starts (here while the
 // demo builds its history; in production while the saved state loads)
 // neither kills it (Go's default action, before the handler was installed
@@ -397,13 +405,7 @@ clusters: [{name: a, kind: ceph}, {name: b, kind: ceph}]
 func TestSIGHUPDuringStartUp(t *testing.T) {
 	dir := t.TempDir()
 	addr := "127.0.0.1:" + testtool.FreePort(t)
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "STORCAST_TEST_RUN_MAIN=--demo --state.dir="+dir+" --web.listen-address="+addr)
-	var out syncBuffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, out := startMain(t, "--demo --state.dir="+dir+" --web.listen-address="+addr)
 	deadline := time.Now().Add(30 * time.Second)
 	for !strings.Contains(out.String(), "starting storcast") {
 		if time.Now().After(deadline) {

@@ -66,19 +66,10 @@ func (e *Engine) restore(c *cluster, dir string) {
 	}
 	s := c.snap.Load().clone()
 	s.Ready = true
-	// A model saved while its fitter was enabled (a rule-set catalog, the
-	// hosts) that the configuration no longer enables is neither served
-	// nor kept.
-	disabled := map[string]bool{}
-	for _, f := range e.opt.Fitters {
-		if !f.Enabled(&c.cfg) {
-			disabled[f.Name()] = true
-		}
-	}
 	notRestored := map[string]error{}
 	for _, f := range e.opt.Fitters {
 		raw, ok := saved[f.Name()]
-		if !ok || disabled[f.Name()] {
+		if !ok || !f.Enabled(&c.cfg) {
 			continue
 		}
 		if m, err := decodeSaved(f, raw); err == nil {
@@ -90,14 +81,11 @@ func (e *Engine) restore(c *cluster, dir string) {
 	}
 	s.unrestored = map[string]json.RawMessage{}
 	for name, raw := range saved {
-		if _, ok := s.Set[name]; !ok && !disabled[name] {
+		if _, ok := s.Set[name]; !ok {
 			s.unrestored[name] = raw
 		}
 	}
 	for k, v := range st.Models {
-		if disabled[k] {
-			continue
-		}
 		// A status says fitted only for a model that is served: one saved
 		// but not decoded (or not saved) waits for its first fit. One that
 		// decodes is fitted whatever status was saved with it: a model a
@@ -117,13 +105,17 @@ func (e *Engine) restore(c *cluster, dir string) {
 		s.Models[k] = v
 	}
 	for k, v := range st.FitSeconds {
-		if !disabled[k] {
-			s.FitSeconds[k] = v
-		}
+		s.FitSeconds[k] = v
 	}
 	for k, v := range st.Accuracy {
-		if !disabled[k] {
-			s.Accuracy[k] = v
+		s.Accuracy[k] = v
+	}
+	// A model saved while its fitter was enabled (a rule-set catalog, the
+	// hosts) that the configuration no longer enables is neither served
+	// nor kept, as a fit drops it.
+	for _, f := range e.opt.Fitters {
+		if !f.Enabled(&c.cfg) {
+			s.forget(f.Name())
 		}
 	}
 	s.Hosts = st.Hosts

@@ -155,15 +155,19 @@ func rateWindowFull(f *source.Frame, i int, window time.Duration) (full, known b
 	return true, true
 }
 
-// extrapolated reports whether grid point i's rate is known to come from
-// part of its rate window (source.RateWindowOf: the counters began, or
-// resumed after a gap, and Prometheus extrapolated): such a rate reads low
-// (6.0k IOPS for a true 9.6k), a low load at the latency of the real one,
-// and no model learns from it. A point the frame cannot tell of (its first
-// window) is kept.
-func extrapolated(f *source.Frame, i int) bool {
+// fitPoint is point for the models to learn from: a busy grid point whose
+// rate is not known to come from part of its rate window
+// (source.RateWindowOf: the counters began, or resumed after a gap, and
+// Prometheus extrapolated). Such a rate reads low (6.0k IOPS for a true
+// 9.6k), a low load at the latency of the real one. A point the frame
+// cannot tell of (its first window) is kept.
+func fitPoint(f *source.Frame, i int) (Observed, bool) {
+	o, ok := point(f, i)
+	if !ok {
+		return o, false
+	}
 	full, known := rateWindowFull(f, i, source.RateWindowOf(f.Range.Step))
-	return known && !full
+	return o, !known || full
 }
 
 // MeasuredLoad returns the observations with load whose rate window
@@ -233,8 +237,8 @@ func CapacityWindows(f *source.Frame) []conservation.Window {
 	n := f.Range.N()
 	out := make([]conservation.Window, 0, n)
 	for i := 0; i < n; i++ {
-		o, ok := point(f, i)
-		if !ok || extrapolated(f, i) {
+		o, ok := fitPoint(f, i)
+		if !ok {
 			continue
 		}
 		lat := o.LatencySeconds
@@ -261,7 +265,7 @@ func LatencyColumns(f *source.Frame) (names []string, cols [][]float64) {
 	lat := make([]float64, n)
 	for i := 0; i < n; i++ {
 		iops[i], lat[i] = math.NaN(), math.NaN()
-		if o, ok := point(f, i); ok && !extrapolated(f, i) {
+		if o, ok := fitPoint(f, i); ok {
 			iops[i] = o.IOPS
 			if finite(o.LatencySeconds) && o.LatencySeconds > 0 {
 				lat[i] = o.LatencySeconds
@@ -355,7 +359,7 @@ func HostFeatures(f *source.Frame, schema insideout.Schema, maxWindows int) (Hos
 		if i < 0 {
 			break
 		}
-		if _, ok := point(f, i); !ok || extrapolated(f, i) {
+		if _, ok := fitPoint(f, i); !ok {
 			continue
 		}
 		usable := true
@@ -459,10 +463,7 @@ func HostSchema(f *source.Frame) (schema insideout.Schema, leftOut []string) {
 func Demand(f *source.Frame) (t, iops []float64) {
 	times := f.Times()
 	for i := range times {
-		if o, ok := point(f, i); ok {
-			if extrapolated(f, i) {
-				continue
-			}
+		if o, ok := fitPoint(f, i); ok {
 			t = append(t, times[i])
 			iops = append(iops, o.IOPS)
 		} else if idle(f, i) {
@@ -519,7 +520,7 @@ func Observations(f *source.Frame) []Observed {
 	times := f.Times()
 	out := make([]Observed, 0, len(times))
 	for i := range times {
-		if o, ok := point(f, i); ok && !extrapolated(f, i) {
+		if o, ok := fitPoint(f, i); ok {
 			o.Time = times[i]
 			out = append(out, o)
 		}

@@ -159,21 +159,18 @@ func NewGram(X mat.Matrix, y []float64) (*Gram, error) {
 	Xc := mat.DenseCopyOf(X)
 	n, p := Xc.Dims()
 	xMean := make([]float64, p)
-	var yMean float64
 	for i := 0; i < n; i++ { // each term divided: no overflow near the float range
 		for j, v := range Xc.RawRowView(i) {
 			xMean[j] += v / float64(n)
 		}
-		yMean += y[i] / float64(n)
 	}
-	yc := make([]float64, n)
 	for i := 0; i < n; i++ {
 		row := Xc.RawRowView(i)
 		for j := range row {
 			row[j] -= xMean[j]
 		}
-		yc[i] = y[i] - yMean
 	}
+	yc, yMean := centred(y)
 	g, err := momentsOf(Xc, yc).Gram(nil)
 	if err != nil {
 		return nil, err
@@ -181,6 +178,20 @@ func NewGram(X mat.Matrix, y []float64) (*Gram, error) {
 	copy(g.XMean, xMean)
 	g.YMean = yMean
 	return g, nil
+}
+
+// centred returns v less its mean, and the mean (each term divided by n:
+// no overflow near the float range).
+func centred(v []float64) ([]float64, float64) {
+	var mean float64
+	for _, x := range v {
+		mean += x / float64(len(v))
+	}
+	c := make([]float64, len(v))
+	for i, x := range v {
+		c[i] = x - mean
+	}
+	return c, mean
 }
 
 // checkTarget rejects a constant target: every penalized fit of it is w = 0

@@ -125,14 +125,7 @@ func FitLRM(X mat.Matrix, y []float64, degree int) (*LRMModel, error) {
 	}
 	// y centred first (S is standardized): the moments' centring would lose
 	// a target far from zero (NewMoments).
-	var yMean float64
-	for _, v := range y {
-		yMean += v / float64(n) // no overflow near the float range
-	}
-	yc := make([]float64, n)
-	for i, v := range y {
-		yc[i] = v - yMean
-	}
+	yc, yMean := centred(y)
 	mom, err := NewMoments(S, yc)
 	if err != nil {
 		return nil, err
