@@ -447,6 +447,7 @@ func TestAlertmanagerInhibition(t *testing.T) {
 		{alert("StorcastHeadroomLow", "storcast-0", "a", "ceph-d"), false},      // another cluster of the same shard
 		{map[string]string{"alertname": "StorcastShardMismatch", "cluster": "ceph-a"}, false},
 		{alert("StorcastSourceDown", "storcast-0", "a", "ceph-a"), false},
+		{alert("StorcastStateNotSaved", "storcast-0", "a", "ceph-a"), false}, // its disk, not its source
 	} {
 		if got := inhibited(c.a, firing); got != c.muted {
 			t.Errorf("%v: inhibited %v, want %v", c.a, got, c.muted)

@@ -130,6 +130,11 @@ func Rules(t Thresholds) []Rule {
 			"Storcast cannot read the metrics of cluster {{ $labels.cluster }}.",
 			"storcast's queries for the metrics of cluster {{ $labels.cluster }} fail or return nothing; "+
 				"its forecasts are stale until they return."),
+		rule("StorcastStateNotSaved", "warning",
+			sel("storcast_state_save_success")+" == 0", t.State.NotSavedFor,
+			"Storcast cannot save the models of cluster {{ $labels.cluster }}.",
+			"storcast's last write of the fitted models of cluster {{ $labels.cluster }} to its state_dir failed (or the saved file could not be read nor moved aside at start); "+
+				"the forecasts are served, but a restart would lose what was fitted since the last good save and serve nothing until the source answers and the models refit."),
 		rule("StorcastShardMismatch", "warning",
 			// Missing: configured on some shard, forecast by none (value 0).
 			// Double: forecast under two or more distinct shard indexes

@@ -51,6 +51,9 @@ type Thresholds struct {
 	Source struct {
 		DownFor model.Duration `yaml:"down_for"`
 	} `yaml:"source"`
+	State struct {
+		NotSavedFor model.Duration `yaml:"not_saved_for"`
+	} `yaml:"state"`
 	Exporter struct {
 		DownFor model.Duration `yaml:"down_for"`
 	} `yaml:"exporter"`
@@ -128,6 +131,7 @@ func (t Thresholds) Validate() error {
 		ratio("model.min_accuracy_ratio", t.Model.MinAccuracyRatio),
 		nonNegative("model.inaccurate_for", t.Model.InaccurateFor),
 		nonNegative("source.down_for", t.Source.DownFor),
+		nonNegative("state.not_saved_for", t.State.NotSavedFor),
 		nonNegative("exporter.down_for", t.Exporter.DownFor),
 		nonNegative("shards.mismatch_for", t.Shards.MismatchFor),
 	} {

@@ -348,14 +348,19 @@ func ModelQuality() Dashboard {
 		prom("A", "time() - storcast_model_last_fit_timestamp_seconds{"+c+"}", "{{cluster}} {{model}}")))
 
 	l.row("Health")
-	l.add(12, 8, stateTimeline("Model staleness",
+	l.add(8, 8, stateTimeline("Model staleness",
 		"1 = stale: the last fit failed or the source is down, and the last good model is serving.",
 		prom("A", "storcast_model_stale{"+c+"}", "{{cluster}} {{model}}"),
 		"fresh", "green", "stale", "orange"))
-	l.add(12, 8, stateTimeline("Source health",
+	l.add(8, 8, stateTimeline("Source health",
 		"Whether storcast's queries for each source of each cluster succeed (storcast_source_up).",
 		prom("A", "storcast_source_up{"+c+"}", "{{cluster}}"),
 		"down", "red", "up", "green"))
+	l.add(8, 8, stateTimeline("State saved",
+		fmt.Sprintf("Whether the last write of each cluster's models to state_dir succeeded (storcast_state_save_success; StorcastStateNotSaved after %s failed): "+
+			"a failed one loses nothing now, but a restart would.", th.State.NotSavedFor),
+		prom("A", "storcast_state_save_success{"+c+"}", "{{cluster}}"),
+		"failed", "red", "saved", "green"))
 	d.Panels = l.panels
 	return d
 }

@@ -22,5 +22,5 @@ func ExampleAll() {
 	}
 	// Output:
 	// storcast-cluster-headroom.json: "Storcast / Cluster headroom", 20 panels, 24 PromQL targets
-	// storcast-model-quality.json: "Storcast / Model quality", 12 panels, 8 PromQL targets
+	// storcast-model-quality.json: "Storcast / Model quality", 13 panels, 9 PromQL targets
 }

@@ -120,6 +120,7 @@ func New(src Snapshotter, shard ShardReporter, log *slog.Logger) *Exporter {
 		{"observed", perCluster(collectObserved)},
 		{"ruleset", perCluster(collectRuleSets)},
 		{"shard", shardCollector{shard}},
+		{"state", perCluster(collectState)},
 		{"warmup", perCluster(collectWarmup)},
 		{"whatif", perCluster(collectWhatIf)},
 		{"workload", perCluster(collectWorkload)},

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
@@ -95,7 +96,7 @@ func snapshots(t testing.TB) fixed {
 	}
 	full := &engine.Snapshot{
 		Cluster: "ceph-a", Kind: "ceph", SLOSeconds: 0.02, LatencyKind: "op", Ready: true, SourceUp: true,
-		Observed: obs, HasObserved: true,
+		Observed: obs, HasObserved: true, StateSaved: time.Unix(1.7e9, 0),
 		Set: models.Set{models.Conservation: capacity, models.MLISP: fakeLatency{}, models.Trend: fakeTrend{},
 			models.WhatIf: &models.WhatIfFit{Learners: []models.WhatIfLearner{{Name: "MARS", CVErrorRatio: 0.04}, {Name: "Cubist", CVErrorRatio: 0.05}, {Name: "LRM", CVErrorRatio: 0.2}}}},
 		Live: models.Live{CapacityAtMix: res, HasCapacityAtMix: true,
@@ -116,6 +117,8 @@ func snapshots(t testing.TB) fixed {
 	// A cluster whose source is down: last forecasts, stale, flat demand.
 	down := *full
 	down.Cluster, down.SourceUp = "swift-b", false
+	// Its last save failed (a full disk): the earlier save's time stays.
+	down.StateSaved, down.StateSaveError = time.Unix(1.7e9-3600, 0), "write data/swift-b.json.tmp: no space left on device"
 	down.Set = full.Set.Clone()
 	down.Set[models.Trend] = fakeTrend{flat: true}
 	down.Models = map[string]apiv1.ModelStatus{}
@@ -123,7 +126,8 @@ func snapshots(t testing.TB) fixed {
 		v.Stale = true
 		down.Models[k] = v
 	}
-	// A cluster that never fitted: only source health and the SLO.
+	// A cluster that never fitted: only source health and the SLO (nothing
+	// saved, no state series).
 	empty := &engine.Snapshot{Cluster: "new", Kind: "generic", SLOSeconds: 0.05, SourceUp: false,
 		Models: map[string]apiv1.ModelStatus{models.Conservation: {Error: "no usable window in the lookback"}}}
 	return published(full, &down, empty)

@@ -49,9 +49,11 @@ func (e *Engine) fit(ctx context.Context, cfg *config.Config, c *cluster, log *s
 	c.lastFit = e.opt.Now()
 	next.Fits++
 	next.LastFitReason = reason
+	// Saved before it is published, so that the snapshot says how its own
+	// save went; readers keep the previous snapshot meanwhile.
+	e.save(cfg.StateDir, c, next)
 	c.publish(next)
 	log.Info("fit done", "seconds", time.Since(start).Seconds())
-	e.save(cfg.StateDir, c, next)
 }
 
 // fetchLookback fetches the fit's lookback, ending at the last whole step.
@@ -256,14 +258,24 @@ func observedLatencies(iops, lat []float64, n int) []apiv1.ObservedLatency {
 	return out
 }
 
-// save persists the snapshot's models; a failure is logged, the models keep
-// serving. Nothing is saved for a cluster whose unreadable file could not be
-// moved aside (restore).
+// save persists the snapshot's models and records the outcome in it
+// (StateSaved, StateSaveError: storcast_state_save_success); a failure is
+// logged, the models keep serving. Nothing is saved for a cluster whose
+// unreadable file could not be moved aside (restore): that counts as a
+// failed save until the next start, since a restart would lose the models.
 func (e *Engine) save(dir string, c *cluster, s *Snapshot) {
 	if c.noSave {
+		s.StateSaveError = noSaveError
 		return
 	}
 	if err := state.Save(dir, e.persist(s)); err != nil {
+		s.StateSaveError = err.Error()
 		e.log.Error("saving state failed", "cluster", s.Cluster, "dir", dir, "err", err)
+		return
 	}
+	s.StateSaved, s.StateSaveError = e.opt.Now(), ""
 }
+
+// noSaveError is the save error of a cluster whose saved state could not be
+// read nor moved aside.
+const noSaveError = "the saved state could not be read nor moved aside: not saved until the next start, so that the file is kept"

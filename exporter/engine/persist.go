@@ -54,6 +54,9 @@ func (e *Engine) restore(c *cluster, dir string) {
 		aside, mvErr := state.SetAside(dir, c.name, e.opt.Now())
 		if mvErr != nil {
 			c.noSave = true
+			s := c.snap.Load().clone()
+			s.StateSaveError = noSaveError
+			c.publish(s)
 			log.Error("saved state unreadable and not moved aside: not saving this cluster's state until the next start, so that the file is kept", "err", err, "move_err", mvErr)
 			return
 		}
@@ -119,6 +122,9 @@ func (e *Engine) restore(c *cluster, dir string) {
 		}
 	}
 	s.Hosts = st.Hosts
+	if st.SavedUnix > 0 {
+		s.StateSaved = time.UnixMilli(int64(st.SavedUnix * 1e3))
+	}
 	if st.Observed != nil {
 		s.Observed, s.HasObserved = *st.Observed, true
 	}

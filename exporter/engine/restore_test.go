@@ -275,3 +275,69 @@ func TestModelOfADisabledFitterDropped(t *testing.T) {
 		t.Errorf("after the reload without a catalog: status %v, model %v, rule sets %v", s.Models[models.Advisor], s.Set[models.Advisor] != nil, s.RuleSets)
 	}
 }
+
+// TestStateSaveOutcome: every fit says how its save went
+// (storcast_state_save_success): the time of a good save, kept across a
+// restart; the error of one that fails (here a state_dir below a regular
+// file), which only the log said before, while the models keep serving.
+func TestStateSaveOutcome(t *testing.T) {
+	fake := promfake.New(testWorkload().Answer)
+	defer fake.Close()
+	cfg := testConfig(t, fake.URL)
+	e := startAt(t, cfg, baseFitters(), testNow)
+	waitFor(t, "a save", func() bool { return !e.Snapshot("a").StateSaved.IsZero() })
+	e.Stop()
+	if s := e.Snapshot("a"); !s.StateSaved.Equal(testNow) || s.StateSaveError != "" {
+		t.Errorf("after a good save: saved %v, error %q; want %v, none", s.StateSaved, s.StateSaveError, testNow)
+	}
+
+	fake.SetMode(promfake.Down)
+	e = startAt(t, cfg, baseFitters(), testNow.Add(time.Hour))
+	s := e.Snapshot("a")
+	e.Stop()
+	if !s.StateSaved.Equal(testNow) || s.StateSaveError != "" {
+		t.Errorf("restored: saved %v, error %q; want the file's time %v", s.StateSaved, s.StateSaveError, testNow)
+	}
+
+	// The state directory replaced by a regular file after start (a
+	// mount gone, a clean-up script): the next fit's save fails, the one
+	// after the directory is back succeeds.
+	fake.SetMode(promfake.Healthy)
+	clk := &clock{t: testNow.Add(2 * time.Hour)}
+	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e = New(Options{Source: src, Fitters: baseFitters(), Now: clk.Now})
+	e.Start(context.Background(), cfg)
+	defer e.Stop()
+	waitFor(t, "a save", func() bool { return e.Snapshot("a").StateSaved.Equal(clk.Now()) })
+	if err := os.RemoveAll(cfg.StateDir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg.StateDir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	advance := func() {
+		clk.mu.Lock()
+		clk.t = clk.t.Add(cfg.Fit.Interval + time.Minute)
+		clk.mu.Unlock()
+	}
+	advance()
+	waitFor(t, "a failed save", func() bool { return e.Snapshot("a").StateSaveError != "" })
+	s = e.Snapshot("a")
+	if !strings.Contains(s.StateSaveError, "not a directory") || !s.StateSaved.Equal(testNow.Add(2*time.Hour)) {
+		t.Errorf("failed save: error %q, saved %v; want the error, the last good save's time", s.StateSaveError, s.StateSaved)
+	}
+	if st := s.Models[models.Conservation]; !st.Fitted || st.LastFitUnix != float64(clk.Now().Unix()) {
+		t.Errorf("capacity model after a failed save: %+v; want fitted now and served", st)
+	}
+	if err := os.Remove(cfg.StateDir); err != nil {
+		t.Fatal(err)
+	}
+	advance()
+	waitFor(t, "a save after the directory is back", func() bool { return e.Snapshot("a").StateSaveError == "" })
+	if s = e.Snapshot("a"); !s.StateSaved.Equal(clk.Now()) {
+		t.Errorf("save after recovery at %v; want %v", s.StateSaved, clk.Now())
+	}
+}

@@ -33,6 +33,12 @@ type Snapshot struct {
 	WarmingUp bool
 	// LastRefresh is when the observed inputs were last refreshed.
 	LastRefresh time.Time
+	// StateSaved is when the cluster's models were last written to the
+	// state directory (or, until the first save, when the file restored
+	// was); StateSaveError says why the last save failed ("" after one
+	// that succeeded). Both zero: nothing saved yet.
+	StateSaved     time.Time
+	StateSaveError string
 	// Fits counts completed fit cycles since start; LastFitReason says why
 	// the last one ran (interval or an accuracy trigger).
 	Fits          int
