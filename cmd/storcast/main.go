@@ -197,6 +197,13 @@ func parseFlags(args []string, stderr io.Writer) (o *options, code int, ok bool)
 		fmt.Fprintf(stderr, "storcast: %v (storcast --help lists the flags)\n", err)
 		return nil, 2, false
 	}
+	// storcast takes no arguments: "--demo false" leaves "false" over (a
+	// boolean flag takes --demo=false) and would run the demo; a file
+	// named without --config.file would be ignored.
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "storcast: unexpected argument %q: storcast takes flags only (a boolean flag is set false as --flag=false; the configuration file is --config.file)\n", fs.Arg(0))
+		return nil, 2, false
+	}
 	var err error
 	if o.shard, err = o.shardFlags.resolve(fs, osHostname); err != nil {
 		fmt.Fprintf(stderr, "storcast: %v\n", err)

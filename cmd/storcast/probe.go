@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/storcast/storcast/exporter/config"
+	"github.com/storcast/storcast/exporter/engine"
 	"github.com/storcast/storcast/exporter/source"
 )
 
@@ -21,15 +22,19 @@ func probeRange(cfg *config.Config, now time.Time) source.Range {
 
 // probeClusters runs each cluster's queries once against the configured
 // Prometheus and reports, per cluster, how many series each selects,
-// naming the empty and failing ones. It returns the number of required
-// queries (the ops and bytes signals) that selected nothing or failed.
-func probeClusters(ctx context.Context, cfg *config.Config, src *source.Prometheus, w io.Writer, log *slog.Logger) int {
-	bad := 0
+// naming the empty and failing ones. Each cluster has the deadline of a
+// fit's fetch (engine.FitFetchDeadline), its own: one shared by all let a
+// query that kept timing out on the first cluster fail every query of the
+// clusters after it. It returns how many required queries (the ops and
+// bytes signals) selected nothing and how many failed.
+func probeClusters(ctx context.Context, cfg *config.Config, src *source.Prometheus, w io.Writer, log *slog.Logger) (empty, failed int) {
 	r := probeRange(cfg, time.Now())
 	for i := range cfg.Clusters {
 		cl := &cfg.Clusters[i]
-		probes := src.ProbeCluster(ctx, cl, r)
-		empty := 0
+		cctx, cancel := context.WithTimeout(ctx, engine.FitFetchDeadline(cfg))
+		probes := src.ProbeCluster(cctx, cl, r)
+		cancel()
+		emptyOrFailed := 0
 		for _, p := range probes {
 			name := p.Signal
 			if p.Role != "" {
@@ -37,23 +42,27 @@ func probeClusters(ctx context.Context, cfg *config.Config, src *source.Promethe
 			}
 			switch {
 			case p.Err != nil:
-				empty++
+				emptyOrFailed++
 				log.Warn("probe: query failed", "cluster", cl.Name, "query", name, "promql", p.Query, "err", p.Err)
 				fmt.Fprintf(w, "%s\t%s\tFAILED: %v\t%s\n", cl.Name, name, p.Err, p.Query)
 			case p.Series == 0:
-				empty++
+				emptyOrFailed++
 				log.Warn("probe: query selects no series", "cluster", cl.Name, "query", name, "promql", p.Query)
 				fmt.Fprintf(w, "%s\t%s\tEMPTY\t%s\n", cl.Name, name, p.Query)
 			default:
 				fmt.Fprintf(w, "%s\t%s\t%d series\n", cl.Name, name, p.Series)
 			}
-			if (p.Err != nil || p.Series == 0) && p.Required() {
-				bad++
+			switch {
+			case !p.Required():
+			case p.Err != nil:
+				failed++
+			case p.Series == 0:
+				empty++
 			}
 		}
-		log.Info("probe: cluster queries", "cluster", cl.Name, "queries", len(probes), "empty_or_failed", empty)
+		log.Info("probe: cluster queries", "cluster", cl.Name, "queries", len(probes), "empty_or_failed", emptyOrFailed)
 	}
-	return bad
+	return empty, failed
 }
 
 // checkRemote is --config.check --config.check.remote: the probe, printed;
@@ -68,10 +77,14 @@ func checkRemote(cfg *config.Config, stdout io.Writer, log *slog.Logger) int {
 		fmt.Fprintf(stdout, "remote check: %v\n", err)
 		return 1
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*cfg.Prometheus.Timeout)
-	defer cancel()
-	if bad := probeClusters(ctx, cfg, src, stdout, log); bad > 0 {
-		fmt.Fprintf(stdout, "remote check: %d required queries (ops or bytes) select nothing or fail: the cluster's matchers select no series there\n", bad)
+	empty, failed := probeClusters(context.Background(), cfg, src, stdout, log)
+	if empty > 0 {
+		fmt.Fprintf(stdout, "remote check: %d required queries (ops or bytes) select nothing: the cluster's matchers select no series there\n", empty)
+	}
+	if failed > 0 {
+		fmt.Fprintf(stdout, "remote check: %d required queries (ops or bytes) failed: see the errors above (prometheus.url, its authentication, prometheus.timeout)\n", failed)
+	}
+	if empty+failed > 0 {
 		return 1
 	}
 	fmt.Fprintln(stdout, "remote check OK")

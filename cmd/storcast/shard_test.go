@@ -119,6 +119,9 @@ func TestShardFlags(t *testing.T) {
 		{args: []string{"--shard.total=3", "--shard.index=1", "--shard.from-name=storcast-1"}, wantErr: "--shard.index, --shard.from-hostname and --shard.from-name each give the shard index: use one"},
 		// An unset $(POD_NAME) gives an empty name: refused, not shard 0.
 		{args: []string{"--shard.total=3", "--shard.from-name="}, wantErr: `--shard.from-name "": the name does not end in -N, a StatefulSet pod ordinal`},
+		// Arguments left over are refused: "--demo false" ran the demo.
+		{args: []string{"--demo", "false"}, wantErr: `unexpected argument "false": storcast takes flags only (a boolean flag is set false as --flag=false; the configuration file is --config.file)`},
+		{args: []string{"storcast.yml"}, wantErr: `unexpected argument "storcast.yml": storcast takes flags only (a boolean flag is set false as --flag=false; the configuration file is --config.file)`},
 		// --shard.from-hostname=false gives no index: --shard.index does.
 		{args: []string{"--shard.total=3", "--shard.from-hostname=false", "--shard.index=1"}, index: 1, total: 3},
 	} {

@@ -244,6 +244,11 @@ func (c *Config) Validate() error {
 	if p.RetryBackoff > MaxRetryBackoff {
 		return fmt.Errorf("prometheus.retry_backoff: %s is longer than the maximum %s", model.Duration(p.RetryBackoff), model.Duration(MaxRetryBackoff))
 	}
+	// A refresh ends at prometheus.timeout, retries included: a first
+	// wait that long means no query is ever retried.
+	if p.Retries > 0 && p.RetryBackoff >= p.Timeout {
+		return fmt.Errorf("prometheus.retry_backoff: %s is not shorter than prometheus.timeout %s, which ends a refresh retries included: no query would be retried (shorten it, or set prometheus.retries: 0)", model.Duration(p.RetryBackoff), model.Duration(p.Timeout))
+	}
 	if p.MaxSeriesPerQuery <= 0 {
 		return errors.New("prometheus.max_series_per_query: must be positive")
 	}

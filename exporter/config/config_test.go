@@ -190,6 +190,25 @@ func TestEnvironment(t *testing.T) {
 	if want := `fit.accuracy_threshold: NaN is outside [0, 1]`; err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
 	}
+	// Set but empty: the file's value stands. It was decoded: an empty
+	// STORCAST_WEB_CONFIG_FILE cleared the file's, serving without TLS
+	// and auth; an empty duration became 0.
+	dir := t.TempDir()
+	file := filepath.Join(dir, "storcast.yml")
+	if err := os.WriteFile(filepath.Join(dir, "web.yml"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte("web: {config_file: web.yml}\nprometheus: {url: http://p:9090, retry_backoff: 200ms}\nclusters: [{name: a, kind: ceph, matchers: ['cluster=\"a\"']}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env = map[string]string{"STORCAST_WEB_CONFIG_FILE": "", "STORCAST_PROMETHEUS_RETRY_BACKOFF": "", "STORCAST_FIT_INTERVAL": ""}
+	c, err = load(file, nil, lookup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Web.ConfigFile != filepath.Join(dir, "web.yml") || c.Prometheus.RetryBackoff != 200*time.Millisecond || c.Fit.Interval != Default().Fit.Interval {
+		t.Errorf("empty variables applied: web config %q, retry backoff %v, fit interval %v", c.Web.ConfigFile, c.Prometheus.RetryBackoff, c.Fit.Interval)
+	}
 }
 
 // TestFlagKeys: every flag sets the key it names, and a bad flag value

@@ -82,7 +82,11 @@ func load(file string, fs *pflag.FlagSet, env func(string) (string, bool)) (*Con
 	for _, k := range scalarKeys() {
 		name := EnvPrefix + strings.ToUpper(strings.ReplaceAll(k, ".", "_"))
 		s, ok := env(name)
-		if !ok {
+		if !ok || s == "" {
+			// Set but empty counts as unset: a chart or compose file that
+			// templates an unset value as "" must not clear the file's
+			// web.config_file (serving without TLS and auth) or zero a
+			// duration.
 			continue
 		}
 		v, _ := fieldByKey(root, k)

@@ -553,3 +553,29 @@ func TestMetricsForget(t *testing.T) {
 		t.Error("b's count changed")
 	}
 }
+
+// TestLatencyOverrideWinsOverTheSLOKind: metrics.latency is the SLO's latency
+// whatever latency_slo.latency says; it was replaced by the kind's read or
+// write latency, so an operator's series was never queried.
+func TestLatencyOverrideWinsOverTheSLOKind(t *testing.T) {
+	for _, c := range []struct {
+		kind, slo string
+		metrics   map[string]string
+		want      string
+	}{
+		{config.KindCeph, "read", map[string]string{"latency": "my_osd_read_lat"}, "my_osd_read_lat"},
+		{config.KindSwift, "write", map[string]string{"latency": "my_put_lat"}, "my_put_lat"},
+		{config.KindCeph, "op", map[string]string{"latency": "my_op_lat"}, "my_op_lat"},
+		{config.KindCeph, "read", nil, CephMapping.ReadLatency},
+		{config.KindSwift, "op", nil, SwiftMapping.OpLatency},
+	} {
+		want, err := config.ParseMetricRef(c.want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cl := &config.Cluster{Kind: c.kind, Metrics: c.metrics, LatencySLO: config.LatencySLO{Latency: c.slo}}
+		if got := RefsFor(cl)[Latency]; got.Name != want.Name || fmt.Sprint(got.Matchers) != fmt.Sprint(want.Matchers) {
+			t.Errorf("%s, latency_slo.latency %s, metrics %v: latency from %q, want %q", c.kind, c.slo, c.metrics, got, c.want)
+		}
+	}
+}

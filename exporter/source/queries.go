@@ -76,8 +76,10 @@ func RateWindowOf(step time.Duration) time.Duration { return max(2*step, time.Mi
 type SignalRefs map[string]config.MetricRef
 
 // RefsFor returns the metric of each signal of a ceph or swift cluster:
-// the kind's mapping with the cluster's overrides, latency chosen by the
-// SLO's kind. Latency refs name the base of the _sum/_count pair.
+// the kind's mapping with the cluster's overrides. The latency signal (the
+// SLO's) is the kind's read, write or op latency by the SLO's kind, unless
+// the cluster overrides it (metrics.latency), which wins whatever the
+// kind. Latency refs name the base of the _sum/_count pair.
 func RefsFor(cl *config.Cluster) SignalRefs {
 	m := CephMapping
 	if cl.Kind == config.KindSwift {
@@ -90,11 +92,13 @@ func RefsFor(cl *config.Cluster) SignalRefs {
 	for k, v := range cl.Metrics { // validated by config
 		raw[k] = v
 	}
-	switch cl.LatencySLO.Latency {
-	case "read":
-		raw[Latency] = raw[ReadLatency]
-	case "write":
-		raw[Latency] = raw[WriteLatency]
+	if _, overridden := cl.Metrics[Latency]; !overridden {
+		switch cl.LatencySLO.Latency {
+		case "read":
+			raw[Latency] = raw[ReadLatency]
+		case "write":
+			raw[Latency] = raw[WriteLatency]
+		}
 	}
 	refs := SignalRefs{}
 	for k, v := range raw {
