@@ -1,23 +1,44 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { vi } from 'vitest';
 import { CoreApp, type DataSourceInstanceSettings } from '@grafana/data';
+import type { DataQuery } from '@grafana/schema';
 
 import { DataSource } from './datasource';
 import { StorcastOptions, StorcastQuery, templatedFields } from './types';
 
-const getResource = vi.fn();
-
-vi.mock('@grafana/runtime', () => ({
-  DataSourceWithBackend: class {
-    getResource = getResource;
-  },
+// Grafana's own DataSourceWithBackend, so that what the data source inherits
+// from it (interpolateVariablesInQueries) is tested too; only the template
+// service is a stand-in: $name and ${name} from the scoped vars.
+vi.mock('@grafana/runtime', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('@grafana/runtime')>()),
   getTemplateSrv: () => ({
-    // A stand-in of Grafana's template service: $name and ${name} from the scoped vars.
     replace: (s: string, scoped: Record<string, { value: string }> = {}) =>
       s.replace(/\$\{?(\w+)\}?/g, (m: string, name: string) => scoped[name]?.value ?? m),
   }),
 }));
 
-const ds = new DataSource({} as DataSourceInstanceSettings<StorcastOptions>);
+const ds = new DataSource({ type: 'storcast-forecast-datasource', uid: 'u', name: 'storcast', jsonData: {}, meta: {} } as unknown as DataSourceInstanceSettings<StorcastOptions>);
+
+/**
+ * Every string field of a query beyond DataQuery's, written out here rather
+ * than taken from templatedFields, so that a field left out of that list is
+ * caught. tsc checks it against StorcastQuery (below), the test against the
+ * Go Query's JSON tags.
+ */
+const stringFields = ['cluster', 'series', 'horizon', 'step', 'ioSize', 'points', 'readRatio', 'extraIops', 'hostsAdded'] as const;
+
+type OwnKeys = Exclude<keyof StorcastQuery, keyof DataQuery>;
+type OwnStringKeys = { [K in OwnKeys]-?: NonNullable<StorcastQuery[K]> extends string ? K : never }[OwnKeys];
+expectTypeOf<OwnStringKeys>().toEqualTypeOf<(typeof stringFields)[number]>();
+
+/** The JSON tags of pkg/models' Query but queryType, which DataQuery carries. */
+function goQueryFields(): string[] {
+  const src = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '../pkg/models/query.go'), 'utf8');
+  const body = /\ntype Query struct \{\n([\s\S]*?)\n\}/.exec(src)?.[1] ?? '';
+  return [...body.matchAll(/json:"(\w+)"/g)].map((m) => m[1]).filter((f) => f !== 'queryType');
+}
 
 describe('DataSource', () => {
   it('starts a new query without a horizon', () => {
@@ -28,20 +49,41 @@ describe('DataSource', () => {
     expect(q.horizon).toBeUndefined();
   });
 
+  it('has every field of the Go query as a string field', () => {
+    expect(goQueryFields().sort()).toEqual([...stringFields].sort());
+  });
+
   it('replaces template variables in every field', () => {
     const scoped: Record<string, { text: string; value: string }> = {};
     const query: StorcastQuery = { refId: 'A', queryType: 'whatIf' };
-    for (const f of templatedFields) {
-      scoped[f] = { text: f, value: `value-of-${f}` };
-      (query as unknown as Record<string, string>)[f] = `$${f}`;
+    for (const f of stringFields) {
+      scoped[`v_${f}`] = { text: f, value: `value-of-${f}` };
+      query[f] = `$v_${f}`;
     }
     const out = ds.applyTemplateVariables(query, scoped);
-    for (const f of templatedFields) {
+    for (const f of stringFields) {
       expect(out[f]).toBe(`value-of-${f}`);
     }
+    expect([...templatedFields].sort()).toEqual([...stringFields].sort());
     expect(out.refId).toBe('A');
     expect(out.queryType).toBe('whatIf');
-    expect(query.cluster).toBe('$cluster'); // the dashboard's query is left alone
+    expect(query.cluster).toBe('$v_cluster'); // the dashboard's query is left alone
+  });
+
+  it('replaces template variables for server-side expressions and Explore (interpolateVariablesInQueries)', () => {
+    // Grafana calls only interpolateVariablesInQueries there, not
+    // applyTemplateVariables: a Math expression over this panel's queries
+    // sent "$cluster" to the backend if it were not the same replacement.
+    const queries: StorcastQuery[] = [
+      { refId: 'A', queryType: 'forecast', cluster: '$cluster', horizon: '${h}' },
+      { refId: 'B', queryType: 'whatIf', cluster: '${cluster}', extraIops: '-$extra' },
+    ];
+    const scoped = { cluster: { text: 'ceph-a', value: 'ceph-a' }, h: { text: '7d', value: '7d' }, extra: { text: '500', value: '500' } };
+    expect(ds.interpolateVariablesInQueries(queries, scoped, [])).toEqual([
+      { refId: 'A', queryType: 'forecast', cluster: 'ceph-a', horizon: '7d' },
+      { refId: 'B', queryType: 'whatIf', cluster: 'ceph-a', extraIops: '-500' },
+    ]);
+    expect(queries[0].cluster).toBe('$cluster');
   });
 
   it('replaces ${var} inside text and leaves empty fields empty', () => {
@@ -57,7 +99,7 @@ describe('DataSource', () => {
   });
 
   it('lists clusters as template variable values', async () => {
-    getResource.mockResolvedValue([
+    const getResource = vi.spyOn(ds, 'getResource').mockResolvedValue([
       { name: 'ceph-a', kind: 'ceph', models: {} },
       { name: 'swift-b', kind: 'swift', models: {} },
     ]);

@@ -12,7 +12,12 @@ export class DataSource extends DataSourceWithBackend<StorcastQuery, StorcastOpt
     return defaultQuery;
   }
 
-  /** Replaces template variables in every field of the query. */
+  /**
+   * Replaces template variables in every field of the query. Grafana's
+   * DataSourceWithBackend.interpolateVariablesInQueries, which server-side
+   * expressions and Explore call instead, maps through this method: no
+   * override of it is needed (datasource.test.ts checks both).
+   */
   applyTemplateVariables(query: StorcastQuery, scopedVars: ScopedVars): StorcastQuery {
     const srv = getTemplateSrv();
     const out: StorcastQuery = { ...query };

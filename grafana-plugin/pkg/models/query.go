@@ -40,9 +40,9 @@ type Query struct {
 	Cluster   string `json:"cluster"`
 
 	// forecast
-	Series  string `json:"series"`  // one of ForecastSeries; "iops" when empty
-	Horizon string `json:"horizon"` // extends the end past the dashboard's, e.g. "7d"
-	Step    string `json:"step"`    // minimum step, e.g. "5m"; Grafana's interval otherwise
+	Series  Text `json:"series"`  // one of ForecastSeries; "iops" when empty
+	Horizon Text `json:"horizon"` // extends the end past the dashboard's, e.g. "7d"
+	Step    Text `json:"step"`    // minimum step, e.g. "5m"; Grafana's interval otherwise
 
 	// capacity curve and what-if
 	IOSize Text `json:"ioSize"` // "4KiB", 4096; what-if also "4KiB:70%,1MiB:30%"
@@ -105,7 +105,7 @@ func ParseQuery(q backend.DataQuery) (Query, error) {
 		return Query{}, fmt.Errorf("cluster: missing; pick one of storcast's clusters")
 	}
 	if strings.Contains(m.Cluster, "$") {
-		return Query{}, fmt.Errorf("cluster: %q still holds a template variable that the dashboard does not define", m.Cluster)
+		return Query{}, fmt.Errorf("cluster: %q still holds a template variable: it was not replaced before the query reached the plugin (is the variable defined?)", m.Cluster)
 	}
 	return m, nil
 }
@@ -122,7 +122,7 @@ type Forecast struct {
 // is the larger of the query's step, the interval, one second, and what
 // keeps the points under MaxForecastPoints.
 func (m Query) ForecastRequest(tr backend.TimeRange, interval time.Duration) (Forecast, error) {
-	f := Forecast{Cluster: m.Cluster, Series: m.Series, Start: tr.From, End: tr.To}
+	f := Forecast{Cluster: m.Cluster, Series: string(m.Series), Start: tr.From, End: tr.To}
 	if f.Series == "" {
 		f.Series = "iops"
 	}
@@ -134,7 +134,7 @@ func (m Query) ForecastRequest(tr backend.TimeRange, interval time.Duration) (Fo
 		return Forecast{}, fmt.Errorf("series: unknown series %q (want %s)", f.Series, strings.Join(ForecastSeries, ", "))
 	}
 	if m.Horizon != "" {
-		h, err := model.ParseDuration(m.Horizon)
+		h, err := model.ParseDuration(string(m.Horizon))
 		if err != nil {
 			return Forecast{}, fmt.Errorf("horizon: %q is not a duration like 7d or 12h: %v", m.Horizon, err)
 		}
@@ -145,7 +145,7 @@ func (m Query) ForecastRequest(tr backend.TimeRange, interval time.Duration) (Fo
 	}
 	f.Step = max(interval, time.Second)
 	if m.Step != "" {
-		s, err := model.ParseDuration(m.Step)
+		s, err := model.ParseDuration(string(m.Step))
 		if err != nil || s <= 0 {
 			return Forecast{}, fmt.Errorf("step: %q is not a positive duration like 5m", m.Step)
 		}
@@ -207,8 +207,11 @@ func (m Query) WhatIfRequest() (apiv1.WhatIfRequest, error) {
 	}
 	if m.ExtraIOPS != "" {
 		v, err := strconv.ParseFloat(string(m.ExtraIOPS), 64)
-		if err != nil || !(v >= 0 && v <= apiv1.MaxExtraIOPS) {
-			return r, fmt.Errorf("extraIops: %q is not a number in 0..%s", m.ExtraIOPS, strconv.FormatFloat(apiv1.MaxExtraIOPS, 'f', -1, 64))
+		// Negative takes that much from today's load, as storcast allows
+		// (it refuses a load left at or below zero itself).
+		if err != nil || !(math.Abs(v) <= apiv1.MaxExtraIOPS) {
+			lim := strconv.FormatFloat(apiv1.MaxExtraIOPS, 'f', -1, 64)
+			return r, fmt.Errorf("extraIops: %q is not a number in -%s..%s", m.ExtraIOPS, lim, lim)
 		}
 		r.ExtraIOPS = v
 	}

@@ -100,12 +100,35 @@ func TestParseQuery(t *testing.T) {
 	for js, want := range map[string]string{
 		`{"queryType":"nope","cluster":"c"}`: `queryType: unknown query type "nope"`,
 		`{"queryType":"forecast"}`:           "cluster: missing",
-		`{"cluster":"$cluster"}`:             `cluster: "$cluster" still holds a template variable`,
+		`{"cluster":"$cluster"}`:             `cluster: "$cluster" still holds a template variable: it was not replaced before the query reached the plugin (is the variable defined?)`,
 		`{"cluster":`:                        "query JSON:",
 	} {
 		if _, err := ParseQuery(backend.DataQuery{JSON: []byte(js)}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParseQuery(%s) error = %v, want it to contain %q", js, err, want)
 		}
+	}
+	// The variable reached the plugin unreplaced (an expression or an alert
+	// rule, say): the message must not claim the dashboard lacks it.
+	if _, err := ParseQuery(backend.DataQuery{JSON: []byte(`{"cluster":"$cluster"}`)}); err == nil || strings.Contains(err.Error(), "dashboard") {
+		t.Errorf("unreplaced variable: error = %v, want one that does not blame the dashboard", err)
+	}
+}
+
+// Series, horizon and step are trimmed like the other fields: a variable's
+// value or a pasted "7d " must not fail as "not a duration".
+func TestForecastFieldsTrimmed(t *testing.T) {
+	q, err := ParseQuery(backend.DataQuery{JSON: []byte(`{"cluster":"c","series":"iops ","horizon":"7d ","step":" 5m"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	tr := backend.TimeRange{From: from, To: from.Add(24 * time.Hour)}
+	f, err := q.ForecastRequest(tr, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Series != "iops" || !f.End.Equal(tr.To.Add(7*24*time.Hour)) || f.Step != 5*time.Minute {
+		t.Errorf("forecast = %+v", f)
 	}
 }
 
@@ -185,13 +208,21 @@ func TestCapacityAndWhatIfRequests(t *testing.T) {
 	if err != nil || *w.ReadRatio != 0.6 || w.ExtraIOPS != 2500 || w.HostsAdded != 3 || len(w.IOSizes) != 1 || w.IOSizes[0].Bytes != 8192 {
 		t.Errorf("what-if: %+v, %v", w, err)
 	}
+	// A negative extra load takes from today's, as storcast's API allows
+	// (|extraIops| <= apiv1.MaxExtraIOPS; storcast refuses a load left <= 0).
+	for in, want := range map[Text]float64{"-5": -5, "-1e9": -apiv1.MaxExtraIOPS, "1e9": apiv1.MaxExtraIOPS} {
+		if w, err := (Query{Cluster: "c", ExtraIOPS: in}).WhatIfRequest(); err != nil || w.ExtraIOPS != want {
+			t.Errorf("extraIops %q: %v, %v; want %v", in, w.ExtraIOPS, err, want)
+		}
+	}
 	if w, err := (Query{Cluster: "c"}).WhatIfRequest(); err != nil || w.ReadRatio != nil || w.IOSizes != nil {
 		t.Errorf("what-if defaults keep today's mix: %+v, %v", w, err)
 	}
 	for q, want := range map[Query]string{
 		{Cluster: "c", ReadRatio: "70"}:     "readRatio: \"70\" is outside 0..1 (write 70% for a percentage)",
-		{Cluster: "c", ExtraIOPS: "-5"}:     `extraIops: "-5" is not a number in 0..1000000000`,
-		{Cluster: "c", ExtraIOPS: "2e9"}:    `extraIops: "2e9" is not a number in 0..1000000000`,
+		{Cluster: "c", ExtraIOPS: "2e9"}:    `extraIops: "2e9" is not a number in -1000000000..1000000000`,
+		{Cluster: "c", ExtraIOPS: "-2e9"}:   `extraIops: "-2e9" is not a number in -1000000000..1000000000`,
+		{Cluster: "c", ExtraIOPS: "NaN"}:    `extraIops: "NaN" is not a number`,
 		{Cluster: "c", HostsAdded: "10001"}: `hostsAdded: "10001" is not a whole number in 0..10000`,
 		{Cluster: "c", HostsAdded: "1.5"}:   `hostsAdded: "1.5" is not a whole number`,
 		{Cluster: "c", IOSize: "4k:50%"}:    "ioSize:",

@@ -69,14 +69,21 @@ describe('QueryEditor', () => {
     expect(onChange).toHaveBeenCalledWith(expect.objectContaining({ queryType: 'whatIf', cluster: 'ceph-a' }));
   });
 
-  it('offers the rule-set query with the cluster field only', async () => {
+  it('switches to the rule-set query, keeping the cluster', async () => {
     const { onChange } = setup({ queryType: 'forecast', cluster: 'ceph-a' });
     const user = userEvent.setup();
     await user.click(screen.getByText('Rule sets'));
     expect(onChange).toHaveBeenCalledWith(expect.objectContaining({ queryType: 'ruleSets', cluster: 'ceph-a' }));
+  });
+
+  it('shows the cluster field only for a rule-set query', async () => {
     setup({ queryType: 'ruleSets', cluster: 'ceph-a' });
-    expect(screen.queryAllByLabelText('Read ratio')).toHaveLength(0);
-    expect(screen.queryAllByLabelText('Horizon')).toHaveLength(1); // the first editor's only
+    await settle();
+    // The editor alone: the cluster select is its only field beside the query type.
+    expect(screen.queryAllByRole('textbox')).toHaveLength(0);
+    const selects = screen.getAllByRole('combobox');
+    expect(selects).toHaveLength(1);
+    expect(selects[0]).toHaveAttribute('id', 'storcast-cluster');
   });
 
   it('edits what-if fields as text, so they can hold template variables', async () => {

@@ -135,7 +135,7 @@ export function QueryEditor({ query, onChange, onRunQuery, datasource }: Props) 
             {text('ioSize', 'IO size', "today's", 'One size (64KiB) or a mix (4KiB:70%,1MiB:30%)', 24)}
           </InlineFieldRow>
           <InlineFieldRow>
-            {text('extraIops', 'Extra IOPS', '0', 'IOPS added to today\'s load')}
+            {text('extraIops', 'Extra IOPS', '0', 'IOPS added to today\'s load; a negative value takes that much from it')}
             {text('hostsAdded', 'Hosts added', '0', 'Storage hosts added to the cluster')}
           </InlineFieldRow>
         </>
