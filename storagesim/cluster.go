@@ -45,7 +45,48 @@ type checkpoint struct {
 	acc  []float64
 }
 
-const checkpointEvery = 720 // ticks (1 h)
+// checkpointEvery is the spacing of the accumulators' checkpoints (ticks,
+// 1 h). Only some are kept (keepCheckpoint): the newest checkpointsPerLevel
+// whole hours, the newest checkpointsPerLevel even hours, multiples of 4 h
+// and so on, so the list grows with the logarithm of the simulated time
+// (at most 41 checkpoints after 30 days) and a rewind re-integrates from a
+// checkpoint at most about half as old as the rewind is long.
+const (
+	checkpointEvery     = 720
+	checkpointsPerLevel = 4
+)
+
+// keepCheckpoint reports whether the checkpoint at tick t (a multiple of
+// checkpointEvery) is kept once the newest is at tick newest. The kept set
+// only loses members as newest grows, so a checkpoint dropped is never
+// needed again.
+func keepCheckpoint(t, newest int64) bool {
+	h, n := t/checkpointEvery, newest/checkpointEvery
+	if h == 0 {
+		return true // the origin
+	}
+	for step := int64(1); h%step == 0; step *= 2 {
+		if n/step-h/step < checkpointsPerLevel {
+			return true
+		}
+	}
+	return false
+}
+
+// addCheckpoint records acc at tick k (the newest checkpoint) and drops the
+// ones keepCheckpoint no longer keeps.
+func (c *Cluster) addCheckpoint(k int64) {
+	kept := c.checks[:0]
+	for _, cp := range c.checks {
+		if keepCheckpoint(cp.tick, k) {
+			kept = append(kept, cp)
+		}
+	}
+	for i := len(kept); i < len(c.checks); i++ {
+		c.checks[i] = checkpoint{} // let the dropped slices go
+	}
+	c.checks = append(kept, checkpoint{tick: k, acc: append([]float64(nil), c.acc...)})
+}
 
 type hostInfo struct {
 	name       string
@@ -412,7 +453,7 @@ func (c *Cluster) advance(k int64) {
 		c.step(c.acc, &st, c.cur)
 		c.cur++
 		if c.cur%checkpointEvery == 0 && c.checks[len(c.checks)-1].tick < c.cur {
-			c.checks = append(c.checks, checkpoint{tick: c.cur, acc: append([]float64(nil), c.acc...)})
+			c.addCheckpoint(c.cur)
 		}
 	}
 }

@@ -20,7 +20,9 @@
 //
 // Time is cut into ticks of 5 s (Tick); the state is computed at the start of
 // each tick and held for the tick. Counters integrate their per-tick
-// increments from the origin and interpolate linearly within a tick.
+// increments from the origin and interpolate linearly within a tick. Event
+// times (and a noisy neighbour's duration) are rounded up to a whole tick, so
+// the truth, the targets and the scrapes see each change at the same instant.
 //
 // Capacity (conservation of processing capability, with a deviation). The
 // scenario gives, per IO size S, the saturated client IOPS of the origin

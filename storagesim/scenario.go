@@ -177,6 +177,8 @@ type DiurnalSpec struct {
 // Event changes the workload or the cluster at a time after the origin.
 // Exactly one of the change fields is set.
 type Event struct {
+	// At is rounded up to a whole 5 s tick from the origin (the simulation's
+	// resolution), and so is a noisy neighbour's duration.
 	At Duration `yaml:"at"`
 	// Ramp spreads a load_step, read_ratio or mix change linearly over this
 	// duration (0: instant).
@@ -306,7 +308,9 @@ func ParseDuration(s string) (time.Duration, error) {
 	var days float64
 	if i := strings.IndexByte(s, 'd'); i > 0 {
 		v, err := strconv.ParseFloat(s[:i], 64)
-		if err != nil {
+		// NaN, ±Inf and day counts beyond time.Duration's ±292 years would
+		// convert to an arbitrary Duration.
+		if err != nil || !(math.Abs(v) <= float64(math.MaxInt64)/float64(24*time.Hour)) {
 			return 0, fmt.Errorf("invalid duration %q", orig)
 		}
 		days, s = v, s[i+1:]
@@ -355,7 +359,7 @@ func ParseByteSize(s string) (float64, error) {
 		}
 	}
 	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || v < 0 || math.IsInf(v, 0) {
+	if err != nil || !(v >= 0) || math.IsInf(v, 0) { // !(v >= 0) also refuses NaN
 		return 0, fmt.Errorf("invalid size %q (want bytes or a number with KiB, MiB, GiB, TiB)", s)
 	}
 	return v * mult, nil
@@ -797,7 +801,10 @@ func (sc *Scenario) resolveEvents() error {
 			return fmt.Errorf("%s.ramp: must not be negative", field)
 		}
 		n := 0
-		te := timedEvent{at: time.Duration(e.At), Event: e}
+		// Events take effect at the start of a tick (rounded up): the
+		// counters hold each tick's state for the whole tick, so /truth,
+		// /sd and the scrapes then agree on when the change happened.
+		te := timedEvent{at: ceilTick(time.Duration(e.At)), Event: e}
 		if e.LoadStep != 0 {
 			n++
 			if e.LoadStep < 0 {
@@ -844,6 +851,11 @@ func (sc *Scenario) resolveEvents() error {
 			if nn.CapacityLoss <= 0 || nn.CapacityLoss >= 1 {
 				return fmt.Errorf("%s.noisy_neighbour.capacity_loss: %g, must be in (0, 1)", field, nn.CapacityLoss)
 			}
+			// It ends at the start of a tick too (the copy leaves the
+			// caller's Events as written).
+			r := *nn
+			r.Duration = Duration(ceilTick(time.Duration(nn.Duration)))
+			te.NoisyNeighbour = &r
 		}
 		if n != 1 {
 			return fmt.Errorf("%s: exactly one of load_step, read_ratio, mix, add_hosts, remove_hosts, noisy_neighbour must be set, found %d", field, n)
@@ -857,6 +869,44 @@ func (sc *Scenario) resolveEvents() error {
 		return fmt.Errorf("cluster.hosts: at most 64 hosts may exist at once")
 	}
 	return nil
+}
+
+// ceilTick rounds a non-negative offset from the origin up to a whole Tick.
+func ceilTick(d time.Duration) time.Duration {
+	if r := d % Tick; r != 0 {
+		return d + Tick - r
+	}
+	return d
+}
+
+// eventInstants lists, in order and without repeats, the seconds after the
+// origin in (from, to] at which an event starts, a ramp ends or a noisy
+// neighbour leaves: where load or capacity change abruptly or stop changing.
+func (sc *Scenario) eventInstants(from, to float64) []float64 {
+	var out []float64
+	add := func(d time.Duration) {
+		if s := d.Seconds(); s > from && s <= to {
+			out = append(out, s)
+		}
+	}
+	for _, e := range sc.events {
+		add(e.at)
+		if e.Ramp > 0 {
+			add(e.at + time.Duration(e.Ramp))
+		}
+		if e.NoisyNeighbour != nil {
+			add(e.at + time.Duration(e.NoisyNeighbour.Duration))
+		}
+	}
+	sort.Float64s(out)
+	j := 0
+	for i, s := range out {
+		if i == 0 || s != out[j-1] {
+			out[j] = s
+			j++
+		}
+	}
+	return out[:j]
 }
 
 // maxHosts is the number of distinct host slots the scenario ever uses.

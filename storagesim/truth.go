@@ -50,9 +50,12 @@ type Truth struct {
 	SLOSeconds      float64 `json:"slo_seconds"`
 	SLOCrossingIOPS float64 `json:"slo_crossing_iops"`
 
-	// SaturationTime is the first instant at or after Time at which offered
-	// load reaches capacity (noise-free, searched 90 days ahead in 5-minute steps, refined to 1 s
-	// resolution); nil if it does not happen within that horizon.
+	// SaturationTime is when offered load first reaches capacity at or
+	// after Time (noise-free, searched 90 days ahead on a 5-minute grid and
+	// at every event that changes load or capacity abruptly, the crossing
+	// rounded to the nearest second: offered load may still be up to half a
+	// second short of capacity then); nil if it does not happen within that
+	// horizon.
 	SaturationTime *time.Time `json:"saturation_time"`
 
 	Hosts  int `json:"hosts"`
@@ -265,7 +268,14 @@ func (tr Truth) MaxIOPSAt(readRatio float64, opShare []float64) (float64, error)
 	return tr.sc.frontierCoefficients(readRatio, opShare, tr.st.scale).load(1), nil
 }
 
-// saturationTime finds the first second ≥ from with offered ≥ capacity.
+// saturationTime finds when offered load first reaches capacity at or after
+// from (seconds since the origin). It tests a 5-minute grid and, besides it,
+// every instant at which an event changes load or capacity abruptly or ends a
+// ramp (eventInstants), so a saturation window shorter than the grid step is
+// not stepped over; the crossing is then bisected to a millisecond and
+// rounded to the nearest second (never before from). A window that opens and
+// closes between two of those instants through smooth changes alone (a daily
+// peak that just touches capacity for under 5 minutes) can still be missed.
 func (c *Cluster) saturationTime(from float64) (float64, bool) {
 	sat := func(s float64) bool {
 		st := c.stateAt(s)
@@ -275,21 +285,44 @@ func (c *Cluster) saturationTime(from float64) (float64, bool) {
 		return from, true
 	}
 	const step, horizon = 300.0, 90 * 86400.0
+	events := c.sc.eventInstants(from, from+horizon)
 	prev := from
-	for s := from + step; s <= from+horizon; s += step {
-		if sat(s) {
-			lo, hi := prev, s
-			for hi-lo > 0.5 {
-				mid := (lo + hi) / 2
-				if sat(mid) {
-					hi = mid
-				} else {
-					lo = mid
-				}
+	for s := from + step; ; s += step {
+		if s > from+horizon {
+			s = math.Inf(1) // only event instants are left
+		}
+		for len(events) > 0 && events[0] < s {
+			e := events[0]
+			events = events[1:]
+			if e <= prev {
+				continue // on the grid point just tested
 			}
-			return math.Round(hi), true
+			if sat(e) {
+				return refineCrossing(sat, prev, e, from), true
+			}
+			prev = e
+		}
+		if math.IsInf(s, 1) {
+			return 0, false
+		}
+		if sat(s) {
+			return refineCrossing(sat, prev, s, from), true
 		}
 		prev = s
 	}
-	return 0, false
+}
+
+// refineCrossing bisects [lo, hi] (sat(lo) false, sat(hi) true) to a
+// millisecond and rounds the crossing to the nearest second, not before from.
+// The result depends on the crossing only, not on the bracket it was found in.
+func refineCrossing(sat func(float64) bool, lo, hi, from float64) float64 {
+	for hi-lo > 1e-3 {
+		mid := (lo + hi) / 2
+		if sat(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return math.Max(from, math.Round(hi))
 }

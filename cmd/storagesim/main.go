@@ -134,7 +134,7 @@ func serve(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "storagesim: --web.listen-address:", err)
 		return 1
 	}
-	srv := &http.Server{Handler: cl.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := newServer(cl.Handler())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {
@@ -150,6 +150,33 @@ func serve(args []string, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// The HTTP server's timeouts (variables so that tests can shorten them). The
+// requests are bodiless GETs, so reading one takes well under readTimeout.
+// writeTimeout bounds the handler and the response together: a /metrics or
+// /truth that first integrates the counters from an old checkpoint takes
+// seconds, and the largest scenario's scrape a second or so on a loaded
+// machine. idleTimeout closes a kept-alive connection nobody uses; it is
+// longer than any usual scrape interval, so Prometheus keeps reusing its
+// connections.
+var (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 30 * time.Second
+	writeTimeout      = 2 * time.Minute
+	idleTimeout       = 5 * time.Minute
+)
+
+// newServer is the HTTP server of storagesim serve: no connection, idle or
+// stalled, holds a goroutine for longer than the timeouts above.
+func newServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+	}
 }
 
 func history(args []string, stdout, stderr io.Writer) int {

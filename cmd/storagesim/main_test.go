@@ -1,11 +1,20 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"errors"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestRun(t *testing.T) {
@@ -47,5 +56,110 @@ func TestRun(t *testing.T) {
 	}
 	if !bytes.Contains(data, []byte(" 1767571200\n")) {
 		t.Errorf("history does not end at --end 1767571200")
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader in two
+// goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// storagesim serve closes a kept-alive connection that stays idle for
+// idleTimeout: an idle client does not hold a goroutine for ever.
+func TestServeClosesIdleConnections(t *testing.T) {
+	defer func(d time.Duration) { idleTimeout = d }(idleTimeout)
+	idleTimeout = 300 * time.Millisecond
+
+	var stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run([]string{"serve", "--scenario", "steady", "--web.listen-address", "127.0.0.1:0"}, io.Discard, &stderr)
+	}()
+	addrRE := regexp.MustCompile(`address=(127\.0\.0\.1:[0-9]+)`)
+	var addr string
+	for deadline := time.Now().Add(30 * time.Second); addr == ""; time.Sleep(20 * time.Millisecond) {
+		if m := addrRE.FindStringSubmatch(stderr.String()); m != nil {
+			addr = m[1]
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("serve exited with %d: %s", code, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not log its address: %s", stderr.String())
+		}
+	}
+	defer func() {
+		// serve stops on SIGINT (signal.NotifyContext, registered before it
+		// logged its address, so the signal does not end the test binary).
+		if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case code := <-done:
+			if code != 0 {
+				t.Errorf("serve exited with %d: %s", code, stderr.String())
+			}
+		case <-time.After(30 * time.Second):
+			t.Error("serve did not stop on SIGINT")
+		}
+	}()
+
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := io.WriteString(conn, "GET /truth HTTP/1.1\r\nHost: storagesim\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil || resp.StatusCode != 200 || resp.Close {
+		t.Fatalf("/truth: HTTP %d, close %v, %v", resp.StatusCode, resp.Close, err)
+	}
+	resp.Body.Close()
+	// The connection is kept alive and idle now; the server must close it.
+	idle := time.Now()
+	if err := conn.SetReadDeadline(idle.Add(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	n, err := br.Read(make([]byte, 1))
+	if !errors.Is(err, io.EOF) {
+		t.Fatalf("idle kept-alive connection: read %d bytes, %v after %s; want the server to close it (EOF) after %s",
+			n, err, time.Since(idle).Round(time.Millisecond), idleTimeout)
+	}
+	if d := time.Since(idle); d < idleTimeout/2 {
+		t.Errorf("connection closed %s after the response, before the idle timeout %s", d, idleTimeout)
+	}
+}
+
+// The server of storagesim serve bounds every phase of a connection.
+func TestServerTimeouts(t *testing.T) {
+	srv := newServer(http.NotFoundHandler())
+	if srv.ReadHeaderTimeout <= 0 || srv.ReadTimeout <= 0 || srv.WriteTimeout <= 0 || srv.IdleTimeout <= 0 {
+		t.Errorf("server timeouts: header %s, read %s, write %s, idle %s; want all set",
+			srv.ReadHeaderTimeout, srv.ReadTimeout, srv.WriteTimeout, srv.IdleTimeout)
+	}
+	if srv.WriteTimeout < time.Minute {
+		t.Errorf("write timeout %s: a scrape that first re-integrates the counters needs seconds to a minute", srv.WriteTimeout)
 	}
 }
