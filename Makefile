@@ -41,7 +41,8 @@ vet:
 GOBIN_DIR := $(shell $(GO) env GOPATH)/bin
 lint:
 	@out=$$($(GOBIN_DIR)/staticcheck ./...) || { echo "$$out"; echo "staticcheck: findings above"; exit 1; }
-	@out=$$($(GOBIN_DIR)/deadcode -test ./...); test -z "$$out" || { echo "$$out"; echo "deadcode: unreachable functions above"; exit 1; }
+	@out=$$($(GOBIN_DIR)/deadcode -test ./... 2>&1) || { echo "$$out"; echo "deadcode failed"; exit 1; }; \
+	test -z "$$out" || { echo "$$out"; echo "deadcode: unreachable functions above"; exit 1; }
 
 test: deps vet lint
 	$(MAKE) $(TEST_TARGETS)

@@ -25,21 +25,28 @@ if [ ${#need[@]} -gt 0 ]; then
 	apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 
-# Go linters at pinned versions, from the Go module proxy, into $(go env GOPATH)/bin.
+# Go linters at pinned versions, from the Go module proxy, into $(go env GOPATH)/bin. The version
+# is read from the binary itself (go version -m), so a linter installed at another version by hand
+# is replaced.
 gobin=$(go env GOPATH)/bin
 while read -r name pkg; do
-	if [ ! -x "$gobin/$name" ] || ! grep -qxF "$name $pkg" "$gobin/.storcast-pins" 2>/dev/null; then
-		echo "install-test-deps: go install $pkg"
+	have=$(go version -m "$gobin/$name" 2>/dev/null | awk '$1 == "mod" { print $3; exit }') || true
+	if [ "$have" != "${pkg##*@}" ]; then
+		echo "install-test-deps: go install $pkg (found ${have:-none})"
 		GOFLAGS=-buildvcs=false go install "$pkg"
-		echo "$name $pkg" >>"$gobin/.storcast-pins"
 	fi
 done <<'PINS'
 staticcheck honnef.co/go/tools/cmd/staticcheck@v0.8.2
 deadcode golang.org/x/tools/cmd/deadcode@v0.52.0
 PINS
 
-# The Grafana plugin's frontend: exact versions from the committed lock file.
-if [ -f grafana-plugin/package-lock.json ] && [ ! -d grafana-plugin/node_modules ]; then
-	echo "install-test-deps: npm ci (grafana-plugin)"
-	(cd grafana-plugin && npm ci --no-audit --no-fund --loglevel=error)
+# The Grafana plugin's frontend: exact versions from the committed lock file, installed again when
+# the lock file changed since (a stamp of its digest in node_modules).
+if [ -f grafana-plugin/package-lock.json ]; then
+	lock=$(sha256sum grafana-plugin/package-lock.json | cut -d' ' -f1)
+	if [ "$(cat grafana-plugin/node_modules/.storcast-lock 2>/dev/null)" != "$lock" ]; then
+		echo "install-test-deps: npm ci (grafana-plugin)"
+		(cd grafana-plugin && npm ci --no-audit --no-fund --loglevel=error)
+		echo "$lock" >grafana-plugin/node_modules/.storcast-lock
+	fi
 fi

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -372,8 +373,7 @@ clusters: [{name: a, kind: ceph}, {name: b, kind: ceph}]
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	err := cmd.Wait()
-	if err != nil {
+	if err := cmd.waitExit(30 * time.Second); err != nil {
 		t.Errorf("exit after SIGTERM: %v\n%s", err, out.String())
 	}
 	if !strings.Contains(out.String(), `msg="shutting down" signal=terminated`) || !strings.Contains(out.String(), "msg=stopped") {
@@ -385,8 +385,9 @@ clusters: [{name: a, kind: ceph}, {name: b, kind: ceph}]
 }
 
 // startMain starts this test binary as storcast (TestMain runs main with
-// args from STORCAST_TEST_RUN_MAIN), its output in out.
-func startMain(t *testing.T, args string) (*exec.Cmd, *syncBuffer) {
+// args from STORCAST_TEST_RUN_MAIN), its output in out. A test that fails
+// before stopping it leaves it to the cleanup, which kills it.
+func startMain(t *testing.T, args string) (*mainProcess, *syncBuffer) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "STORCAST_TEST_RUN_MAIN="+args)
@@ -395,7 +396,34 @@ func startMain(t *testing.T, args string) (*exec.Cmd, *syncBuffer) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	return cmd, out
+	p := &mainProcess{Cmd: cmd, exited: make(chan struct{})}
+	go func() { p.err = cmd.Wait(); close(p.exited) }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-p.exited
+	})
+	return p, out
+}
+
+// mainProcess is a storcast process of startMain.
+type mainProcess struct {
+	*exec.Cmd
+	exited chan struct{}
+	err    error // its exit, once exited is closed
+}
+
+// waitExit waits up to d for the process to exit and returns its error;
+// past d it kills it: a shutdown that hangs (what the signal tests look
+// for) fails the test, not the whole go test run at its limit.
+func (p *mainProcess) waitExit(d time.Duration) error {
+	select {
+	case <-p.exited:
+		return p.err
+	case <-time.After(d):
+		p.Process.Kill()
+		<-p.exited
+		return fmt.Errorf("not exited %s after the signal: killed", d)
+	}
 }
 
 // TestSIGHUPDuringStartUp: a SIGHUP while storcast starts (here while the
@@ -430,7 +458,7 @@ func TestSIGHUPDuringStartUp(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Wait(); err != nil || !strings.Contains(out.String(), "msg=stopped") {
+	if err := cmd.waitExit(30 * time.Second); err != nil || !strings.Contains(out.String(), "msg=stopped") {
 		t.Errorf("exit after SIGTERM: %v\n%s", err, out.String())
 	}
 }

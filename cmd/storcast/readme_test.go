@@ -60,7 +60,10 @@ func TestREADMERecipe(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) })
+	// Stopped and waited for: the temporary directory's removal (a cleanup
+	// registered earlier, so run after this one) fails while Prometheus or
+	// storcast still write into it.
+	t.Cleanup(func() { stopGroup(cmd.Process.Pid, 10*time.Second) })
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("the recipe failed: %v\n%s", err, out.String())
 	}
@@ -98,4 +101,18 @@ type logFile struct{ path string }
 func (l logFile) String() string {
 	b, _ := os.ReadFile(l.path)
 	return string(b)
+}
+
+// stopGroup sends SIGTERM to the process group pgid and waits until no
+// process of it is left, SIGKILL after grace.
+func stopGroup(pgid int, grace time.Duration) {
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	deadline := time.Now().Add(grace)
+	for syscall.Kill(-pgid, 0) == nil {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			deadline = time.Now().Add(grace)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }

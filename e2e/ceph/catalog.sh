@@ -93,7 +93,7 @@ run_one() {
 		args+=(--name=write --rw=randwrite --iodepth="$wd")
 		[ "$rw" = 0 ] || args+=(--rate_iops="$rw")
 	fi
-	fio "${args[@]}" >"$out" </dev/null
+	fio_within $((RAMP + RUNTIME + 120)) "${args[@]}" >"$out" </dev/null
 	unset_rule_set "$rs"
 	printf '{"workload":"%s","ruleSet":"%s","run":%d,"bs":%s,"fio":"%s","load1":%s}\n' \
 		"$name" "$rs" "$k" "$(bytes_of "$bs")" "$out" "$(cut -d' ' -f1 /proc/loadavg)" >>"$runs"
@@ -129,7 +129,7 @@ measure() {
 	. "$E2E_DIR/env"
 	export CEPH_CONF=$CONF
 	if [ $started = 1 ]; then
-		fio --name=fill --ioengine=rbd --clientname=admin --pool="$POOL" --rbdname="$IMAGE" --rw=write --bs=4M \
+		fio_within 600 --name=fill --ioengine=rbd --clientname=admin --pool="$POOL" --rbdname="$IMAGE" --rw=write --bs=4M \
 			--iodepth=8 --direct=1 --output-format=json >"$E2E_DIR/fill.json"
 	fi
 	RUN_DIR=$E2E_DIR/catalog

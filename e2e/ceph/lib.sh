@@ -17,6 +17,22 @@ die() { log "FATAL: $*"; exit 1; }
 cephc() { timeout 30 ceph --conf "$CONF" "$@"; }
 rbdc() { timeout 60 rbd --conf "$CONF" "$@"; }
 
+# fio_within SECONDS ARGS... runs fio with a deadline. librbd waits for an op forever by default
+# (rados_osd_op_timeout 0): an OSD that dies with PGs below min_size, or a mon gone, would leave fio
+# and the run blocked until CI's limit, with no state dumped and the daemons left up. Past the
+# deadline fio is killed and the run fails saying so. (An op timeout in ceph.conf would bound it
+# too, but arms a timer per op in the measured path.)
+fio_within() {
+	local limit=$1 rc=0
+	shift
+	timeout -k 30 "$limit" fio "$@" || rc=$?
+	case $rc in
+	0) ;;
+	124 | 137) die "fio did not finish within $limit s: the cluster stalled (fio $*)" ;;
+	*) die "fio failed, exit $rc (fio $*)" ;;
+	esac
+}
+
 # install_packages PKG... installs the Debian packages a cluster script found missing (nothing
 # when none is named); only root can.
 install_packages() {
@@ -66,13 +82,37 @@ write_env() {
 	done >"$E2E_DIR/env"
 }
 
-# start_daemon NAME CMD... runs CMD in the background with output to log/NAME.out and records its PID.
+# start_daemon NAME CMD... runs CMD in the background with output to log/NAME.out and records its
+# PID (pids/NAME.pid) and the process's start time (pids/NAME.start, see owned_pid).
 start_daemon() {
-	local name=$1
+	local name=$1 pid
 	shift
 	mkdir -p "$E2E_DIR/pids" "$E2E_DIR/log"
 	"$@" >"$E2E_DIR/log/$name.out" 2>&1 &
-	echo $! >"$E2E_DIR/pids/$name.pid"
+	pid=$!
+	echo "$pid" >"$E2E_DIR/pids/$name.pid"
+	pid_start "$pid" >"$E2E_DIR/pids/$name.start" || true
+}
+
+# pid_start PID prints the start time of process PID (field 22 of /proc/PID/stat, after the
+# command name, which may hold spaces).
+pid_start() {
+	local s
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	s=${s##*) }
+	# shellcheck disable=SC2086
+	set -- $s
+	echo "${20}"
+}
+
+# owned_pid PIDFILE prints the PID recorded in PIDFILE when that process is alive and is still the
+# one started (its start time recorded beside it): a PID file left by an earlier run names a
+# process long gone, and its number may belong to anything now (CI's own make).
+owned_pid() {
+	local pid start
+	pid=$(cat "$1" 2>/dev/null) || return 1
+	start=$(cat "${1%.pid}.start" 2>/dev/null) || return 1
+	pid_alive "$pid" && [ -n "$start" ] && [ "$(pid_start "$pid")" = "$start" ] && echo "$pid"
 }
 
 # quiet CMD... runs CMD silently, showing its output only when it fails.
@@ -89,8 +129,7 @@ stop_all() {
 	[ -d "$dir/pids" ] || return 0
 	for f in "$dir"/pids/*.pid; do
 		[ -e "$f" ] || continue
-		pid=$(cat "$f")
-		if pid_alive "$pid"; then
+		if pid=$(owned_pid "$f"); then
 			kill -TERM "$pid" 2>/dev/null || true
 			pids+=("$pid")
 		fi
@@ -104,7 +143,7 @@ stop_all() {
 	for pid in "${pids[@]}"; do
 		pid_alive "$pid" && kill -KILL "$pid" 2>/dev/null || true
 	done
-	rm -f "$dir"/pids/*.pid
+	rm -f "$dir"/pids/*.pid "$dir"/pids/*.start
 }
 
 # wait_http URL SECONDS waits until URL answers 200.
@@ -135,7 +174,7 @@ fresh_filled_cluster() {
 	# shellcheck disable=SC1091
 	. "$E2E_DIR/env"
 	export CEPH_CONF=$CONF
-	fio --name=fill --ioengine=rbd --clientname=admin --pool="$POOL" --rbdname="$IMAGE" --rw=write --bs=4M \
+	fio_within 600 --name=fill --ioengine=rbd --clientname=admin --pool="$POOL" --rbdname="$IMAGE" --rw=write --bs=4M \
 		--iodepth=8 --direct=1 --output-format=json >/dev/null
 }
 
@@ -467,11 +506,10 @@ finish() {
 stop_one() {
 	local f=$E2E_DIR/pids/$1.pid pid
 	[ -f "$f" ] || return 0
-	pid=$(cat "$f")
-	if pid_alive "$pid"; then
+	if pid=$(owned_pid "$f"); then
 		kill -TERM "$pid" 2>/dev/null || true
 		for _ in $(seq 1 50); do pid_alive "$pid" || break; sleep 0.2; done
 		pid_alive "$pid" && kill -KILL "$pid" 2>/dev/null || true
 	fi
-	rm -f "$f"
+	rm -f "$f" "${f%.pid}.start"
 }

@@ -79,7 +79,7 @@ export CEPH_CONF=$CONF POOL IMAGE
 PROM=http://127.0.0.1:$PROM_PORT
 
 phase fill
-fio --name=fill --ioengine=rbd --clientname=admin --pool="$POOL" --rbdname="$IMAGE" --rw=write --bs=4M \
+fio_within 600 --name=fill --ioengine=rbd --clientname=admin --pool="$POOL" --rbdname="$IMAGE" --rw=write --bs=4M \
 	--iodepth=8 --direct=1 --output-format=json >"$E2E_DIR/fill.json"
 
 osd_rss_mb() { local s=0 n; for n in osd.0 osd.1 osd.2; do s=$((s + $(rss_mb $n))); done; echo $s; }
@@ -88,7 +88,9 @@ note_rss() { osd_rss_mb; }
 
 phase calibrate
 c0=$(cpu_ticks)
-RAMP=3 RUNTIME=$CAL_RUNTIME fio --output-format=json "$HERE/calibrate.fio" >"$E2E_DIR/calibration.json"
+# Twice the jobs' time (each 3 s ramp + CAL_RUNTIME), plus two minutes.
+cal_jobs=$(($(grep -c '^\[' "$HERE/calibrate.fio") - 1))
+RAMP=3 RUNTIME=$CAL_RUNTIME fio_within $((2 * cal_jobs * (3 + CAL_RUNTIME) + 120)) --output-format=json "$HERE/calibrate.fio" >"$E2E_DIR/calibration.json"
 log "calibration: steal $(steal_frac "$c0" "$(cpu_ticks)"), OSD RSS $(note_rss) MB"
 "$BIN/scorer" plan -calibration "$E2E_DIR/calibration.json" >"$E2E_DIR/plan.txt"
 cat "$E2E_DIR/plan.txt" >&2
@@ -124,11 +126,11 @@ while read -r -u 3 kind name readpct bs rate_r rate_w; do
 	*,*)
 		# Mixed sizes (READ,WRITE): a read job and a write job in one group, at once, each
 		# at half the queue depth so that 32 ops are in flight as in the other steps.
-		fio "${common[@]}" --iodepth=16 --name="$name-read" --rw=randread --bs="${bs%%,*}" \
+		fio_within $((STEP_SECONDS + 120)) "${common[@]}" --iodepth=16 --name="$name-read" --rw=randread --bs="${bs%%,*}" \
 			--name="$name-write" --rw=randwrite --bs="${bs##*,}" >"$E2E_DIR/step-$name.json" </dev/null
 		;;
 	*)
-		fio "${common[@]}" --name="$name" --iodepth=32 --rw=randrw --rwmixread="$readpct" --bs="$bs" \
+		fio_within $((STEP_SECONDS + 120)) "${common[@]}" --name="$name" --iodepth=32 --rw=randrw --rwmixread="$readpct" --bs="$bs" \
 			"${rate[@]}" >"$E2E_DIR/step-$name.json" </dev/null
 		;;
 	esac

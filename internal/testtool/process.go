@@ -83,8 +83,11 @@ func (p *Process) tail() []byte {
 func (p *Process) WaitHTTP(url string, timeout time.Duration) {
 	p.t.Helper()
 	deadline := time.Now().Add(timeout)
+	// A listener that accepts and never answers must not hold the wait
+	// past its deadline (http.Get has no timeout of its own).
+	client := &http.Client{Timeout: 2 * time.Second}
 	for {
-		resp, err := http.Get(url)
+		resp, err := client.Get(url)
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
