@@ -359,8 +359,16 @@ func (s *Service) WhatIf(req apiv1.WhatIfRequest) (apiv1.WhatIfResult, error) {
 		return apiv1.WhatIfResult{}, unavailable("cluster %q: idle with no observed mix yet; give readRatio and ioSizes", req.Cluster)
 	}
 	iops := o.IOPS + req.ExtraIOPS
-	if iops <= 0 {
+	// An idle cluster asked about as it is (no extra load): the capacity at
+	// the mix with nothing used, as /metrics serves it, not an error about
+	// an extraIops the client did not send.
+	idle := iops == 0 && req.ExtraIOPS == 0
+	if iops <= 0 && !idle {
 		return apiv1.WhatIfResult{}, badData("extraIops", "leaves %v IOPS; the workload must be positive", iops)
+	}
+	mixIOPS := iops // the classes' rates: 1 op/s for the mix of an idle cluster
+	if idle {
+		mixIOPS = 1
 	}
 	rr := o.ReadRatio
 	if req.ReadRatio != nil {
@@ -369,13 +377,13 @@ func (s *Service) WhatIf(req apiv1.WhatIfRequest) (apiv1.WhatIfResult, error) {
 	var classes []conservation.OpClass
 	if len(req.IOSizes) == 0 {
 		w := o
-		w.ReadIOPS, w.WriteIOPS = iops*rr, iops*(1-rr)
+		w.ReadIOPS, w.WriteIOPS = mixIOPS*rr, mixIOPS*(1-rr)
 		classes = features.OpClasses(w)
 	} else {
 		for _, sz := range req.IOSizes {
 			classes = append(classes,
-				conservation.OpClass{Op: conservation.Read, IOSizeBytes: sz.Bytes, Rate: iops * rr * sz.Share},
-				conservation.OpClass{Op: conservation.Write, IOSizeBytes: sz.Bytes, Rate: iops * (1 - rr) * sz.Share})
+				conservation.OpClass{Op: conservation.Read, IOSizeBytes: sz.Bytes, Rate: mixIOPS * rr * sz.Share},
+				conservation.OpClass{Op: conservation.Write, IOSizeBytes: sz.Bytes, Rate: mixIOPS * (1 - rr) * sz.Share})
 		}
 	}
 	res, err := sn.Capacity().Model().AtMix(classes)
@@ -402,6 +410,10 @@ func (s *Service) WhatIf(req apiv1.WhatIfRequest) (apiv1.WhatIfResult, error) {
 		Cluster: req.Cluster, IOPS: iops, MaxIOPS: maxIOPS,
 		UtilizationRatio: iops / maxIOPS, HeadroomRatio: 1 - iops/maxIOPS,
 		Extrapolated: res.Extrapolated, Stale: stale(sn, models.Conservation),
+	}
+	if idle {
+		out.LatencyNote = "no load: the cluster is idle"
+		return out, nil
 	}
 	// Latency: the what-if regression where the workload is within the
 	// utilization the history held; beyond it (or without it) the latency
@@ -443,7 +455,14 @@ func (s *Service) WhatIf(req apiv1.WhatIfRequest) (apiv1.WhatIfResult, error) {
 		if ul, isU := l.(models.UtilizationLatency); isU {
 			b, ok = ul.AtUtilization(at.Utilization)
 		} else {
-			b, ok = l.At(iops / scale)
+			// Its curve is in IOPS at today's mix: read at the same share
+			// of today's max as the what-if's load is of its own (at the
+			// raw IOPS a write-heavy mix read as light as today's).
+			load := iops / scale
+			if sn.HasCapacityAtMix && sn.CapacityAtMix.MaxTotalIOPS > 0 {
+				load = at.LoadRatio * sn.CapacityAtMix.MaxTotalIOPS
+			}
+			b, ok = l.At(load)
 		}
 		if ok {
 			out.LatencySeconds = apiv1.Band{Lower: ptr(b.Lower), Mean: ptr(b.Mean), Upper: ptr(b.Upper)}

@@ -5,6 +5,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/storcast/storcast/exporter/features"
+	"github.com/storcast/storcast/forecaster/conservation"
 )
 
 // TestDemandTrendETA: a line rising 36 IOPS per hour reaches a limit 360
@@ -57,6 +60,36 @@ func TestDemandTrendETA(t *testing.T) {
 	}
 }
 
+// TestDemandTrendETABeyondAYear: without the utilization trend, the ETA of
+// the demand trend's line is told up to a year, +Inf beyond, as the
+// utilization trend's: one crossing 2 years ahead read 6.3e7 s or +Inf
+// depending on which trend was fitted, where the series' help promises
+// +Inf.
+func TestDemandTrendETABeyondAYear(t *testing.T) {
+	var ts, ys []float64
+	for i := 0; i < 1440; i++ {
+		x := 1.7e9 + float64(i)*60
+		ts = append(ts, x)
+		ys = append(ys, 1000+0.01*(x-1.7e9)) // 36 IOPS per hour
+	}
+	m, err := DemandTrend{}.FitSeries(ts, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := ts[len(ts)-1]
+	obs := features.Observed{Time: now, IOPS: m.At(now).Mean}
+	for _, c := range []struct {
+		ahead float64 // seconds
+		inf   bool
+	}{{30 * 86400, false}, {300 * 86400, false}, {2 * 365 * 86400, true}} {
+		live := Live{HasCapacityAtMix: true, CapacityAtMix: conservation.Result{MaxTotalIOPS: obs.IOPS + 0.01*c.ahead, Utilization: 0.5}}
+		eta := Set{Trend: m}.SaturationETAs(obs, true, live, 0, nil)["max_iops"]
+		if c.inf != math.IsInf(eta, 1) || (!c.inf && math.Abs(eta-c.ahead) > 0.01*c.ahead) {
+			t.Errorf("crossing %v days ahead: ETA %v s", c.ahead/86400, eta)
+		}
+	}
+}
+
 // TestMLISPOnQueueingData: latency L = 1 ms / (1 − x/5000) observed up to
 // 3000 IOPS; the 5 ms SLO is crossed at 4000 IOPS.
 func TestMLISPOnQueueingData(t *testing.T) {
@@ -97,5 +130,35 @@ func TestMLISPOnQueueingData(t *testing.T) {
 	}
 	if got := m2.Crossing(0.005); got.Upper != k.Upper {
 		t.Errorf("round trip knee %v, want %v", got.Upper, k.Upper)
+	}
+}
+
+// TestIdleAtMixHasNoLoad: an idle cluster's answer is the capacity at its
+// last mix with no load at all. It was evaluated at 1 op/s and only some
+// figures were reset: the headroom's band stayed 1 − 1/max, under the
+// headroom of 1 (upper below the mean), and the load ratio and the
+// interference term stayed those of 1 op/s.
+func TestIdleAtMixHasNoLoad(t *testing.T) {
+	cal := conservation.Calibration{
+		Points: []conservation.Point{{IOSizeBytes: 4096, ReadIOPS: 100, WriteIOPS: 50, ReadRuns: []float64{90, 110}, WriteRuns: []float64{45, 55}}},
+		Mixed:  []conservation.MixedPoint{{IOSizeBytes: 4096, ReadRatio: 0.5, IOPS: 60, Runs: []float64{58, 62}}},
+	}
+	c, err := NewCapacity(cal, "file", 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := features.Observed{Idle: true, ReadRatio: 0.5, ReadSizeBytes: 4096, WriteSizeBytes: 4096, IOSizeBytes: 4096}
+	res, ok := Set{Conservation: c}.AtMix(obs, true)
+	if !ok {
+		t.Fatal("no answer for an idle cluster with a known mix")
+	}
+	if !(res.MaxTotalIOPS > 0) || res.HeadroomIOPS != res.MaxTotalIOPS {
+		t.Errorf("max %v, headroom %v IOPS; want the whole capacity left", res.MaxTotalIOPS, res.HeadroomIOPS)
+	}
+	if res.CurrentIOPS != 0 || res.Utilization != 0 || res.LoadRatio != 0 || res.Interference != 0 {
+		t.Errorf("load %v, U %v, load ratio %v, interference %v; want all 0", res.CurrentIOPS, res.Utilization, res.LoadRatio, res.Interference)
+	}
+	if !(res.HeadroomRatioLower <= res.HeadroomRatio && res.HeadroomRatio <= res.HeadroomRatioUpper) || res.HeadroomRatio != 1 {
+		t.Errorf("headroom %v in [%v, %v]; want 1 inside its band", res.HeadroomRatio, res.HeadroomRatioLower, res.HeadroomRatioUpper)
 	}
 }

@@ -247,8 +247,9 @@ func (m *WhatIfFit) RunnerUp() (WhatIfLearner, bool) {
 type WhatIfLatency struct {
 	Band Band
 	// Served is false when the workload is past the training windows'
-	// utilization (the regression would extrapolate) or at or past
-	// capacity (no finite latency): the caller answers otherwise.
+	// utilization, read ratio or sizes (the regression would extrapolate)
+	// or at or past capacity (no finite latency): the caller answers
+	// otherwise.
 	Served bool
 	Reason string
 }
@@ -267,7 +268,11 @@ func (m *WhatIfFit) Latency(o features.Observed, res conservation.Result) WhatIf
 	case u > m.MaxUtilization:
 		return WhatIfLatency{Reason: fmt.Sprintf("utilization %.2f is beyond the history's %.2f", u, m.MaxUtilization)}
 	}
-	mean := m.model.Predict(whatIfRow(o.ReadRatio, o.ReadSizeBytes, o.WriteSizeBytes, o.IOSizeBytes, u))
+	row := whatIfRow(o.ReadRatio, o.ReadSizeBytes, o.WriteSizeBytes, o.IOSizeBytes, u)
+	if reason := m.outsideHistory(row); reason != "" {
+		return WhatIfLatency{Reason: reason}
+	}
+	mean := m.model.Predict(row)
 	if !finite(mean) {
 		return WhatIfLatency{Reason: "the model's prediction is not finite"}
 	}
@@ -275,6 +280,39 @@ func (m *WhatIfFit) Latency(o features.Observed, res conservation.Result) WhatIf
 	return WhatIfLatency{Served: true, Band: Band{
 		Lower: math.Max(mean-half, 0) / 1e3, Mean: math.Max(mean, 0) / 1e3, Upper: math.Max(mean+half, 0) / 1e3,
 	}}
+}
+
+// Margins past the training windows' range within which the regression
+// still answers: the read ratio's, and the sizes' in octaves.
+const (
+	whatIfReadRatioMargin = 0.05
+	whatIfSizeMargin      = 0.5
+)
+
+// outsideHistory says which of the row's mix features (read ratio, read
+// size, write size) lies outside the training windows' range by more than
+// its margin ("" when none): there the regression would extrapolate (a tree
+// answers with its edge leaf, a line keeps going), as past MaxUtilization,
+// and the what-if answers from the latency model anchored to capacity.
+func (m *WhatIfFit) outsideHistory(row []float64) string {
+	for j, f := range []struct {
+		name   string
+		margin float64
+		show   func(float64) string
+	}{
+		{"read ratio", whatIfReadRatioMargin, func(v float64) string { return fmt.Sprintf("%.2f", v) }},
+		{"read size", whatIfSizeMargin, func(v float64) string { return fmt.Sprintf("%.0f bytes", math.Exp2(v)) }},
+		{"write size", whatIfSizeMargin, func(v float64) string { return fmt.Sprintf("%.0f bytes", math.Exp2(v)) }},
+	} {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, x := range m.X {
+			lo, hi = math.Min(lo, x[j]), math.Max(hi, x[j])
+		}
+		if v := row[j]; v < lo-f.margin || v > hi+f.margin {
+			return fmt.Sprintf("%s %s is outside the history's %s to %s", f.name, f.show(v), f.show(lo), f.show(hi))
+		}
+	}
+	return ""
 }
 
 // WhatIfModel returns the fitted what-if model, nil when there is none.

@@ -111,6 +111,18 @@ func TestWhatIfFitterKnownTruth(t *testing.T) {
 			t.Errorf("utilization %.2f served %v", u, got.Band)
 		}
 	}
+	// Outside the history's mix and sizes (it held 30-90% reads, 4-64
+	// KiB): not served, the reason naming the feature. They were served,
+	// 1 MiB from the 64 KiB edge.
+	for _, c := range []struct {
+		rr, size float64
+		want     string
+	}{{0, 4096, "read ratio 0.00 is outside"}, {0.5, 1 << 20, "read size 1048576 bytes is outside"}, {0.5, 512, "read size 512 bytes is outside"}} {
+		o := features.Observed{ReadRatio: c.rr, ReadSizeBytes: c.size, WriteSizeBytes: c.size, IOSizeBytes: c.size}
+		if got := m.Latency(o, conservation.Result{Utilization: 0.3}); got.Served || !strings.Contains(got.Reason, c.want) {
+			t.Errorf("read ratio %v, size %v: served %v, reason %q; want not served, %q", c.rr, c.size, got.Served, got.Reason, c.want)
+		}
+	}
 
 	// Saved and restored, it predicts the same.
 	b, err := json.Marshal(m)
