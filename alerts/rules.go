@@ -123,7 +123,7 @@ func Rules(t Thresholds) []Rule {
 		rule("StorcastModelInaccurate", "warning",
 			sel("storcast_model_accuracy_ratio")+" < "+fmt.Sprint(t.Model.MinAccuracyRatio), t.Model.InaccurateFor,
 			"Storcast's {{ $labels.model }} model of cluster {{ $labels.cluster }} predicts {{ $labels.target }} poorly.",
-			"Backtest accuracy (1 - MAPE) of the {{ $labels.model }} model for {{ $labels.target }} on cluster {{ $labels.cluster }} "+
+			"Accuracy on held-out data (1 - MAPE, or a cross-validated error) of the {{ $labels.model }} model for {{ $labels.target }} on cluster {{ $labels.cluster }} "+
 				"is {{ $value | humanizePercentage }}, below "+pct(t.Model.MinAccuracyRatio)+"; its forecasts should not be trusted."),
 		rule("StorcastSourceDown", "critical",
 			sel("storcast_source_up")+" == 0", t.Source.DownFor,

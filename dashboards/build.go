@@ -314,14 +314,14 @@ func ModelQuality() Dashboard {
 
 	var l layout
 	l.row("Accuracy")
-	a := l.add(16, 10, timeseries("Backtest accuracy per model and target",
-		fmt.Sprintf("max(1 - MAPE, 0) on held-out recent data. The dashed line is the StorcastModelInaccurate threshold (%g).", th.Model.MinAccuracyRatio),
+	a := l.add(16, 10, timeseries("Accuracy per model and target",
+		fmt.Sprintf("max(1 - error, 0) on data the fit did not see: 1 - MAPE of a backtest, or 1 - a cross-validated error ratio (whatif, advisor). The dashed line is the StorcastModelInaccurate threshold (%g).", th.Model.MinAccuracyRatio),
 		"percentunit", map[string]any{"thresholdsStyle": map[string]any{"mode": "dashed"}},
 		prom("A", "storcast_model_accuracy_ratio{"+c+"}", "{{cluster}} {{model}} {{target}}")))
 	a.FieldConfig.Defaults["thresholds"] = acc
 	a.FieldConfig.Defaults["min"], a.FieldConfig.Defaults["max"] = 0, 1
 	l.add(8, 10, &Panel{Type: "bargauge", Title: "Accuracy now",
-		Description: "Latest backtest accuracy per cluster, model and target.",
+		Description: "Latest accuracy on held-out data per cluster, model and target.",
 		Datasource:  promDS,
 		Targets:     []Target{promInstant("A", "storcast_model_accuracy_ratio{"+c+"}", "{{cluster}} {{model}} {{target}}")},
 		FieldConfig: FieldConfig{Defaults: defaults("percentunit", map[string]any{"min": 0, "max": 1, "thresholds": acc, "color": map[string]any{"mode": "thresholds"}}), Overrides: []Override{}},

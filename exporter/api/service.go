@@ -416,7 +416,7 @@ func (s *Service) WhatIf(req apiv1.WhatIfRequest) (apiv1.WhatIfResult, error) {
 		return out, nil
 	}
 	// Latency: the what-if regression where the workload is within the
-	// utilization the history held; beyond it (or without it) the latency
+	// utilization, read ratio and sizes the history held; beyond (or without it) the latency
 	// model anchored to capacity. Past capacity neither gives a latency.
 	at := res
 	if scale != 1 {
@@ -449,7 +449,8 @@ func (s *Service) WhatIf(req apiv1.WhatIfRequest) (apiv1.WhatIfResult, error) {
 	if l := sn.Latency(); l != nil {
 		// The capacity-anchored model at the workload's utilization of the
 		// frontier (its axis is U: any mix); a model in IOPS (M-LISP) at
-		// the load per unit of capacity today, at today's mix.
+		// today's mix, at the same share of today's max as the load is of
+		// its own (below).
 		var b models.Band
 		var ok bool
 		if ul, isU := l.(models.UtilizationLatency); isU {

@@ -209,7 +209,8 @@ type WhatIfResult struct {
 	// empty when none could.
 	LatencyModel string `json:"latencyModel,omitempty"`
 	// LatencyNote says why the what-if regression did not answer (past
-	// the history's utilization, past capacity), when it did not, and why
+	// the history's utilization, read ratio or sizes, past capacity, an
+	// idle cluster asked about as it is), when it did not, and why
 	// the band has no upper bound (null) when it has none: the load is at or
 	// past the lower bound of capacity, so the cluster may be saturated.
 	LatencyNote  string `json:"latencyNote,omitempty"`

@@ -11,7 +11,7 @@ import (
 
 var (
 	accuracyDesc = newDesc("storcast_model_accuracy_ratio",
-		"Backtest accuracy max(1 - MAPE, 0) of a model per target, from its last fit.", []string{"cluster", "model", "target"})
+		"Accuracy max(1 - error, 0) of a model per target on data its last fit did not see: 1 - MAPE of a backtest, or 1 - a cross-validated error ratio (whatif, advisor).", []string{"cluster", "model", "target"})
 	lastFitDesc = newDesc("storcast_model_last_fit_timestamp_seconds",
 		"Unix time of a model's last successful fit.", []string{"cluster", "model"})
 	fitDurationDesc = newDesc("storcast_model_fit_duration_seconds",

@@ -149,7 +149,9 @@ func TestStateRestoredAtStart(t *testing.T) {
 	defer fake.Close()
 	cfg := testConfig(t, fake.URL)
 	e := startEngine(t, fake, cfg)
-	waitFor(t, "saved state", func() bool { _, err := state.Load(cfg.StateDir, "a"); return err == nil })
+	// Saved and published: the file is written before the snapshot that
+	// says so (StateSaved) is published, which the test reads.
+	waitFor(t, "saved state", func() bool { return !e.Snapshot("a").StateSaved.IsZero() })
 	want := e.Snapshot("a").CapacityAtMix.MaxTotalIOPS
 	e.Stop()
 
@@ -324,7 +326,9 @@ func TestAnyFitterScheduledPersistedRestored(t *testing.T) {
 	fitters := append(baseFitters(), countingFitter{})
 	e := New(Options{Source: src, Fitters: fitters, Now: (&clock{t: testNow}).Now})
 	e.Start(context.Background(), cfg)
-	waitFor(t, "saved state", func() bool { _, err := state.Load(cfg.StateDir, "a"); return err == nil })
+	// Saved and published: the file is written before the snapshot that
+	// says so (StateSaved) is published, which the test reads.
+	waitFor(t, "saved state", func() bool { return !e.Snapshot("a").StateSaved.IsZero() })
 	if e.FitInterval() != cfg.Fit.Interval {
 		t.Errorf("FitInterval %v, want %v", e.FitInterval(), cfg.Fit.Interval)
 	}

@@ -555,7 +555,7 @@ func (r *Report) renderWhatIf(w func(string, ...any)) {
 	}
 	w("A storcast over the same lookback as M-LISP's (the ramp's lower steps), calibrated like the main one, asked `POST /api/v1/whatif` at today's mix for today's IOPS (%.0f) times 1..3; ", r.WhatIf.IOPS0)
 	w("read at the IOPS %s measured in each higher step. The model column says what answered: `whatif:<learner>` (the cross-validated regression, ", sys.Client)
-	w("only within the utilization its history covered), `queueing` or `mlisp` (the capacity-anchored latency model beyond), `saturated` where the what-if reports no finite latency (at or past capacity); `may saturate` where the band has no upper bound (the load at or past the lower bound of capacity), and a step inside such a band is covered `only unbounded`.\n\n")
+	w("only within the utilization, read ratio and sizes its history covered), `queueing` or `mlisp` (the capacity-anchored latency model beyond), `saturated` where the what-if reports no finite latency (at or past capacity); `may saturate` where the band has no upper bound (the load at or past the lower bound of capacity), and a step inside such a band is covered `only unbounded`.\n\n")
 	w("| step | IOPS | measured ms | what-if ms [band] | model | error | covered | M-LISP error |\n|---|---:|---:|---:|---|---:|:---:|---:|\n")
 	var n, within, finite, unbounded int
 	for _, s := range r.Steps {

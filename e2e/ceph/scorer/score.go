@@ -380,7 +380,7 @@ func runScore(args []string, stdout, stderr io.Writer) int {
 	peakRSS := fs.Float64("peak-osd-rss-mb", 0, "peak RSS of the three OSDs together, MB")
 	phases := fs.String("phases", "", "phase durations, as run.sh prints them")
 	out := fs.String("out", "", "markdown file to write (also printed)")
-	lag := fs.Duration("lag", 0, "how late the system's counters reach Prometheus (0: the system's default, 5 s)")
+	lag := fs.Duration("lag", 0, "how late the system's counters reach Prometheus (0: the system's default, 5 s for Ceph, none for Swift)")
 	sloSeconds := fs.Float64("slo", 0, "latency SLO storcast was given, seconds (for the measured knee; 0: storcast's)")
 	passiveSize := fs.Float64("passive-io-size", 4096, "IO size the passive capacity curve was read at, bytes")
 	calRuns := fs.String("calibration-runs", "", "every calibration run (loadgen calibrate -runs): its mixed points are compared with the model")

@@ -346,6 +346,32 @@ func TestCapacityCurveWithoutCurrentMix(t *testing.T) {
 	}
 }
 
+// TestWhatIfIdle: an idle cluster asked about as it is: its max IOPS, no
+// latency, and an info notice saying it is idle (the warning that no
+// latency model could answer would read as a fault). A negative extra IOPS
+// is sent to storcast as given.
+func TestWhatIfIdle(t *testing.T) {
+	cls := storcasttest.DefaultClusters()
+	cls[0].BaseIOPS, cls[0].SlopeIOPSPerHour = 0, 0
+	sc := storcasttest.New(storcasttest.Options{Clusters: cls})
+	defer sc.Close()
+	d := newDS(t, sc.URL, "", nil)
+	r := query(t, d, backend.DataQuery{QueryType: "whatIf", JSON: js(map[string]any{"cluster": "ceph-a"})})
+	mustOK(t, r)
+	f := r.Frames[0]
+	if m, lat := floats(t, f, "maxIops")[0], floats(t, f, "latencyMean")[0]; !(m > 0) || !math.IsNaN(lat) {
+		t.Errorf("idle: max IOPS %v, latency %v; want a max and no latency", m, lat)
+	}
+	if n := f.Meta.Notices; len(n) != 1 || n[0].Severity != data.NoticeSeverityInfo || !strings.Contains(n[0].Text, "idle") {
+		t.Errorf("notices = %+v; want one info notice saying idle", n)
+	}
+	r = query(t, d, backend.DataQuery{QueryType: "whatIf", JSON: js(map[string]any{"cluster": "swift-b", "extraIops": "-100"})})
+	mustOK(t, r)
+	if got := floats(t, r.Frames[0], "iops")[0]; got != 300 {
+		t.Errorf("swift-b less 100 IOPS: %v, want 300", got)
+	}
+}
+
 func TestWhatIf(t *testing.T) {
 	sc := storcasttest.New(storcasttest.Options{})
 	defer sc.Close()

@@ -218,6 +218,9 @@ func whatIfFrames(req apiv1.WhatIfRequest, res apiv1.WhatIfResult) data.Frames {
 	body, _ := json.Marshal(req)
 	f.Meta = &data.FrameMeta{ExecutedQueryString: "POST /api/v1/whatif " + string(body)}
 	switch {
+	case res.LatencySeconds.Mean == nil && res.IOPS == 0:
+		// An idle cluster asked about as it is: nothing to predict.
+		f.AppendNotices(data.Notice{Severity: data.NoticeSeverityInfo, Text: "the cluster is idle: no load, no latency"})
 	case res.LatencySeconds.Mean == nil && res.UtilizationRatio >= 1:
 		f.AppendNotices(data.Notice{Severity: data.NoticeSeverityWarning,
 			Text: "at this load the cluster is saturated: latency has no finite prediction"})

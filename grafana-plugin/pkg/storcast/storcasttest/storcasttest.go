@@ -447,16 +447,29 @@ func (s *Server) whatIf(w http.ResponseWriter, r *http.Request) {
 		}
 		size = 1 / inv
 	}
-	if req.HostsAdded < 0 || req.ExtraIOPS < 0 {
-		fail(w, http.StatusBadRequest, apiv1.ErrBadData, "hostsAdded and extraIops must not be negative")
+	// As storcast: extraIops within ±MaxExtraIOPS (negative takes load
+	// away), a load left at or below zero refused, except an idle cluster
+	// asked about as it is (its capacity, no latency).
+	if req.HostsAdded < 0 || !(math.Abs(req.ExtraIOPS) <= apiv1.MaxExtraIOPS) {
+		fail(w, http.StatusBadRequest, apiv1.ErrBadData, "hostsAdded must not be negative and extraIops must be within ±1e9")
+		return
+	}
+	iops := c.BaseIOPS + req.ExtraIOPS
+	idle := iops == 0 && req.ExtraIOPS == 0
+	if iops <= 0 && !idle {
+		fail(w, http.StatusBadRequest, apiv1.ErrBadData, fmt.Sprintf("extraIops: leaves %v IOPS; the workload must be positive", iops))
 		return
 	}
 	// Hosts scale capacity linearly from a base of 10 hosts.
 	maxIOPS := MaxIOPS(c, rr, size) * float64(10+req.HostsAdded) / 10
-	iops := c.BaseIOPS + req.ExtraIOPS
 	u := iops / maxIOPS
 	res := apiv1.WhatIfResult{Cluster: c.Name, IOPS: iops, MaxIOPS: maxIOPS, UtilizationRatio: u, HeadroomRatio: 1 - u,
 		Extrapolated: size < 512 || size > 4<<20, Stale: c.Stale}
+	if idle {
+		res.LatencyNote = "no load: the cluster is idle"
+		ok(w, res)
+		return
+	}
 	if u < 1 {
 		m := 0.001 / (1 - u)
 		lo, hi := 0.9*m, 1.1*m
