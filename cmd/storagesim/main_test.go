@@ -11,10 +11,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/storcast/storcast/internal/testtool"
 )
 
 func TestRun(t *testing.T) {
@@ -59,24 +60,8 @@ func TestRun(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for a writer and a reader in two
-// goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is the output of a process or of run, read while it writes.
+type syncBuffer = testtool.SyncBuffer
 
 // storagesim serve closes a kept-alive connection that stays idle for
 // idleTimeout: an idle client does not hold a goroutine for ever.

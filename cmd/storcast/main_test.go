@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"net/http"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -22,18 +20,8 @@ import (
 	"github.com/storcast/storcast/storagesim"
 )
 
-// syncBuffer is a bytes.Buffer safe for the concurrent writes of run.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+// syncBuffer is the output of a process or of run, read while it writes.
+type syncBuffer = testtool.SyncBuffer
 
 func TestConfigCheck(t *testing.T) {
 	var out, errb syncBuffer
