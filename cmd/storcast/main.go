@@ -361,9 +361,13 @@ func (a *app) routes(ctx context.Context) http.Handler {
 		}
 		fmt.Fprintln(w, "Ready")
 	})
-	mux.HandleFunc("/-/reload", func(w http.ResponseWriter, r *http.Request) {
+	// Cross-origin protection: a page on another site (a plain HTML form,
+	// which needs no preflight) must not make an operator's browser reload
+	// storcast; curl and Prometheus-style tooling send no Origin and pass.
+	mux.Handle("/-/reload", http.NewCrossOriginProtection().Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost && r.Method != http.MethodPut {
-			http.Error(w, "use POST", http.StatusMethodNotAllowed)
+			w.Header().Set("Allow", "POST, PUT")
+			http.Error(w, "use POST or PUT", http.StatusMethodNotAllowed)
 			return
 		}
 		if err := a.reload(ctx); err != nil {
@@ -372,7 +376,7 @@ func (a *app) routes(ctx context.Context) http.Handler {
 			return
 		}
 		fmt.Fprintln(w, "Reloaded")
-	})
+	})))
 	mux.Handle("/", ui.NewHandler(svc))
 	return mux
 }

@@ -243,8 +243,19 @@ clusters: [{name: a, kind: ceph}, {name: b, kind: swift}]
 	if _, body := get(t, base+"/api/v1/clusters"); !strings.Contains(body, `"name":"b"`) {
 		t.Errorf("configuration lost after an invalid reload: %s", body)
 	}
-	if code, _ := get(t, base+"/-/reload"); code != 405 {
-		t.Errorf("GET /-/reload: %d, want 405", code)
+	if resp, err := http.Get(base + "/-/reload"); err != nil || resp.StatusCode != 405 || resp.Header.Get("Allow") != "POST, PUT" {
+		t.Errorf("GET /-/reload: %v %v; want 405 with Allow: POST, PUT", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	// From another site's page (a form posts without a preflight): refused.
+	req, _ := http.NewRequest("POST", base+"/-/reload", nil)
+	req.Header.Set("Sec-Fetch-Site", "cross-site")
+	req.Header.Set("Origin", "https://elsewhere.example")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 403 {
+		t.Errorf("cross-site POST /-/reload: %v %v; want 403", resp, err)
+	} else {
+		resp.Body.Close()
 	}
 
 	close(stop)

@@ -156,6 +156,33 @@ func TestBadInputNamesTheParameter(t *testing.T) {
 	}
 }
 
+// TestWrongMethod: an endpoint asked with another method is a 405 naming
+// the methods it takes (Allow), not a 404 saying there is no endpoint,
+// which the plugin reads as a cluster not found; an unknown path stays 404.
+func TestWrongMethod(t *testing.T) {
+	srv := testServer(t)
+	for _, c := range []struct{ method, path, allow string }{
+		{"GET", "/api/v1/whatif", "POST"},
+		{"POST", "/api/v1/clusters", "GET, HEAD"},
+		{"DELETE", "/api/v1/forecast", "GET, HEAD"},
+	} {
+		req, _ := http.NewRequest(c.method, srv.URL+c.path, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var env apiv1.Envelope
+		json.NewDecoder(resp.Body).Decode(&env)
+		resp.Body.Close()
+		if resp.StatusCode != 405 || resp.Header.Get("Allow") != c.allow || env.ErrorType != apiv1.ErrBadData || !strings.HasPrefix(env.Error, "method: ") {
+			t.Errorf("%s %s: %d, Allow %q, %+v; want 405, Allow %q, a bad_data error naming the method", c.method, c.path, resp.StatusCode, resp.Header.Get("Allow"), env, c.allow)
+		}
+	}
+	if code, env, raw := call(t, srv, "GET", "/api/v1/nothing", ""); code != 404 || env.ErrorType != apiv1.ErrNotFound {
+		t.Errorf("GET /api/v1/nothing: %d %s, want 404 not_found", code, raw)
+	}
+}
+
 func TestUnavailableBeforeFit(t *testing.T) {
 	srv := testServer(t)
 	for _, p := range []string{"/api/v1/latency_curve?cluster=b", "/api/v1/capacity_curve?cluster=b", "/api/v1/forecast?cluster=b&series=iops"} {

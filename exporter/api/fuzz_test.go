@@ -27,10 +27,14 @@ func checkAnswer(t *testing.T, rec *httptest.ResponseRecorder, params ...string)
 	if err := json.Unmarshal(rec.Body.Bytes(), &env); err != nil {
 		t.Fatalf("HTTP %d, not an envelope: %v: %q", rec.Code, err, rec.Body.String())
 	}
-	want := map[int]string{200: "", 400: apiv1.ErrBadData, 404: apiv1.ErrNotFound, 503: apiv1.ErrUnavailable}
+	want := map[int]string{200: "", 400: apiv1.ErrBadData, 404: apiv1.ErrNotFound, 405: apiv1.ErrBadData, 503: apiv1.ErrUnavailable}
 	et, ok := want[rec.Code]
 	if !ok || env.ErrorType != et || (rec.Code == 200) != (env.Status == "success") {
 		t.Fatalf("HTTP %d: %s", rec.Code, rec.Body.String())
+	}
+	// A known endpoint asked with another method: the methods it takes.
+	if rec.Code == 405 && (rec.Header().Get("Allow") == "" || !strings.HasPrefix(env.Error, "method: ")) {
+		t.Fatalf("405 without Allow or a method error: %q, %s", rec.Header().Get("Allow"), env.Error)
 	}
 	if rec.Code == 400 {
 		named := false

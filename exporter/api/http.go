@@ -24,7 +24,16 @@ func (s *Service) Handler(log *slog.Logger) http.Handler {
 		log = slog.New(slog.DiscardHandler)
 	}
 	mux := http.NewServeMux()
+	// allow holds each endpoint's methods, for the 405 of the catch-all
+	// below (which ServeMux would answer 404 once a pattern without a
+	// method matches the path).
+	allow := map[string]string{}
 	h := func(pattern string, f func(r *http.Request) (any, error)) {
+		method, path, _ := strings.Cut(pattern, " ")
+		if method == http.MethodGet {
+			method += ", " + http.MethodHead
+		}
+		allow[path] = method
 		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 			data, err := f(r)
 			write(w, log, data, err)
@@ -73,6 +82,12 @@ func (s *Service) Handler(log *slog.Logger) http.Handler {
 		return s.WhatIf(req)
 	})
 	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
+		if methods, ok := allow[r.URL.Path]; ok {
+			w.Header().Set("Allow", methods)
+			write(w, log, nil, &Error{Type: apiv1.ErrBadData, status: http.StatusMethodNotAllowed,
+				Msg: fmt.Sprintf("method: %s %s takes %s", r.Method, r.URL.Path, methods)})
+			return
+		}
 		write(w, log, nil, &Error{Type: apiv1.ErrNotFound, Msg: fmt.Sprintf("path: no endpoint %s %s", r.Method, truncate(r.URL.Path, 200))})
 	})
 	return mux
@@ -116,6 +131,9 @@ func write(w http.ResponseWriter, log *slog.Logger, data any, err error) {
 		}
 		env = apiv1.Envelope{Status: "error", ErrorType: e.Type, Error: e.Msg}
 		code = map[string]int{apiv1.ErrBadData: 400, apiv1.ErrNotFound: 404, apiv1.ErrUnavailable: 503}[e.Type]
+		if e.status != 0 {
+			code = e.status
+		}
 		if code == 0 {
 			code = 500
 		}

@@ -36,6 +36,9 @@ var _ ui.Provider = (*Service)(nil)
 type Error struct {
 	Type string
 	Msg  string
+	// status overrides the HTTP status of Type (405 for a known path
+	// asked with another method).
+	status int
 }
 
 func (e *Error) Error() string { return e.Msg }

@@ -135,7 +135,7 @@ func (f MLISPFitter) DecodeLatency(data []byte) (Latency, error) {
 	if l.M == nil || l.M.Curve == nil {
 		return nil, fmt.Errorf("mlisp: saved model has no curve")
 	}
-	if l.Acc < 0 {
+	if !(l.Acc >= 0 && l.Acc <= 1) { // an accuracy is 1 − MAPE floored at 0; -1 saved for none
 		l.Acc = math.NaN()
 	}
 	return &l, nil

@@ -251,7 +251,7 @@ func (QueueingFitter) Decode(data []byte) (Fitted, error) {
 	if err := checkAxisSpread(l.Axis, l.Spread); err != nil {
 		return nil, fmt.Errorf("queueing: saved state: %w", err)
 	}
-	if l.Acc < 0 {
+	if !(l.Acc >= 0 && l.Acc <= 1) { // an accuracy is 1 − MAPE floored at 0; -1 saved for none
 		l.Acc = math.NaN()
 	}
 	l.curve = l.buildCurve()

@@ -275,3 +275,40 @@ func TestQueueingStateRoundTrip(t *testing.T) {
 }
 
 func sameOrBothNaN(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
+
+// TestDecodedAccuracyIsARatio: a saved accuracy outside [0, 1] (7 in an
+// edited or damaged state file) is no accuracy (NaN, -1 on the wire), not
+// exported as storcast_model_accuracy_ratio 7.
+func TestDecodedAccuracyIsARatio(t *testing.T) {
+	data, err := os.ReadFile("testdata/recorded-latency/2026-11-24T1722.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec QueueingRecord
+	if err := json.Unmarshal(data, &rec); err != nil {
+		t.Fatal(err)
+	}
+	l, err := QueueingFitter{}.FitRecord(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved, err := json.Marshal(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(saved, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, acc := range []float64{7, 1.5} {
+		m["accuracy"] = acc
+		edited, _ := json.Marshal(m)
+		back, err := QueueingFitter{}.Decode(edited)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := back.(Latency).Accuracy(); !math.IsNaN(a) {
+			t.Errorf("saved accuracy %v decoded as %v; want NaN (none)", acc, a)
+		}
+	}
+}

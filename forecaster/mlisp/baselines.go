@@ -126,18 +126,25 @@ func FitQueueing(iops, latency []float64) (*Queueing, error) {
 	if lmax <= 0 {
 		return nil, inputError("iops", "all zero; the service rate cannot be estimated")
 	}
-	// sse(ρ) with L0 profiled out; loads are taken relative to lmax so that
-	// no intermediate overflows whatever the units.
+	// sse(ρ) with L0 profiled out; loads are taken relative to lmax and
+	// latencies to their maximum so that no intermediate overflows whatever
+	// the units (latencies of 1e160 made every sum Inf − Inf: every ρ NaN,
+	// and the search kept the first), L0 scaled back.
+	var ymax float64
+	for _, v := range latency {
+		ymax = math.Max(ymax, v)
+	}
 	sse := func(rho float64) (float64, float64) {
 		var sgy, sgg, syy float64
 		for i, lam := range iops {
 			g := 1 / (1 - rho*(lam/lmax))
-			sgy += g * latency[i]
+			y := latency[i] / ymax
+			sgy += g * y
 			sgg += g * g
-			syy += latency[i] * latency[i]
+			syy += y * y
 		}
 		l0 := sgy / sgg
-		return syy - sgy*l0, l0
+		return syy - sgy*l0, l0 * ymax
 	}
 	const rhoMax = 1 - 1e-6
 	grid := make([]float64, 0, 210)
@@ -154,6 +161,9 @@ func FitQueueing(iops, latency []float64) (*Queueing, error) {
 		if s, _ := sse(r); s < bestSSE {
 			best, bestSSE = k, s
 		}
+	}
+	if math.IsInf(bestSSE, 1) { // every ρ gave NaN or +Inf: nothing to pick
+		return nil, inputError("latency", "the queueing fit is not finite at any load (IOPS or latency values too close to 0 or too large)")
 	}
 	lo := grid[max(best-1, 0)]
 	hi := grid[min(best+1, len(grid)-1)]

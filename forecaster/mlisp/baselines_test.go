@@ -131,3 +131,21 @@ func TestBaselinesRejectBadInput(t *testing.T) {
 		t.Errorf("constant OIO: %v", err)
 	}
 }
+
+// TestQueueingFitWhateverTheUnits: the same latencies in units 1e160 times
+// larger give the same service rate. Every sum overflowed (Inf − Inf: NaN
+// for every ρ) and the search kept its first candidate, a flat curve.
+func TestQueueingFitWhateverTheUnits(t *testing.T) {
+	iops := []float64{1, 2, 3, 4}
+	small, err := FitQueueing(iops, []float64{1, 1.5, 3, 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	huge, err := FitQueueing(iops, []float64{1e160, 1.5e160, 3e160, 1e161})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(huge.Mu/small.Mu-1) > 1e-9 || math.Abs(huge.L0/(1e160*small.L0)-1) > 1e-9 {
+		t.Errorf("Mu %v, L0 %v in huge units; want %v, %v x 1e160", huge.Mu, huge.L0, small.Mu, small.L0)
+	}
+}

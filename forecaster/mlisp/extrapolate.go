@@ -223,12 +223,22 @@ func (m *Model) extrapolate(toIOPS float64) (*Curve, error) {
 			}
 		}
 		synth = append(synth, next)
-		lo := math.Max(p.Lower, 0)
-		c.Points = append(c.Points, Point{IOPS: iops, Lower: lo, Mean: p.Mean, Upper: p.Upper, RawLower: lo, RawUpper: p.Upper})
+		c.Points = append(c.Points, Point{IOPS: iops, Lower: p.Lower, Mean: p.Mean, Upper: p.Upper, RawLower: p.Lower, RawUpper: p.Upper})
 		c.Synthetic = append(c.Synthetic, next)
 		prev = next
 	}
 	m.constrainShape(c)
+	// A latency is not negative: the band is clamped at 0 only once the
+	// shape has moved it, and every bound alike (max with 0 keeps the
+	// order). Clamping the lower bound before the shape's lift, which moves
+	// the whole band, put it above the lifted mean where the Kriging trend
+	// had gone below 0.
+	for k := range c.Points {
+		p := &c.Points[k]
+		p.Lower, p.RawLower = math.Max(p.Lower, 0), math.Max(p.RawLower, 0)
+		p.Mean = math.Max(p.Mean, 0)
+		p.Upper, p.RawUpper = math.Max(p.Upper, 0), math.Max(p.RawUpper, 0)
+	}
 	return c, nil
 }
 

@@ -1,7 +1,10 @@
 package mlisp
 
 import (
+	"encoding/json"
 	"math"
+	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -75,5 +78,70 @@ func TestConstrainShapeStartsAtObservedLevel(t *testing.T) {
 	}
 	if got := c.Points[1].Upper - c.Points[1].Mean; math.Abs(got-0.005) > 1e-12 {
 		t.Errorf("point 1: band moved by other than the lift: upper - mean = %v, want 0.005", got)
+	}
+}
+
+// TestBandOrderWhenTheTrendGoesNegative: latency falling along a straight
+// line with load (a history the regression Kriging extends below 0 past X)
+// keeps lower <= mean <= upper at every extrapolated point. The lower bound
+// was clamped at 0 before the convex floor lifted the whole band by the
+// mean's deficit, which put it above the lifted mean (0.020 over 0.002 ms).
+func TestBandOrderWhenTheTrendGoesNegative(t *testing.T) {
+	var iops, lat []float64
+	for k := 0; k < 40; k++ {
+		x := 100 + 1800*float64(k)/39
+		iops = append(iops, x)
+		lat = append(lat, 0.02-1e-5*x)
+	}
+	m, err := Fit(Dataset{Names: []string{"iops", "lat"}, Columns: [][]float64{iops, lat}, IOPS: "iops", Latency: "lat"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range m.Curve.Points {
+		if !(0 <= p.Lower && p.Lower <= p.Mean && p.Mean <= p.Upper && p.RawLower <= p.Mean && p.Mean <= p.RawUpper) {
+			t.Errorf("at %.0f IOPS: lower %v, mean %v, upper %v (raw %v, %v)", p.IOPS, p.Lower, p.Mean, p.Upper, p.RawLower, p.RawUpper)
+		}
+	}
+	if err := m.Curve.check(); err != nil {
+		t.Errorf("the fitted curve fails the decoder's check: %v", err)
+	}
+}
+
+// TestDecodeRefusesACurveFitDoesNotMake: a saved curve is served as saved,
+// so one out of order (a band inverted, points out of IOPS order) or a
+// sample above max_iops is refused at decoding.
+func TestDecodeRefusesACurveFitDoesNotMake(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	m, err := Fit(chainData(rng, 600), Options{Steps: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		modify func(*Model)
+		want   string
+	}{
+		{"band inverted", func(m *Model) { p := &m.Curve.Points[3]; p.Lower, p.Upper = p.Upper, p.Lower }, "not 0 <= lower <= mean <= upper"},
+		{"points out of order", func(m *Model) {
+			m.Curve.Points[2].IOPS, m.Curve.Points[4].IOPS = m.Curve.Points[4].IOPS, m.Curve.Points[2].IOPS
+		}, "comes after"},
+		{"sample above max_iops", func(m *Model) { m.MaxIOPS = m.Samples[0][0] / 2 }, "is above max_iops"},
+	} {
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var edited Model
+		if err := json.Unmarshal(b, &edited); err != nil {
+			t.Fatal(err)
+		}
+		c.modify(&edited)
+		if b, err = json.Marshal(&edited); err != nil {
+			t.Fatal(err)
+		}
+		var back Model
+		if err := json.Unmarshal(b, &back); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: decoded with %v; want an error saying %q", c.name, err, c.want)
+		}
 	}
 }
