@@ -211,7 +211,8 @@ func TestFitRecordRefusesABrokenRecord(t *testing.T) {
 
 // The served model saved and decoded (a restart) serves the same curve, knee
 // and accuracy, on every recorded real-Ceph run; a saved state with a
-// broken axis or band, or no model, is refused by name.
+// broken axis or band, or no model, is refused by name, and an accuracy
+// outside [0, 1] read as none.
 func TestQueueingStateRoundTrip(t *testing.T) {
 	names, err := os.ReadDir("testdata/recorded-latency")
 	if err != nil {
@@ -259,6 +260,19 @@ func TestQueueingStateRoundTrip(t *testing.T) {
 	if err := json.Unmarshal(lastSaved, &last); err != nil {
 		t.Fatal(err)
 	}
+	// A saved accuracy outside [0, 1] (an edited or damaged file) is no
+	// accuracy, not exported as storcast_model_accuracy_ratio 7.
+	for _, acc := range []float64{7, 1.5} {
+		last["accuracy"] = acc
+		edited, _ := json.Marshal(last)
+		back, err := QueueingFitter{}.Decode(edited)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := back.(Latency).Accuracy(); !math.IsNaN(a) {
+			t.Errorf("saved accuracy %v decoded as %v; want NaN (none)", acc, a)
+		}
+	}
 	last["axis"] = map[string]any{"l": 0, "q": 0}
 	brokenAxis, _ := json.Marshal(last)
 	for _, c := range []struct {
@@ -276,40 +290,3 @@ func TestQueueingStateRoundTrip(t *testing.T) {
 }
 
 func sameOrBothNaN(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
-
-// TestDecodedAccuracyIsARatio: a saved accuracy outside [0, 1] (7 in an
-// edited or damaged state file) is no accuracy (NaN, -1 on the wire), not
-// exported as storcast_model_accuracy_ratio 7.
-func TestDecodedAccuracyIsARatio(t *testing.T) {
-	data, err := os.ReadFile("testdata/recorded-latency/2026-11-24T1722.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rec QueueingRecord
-	if err := json.Unmarshal(data, &rec); err != nil {
-		t.Fatal(err)
-	}
-	l, err := QueueingFitter{}.FitRecord(rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	saved, err := json.Marshal(l)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(saved, &m); err != nil {
-		t.Fatal(err)
-	}
-	for _, acc := range []float64{7, 1.5} {
-		m["accuracy"] = acc
-		edited, _ := json.Marshal(m)
-		back, err := QueueingFitter{}.Decode(edited)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if a := back.(Latency).Accuracy(); !math.IsNaN(a) {
-			t.Errorf("saved accuracy %v decoded as %v; want NaN (none)", acc, a)
-		}
-	}
-}
