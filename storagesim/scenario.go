@@ -879,9 +879,9 @@ func ceilTick(d time.Duration) time.Duration {
 	return d
 }
 
-// eventInstants lists, in order and without repeats, the seconds after the
-// origin in (from, to] at which an event starts, a ramp ends or a noisy
-// neighbour leaves: where load or capacity change abruptly or stop changing.
+// eventInstants lists the seconds after the origin in (from, to] at which an
+// event starts, a ramp ends or a noisy neighbour leaves: where load or
+// capacity change abruptly or stop changing (unsorted, maybe repeated).
 func (sc *Scenario) eventInstants(from, to float64) []float64 {
 	var out []float64
 	add := func(d time.Duration) {
@@ -898,15 +898,7 @@ func (sc *Scenario) eventInstants(from, to float64) []float64 {
 			add(e.at + time.Duration(e.NoisyNeighbour.Duration))
 		}
 	}
-	sort.Float64s(out)
-	j := 0
-	for i, s := range out {
-		if i == 0 || s != out[j-1] {
-			out[j] = s
-			j++
-		}
-	}
-	return out[:j]
+	return out
 }
 
 // maxHosts is the number of distinct host slots the scenario ever uses.

@@ -3,6 +3,7 @@ package storagesim
 import (
 	"fmt"
 	"math"
+	"sort"
 	"time"
 )
 
@@ -285,31 +286,22 @@ func (c *Cluster) saturationTime(from float64) (float64, bool) {
 		return from, true
 	}
 	const step, horizon = 300.0, 90 * 86400.0
-	events := c.sc.eventInstants(from, from+horizon)
+	instants := c.sc.eventInstants(from, from+horizon)
+	for s := from + step; s <= from+horizon; s += step {
+		instants = append(instants, s)
+	}
+	sort.Float64s(instants)
 	prev := from
-	for s := from + step; ; s += step {
-		if s > from+horizon {
-			s = math.Inf(1) // only event instants are left
-		}
-		for len(events) > 0 && events[0] < s {
-			e := events[0]
-			events = events[1:]
-			if e <= prev {
-				continue // on the grid point just tested
-			}
-			if sat(e) {
-				return refineCrossing(sat, prev, e, from), true
-			}
-			prev = e
-		}
-		if math.IsInf(s, 1) {
-			return 0, false
+	for _, s := range instants {
+		if s <= prev {
+			continue // an event on a grid point, or twice
 		}
 		if sat(s) {
 			return refineCrossing(sat, prev, s, from), true
 		}
 		prev = s
 	}
+	return 0, false
 }
 
 // refineCrossing bisects [lo, hi] (sat(lo) false, sat(hi) true) to a

@@ -346,7 +346,6 @@ clusters: [{name: a, kind: ceph}]
 			break
 		}
 		if time.Now().After(deadline) {
-			cmd.Process.Kill()
 			t.Fatalf("not healthy:\n%s", out.String())
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -436,7 +435,6 @@ func TestSIGHUPDuringStartUp(t *testing.T) {
 	deadline := time.Now().Add(30 * time.Second)
 	for !strings.Contains(out.String(), "starting storcast") {
 		if time.Now().After(deadline) {
-			cmd.Process.Kill()
 			t.Fatalf("no start:\n%s", out.String())
 		}
 		time.Sleep(5 * time.Millisecond)
@@ -449,7 +447,6 @@ func TestSIGHUPDuringStartUp(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			cmd.Process.Kill()
 			t.Fatalf("not serving and reloaded after a SIGHUP at start-up:\n%s", out.String())
 		}
 		time.Sleep(50 * time.Millisecond)

@@ -43,21 +43,20 @@ func probeClusters(ctx context.Context, cfg *config.Config, src *source.Promethe
 			switch {
 			case p.Err != nil:
 				emptyOrFailed++
+				if p.Required() {
+					failed++
+				}
 				log.Warn("probe: query failed", "cluster", cl.Name, "query", name, "promql", p.Query, "err", p.Err)
 				fmt.Fprintf(w, "%s\t%s\tFAILED: %v\t%s\n", cl.Name, name, p.Err, p.Query)
 			case p.Series == 0:
 				emptyOrFailed++
+				if p.Required() {
+					empty++
+				}
 				log.Warn("probe: query selects no series", "cluster", cl.Name, "query", name, "promql", p.Query)
 				fmt.Fprintf(w, "%s\t%s\tEMPTY\t%s\n", cl.Name, name, p.Query)
 			default:
 				fmt.Fprintf(w, "%s\t%s\t%d series\n", cl.Name, name, p.Series)
-			}
-			switch {
-			case !p.Required():
-			case p.Err != nil:
-				failed++
-			case p.Series == 0:
-				empty++
 			}
 		}
 		log.Info("probe: cluster queries", "cluster", cl.Name, "queries", len(probes), "empty_or_failed", emptyOrFailed)

@@ -7,7 +7,6 @@ import (
 	"github.com/storcast/storcast/exporter/source"
 	"github.com/storcast/storcast/forecaster/conservation"
 	"github.com/storcast/storcast/forecaster/insideout"
-	"github.com/storcast/storcast/forecaster/trend"
 )
 
 // Capacity returns the fitted capacity model, nil when there is none.
@@ -221,7 +220,7 @@ func (s Set) LatencyAtLoad(latency Latency, obs features.Observed, f float64) (B
 //     latency knee (the upper band's SLO crossing, at today's mix); 0 when
 //     the latency is already over the SLO. Without the utilization trend,
 //     when the demand trend's mean reaches the knee.
-//   - either: +Inf beyond a year (ETAHorizonSeconds).
+//   - either: +Inf beyond a year (trend.DefaultHorizonSeconds).
 //
 // A limit without its models is absent.
 func (s Set) SaturationETAs(obs features.Observed, hasObs bool, live Live, sloSeconds float64, latency Latency) map[string]float64 {
@@ -233,7 +232,7 @@ func (s Set) SaturationETAs(obs features.Observed, hasObs bool, live Live, sloSe
 	if ut := s.Utilization(); ut != nil && live.HasCapacityAtMix {
 		out["max_iops"] = ut.ETA(obs.Time, live.CapacityAtMix.Utilization, overSLO).PeakSeconds
 	} else if tr := s.Trend(); tr != nil && live.HasCapacityAtMix {
-		out["max_iops"] = withinHorizon(tr.ETA(obs.Time, live.CapacityAtMix.MaxTotalIOPS))
+		out["max_iops"] = tr.ETA(obs.Time, live.CapacityAtMix.MaxTotalIOPS)
 		if overSLO || live.CapacityAtMix.Utilization >= 1 {
 			out["max_iops"] = 0
 		}
@@ -259,22 +258,9 @@ func (s Set) loadETA(now, iops float64) (float64, bool) {
 		}
 	}
 	if tr := s.Trend(); tr != nil {
-		return withinHorizon(tr.ETA(now, iops)), true
+		return tr.ETA(now, iops), true
 	}
 	return 0, false
-}
-
-// ETAHorizonSeconds is how far ahead an ETA is told: one year, the
-// utilization trend's default horizon. The demand trend's line has none of
-// its own; beyond it its ETA reads +Inf too, so that one crossing reads the
-// same (storcast_saturation_eta_seconds +Inf) whichever trend is fitted.
-const ETAHorizonSeconds = 365 * trend.Day
-
-func withinHorizon(eta float64) float64 {
-	if eta > ETAHorizonSeconds {
-		return math.Inf(1)
-	}
-	return eta
 }
 
 // CheckLatency is the accuracy trigger of the served latency model l: its

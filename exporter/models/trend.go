@@ -37,7 +37,16 @@ func (d *demandTrend) At(t float64) Band {
 	return Band{Lower: lo, Mean: m, Upper: hi}
 }
 
-func (d *demandTrend) ETA(now, limit float64) float64 { return d.T.ETA(limit, now).MeanSeconds }
+// ETA is when the trend's mean reaches limit, +Inf beyond a year (the
+// utilization trend's horizon, trend.DefaultHorizonSeconds): the line has
+// no horizon of its own, and one crossing must read the same
+// (storcast_saturation_eta_seconds +Inf) whichever trend is fitted.
+func (d *demandTrend) ETA(now, limit float64) float64 {
+	if eta := d.T.ETA(limit, now).MeanSeconds; eta <= trend.DefaultHorizonSeconds {
+		return eta
+	}
+	return math.Inf(1)
+}
 
 func (d *demandTrend) Accuracy() float64 {
 	if d.Acc < 0 {

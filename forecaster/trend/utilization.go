@@ -50,6 +50,10 @@ const maxHarmonics = 6
 // maxHorizon bounds UtilizationOptions.HorizonSeconds: ten years.
 const maxHorizon = 3650 * Day
 
+// DefaultHorizonSeconds is the default UtilizationOptions.HorizonSeconds:
+// one year. An ETA beyond it is +Inf.
+const DefaultHorizonSeconds = 365 * Day
+
 // UtilizationOptions tunes FitUtilization. Zero values take the defaults.
 type UtilizationOptions struct {
 	Growth Growth `json:"growth"`
@@ -139,7 +143,7 @@ func FitUtilization(times, u []float64, opts UtilizationOptions) (*UtilizationTr
 		return nil, inputError("opts.Level", "must be in (0, 1), got %v", opts.Level)
 	}
 	if opts.HorizonSeconds == 0 {
-		opts.HorizonSeconds = 365 * Day
+		opts.HorizonSeconds = DefaultHorizonSeconds
 	}
 	if !finite(opts.HorizonSeconds) || opts.HorizonSeconds < 0 || opts.HorizonSeconds > maxHorizon {
 		return nil, inputError("opts.HorizonSeconds", "must be in [0, %v] (ten years), got %v", maxHorizon, opts.HorizonSeconds)
