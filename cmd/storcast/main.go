@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -311,16 +312,20 @@ func (a *app) reload(ctx context.Context) error {
 			return err
 		}
 	}
-	s, err := a.newSource(nc)
-	if err != nil {
-		return err
+	// The same query backend keeps its source, so that the loops of
+	// unchanged clusters keep running (engine.Start).
+	if !reflect.DeepEqual(nc.Prometheus, a.cfg.Prometheus) {
+		s, err := a.newSource(nc)
+		if err != nil {
+			return err
+		}
+		a.eng.SetSource(s)
 	}
-	a.eng.SetSource(s)
-	a.eng.Start(ctx, nc)
+	kept := a.eng.Start(ctx, nc)
 	a.srcMetrics.Forget(removedClusters(a.cfg, nc))
 	a.cfg = nc
 	a.shardReport.Store(&shardReport)
-	a.log.Info("configuration reloaded", "clusters", len(all.Clusters), "assigned", len(nc.Clusters))
+	a.log.Info("configuration reloaded", "clusters", len(all.Clusters), "assigned", len(nc.Clusters), "unchanged_kept_running", kept)
 	return nil
 }
 

@@ -233,6 +233,19 @@ clusters: [{name: a, kind: ceph}, {name: b, kind: swift}]
 	if !strings.Contains(body, `"name":"b"`) {
 		t.Errorf("cluster b missing after reload: %s", body)
 	}
+	// The same query backend: cluster a's loop went on (a new source
+	// would have restarted it). Again with nothing changed: both went on.
+	if !strings.Contains(errb.String(), "unchanged_kept_running=1") {
+		t.Errorf("reload adding b: no log line saying a's loop was kept:\n%s", errb.String())
+	}
+	resp, err = http.Post(base+"/-/reload", "", nil)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("reload unchanged: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	if !strings.Contains(errb.String(), "unchanged_kept_running=2") {
+		t.Errorf("unchanged reload: no log line saying both loops were kept:\n%s", errb.String())
+	}
 	// Invalid reload: 500, old configuration kept.
 	write("clusters: [{name: a, kind: lustre}]\n")
 	resp, err = http.Post(base+"/-/reload", "", nil)

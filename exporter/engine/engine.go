@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"log/slog"
+	"reflect"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -39,9 +40,11 @@ type Engine struct {
 	fitInterval time.Duration // of the configuration in force
 	clusters    map[string]*cluster
 	order       []string
-	cancel      context.CancelFunc
-	wg          sync.WaitGroup
-	fitSlots    chan struct{} // one token per fit in progress
+	// running is the configuration the loops were started with and
+	// runningSrc the source they read (nil: no loop runs).
+	running    *config.Config
+	runningSrc source.Source
+	fitSlots   chan struct{} // one token per fit in progress
 }
 
 // New returns an engine; Start runs it.
@@ -69,38 +72,71 @@ type cluster struct {
 	refitReason string
 	// history is the last fit's frame, which the next fit extends with
 	// the steps since (fetchLookback); nil fetches the lookback whole.
-	// Start drops it: a reload may change the queries.
+	// Start drops it when it restarts the loop: the queries may have changed.
 	history *source.Frame
 	// noSave: the saved state could not be read nor moved aside; saving
 	// would overwrite it (set by restore, in Start).
 	noSave bool
+	// stop ends the loop and done is closed once it has returned (set by
+	// Start under Engine.mu; nil: no loop was started).
+	stop context.CancelFunc
+	done chan struct{}
 }
 
-// Start applies cfg and starts one loop per cluster. Calling it again (on
-// reload) restarts the loops with the new configuration; clusters that keep
-// their name keep their models.
-func (e *Engine) Start(ctx context.Context, cfg *config.Config) {
+// Start applies cfg and runs one loop per cluster. Called again (a
+// reload), it keeps the loop of every cluster whose settings are unchanged
+// while the source and the rest of the configuration (fit, state_dir, the
+// query backend) are too: its fit in progress goes on, its history is kept
+// and the reload does not wait for it. It stops the loops of removed and
+// changed clusters, waits for them, and starts those of new and changed
+// ones; a cluster that keeps its name keeps its models, and refits at once
+// only if its settings changed. It returns how many loops it kept.
+func (e *Engine) Start(ctx context.Context, cfg *config.Config) (kept int) {
 	e.mu.Lock()
-	if e.cancel != nil {
-		e.cancel()
+	keepAny := e.running != nil && e.runningSrc == e.opt.Source && sameOutsideClusters(e.running, cfg)
+	keys := make(map[string]string, len(cfg.Clusters))
+	for i := range cfg.Clusters {
+		keys[cfg.Clusters[i].Name] = cfg.Clusters[i].SourceKey()
+	}
+	running := map[*cluster]bool{}
+	var stopping []*cluster
+	for name, c := range e.clusters {
+		if c.done == nil {
+			continue
+		}
+		if key, ok := keys[name]; keepAny && ok && key == c.cfg.SourceKey() {
+			running[c] = true
+			continue
+		}
+		c.stop()
+		stopping = append(stopping, c)
 	}
 	e.mu.Unlock()
-	e.wg.Wait()
+	for _, c := range stopping {
+		<-c.done
+	}
 
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.fitInterval = cfg.Fit.Interval
-	ctx, e.cancel = context.WithCancel(ctx)
+	e.running, e.runningSrc = cfg, e.opt.Source
 	old := e.clusters
 	e.clusters = map[string]*cluster{}
 	e.order = nil
 	for i := range cfg.Clusters {
 		cc := cfg.Clusters[i]
 		c := old[cc.Name]
+		e.clusters[cc.Name] = c
+		e.order = append(e.order, cc.Name)
+		if running[c] {
+			kept++
+			continue
+		}
 		if c == nil {
 			c = &cluster{name: cc.Name, cfg: cc} // restore reads which models cc enables
 			c.publish(&Snapshot{Cluster: cc.Name, Kind: cc.Kind, Models: e.emptyStatuses(&cc)})
 			e.restore(c, cfg.StateDir)
+			e.clusters[cc.Name] = c
 		}
 		if c.lastFit.IsZero() || c.cfg.SourceKey() != cc.SourceKey() {
 			c.lastFit = time.Time{} // new or changed cluster: fit at once
@@ -108,24 +144,41 @@ func (e *Engine) Start(ctx context.Context, cfg *config.Config) {
 		c.cfg = cc
 		c.src = e.opt.Source
 		c.history = nil
-		e.clusters[cc.Name] = c
-		e.order = append(e.order, cc.Name)
-		e.wg.Add(1)
+		loopCtx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		c.stop, c.done = stop, done
 		go func() {
-			defer e.wg.Done()
-			e.loop(ctx, cfg, c)
+			defer close(done)
+			e.loop(loopCtx, cfg, c)
 		}()
 	}
+	return kept
+}
+
+// sameOutsideClusters says whether a and b agree on everything but their
+// clusters and the listener (which the engine does not read).
+func sameOutsideClusters(a, b *config.Config) bool {
+	x, y := *a, *b
+	x.Clusters, y.Clusters = nil, nil
+	x.Web, y.Web = config.Web{}, config.Web{}
+	return reflect.DeepEqual(x, y)
 }
 
 // Stop stops the loops and waits for them; a save in progress completes.
 func (e *Engine) Stop() {
 	e.mu.Lock()
-	if e.cancel != nil {
-		e.cancel()
+	var loops []*cluster
+	for _, c := range e.clusters {
+		if c.done != nil {
+			c.stop()
+			loops = append(loops, c)
+		}
 	}
+	e.running = nil // a Start after it starts every loop again
 	e.mu.Unlock()
-	e.wg.Wait()
+	for _, c := range loops {
+		<-c.done
+	}
 }
 
 // FitInterval is fit.interval of the configuration in force (the landing
@@ -143,7 +196,8 @@ func (e *Engine) Source() source.Source {
 	return e.opt.Source
 }
 
-// SetSource replaces the source; it takes effect at the next Start.
+// SetSource replaces the source; it takes effect at the next Start, which
+// restarts every loop on it.
 func (e *Engine) SetSource(s source.Source) {
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -284,6 +284,83 @@ func TestReloadKeepsModels(t *testing.T) {
 	waitFor(t, "refit of the changed cluster", func() bool { return e.Snapshot("a").Fits == 2 })
 }
 
+// blockingFirstFit is a latency fitter that blocks cluster a's first fit
+// until released; every other fit fails at once.
+type blockingFirstFit struct {
+	entered, release chan struct{}
+	once             *sync.Once
+}
+
+func (blockingFirstFit) Name() string                 { return models.MLISP }
+func (blockingFirstFit) Enabled(*config.Cluster) bool { return true }
+func (b blockingFirstFit) Fit(_ context.Context, in models.Input) (models.Fitted, error) {
+	first := false
+	if in.Cluster.Name == "a" {
+		b.once.Do(func() { first = true })
+	}
+	if !first {
+		return nil, errors.New("not blocked")
+	}
+	close(b.entered)
+	<-b.release
+	return nil, errors.New("released")
+}
+func (blockingFirstFit) Decode([]byte) (models.Fitted, error) { return nil, errors.New("no") }
+
+// TestReloadKeepsRunningLoops: a reload that leaves a cluster, the source
+// and the rest of the configuration as they were does not stop the
+// cluster's loop: a fit in progress goes on (its result is published) and
+// the reload does not wait for it, whether nothing changed or another
+// cluster was added; a changed source restarts it.
+func TestReloadKeepsRunningLoops(t *testing.T) {
+	fake := promfake.New(testWorkload().Answer)
+	defer fake.Close()
+	cfg := testConfig(t, fake.URL)
+	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bl := blockingFirstFit{entered: make(chan struct{}), release: make(chan struct{}), once: new(sync.Once)}
+	e := New(Options{Source: src, Fitters: append(baseFitters(), bl), Now: (&clock{t: testNow}).Now})
+	e.Start(context.Background(), cfg)
+	defer e.Stop()
+	<-bl.entered // cluster a's first fit is blocked inside the latency model
+
+	added := *cfg
+	b := cfg.Clusters[0]
+	b.Name = "b"
+	added.Clusters = append([]config.Cluster(nil), cfg.Clusters...)
+	added.Clusters = append(added.Clusters, b)
+	for _, next := range []*config.Config{cfg, &added} {
+		kept := make(chan int, 1)
+		go func() { kept <- e.Start(context.Background(), next) }()
+		select {
+		case n := <-kept:
+			if n != 1 {
+				t.Errorf("reload to %d clusters kept %d loops; want cluster a's", len(next.Clusters), n)
+			}
+		case <-time.After(10 * time.Second):
+			close(bl.release) // lets the reload, and the test's Stop, end
+			t.Fatalf("reload to %d clusters waited for cluster a's fit in progress", len(next.Clusters))
+		}
+	}
+	close(bl.release)
+	waitFor(t, "cluster a's fit to finish", func() bool { return e.Snapshot("a").Fits == 1 })
+	if st := e.Snapshot("a").Models[models.MLISP]; st.Error != "released" {
+		t.Errorf("cluster a's fit in progress was not carried on: latency status %+v", st)
+	}
+	waitFor(t, "cluster b's fit", func() bool { return e.Snapshot("b").Fits == 1 })
+
+	other, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.SetSource(other)
+	if n := e.Start(context.Background(), &added); n != 0 {
+		t.Errorf("a new source kept %d loops on the old one", n)
+	}
+}
+
 // countingFitter is a model the engine has never heard of: it counts the
 // frames it was fitted on and reads the capacity fitted before it.
 type countingFitter struct{}

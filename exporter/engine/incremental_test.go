@@ -31,7 +31,8 @@ func sameValues(a, b []float64) bool {
 // the steps since the first and an overlap (lateSteps), and the frame it
 // splices is the one a full fetch of the lookback gives on the same data,
 // point by point (cluster signals with gaps, and the hosts' statistics
-// with the smoothing subquery of a 15 s step). A reload drops the history.
+// with the smoothing subquery of a 15 s step). A reload that restarts the
+// cluster's loop drops the history.
 func TestIncrementalFetchEqualsFullFetch(t *testing.T) {
 	w := testWorkload()
 	fake := promfake.New(func(q string) []promfake.Series {
@@ -101,7 +102,8 @@ func TestIncrementalFetchEqualsFullFetch(t *testing.T) {
 		t.Errorf("first fetch %d samples, second %d: not incremental", first.Stats.Samples, second.Stats.Samples)
 	}
 
-	// A reload (Start) drops the history: the next fit fetches whole.
+	// A reload (Start) that restarts the loop drops the history: the next
+	// fit fetches whole.
 	cfg.Fit.RefreshInterval = time.Hour
 	e.clusters["a"] = cl
 	cl.lastFit = clk.Now() // no fit due at once
