@@ -338,12 +338,21 @@ var promQL = parser.NewParser(parser.Options{})
 
 var clusterNameRE = regexp.MustCompile(`^[A-Za-z0-9_.:-]+$`)
 
+// MaxClusterNameBytes bounds a cluster's name: it names the cluster's state
+// file, and with the longest suffix a state file takes
+// (".json.unreadable-20060102T150405Z", 33 bytes) a longer name would pass
+// the file system's 255-byte limit, so that no save could ever succeed.
+const MaxClusterNameBytes = 200
+
 func (cl *Cluster) validate(key string) error {
 	if cl.Name == "" {
 		return fmt.Errorf("%s.name: required", key)
 	}
 	if !clusterNameRE.MatchString(cl.Name) {
 		return fmt.Errorf("%s.name: %q may hold only letters, digits and _ . : -", key, cl.Name)
+	}
+	if len(cl.Name) > MaxClusterNameBytes {
+		return fmt.Errorf("%s.name: %d bytes, longer than %d (the name is its state file's)", key, len(cl.Name), MaxClusterNameBytes)
 	}
 	if err := checkMatchers(key+".matchers", cl.Matchers); err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"time"
 
 	"github.com/storcast/storcast/exporter/config"
@@ -98,8 +99,16 @@ func (e *Engine) refresh(ctx context.Context, cfg *config.Config, c *cluster, lo
 }
 
 // derive recomputes what depends on the latest observation: the models'
-// live values, the host count, and the refit triggers.
+// live values, the host count, and the refit triggers. A panic in a model's
+// code here (a defect met on some cluster's data, as fitOne guards the fit)
+// keeps the values derived before it and is logged with its stack; the
+// process and the other clusters go on.
 func (e *Engine) derive(cfg *config.Config, c *cluster, s *Snapshot, recent *source.Frame) {
+	defer func() {
+		if r := recover(); r != nil {
+			e.log.Error("deriving the live values panicked; serving the last ones", "cluster", c.name, "panic", r, "stack", string(debug.Stack()))
+		}
+	}()
 	s.Live = s.Set.Derive(s.Observed, s.HasObserved, recent)
 	if h, ok := recent.Last(source.OSDHosts, refreshSteps); ok && h > 0 {
 		s.Hosts = int(h)

@@ -1,13 +1,16 @@
 package engine
 
 import (
+	"log/slog"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/storcast/storcast/exporter/features"
 	"github.com/storcast/storcast/exporter/models"
 	"github.com/storcast/storcast/exporter/source"
+	"github.com/storcast/storcast/internal/testtool"
 )
 
 // flatLatency is a latency model whose mean is the same at every load.
@@ -44,5 +47,38 @@ func TestAccuracyTriggerReadsTheServedLatencyModel(t *testing.T) {
 		if cl.refitReason != c.want {
 			t.Errorf("%s served: refit reason %q, want %q", c.served, cl.refitReason, c.want)
 		}
+	}
+}
+
+// panickingChecker is a fitted model whose accuracy check panics (a defect
+// met on some cluster's data).
+type panickingChecker struct{}
+
+func (panickingChecker) Samples() int               { return 1 }
+func (panickingChecker) Scores() map[string]float64 { return nil }
+func (panickingChecker) Check(*source.Frame, features.Observed, float64) string {
+	var m map[string]int
+	m["boom"]++ // a nil map write: panics
+	return ""
+}
+
+// TestDerivePanicKeepsServing: a panic in a model's code while a refresh
+// derives the live values is logged with its stack and leaves the snapshot
+// to be published (the loop goes on), instead of taking the process and
+// every cluster's forecasts down at each refresh.
+func TestDerivePanicKeepsServing(t *testing.T) {
+	cfg := testConfig(t, "http://127.0.0.1:1")
+	var logs testtool.SyncBuffer
+	e := New(Options{Now: (&clock{t: testNow}).Now, Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	obs := features.Observed{ReadIOPS: 500, WriteIOPS: 500, IOPS: 1000, ReadRatio: 0.5, IOSizeBytes: 4096,
+		ReadSizeBytes: 4096, WriteSizeBytes: 4096, LatencySeconds: 0.002}
+	cl := &cluster{name: "a", cfg: cfg.Clusters[0], lastFit: testNow.Add(-time.Hour)}
+	s := &Snapshot{Cluster: "a", Observed: obs, HasObserved: true, Set: models.Set{"broken": panickingChecker{}}}
+	e.derive(cfg, cl, s, &source.Frame{})
+	if !strings.Contains(logs.String(), "deriving the live values panicked") || !strings.Contains(logs.String(), "assignment to entry in nil map") {
+		t.Errorf("the panic was not logged with its cause:\n%s", logs.String())
+	}
+	if cl.refitReason != "" {
+		t.Errorf("refit reason %q after a panicking check", cl.refitReason)
 	}
 }

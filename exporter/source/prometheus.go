@@ -31,6 +31,10 @@ var ErrTooManySeries = errors.New("too many series")
 // prometheus.max_response_bytes.
 var ErrResponseTooLarge = errors.New("response too large")
 
+// ErrPartialAnswer is wrapped when a query's answer came with warnings that
+// it may be missing data (partialAnswer).
+var ErrPartialAnswer = errors.New("partial answer (the backend warned that data may be missing)")
+
 const (
 	// MaxQueriesInFlight bounds the range queries one source sends at once,
 	// across all clusters: a hundred clusters refreshing together queue here
@@ -81,7 +85,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Name: MetricQueries, Help: "Range queries sent to the query backend, retries included.",
 		}, []string{"cluster"}),
 		Errors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: MetricQueryErrors, Help: "Failed range query attempts by reason (timeout, unavailable, bad_data, too_many_series, too_large, other).",
+			Name: MetricQueryErrors, Help: "Failed range query attempts by reason (timeout, unavailable, bad_data, too_many_series, too_large, partial, other).",
 		}, []string{"cluster", "reason"}),
 		Retries: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: MetricRetries, Help: "Range queries retried after a failure that may pass.",
@@ -288,6 +292,18 @@ func (p *Prometheus) Fetch(ctx context.Context, cl *config.Cluster, r Range) (*F
 		go func(j job) {
 			defer wg.Done()
 			defer func() { <-p.sem }()
+			// Whatever the upstream sent, a defect in handling it fails
+			// this fetch (the models are kept, stale), not the process.
+			defer func() {
+				if v := recover(); v != nil {
+					p.log.Error("panic handling a query's answer", "cluster", cl.Name, "query", j.query, "panic", v)
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = fmt.Errorf("%s %s: handling the answer failed: %v", j.role, j.signal, v)
+					}
+					mu.Unlock()
+				}
+			}()
 			m, st, err := p.query(ctx, cl.Name, j.query, r)
 			if err == nil {
 				err = j.checkSeries(m, r)
@@ -344,12 +360,14 @@ func align(v []float64, vals []model.SamplePair, r Range) {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			continue
 		}
-		off := int64(s.Timestamp) - start
-		i := (off + step/2) / step
-		if off < -step/2 || i >= int64(len(v)) {
+		// Compared before subtracting: a timestamp near the int64 limits
+		// (any upstream can send one) wrapped the offset into a negative
+		// index.
+		ts := int64(s.Timestamp)
+		if ts < start-step/2 || ts >= start+int64(len(v))*step-step/2 {
 			continue
 		}
-		v[i] = x
+		v[(ts-start+step/2)/step] = x
 	}
 }
 
@@ -360,11 +378,14 @@ func (p *Prometheus) query(ctx context.Context, cluster, q string, r Range) (mod
 		st.Queries++
 		p.queries.WithLabelValues(cluster).Inc()
 		qctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
-		val, _, _, err := p.api.QueryRange(qctx, q, v1.Range{Start: r.Start, End: r.End, Step: r.Step})
+		val, warnings, _, err := p.api.QueryRange(qctx, q, v1.Range{Start: r.Start, End: r.End, Step: r.Step})
 		cancel()
+		clipUpstreamText(err)
 		if err == nil {
 			m, ok := val.(model.Matrix)
-			if !ok {
+			if w := partialAnswer(warnings); w != "" {
+				err = fmt.Errorf("%w: %s", ErrPartialAnswer, w)
+			} else if !ok {
 				err = fmt.Errorf("query returned %s, want matrix", val.Type())
 			} else if len(m) > p.cfg.MaxSeriesPerQuery {
 				err = fmt.Errorf("%w: %d series, limit %d (prometheus.max_series_per_query)", ErrTooManySeries, len(m), p.cfg.MaxSeriesPerQuery)
@@ -390,6 +411,49 @@ func (p *Prometheus) query(ctx context.Context, cluster, q string, r Range) (mod
 	}
 }
 
+// maxUpstreamText bounds the upstream's own text kept in an error: an
+// error message or warning of any size would otherwise be logged at every
+// refresh and held in the snapshot.
+const maxUpstreamText = 512
+
+// clipUpstreamText shortens the message and detail of an API error in place.
+func clipUpstreamText(err error) {
+	var apiErr *v1.Error
+	if errors.As(err, &apiErr) {
+		apiErr.Msg, apiErr.Detail = clip(apiErr.Msg), clip(apiErr.Detail)
+	}
+}
+
+func clip(s string) string {
+	if len(s) <= maxUpstreamText {
+		return s
+	}
+	return strings.ToValidUTF8(s[:maxUpstreamText], "") + "... (cut)"
+}
+
+// partialAnswer describes the warnings that say an answer may be missing
+// data ("" if none). A federating backend (Thanos with partial responses
+// on) answers 200 with the series it could reach and a warning for each
+// store it could not: half the OSDs' sum would read as half the load, and
+// be learned. PromQL's own annotations ("PromQL info: metric might not be
+// a counter", which Ceph's counters without _total draw from some
+// Prometheus versions in this field) say nothing of missing data.
+func partialAnswer(warnings v1.Warnings) string {
+	var missing []string
+	for _, w := range warnings {
+		if !strings.HasPrefix(w, "PromQL ") {
+			missing = append(missing, w)
+		}
+	}
+	switch len(missing) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("%q", clip(missing[0]))
+	}
+	return fmt.Sprintf("%q and %d more", clip(missing[0]), len(missing)-1)
+}
+
 // classify names the failure and says whether retrying may help.
 func classify(ctx context.Context, err error) (reason string, retry bool) {
 	var apiErr *v1.Error
@@ -399,6 +463,8 @@ func classify(ctx context.Context, err error) (reason string, retry bool) {
 		return "too_many_series", false
 	case errors.Is(err, ErrResponseTooLarge):
 		return "too_large", false
+	case errors.Is(err, ErrPartialAnswer): // a store may be back at the next attempt
+		return "partial", true
 	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
 		return "timeout", true
 	case errors.As(err, &netErr) && netErr.Timeout():

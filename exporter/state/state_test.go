@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/storcast/storcast/exporter/apiv1"
+	"github.com/storcast/storcast/exporter/config"
 )
 
 // bigState returns a state of about 1 MB whose every part carries k, so a
@@ -131,5 +132,26 @@ func TestFailedWriteLeavesNoTemporaryFile(t *testing.T) {
 	}
 	if _, err := os.Stat(path + ".tmp"); !os.IsNotExist(err) {
 		t.Errorf("temporary file left after a failed write: %v", err)
+	}
+}
+
+// TestLongestClusterNameSaves: a cluster named with the longest name the
+// configuration takes saves, loads and is set aside (its file names, with
+// their suffixes, within the 255 bytes a file system allows); one byte more
+// than the file name allows fails.
+func TestLongestClusterNameSaves(t *testing.T) {
+	dir := t.TempDir()
+	name := strings.Repeat("c", config.MaxClusterNameBytes)
+	if err := Save(dir, &Cluster{Cluster: name, Hosts: 3}); err != nil {
+		t.Fatalf("save: %v", err)
+	}
+	if c, err := Load(dir, name); err != nil || c.Hosts != 3 {
+		t.Fatalf("load: %v %v", c, err)
+	}
+	if _, err := SetAside(dir, name, time.Now()); err != nil {
+		t.Fatalf("set aside: %v", err)
+	}
+	if err := Save(dir, &Cluster{Cluster: strings.Repeat("c", 256-len(".json.tmp"))}); err == nil {
+		t.Error("a name past the file system's limit saved: the test's limit is not the file system's")
 	}
 }
