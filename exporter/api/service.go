@@ -260,10 +260,16 @@ func (s *Service) Forecast(ctx context.Context, cluster, series string, start, e
 	if series != "iops" && (!sn.HasCapacityAtMix || !finite(maxIOPS) || !(maxIOPS > 0)) {
 		return apiv1.Forecast{}, unavailable("cluster %q: no capacity at the current mix yet", cluster)
 	}
+	// Utilization is the frontier's U at today's mix, as on /metrics (with
+	// read/write interference it is not demand/max IOPS).
+	utilization, ok := sn.UtilizationAxis(sn.Observed, sn.HasObserved)
+	if series == "utilization_ratio" && !ok {
+		return apiv1.Forecast{}, unavailable("cluster %q: no capacity at the current mix yet", cluster)
+	}
 	conv := func(v float64) float64 {
 		switch series {
 		case "utilization_ratio":
-			return v / maxIOPS
+			return utilization(v)
 		case "headroom_ratio":
 			return 1 - v/maxIOPS
 		}
@@ -410,8 +416,7 @@ func (s *Service) WhatIf(req apiv1.WhatIfRequest) (apiv1.WhatIfResult, error) {
 		return apiv1.WhatIfResult{}, unavailable("cluster %q: the capacity model has no finite max IOPS for this workload", req.Cluster)
 	}
 	out := apiv1.WhatIfResult{
-		Cluster: req.Cluster, IOPS: iops, MaxIOPS: maxIOPS,
-		UtilizationRatio: iops / maxIOPS, HeadroomRatio: 1 - iops/maxIOPS,
+		Cluster: req.Cluster, IOPS: iops, MaxIOPS: maxIOPS, HeadroomRatio: 1 - iops/maxIOPS,
 		Extrapolated: res.Extrapolated, Stale: stale(sn, models.Conservation),
 	}
 	if idle {
@@ -435,6 +440,9 @@ func (s *Service) WhatIf(req apiv1.WhatIfRequest) (apiv1.WhatIfResult, error) {
 			return apiv1.WhatIfResult{}, &Error{Type: apiv1.ErrInternal, Msg: err.Error()}
 		}
 	}
+	// The frontier's U, which the latency is read at (with interference
+	// it is not iops/max IOPS: below capacity it is less).
+	out.UtilizationRatio = at.Utilization
 	if at.Utilization >= 1 {
 		out.LatencyNote = "at or past capacity: no finite latency"
 		return out, nil

@@ -198,11 +198,14 @@ type WhatIfRequest struct {
 
 // WhatIfResult is the answer to a what-if request.
 type WhatIfResult struct {
-	Cluster          string  `json:"cluster"`
-	IOPS             float64 `json:"iops"` // today's IOPS plus ExtraIOPS
-	MaxIOPS          float64 `json:"maxIops"`
+	Cluster string  `json:"cluster"`
+	IOPS    float64 `json:"iops"` // today's IOPS plus ExtraIOPS
+	MaxIOPS float64 `json:"maxIops"`
+	// UtilizationRatio is the capacity frontier's U at the workload (the
+	// axis the latency is read on; 1 at capacity); with read/write
+	// interference it is below IOPS/MaxIOPS short of capacity.
 	UtilizationRatio float64 `json:"utilizationRatio"`
-	HeadroomRatio    float64 `json:"headroomRatio"`
+	HeadroomRatio    float64 `json:"headroomRatio"` // 1 − IOPS/MaxIOPS
 	LatencySeconds   Band    `json:"latencySeconds"`
 	// LatencyModel names what gave the latency: "whatif:<learner>" (the
 	// cross-validated regression of the history), "queueing" or "mlisp";

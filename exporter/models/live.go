@@ -76,6 +76,24 @@ func (s Set) AtMix(obs features.Observed, hasObs bool) (conservation.Result, boo
 	return res, err == nil
 }
 
+// UtilizationAxis maps total IOPS at the observed mix (its read ratio and
+// sizes; an idle cluster's last busy one) to the capacity frontier's
+// utilization U: storcast_utilization_ratio's U at today's load, read at
+// any other, interference included (U = L·iops + Q·iops², which below
+// capacity is not iops/max IOPS when Q ≠ 0). ok is false without a
+// capacity model or a mix.
+func (s Set) UtilizationAxis(obs features.Observed, hasObs bool) (u func(iops float64) float64, ok bool) {
+	c := s.Capacity()
+	if c == nil || !hasObs {
+		return nil, false
+	}
+	a, ok := axisAt(c.Model(), obs)
+	if !ok {
+		return nil, false
+	}
+	return a.u, true
+}
+
 // MaxIOPSAt is the max total IOPS at the observed mix, 0 when unknown.
 func (s Set) MaxIOPSAt(obs features.Observed, hasObs bool) float64 {
 	if res, ok := s.AtMix(obs, hasObs); ok {
