@@ -2,6 +2,7 @@ package conservation
 
 import (
 	"errors"
+	"math"
 	"os"
 	"reflect"
 	"strings"
@@ -46,9 +47,25 @@ func TestLoadCalibrationRunsAndMixed(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The runs are far apart (the 4 KiB reads 14010..27450), so the pooled
-	// noise is large and the band is wide; it covers the mixed runs.
-	if !(res.MaxTotalIOPSLower < 4350 && res.MaxTotalIOPSUpper > 4705) {
-		t.Errorf("band at the 4 KiB 50/50 point %v..%v, want it to cover the runs 4350..4705", res.MaxTotalIOPSLower, res.MaxTotalIOPSUpper)
+	// noise is large and the band is wide; it covers the mixed runs. By the
+	// band's formula (doc.go, "Calibration as a distribution"; worked as in
+	// TestRunsBand): σ² pooled over the five figures with runs, 10 degrees
+	// of freedom; at the calibrated mix the max is the mixed figure (its
+	// elasticity 1, the others' 0), of 3 runs: max·exp(∓t₀.₉₇₅(10)·σ·√(4/3)).
+	var ss float64
+	for _, runs := range [][]float64{{19193, 27450, 15740, 14010}, {2539, 3097, 2082, 1853}, {9841, 9120}, {2205, 2010}, {4579, 4350, 4705}} {
+		mu := mean(runs)
+		for _, r := range runs {
+			ss += (r/mu - 1) * (r/mu - 1)
+		}
+	}
+	mixed := (4579 + 4350 + 4705) / 3.0
+	h := 2.2281388519649385 * math.Sqrt(ss/10) * math.Sqrt(4.0/3) // t₀.₉₇₅(10) from R's qt(0.975, 10)
+	lo, hi := mixed*math.Exp(-h), mixed*math.Exp(h)               // 2615 .. 7899
+	if !near(res.MaxTotalIOPS, mixed, 1e-9) || !near(res.MaxTotalIOPSLower, lo, 1e-6) || !near(res.MaxTotalIOPSUpper, hi, 1e-6) ||
+		!(res.MaxTotalIOPSLower < 4350 && res.MaxTotalIOPSUpper > 4705) {
+		t.Errorf("at the 4 KiB 50/50 point: max %v [%v, %v], want %v [%v, %v], covering the runs 4350..4705",
+			res.MaxTotalIOPS, res.MaxTotalIOPSLower, res.MaxTotalIOPSUpper, mixed, lo, hi)
 	}
 	t.Logf("size form: %+v; γ: %+v", m.SizeForm(), m.Interference())
 }

@@ -25,6 +25,11 @@ var updateGoldenData = flag.Bool("insideout.update-golden-data", false, "rewrite
 const (
 	goldenSeed = 77
 	goldenTol  = 1e-10 // coordinate-descent tolerance on both sides
+	// ridgeTol bounds the Ridge filter's difference from scikit-learn, as
+	// a share of the largest coefficient. Measured 1.7e-13; the room up to
+	// 1e-9 is for another summation order on a Gram of near-duplicate
+	// features, still far below the ~1e-5 a penalty off by 0.01% makes.
+	ridgeTol = 1e-9
 )
 
 type pipelineData struct {
@@ -108,6 +113,44 @@ func TestGoldenSklearnPipeline(t *testing.T) {
 	}
 	var want pipelineResult
 	readJSON(t, "testdata/pipeline-sklearn.json", &want)
+
+	// Level 1, the Ridge filter, as Train computes it (the standardized
+	// design, the Gram of every row, Gram.Ridge), against scikit-learn's
+	// Ridge on StandardScaler's features. The thresholds below see only
+	// |coef| against a·median, so a wrong coefficient could keep the same
+	// features by luck.
+	des, err := newDesign(X, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := make([]int, len(y))
+	for i := range rows {
+		rows[i] = i
+	}
+	gAll, err := des.withY(des.total, y, rows).Gram(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ridge, err := gAll.Ridge(opt.RidgeAlpha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ridge.Coef) != len(want.RidgeCoef) {
+		t.Fatalf("Ridge: %d coefficients, scikit-learn %d", len(ridge.Coef), len(want.RidgeCoef))
+	}
+	rscale := 0.0
+	for _, c := range want.RidgeCoef {
+		rscale = math.Max(rscale, math.Abs(c))
+	}
+	var rworst float64
+	for j, c := range want.RidgeCoef {
+		diff := math.Abs(ridge.Coef[j] - c)
+		rworst = math.Max(rworst, diff/rscale)
+		if !(diff <= ridgeTol*rscale) {
+			t.Errorf("Ridge coef %s = %.10g, scikit-learn %.10g", d.Features[j], ridge.Coef[j], c)
+		}
+	}
+	t.Logf("Ridge filter: largest difference from scikit-learn %.2g of the largest coefficient", rworst)
 
 	m, err := TrainMatrix(d.Features, X, map[Target][]float64{WriteBytes: y}, goldenOptions())
 	if err != nil {

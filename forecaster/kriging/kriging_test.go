@@ -405,6 +405,185 @@ func TestVarianceIsWeightsTimesH(t *testing.T) {
 	}
 }
 
+// Independent reference: the ordinary Kriging variance in closed form,
+//
+//	σ² = hᵀΓ⁻¹h − (1ᵀΓ⁻¹h − 1)² / 1ᵀΓ⁻¹1,
+//
+// (the system Γw + μ1 = h, Σw = 1 eliminated by hand: μ = (1ᵀΓ⁻¹h − 1) /
+// 1ᵀΓ⁻¹1, σ² = wᵀh + μ), computed here from the fitted variogram and Γ's
+// inverse, not from the bordered system the package factorizes. Six points
+// in 2-D, queries inside and outside the data. Tolerance 1e-9 of hᵀΓ⁻¹h:
+// rounding in the two solves.
+func TestOrdinaryVarianceClosedForm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	X, y := randomData(rng, 6, 2, smooth)
+	m, err := Fit(X, y, Options{Method: Ordinary})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := m.Len()
+	G := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			G.Set(i, j, m.Variogram.At(euclid(m.x[i], m.x[j])))
+		}
+	}
+	var Ginv mat.Dense
+	if err := Ginv.Inverse(G); err != nil {
+		t.Fatal(err)
+	}
+	ones := mat.NewVecDense(n, nil)
+	for i := 0; i < n; i++ {
+		ones.SetVec(i, 1)
+	}
+	var Gi1 mat.VecDense
+	Gi1.MulVec(&Ginv, ones)
+	oGo := mat.Dot(ones, &Gi1)
+	positive := 0
+	for _, x := range [][]float64{{5, 5}, {1, 9}, {9.5, 0.5}, {3, 7}, {12, 4}, {-3, -3}} {
+		h := mat.NewVecDense(n, nil)
+		for i, xi := range m.x {
+			h.SetVec(i, m.Variogram.At(euclid(xi, x)))
+		}
+		var Gih mat.VecDense
+		Gih.MulVec(&Ginv, h)
+		hGh := mat.Dot(h, &Gih)
+		oGh := mat.Dot(ones, &Gih)
+		want := math.Max(hGh-(oGh-1)*(oGh-1)/oGo, 0) // Estimate clamps at 0
+		p, err := m.Estimate(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(p.Variance-want) > 1e-9*math.Max(1, math.Abs(hGh)) {
+			t.Errorf("at %v: variance %.12g, closed form %.12g", x, p.Variance, want)
+		}
+		if want > 1e-3 {
+			positive++
+		}
+	}
+	if positive < 4 {
+		t.Fatalf("only %d queries with a variance clearly above 0: the comparison would not bite", positive)
+	}
+}
+
+// Known truths of ordinary Kriging.
+//
+// A linear variogram γ(d) = d on a line (Brownian motion with an unknown
+// mean): between two neighbouring samples a and b from x0, the weights are
+// linear interpolation's, b/(a+b) and a/(a+b), μ = 0, and σ² = 2ab/(a+b).
+// Why: for a sample left of both neighbours Σ w_j γ(x_j − x_i) = x0 − x_i,
+// and symmetrically to the right, so Γw + μ1 = h holds row by row with μ = 0
+// and the system's solution is unique. Five samples at 0..4 whose mean
+// semivariance at lag k is exactly k (the increments solve the four
+// equations, by Newton's method), so the least-squares cubic through the
+// four lags is the line: checked first, to 1e-9.
+//
+// The test the review proposed, samples at 0 and 1 queried at 2 with
+// σ² = 2γ(1), holds for a linear variogram, but not for this package's:
+// beyond the largest training distance γ is held at its sill (γ(2) = γ(1)),
+// and one pair cannot fit a slope (the cubic fit falls back to a pure
+// nugget). A pure nugget C0 has its own truth: the weights are 1/n and
+// σ² = C0·(1 + 1/n) at any point off the samples (the mean's variance plus
+// one more draw), 1.5·γ(1) here.
+func TestOrdinaryKnownTruths(t *testing.T) {
+	f := []float64{0, 2.6732963019362161, 3.3351653401577379, 3.4606263057161057, 2 * math.Sqrt2}
+	m, err := Fit(mat.NewDense(5, 1, []float64{0, 1, 2, 3, 4}), f, Options{Method: Ordinary})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := m.Variogram
+	if math.Abs(v.C1-4) > 1e-9 || math.Abs(v.C0)+math.Abs(v.C2)+math.Abs(v.C3) > 1e-9 || v.Scale != 4 {
+		t.Fatalf("variogram %+v, want the line γ(d) = d (C1 = 4 on t = d/4)", v)
+	}
+	for _, x0 := range []float64{0.5, 2.25, 3.9, 1.1} {
+		k := int(x0)
+		a, b := x0-float64(k), float64(k+1)-x0
+		w, err := m.Weights([]float64{x0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, wi := range w {
+			want := 0.0
+			switch i {
+			case k:
+				want = b / (a + b)
+			case k + 1:
+				want = a / (a + b)
+			}
+			if math.Abs(wi-want) > 1e-9 {
+				t.Errorf("x0 %v: weight %d is %.12g, want %.12g", x0, i, wi, want)
+			}
+		}
+		p, err := m.Estimate([]float64{x0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := 2 * a * b / (a + b); math.Abs(p.Variance-want) > 1e-9 {
+			t.Errorf("x0 %v: variance %.12g, want 2ab/(a+b) = %.12g", x0, p.Variance, want)
+		}
+		if want := (b*f[k] + a*f[k+1]) / (a + b); math.Abs(p.Mean-want) > 1e-9 {
+			t.Errorf("x0 %v: mean %.12g, want the linear interpolation %.12g", x0, p.Mean, want)
+		}
+	}
+
+	nug, err := Fit(mat.NewDense(2, 1, []float64{0, 1}), []float64{0, 2}, Options{Method: Ordinary})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g1 := nug.Variogram.At(1) // ½·(0 − 2)² = 2
+	if v := nug.Variogram; v.C0 != 2 || v.C1 != 0 || v.C2 != 0 || v.C3 != 0 || g1 != 2 {
+		t.Fatalf("two samples: variogram %+v, want the pure nugget 2", v)
+	}
+	for _, x0 := range []float64{2, 0.5, -7} {
+		p, err := nug.Estimate([]float64{x0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := 1.5 * g1; math.Abs(p.Variance-want) > 1e-12 || math.Abs(p.Mean-1) > 1e-12 {
+			t.Errorf("pure nugget at %v: mean %v variance %v, want 1 and C0·(1 + 1/2) = %v", x0, p.Mean, p.Variance, want)
+		}
+	}
+}
+
+// Known truth of the M-LISP default, Convex with a linear drift, on three
+// samples at 0, 1, 2 whose values are the line 1 + 2x plus 0.5·(1, −2, 1):
+// the least-squares trend is the line (the bump is orthogonal to 1 and x),
+// its residual variance s² = 1.5/(3 − 2) = 1.5, and the residuals' only
+// valid cubic is the pure nugget C0 = 0.75 (lag 1: ½·1.5² twice, lag 2: 0; a
+// non-decreasing fit of falling data is their mean). Off the samples
+// h = C0·1, so ‖Γw − h‖ = C0·‖w‖ under Σw = 1: w = 1/3 each, the Kriged
+// residual is their mean, 0, and
+//
+//	σ² = wᵀh + s²·(1/n + (x0 − x̄)²/Σ(x − x̄)²) = 0.75 + 1.5·(1/3 + (x0 − 1)²/2).
+//
+// Tolerance 1e-6 relative: Σw = 1 is held by a penalty to about that
+// (Convex's doc).
+func TestConvexLinearDriftKnownTruth(t *testing.T) {
+	m, err := Fit(mat.NewDense(3, 1, []float64{0, 1, 2}), []float64{1.5, 2, 5.5}, Options{Method: Convex, Drift: LinearDrift})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := m.Variogram; math.Abs(v.C0-0.75) > 1e-12 || v.C1 != 0 || v.C2 != 0 || v.C3 != 0 {
+		t.Fatalf("residual variogram %+v, want the pure nugget 0.75", v)
+	}
+	if math.Abs(m.Trend[0]-1) > 1e-12 || math.Abs(m.Trend[1]-2) > 1e-12 {
+		t.Fatalf("trend %v, want [1 2]", m.Trend)
+	}
+	for _, x0 := range []float64{4, 0.5, 10, -2} {
+		p, err := m.Estimate([]float64{x0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 0.75 + 1.5*(1.0/3+(x0-1)*(x0-1)/2)
+		if math.Abs(p.Variance-want) > 1e-6*want {
+			t.Errorf("x0 %v: variance %.9g, want %.9g", x0, p.Variance, want)
+		}
+		if mean := 1 + 2*x0; math.Abs(p.Mean-mean) > 1e-6*math.Abs(mean) {
+			t.Errorf("x0 %v: mean %.9g, want the trend %.9g", x0, p.Mean, mean)
+		}
+	}
+}
+
 // Property: Convex weights are ≥ 0 and sum to one, so the prediction stays
 // within the range of the samples even far outside them.
 func TestConvexStaysInRange(t *testing.T) {

@@ -2,7 +2,6 @@ package mlisp
 
 import (
 	"encoding/json"
-	"math"
 	"os"
 	"testing"
 )
@@ -53,17 +52,22 @@ func TestRecordedCephWalk(t *testing.T) {
 		}
 	}
 	// The higher steps Ceph measured (results/latest.md of that run): M-LISP
-	// extrapolates the lower steps' near-linear trend and misses the bend, but
-	// within the e2e suite's gross bound (150%).
-	for _, s := range []struct{ iops, ms float64 }{{5529, 2.38}, {5846, 2.92}} {
+	// extrapolates the lower steps' near-linear trend and misses the bend,
+	// 56% and 63% under. Pinned at the forecast measured with the collinear
+	// columns out of the trend (1.047 and 1.078 ms) ±5%, and above the
+	// highest observed bin: a walk that stops rising (a flat extrapolation
+	// at that bin's 0.881 ms is 16% and 18% under the pins) fails, as one
+	// that runs away does.
+	for _, s := range []struct{ iops, ms, pinned float64 }{{5529, 2.38, 1.047}, {5846, 2.92, 1.078}} {
 		p, ok := c.At(s.iops)
 		if !ok {
 			t.Fatalf("no curve at %v IOPS", s.iops)
 		}
 		e := 1e3*p.Mean/s.ms - 1
-		t.Logf("%.0f IOPS: measured %.2f ms, M-LISP %.2f ms [%.2f, %.2f] (%+.0f%%)", s.iops, s.ms, 1e3*p.Mean, 1e3*p.Lower, 1e3*p.Upper, 100*e)
-		if !(math.Abs(e) < 1.5) {
-			t.Errorf("%.0f IOPS: M-LISP %.2f ms against %.2f measured (%+.0f%%, bound 150%%)", s.iops, 1e3*p.Mean, s.ms, 100*e)
+		t.Logf("%.0f IOPS: measured %.2f ms, M-LISP %.4f ms [%.2f, %.2f] (%+.0f%%)", s.iops, s.ms, 1e3*p.Mean, 1e3*p.Lower, 1e3*p.Upper, 100*e)
+		if r := 1e3 * p.Mean / s.pinned; !(r > 1/1.05 && r < 1.05) || !(p.Mean > top.Mean) {
+			t.Errorf("%.0f IOPS: M-LISP %.3f ms (%+.0f%% against the %.2f measured), want %.2f ms ±5%%, above the highest observed bin's %.3f ms",
+				s.iops, 1e3*p.Mean, 100*e, s.ms, s.pinned, 1e3*top.Mean)
 		}
 	}
 }

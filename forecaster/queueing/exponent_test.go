@@ -19,7 +19,8 @@ func lineLatency(u float64) float64 { return truthS * (0.1 + 10*u) }
 // 200 of 200 and L(0.8) is within 20% in all (as with Q fixed at 1, worst
 // 8.1% and 8.4%); on the line Q ≤ 0.25 is chosen in 200 of 200 and L(0.8)
 // is within 10% in 199 (worst 27.7%; with Q fixed at 1 every one is over
-// 20% off, up to 127%). Asserted with one history of slack each.
+// 20% off, up to 127%). Asserted with one history of slack each; on the
+// M/G/1 truths within 11%, 1.3 times the worst measured (8.4%).
 func TestOpenExponent(t *testing.T) {
 	const seeds = 200
 	for _, c := range []struct {
@@ -29,8 +30,8 @@ func TestOpenExponent(t *testing.T) {
 		minWithin int  // histories with L(0.8) within tol
 		tol       float64
 	}{
-		{"M/M/1", mm1Latency, true, seeds - 1, 0.2},
-		{"M/D/1", md1Latency, true, seeds - 1, 0.2},
+		{"M/M/1", mm1Latency, true, seeds - 1, 0.11},
+		{"M/D/1", md1Latency, true, seeds - 1, 0.11},
 		{"line", lineLatency, false, seeds - 2, 0.1},
 	} {
 		kept, low, within := 0, 0, 0

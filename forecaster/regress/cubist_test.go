@@ -1,6 +1,7 @@
 package regress
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -55,6 +56,12 @@ func TestCubistRecoversPiecewiseLinear(t *testing.T) {
 }
 
 // One committee and no neighbours is the M5 model tree itself, as rules.
+// FitCubist keeps the members' trees and ModelPredict walks them when
+// present, so the rules are read through a JSON round trip, which drops the
+// (unexported) trees as a saved model does: the decoded model answers from
+// its rules alone. Compared with the tree at the training rows, at random
+// points around them and exactly at every split threshold (where "<" and
+// "≥" part), bit for bit: both evaluate the same leaf model.
 func TestCubistOneCommitteeIsM5(t *testing.T) {
 	X, y := readCSV(t, "testdata/earth/data-mars.csv")
 	for _, leaf := range []int{4, 10} {
@@ -63,27 +70,56 @@ func TestCubistOneCommitteeIsM5(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := FitCubist(X, y, CubistOptions{Committees: 1, M5: m5opt})
+		fitted, err := FitCubist(X, y, CubistOptions{Committees: 1, M5: m5opt})
 		if err != nil {
 			t.Fatal(err)
+		}
+		b, err := json.Marshal(fitted)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c CubistModel
+		if err := json.Unmarshal(b, &c); err != nil {
+			t.Fatal(err)
+		}
+		if c.trees != nil {
+			t.Fatal("the decoded model kept its trees; the rules would not be read")
 		}
 		if len(c.Committees[0]) != tree.NumLeaves() {
 			t.Errorf("%d rules for %d leaves", len(c.Committees[0]), tree.NumLeaves())
 		}
-		rng := rand.New(rand.NewPCG(3, 4))
 		n, p := X.Dims()
-		for i := 0; i < n+200; i++ {
-			var x []float64
-			if i < n {
-				x = X.RawRowView(i)
-			} else {
-				x = make([]float64, p)
-				for j := range x {
-					x[j] = rng.Float64()*12 - 2
-				}
+		var at [][]float64
+		for i := 0; i < n; i++ {
+			at = append(at, X.RawRowView(i))
+		}
+		rng := rand.New(rand.NewPCG(3, 4))
+		for i := 0; i < 200; i++ {
+			x := make([]float64, p)
+			for j := range x {
+				x[j] = rng.Float64()*12 - 2
 			}
+			at = append(at, x)
+		}
+		splits := 0
+		for _, nd := range tree.Nodes {
+			if nd.IsLeaf() {
+				continue
+			}
+			splits++
+			// A training row and a random point moved onto the threshold.
+			for _, base := range [][]float64{X.RawRowView(splits % n), at[n+splits%200]} {
+				x := append([]float64(nil), base...)
+				x[nd.Feature] = nd.Threshold
+				at = append(at, x)
+			}
+		}
+		if splits == 0 {
+			t.Fatalf("leaf %d: the tree has no split to test", leaf)
+		}
+		for _, x := range at {
 			if a, b := c.Predict(x), tree.Predict(x); a != b {
-				t.Fatalf("x=%v: Cubist %v, M5 %v", x, a, b)
+				t.Fatalf("leaf %d, x=%v: Cubist's rules %v, M5 %v", leaf, x, a, b)
 			}
 		}
 	}

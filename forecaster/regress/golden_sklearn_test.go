@@ -158,6 +158,13 @@ func TestGoldenElasticNetPath(t *testing.T) {
 			t.Fatal(err)
 		}
 		closeVec(t, d.Name+" path alphas", path.Alphas, d.Path.Alphas, 1e-12)
+		// One model and one convergence flag per alpha, as scikit-learn's
+		// path has one coefficient vector per alpha: the loop below reads
+		// only the models there are.
+		if n := len(d.Path.Alphas); len(path.Models) != n || len(path.Converged) != n || len(d.Path.Coefs) != n || len(d.Path.Intercepts) != n {
+			t.Fatalf("%s: %d models, %d convergence flags for %d alphas (scikit-learn: %d coefficient vectors, %d intercepts)",
+				d.Name, len(path.Models), len(path.Converged), n, len(d.Path.Coefs), len(d.Path.Intercepts))
+		}
 		for i, m := range path.Models {
 			closeVec(t, d.Name+" path coef", m.Coef, d.Path.Coefs[i], cdTol)
 			closeScalar(t, d.Name+" path intercept", m.Intercept, d.Path.Intercepts[i], math.Abs(d.Path.Intercepts[i]), cdTol)

@@ -89,6 +89,19 @@ func TestBandCoverage(t *testing.T) {
 	}
 }
 
+// slopeSE is Theil–Sen's standard error under Gaussian noise with equally
+// spaced times: the least-squares one, σ/√Stt, over the square root of its
+// asymptotic efficiency 3/π (Sen 1968, "Estimates of the regression
+// coefficient based on Kendall's tau").
+func slopeSE(tr *Trend) float64 { return tr.ResidualStd / math.Sqrt(tr.Stt*3/math.Pi) }
+
+// The fit as it comes: within 3 standard errors of the true slope. Flat data
+// give a slope near 0 of either sign (here +4.1 IOPS a day, standard error
+// 3.4), and the limit, 20,000 IOPS above the level, is not reached within
+// DefaultHorizonSeconds (a year; +Inf when the slope is ≤ 0): 3 standard
+// errors and the band's widening make a year's rise a few thousand IOPS
+// (measured: the upper band's ETA 5.1 years). Declining data never reach
+// it.
 func TestFlatAndDeclining(t *testing.T) {
 	for name, slope := range map[string]float64{"flat": 0, "declining": -200 / day} {
 		ts, ys := series(7*288, 300, 4, func(t float64) float64 { return 20000 + slope*(t-t0) })
@@ -96,14 +109,17 @@ func TestFlatAndDeclining(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if slope == 0 {
-			// Exactly flat data still gives a slope near zero of either sign;
-			// make the test deterministic on what matters: no growth, no ETA.
-			tr.Slope = math.Min(tr.Slope, 0)
+		se := slopeSE(tr)
+		t.Logf("%s: slope %.3g/day, standard error %.3g/day", name, tr.Slope*day, se*day)
+		if math.Abs(tr.Slope-slope) > 3*se {
+			t.Errorf("%s: slope %.3g/day, want %.3g ± %.3g (3 standard errors)", name, tr.Slope*day, slope*day, 3*se*day)
 		}
 		e := tr.ETA(40000, ts[len(ts)-1])
-		if !math.IsInf(e.MeanSeconds, 1) || !math.IsInf(e.UpperSeconds, 1) {
+		if slope < 0 && (!math.IsInf(e.MeanSeconds, 1) || !math.IsInf(e.UpperSeconds, 1)) {
 			t.Errorf("%s: ETA %+v, want +Inf", name, e)
+		}
+		if !(e.MeanSeconds > DefaultHorizonSeconds && e.UpperSeconds > DefaultHorizonSeconds) {
+			t.Errorf("%s: ETA %+v, want beyond the %.0f s horizon", name, e, DefaultHorizonSeconds)
 		}
 	}
 	// Constant data: slope exactly 0, ETA +Inf.
@@ -127,7 +143,15 @@ func TestNotGrowingAtTheLimit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr.Slope = math.Min(tr.Slope, 0) // flat data may give a slope of either sign
+		// The fit as it comes (flat data give a slope near 0 of either
+		// sign; here +4.1 IOPS a day, so the flat case takes the growing
+		// path and the declining one etaNotGrowing): within 3 standard
+		// errors of the truth, as in TestFlatAndDeclining.
+		se := slopeSE(tr)
+		t.Logf("%s: slope %.3g/day, standard error %.3g/day", name, tr.Slope*day, se*day)
+		if math.Abs(tr.Slope-slope) > 3*se {
+			t.Errorf("%s: slope %.3g/day, want %.3g ± %.3g (3 standard errors)", name, tr.Slope*day, slope*day, 3*se*day)
+		}
 		now := ts[len(ts)-1]
 		m, _, _ := tr.At(now)
 		if e := tr.ETA(m-100, now); e.MeanSeconds != 0 || e.UpperSeconds != 0 {
@@ -150,8 +174,12 @@ func TestNotGrowingAtTheLimit(t *testing.T) {
 		} else if pm, _, _ := tr.At(now + e.MeanSeconds); pm < limit {
 			t.Errorf("%s: the mean at the ETA %.0f is under the limit %.0f", name, pm, limit)
 		}
-		if e := tr.ETA(40000, now); !math.IsInf(e.MeanSeconds, 1) || !math.IsInf(e.UpperSeconds, 1) {
-			t.Errorf("%s: limit over every peak: ETA %+v, want +Inf", name, e)
+		// Over every peak: never for a falling fit, and not within the
+		// horizon for a flat one whatever the sign of its slope.
+		e = tr.ETA(40000, now)
+		if !(e.MeanSeconds > DefaultHorizonSeconds && e.UpperSeconds > DefaultHorizonSeconds) ||
+			(tr.Slope <= 0 && (!math.IsInf(e.MeanSeconds, 1) || !math.IsInf(e.UpperSeconds, 1))) {
+			t.Errorf("%s: limit over every peak: ETA %+v (slope %.3g/day), want +Inf, or beyond the %.0f s horizon for a rising fit", name, e, tr.Slope*day, DefaultHorizonSeconds)
 		}
 	}
 }
