@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/storcast/storcast/internal/duration"
 )
 
 //go:embed scenarios/*.yml
@@ -28,8 +30,8 @@ const (
 
 // Scenario is one simulated cluster and its workload over time. It is read
 // from YAML (see scenarios/*.yml); every field is documented there and in the
-// README. Durations are Go durations with an extra "d" (day) unit; sizes are
-// bytes or "4KiB"/"1MiB".
+// README. Durations are read by ParseDuration; sizes are bytes or
+// "4KiB"/"1MiB".
 type Scenario struct {
 	Name        string `yaml:"name"`
 	Description string `yaml:"description"`
@@ -301,29 +303,15 @@ func fieldPath(n *yaml.Node, line, column int, prefix string) (string, bool) {
 	return "", false
 }
 
-// ParseDuration is time.ParseDuration plus a leading "Nd" for days ("7d",
-// "1d12h").
+// ParseDuration reads storcast's one duration syntax (internal/duration):
+// Prometheus's ("7d", "1d12h", "2w"), Go's ("90s", "1.5h") and a day count
+// with a fraction ("1.5d", "1.5d6h").
 func ParseDuration(s string) (time.Duration, error) {
-	orig := s
-	var days float64
-	if i := strings.IndexByte(s, 'd'); i > 0 {
-		v, err := strconv.ParseFloat(s[:i], 64)
-		// NaN, ±Inf and day counts beyond time.Duration's ±292 years would
-		// convert to an arbitrary Duration.
-		if err != nil || !(math.Abs(v) <= float64(math.MaxInt64)/float64(24*time.Hour)) {
-			return 0, fmt.Errorf("invalid duration %q", orig)
-		}
-		days, s = v, s[i+1:]
+	d, err := duration.Parse(s)
+	if err != nil {
+		return 0, fmt.Errorf("invalid duration %q", s)
 	}
-	var rest time.Duration
-	if s != "" {
-		v, err := time.ParseDuration(s)
-		if err != nil {
-			return 0, fmt.Errorf("invalid duration %q", orig)
-		}
-		rest = v
-	}
-	return time.Duration(days*24*float64(time.Hour)) + rest, nil
+	return d, nil
 }
 
 // ByteSize is a size in bytes read from YAML as an integer or "4KiB", "1MiB",

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/prometheus/common/model"
+	"github.com/storcast/storcast/exporter/apiv1"
 	"github.com/storcast/storcast/exporter/demo"
 	"github.com/storcast/storcast/forecaster/conservation"
 	"github.com/storcast/storcast/internal/testtool"
@@ -255,18 +256,20 @@ func (it *integration) check(base string) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var env struct {
-		Status string `json:"status"`
-		Error  string `json:"error"`
-		Data   struct {
-			MaxIOPS float64 `json:"maxIops"`
-		} `json:"data"`
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("whatif: %v", err)
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&env); err != nil || env.Status != "success" {
+	env, err := apiv1.ParseEnvelope(raw)
+	var whatIf apiv1.WhatIfResult
+	if err == nil && env.Status == "success" {
+		err = json.Unmarshal(env.Data, &whatIf)
+	}
+	if err != nil || env.Status != "success" {
 		t.Fatalf("whatif: %v %s", err, env.Error)
 	}
-	if r := env.Data.MaxIOPS / maxIOPS; math.Abs(r-2) > 0.05 {
-		t.Errorf("whatif with %d hosts added: max IOPS %.0f, %.2f x today's %.0f, want 2x", tr.Hosts, env.Data.MaxIOPS, r, maxIOPS)
+	if r := whatIf.MaxIOPS / maxIOPS; math.Abs(r-2) > 0.05 {
+		t.Errorf("whatif with %d hosts added: max IOPS %.0f, %.2f x today's %.0f, want 2x", tr.Hosts, whatIf.MaxIOPS, r, maxIOPS)
 	}
 }
 

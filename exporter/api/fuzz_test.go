@@ -18,13 +18,8 @@ import (
 // of that array). It returns the envelope's data.
 func checkAnswer(t *testing.T, rec *httptest.ResponseRecorder, params ...string) json.RawMessage {
 	t.Helper()
-	var env struct {
-		Status    string          `json:"status"`
-		Data      json.RawMessage `json:"data"`
-		ErrorType string          `json:"errorType"`
-		Error     string          `json:"error"`
-	}
-	if err := json.Unmarshal(rec.Body.Bytes(), &env); err != nil {
+	env, err := apiv1.ParseEnvelope(rec.Body.Bytes())
+	if err != nil {
 		t.Fatalf("HTTP %d, not an envelope: %v: %q", rec.Code, err, rec.Body.String())
 	}
 	want := map[int]string{200: "", 400: apiv1.ErrBadData, 404: apiv1.ErrNotFound, 405: apiv1.ErrBadData, 503: apiv1.ErrUnavailable}

@@ -10,15 +10,16 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/prometheus/common/model"
 	"github.com/spf13/pflag"
 	"gopkg.in/yaml.v3"
+
+	"github.com/storcast/storcast/internal/duration"
+	"github.com/storcast/storcast/internal/yamlstrict"
 )
 
 // EnvPrefix starts the name of every environment variable Load reads: the
@@ -305,19 +306,18 @@ func decodeForeign(v reflect.Value, n *yaml.Node, path string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(v.Addr().Interface()); err != nil {
+	if err := yamlstrict.Decode(b, v.Addr().Interface()); err != nil {
 		msg := oneLine(err)
-		if m := unknownFieldRE.FindStringSubmatch(msg); m != nil {
-			msg = "unknown key " + m[1]
+		for _, p := range yamlstrict.Problems(err) {
+			if p.UnknownField != "" {
+				msg = "unknown key " + p.UnknownField
+				break
+			}
 		}
 		return fmt.Errorf("%s: %s", path, msg)
 	}
 	return nil
 }
-
-var unknownFieldRE = regexp.MustCompile(`field (\S+) not found`)
 
 // decodeText sets a scalar v from text, as written in YAML, an environment
 // variable or a flag.
@@ -326,7 +326,7 @@ func decodeText(v reflect.Value, s string) error {
 		return v.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s))
 	}
 	if v.Type() == durationType {
-		d, err := parseDuration(s)
+		d, err := duration.Parse(s)
 		if err != nil {
 			return err
 		}
@@ -375,31 +375,6 @@ func parseFloat(s string) (float64, error) {
 		return 0, fmt.Errorf("%q is not a number", s)
 	}
 	return f, nil
-}
-
-// parseDuration takes Prometheus's syntax ("30s", "7d", "1h30m"), Go's
-// fractions ("0.5s") and a leading minus (refused later by Validate with the
-// key's own message).
-func parseDuration(s string) (time.Duration, error) {
-	if s == "" {
-		return 0, nil
-	}
-	body := strings.TrimPrefix(s, "-")
-	d, err := model.ParseDuration(body)
-	if err != nil {
-		gd, gerr := time.ParseDuration(body)
-		if gerr != nil {
-			if _, nerr := strconv.ParseFloat(body, 64); nerr == nil {
-				return 0, fmt.Errorf("duration %s needs a unit (e.g. \"30s\")", s)
-			}
-			return 0, fmt.Errorf("invalid duration %q", s)
-		}
-		d = model.Duration(gd)
-	}
-	if s != body {
-		d = -d
-	}
-	return time.Duration(d), nil
 }
 
 func isScalarKind(k reflect.Kind) bool {

@@ -1,10 +1,8 @@
 package advisor
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"regexp"
 	"slices"
@@ -15,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/storcast/storcast/forecaster/internal/check"
+	"github.com/storcast/storcast/internal/yamlstrict"
 )
 
 // ErrInput is wrapped by every error that reports bad input; inputError
@@ -143,18 +142,12 @@ func stdErr(v []float64) float64 {
 //
 //	invalid input: rule_sets[0] (qos-cap).experiments: 6 experiments; need at least 10 ...
 func LoadCatalog(data []byte) (*Catalog, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
 	var c Catalog
-	if err := dec.Decode(&c); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, inputError("catalog", "empty document")
+	if err := yamlstrict.Decode(data, &c); err != nil {
+		if errors.Is(err, yamlstrict.ErrEmpty) || errors.Is(err, yamlstrict.ErrMoreDocuments) {
+			return nil, inputError("catalog", "%v", err)
 		}
 		return nil, fmt.Errorf("%w: %s", ErrInput, yamlMessage(data, err))
-	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		return nil, inputError("catalog", "more than one YAML document")
 	}
 	if err := c.Validate(); err != nil {
 		return nil, err
@@ -162,30 +155,23 @@ func LoadCatalog(data []byte) (*Catalog, error) {
 	return &c, nil
 }
 
-// unknownField matches yaml.v3's "field x not found in type pkg.T".
-var unknownField = regexp.MustCompile(`field (\S+) not found in type \S+`)
-
-// yamlMessage turns yaml.v3 errors into one line without Go type names,
-// each prefixed by the entry it is in (rule set, experiment), found from
-// its line number.
+// yamlMessage turns yaml.v3 errors into one line without Go type names
+// (yamlstrict.Problems), each prefixed by the entry it is in (rule set,
+// experiment), found from its line number.
 func yamlMessage(data []byte, err error) string {
 	var root yaml.Node
 	_ = yaml.Unmarshal(data, &root) // best effort: only names the entry
-	var te *yaml.TypeError
-	if errors.As(err, &te) {
-		msgs := make([]string, len(te.Errors))
-		for i, e := range te.Errors {
-			entry := entryAt(&root, e)
-			if m := unknownField.FindStringSubmatch(e); m != nil {
-				// The walk ends on the unknown key itself; name its entry.
-				entry = strings.TrimSuffix(entry, "."+m[1])
-			}
-			msgs[i] = entry + ": " + unknownField.ReplaceAllString(e, "unknown field $1")
+	ps := yamlstrict.Problems(err)
+	msgs := make([]string, len(ps))
+	for i, p := range ps {
+		entry := entryAt(&root, p.Msg)
+		if p.UnknownField != "" {
+			// The walk ends on the unknown key itself; name its entry.
+			entry = strings.TrimSuffix(entry, "."+p.UnknownField)
 		}
-		return strings.Join(msgs, "; ")
+		msgs[i] = entry + ": " + p.Msg
 	}
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	return entryAt(&root, msg) + ": " + msg
+	return strings.Join(msgs, "; ")
 }
 
 var lineNumber = regexp.MustCompile(`^line (\d+):`)

@@ -1,16 +1,15 @@
 package conservation
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/storcast/storcast/internal/yamlstrict"
 )
 
 // calibrationFile is the YAML calibration file:
@@ -130,18 +129,12 @@ func fileSize(name string, size *string, bytes *float64) (float64, error) {
 // A figure given as a list of runs becomes their mean, the runs kept. What
 // loads makes a model: NewModel's refusal is returned as the load's.
 func LoadCalibration(data []byte) (Calibration, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
 	var f calibrationFile
-	if err := dec.Decode(&f); err != nil {
-		if errors.Is(err, io.EOF) {
-			return Calibration{}, inputError("calibration", "empty document")
+	if err := yamlstrict.Decode(data, &f); err != nil {
+		if errors.Is(err, yamlstrict.ErrEmpty) || errors.Is(err, yamlstrict.ErrMoreDocuments) {
+			return Calibration{}, inputError("calibration", "%v", err)
 		}
-		return Calibration{}, fmt.Errorf("%w: calibration: %s", ErrInput, yamlMessage(err))
-	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		return Calibration{}, inputError("calibration", "more than one YAML document")
+		return Calibration{}, fmt.Errorf("%w: calibration: %s", ErrInput, yamlstrict.Message(err))
 	}
 	c := Calibration{Cluster: f.Cluster, Interpolation: f.Interpolation, Points: make([]Point, 0, len(f.Points))}
 	for i, p := range f.Points {
@@ -208,22 +201,6 @@ func checkModel(c Calibration) error {
 	}
 	_, err := NewModel(c)
 	return err
-}
-
-// unknownField matches yaml.v3's "field x not found in type pkg.T".
-var unknownField = regexp.MustCompile(`field (\S+) not found in type \S+`)
-
-// yamlMessage turns yaml.v3 errors into one line without Go type names.
-func yamlMessage(err error) string {
-	var te *yaml.TypeError
-	if errors.As(err, &te) {
-		msgs := make([]string, len(te.Errors))
-		for i, e := range te.Errors {
-			msgs[i] = unknownField.ReplaceAllString(e, "unknown field $1")
-		}
-		return strings.Join(msgs, "; ")
-	}
-	return strings.TrimPrefix(err.Error(), "yaml: ")
 }
 
 // MarshalCalibration writes c in the YAML calibration file format (sizes in

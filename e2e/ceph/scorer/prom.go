@@ -97,11 +97,8 @@ func getAPI(u string, out any) error {
 
 // decodeEnvelope decodes storcast's {"status":...,"data":...} envelope.
 func decodeEnvelope(body []byte, out any) error {
-	var env struct {
-		apiv1.Envelope
-		Data json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(body, &env); err != nil {
+	env, err := apiv1.ParseEnvelope(body)
+	if err != nil {
 		return fmt.Errorf("decoding storcast response: %v", err)
 	}
 	if env.Status != "success" {

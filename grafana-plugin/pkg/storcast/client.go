@@ -155,14 +155,6 @@ func (c *Client) WhatIf(ctx context.Context, req apiv1.WhatIfRequest) (apiv1.Wha
 	return out, err
 }
 
-// envelope is apiv1.Envelope with the data left undecoded.
-type envelope struct {
-	Status    string          `json:"status"`
-	Data      json.RawMessage `json:"data"`
-	ErrorType string          `json:"errorType"`
-	Error     string          `json:"error"`
-}
-
 func (c *Client) do(ctx context.Context, method, path string, query url.Values, body []byte, out any) error {
 	u := *c.base
 	u.Path += path
@@ -201,8 +193,8 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 			Msg: fmt.Sprintf("response larger than %d bytes", MaxBodyBytes)}
 	}
 
-	var env envelope
-	if err := json.Unmarshal(raw, &env); err != nil || (env.Status != "success" && env.Status != "error") {
+	env, err := apiv1.ParseEnvelope(raw)
+	if err != nil {
 		switch resp.StatusCode {
 		case http.StatusUnauthorized:
 			// exporter-toolkit's basic auth answers a plain 401.
