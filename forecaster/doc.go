@@ -13,9 +13,15 @@
 //   - kriging and mlisp: latency extrapolation beyond the highest observed
 //     load, with a 95% band (M-LISP).
 //   - backtest: one protocol (train below load X, score above X) for every model.
+//   - queueing: latency against the capacity frontier's utilization (open or
+//     closed loop told from the history), the model served by default.
 //   - trend: the demand trend used for saturation ETAs.
+//   - advisor: workload characterization and the traffic-control rule set
+//     advisor (M5 over a catalog of rule sets).
 //   - internal/check: the bad-input error message and the finite test the
-//     packages share (each keeps its own ErrInput sentinel).
+//     packages share (each keeps its own ErrInput sentinel). YAML input
+//     (calibration, rule-set catalog) is decoded by the module's one strict
+//     decoder, internal/yamlstrict.
 //
 // The math and the decisions the papers leave open are in docs/models.md.
 package forecaster

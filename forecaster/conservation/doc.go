@@ -1,7 +1,7 @@
 // Package conservation implements the conservation-of-processing-capability
 // model of Ra and Lee ("Fighting with Unknowns: Estimating the Performance
-// of Scalable Distributed Storage Systems with Minimal Measurement Data"),
-// extended by what a real Ceph cluster showed: read/write interference,
+// of Scalable Distributed Storage Systems with Minimal Measurement Data",
+// 2019), extended by what a real Ceph cluster showed: read/write interference,
 // calibration noise, and a cost model across IO sizes.
 //
 // # The paper's law
@@ -190,9 +190,11 @@
 // second can serve any load needing no more of either, so at read ratio ρ
 // the max is at least max_k min(r_k/ρ, w_k/(1−ρ)) over the windows of the
 // size band. It assumes nothing about the frontier's shape, but takes the
-// IOPS a window served at its size as servable across its octave (sizes
-// within ×√2 of the asked one): a window of smaller IOs than asked can claim
-// more than a bandwidth-bound cluster serves at the asked size.
+// IOPS a window served at its size as servable across its octave (the
+// windows whose size rounds, in log2, to the same power of two as the asked
+// one: within ×√2 of that power, so up to ×2 from the asked size): a window
+// of smaller IOs than asked can claim more than a bandwidth-bound cluster
+// serves at the asked size.
 //
 // # Calibration input
 //

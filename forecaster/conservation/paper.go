@@ -157,6 +157,9 @@ func (m *Model) classMax(mix []SizeShare) (shares, maxIOPS []float64, extrapolat
 
 // MaxForCapacityShares is eq. 7 on this model's calibration: Share is the
 // share of capacity given to each size (as in the paper's experiments).
+// It is the paper's law on the pure points: the interference terms (γ, η)
+// of a model with mixed points are left out, which AtMix, the one the
+// exporter serves, keeps; the tests check the paper's equations with it.
 func (m *Model) MaxForCapacityShares(mix []SizeShare) (total float64, extrapolated bool, err error) {
 	shares, maxIOPS, ext, err := m.classMax(mix)
 	if err != nil {
@@ -167,7 +170,8 @@ func (m *Model) MaxForCapacityShares(mix []SizeShare) (total float64, extrapolat
 }
 
 // MaxForOpShares is the harmonic form on this model's calibration: Share is
-// the share of operations of each size (as measured by Prometheus rates).
+// the share of operations of each size (as measured by Prometheus rates),
+// without interference, like MaxForCapacityShares.
 func (m *Model) MaxForOpShares(mix []SizeShare) (total float64, extrapolated bool, err error) {
 	shares, maxIOPS, ext, err := m.classMax(mix)
 	if err != nil {

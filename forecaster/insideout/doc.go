@@ -1,7 +1,7 @@
 // Package insideout predicts a storage cluster's end-to-end IOPS and
 // throughput from its hosts' low-level metrics only (Hsu et al., "Inside-Out:
 // Reliable Performance Prediction for Distributed Storage Systems in the
-// Cloud"; the math in docs/models.md, "Inside-Out").
+// Cloud", 2016; the math in docs/models.md, "Inside-Out").
 //
 // # Features
 //

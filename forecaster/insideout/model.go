@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -116,30 +115,6 @@ func (m *Model) Validate() error {
 		}
 	}
 	return nil
-}
-
-// TargetNames returns the fitted targets in the order of Targets, then any
-// others sorted.
-func (m *Model) TargetNames() []Target {
-	var out []Target
-	seen := map[Target]bool{}
-	for _, t := range Targets {
-		if _, ok := m.Targets[t]; ok {
-			out = append(out, t)
-			seen[t] = true
-		}
-	}
-	var rest []string
-	for t := range m.Targets {
-		if !seen[t] {
-			rest = append(rest, string(t))
-		}
-	}
-	sort.Strings(rest)
-	for _, t := range rest {
-		out = append(out, Target(t))
-	}
-	return out
 }
 
 // Predict aggregates one window with the model's schema and predicts every

@@ -15,7 +15,7 @@ func inputError(arg, format string, a ...any) error {
 
 // variogramReach is how far, in multiples of the largest training distance,
 // the cubic is checked for monotonicity and used as fitted. Beyond it the
-// model is continued by its tangent line (see Variogram.At).
+// model holds the value it reached there, a sill (see Variogram.At).
 const variogramReach = 1.0
 
 // Variogram is the cubic model variogram

@@ -385,7 +385,7 @@ func mvaCurve(r float64, K int) []float64 {
 	return g
 }
 
-// at interpolates g linearly at a population n ≥ 0.
+// interp interpolates g linearly at a population n ≥ 0.
 func interp(g []float64, n float64) float64 {
 	if n <= 0 {
 		return g[0]

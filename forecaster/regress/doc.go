@@ -4,7 +4,7 @@
 // with interactions, non-negative least squares, k-fold cross-validation,
 // the error metrics, and the parameter search of Noorshams et al.,
 // "Predictive Performance Modeling of Virtualized Storage Systems using
-// Optimized Statistical Regression Techniques".
+// Optimized Statistical Regression Techniques" (2013).
 //
 // Conventions shared by every fit in this package:
 //   - X is an n×p matrix (rows are samples), y has length n.

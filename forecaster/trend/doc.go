@@ -83,8 +83,9 @@
 // beside it and is later whenever the cycle has an amplitude. The band:
 // EarlySeconds and LateSeconds are the first times the upper and the lower
 // prediction band of the peaks, z·s·√(1 + xᵀ(XᵀWX)⁻¹x) on the fitted scale
-// (W the final robust weights, s their weighted residual scale
-// √(Σ wᵢrᵢ² / (Σ wᵢ − p))), reach 1.
+// (W the robust weights of the last weighted solve; s the weighted
+// residual scale √(Σ wᵢrᵢ² / (Σ wᵢ − p)) of that solve's residuals rᵢ, at
+// the weights wᵢ they give, one reweighting later), reach 1.
 //
 // Short history. Below 18 hours of history no daily cycle is fitted: over
 // less than three quarters of a period the sine and cosine of the day are

@@ -30,7 +30,7 @@ type Options struct {
 // Trend is a fitted demand trend.
 type Trend struct {
 	TMean         float64   `json:"tMean"`     // t̄, Unix seconds
-	Level         float64   `json:"intercept"` // a: trend value at t̄ (without season)
+	Intercept     float64   `json:"intercept"` // a: trend value at t̄ (without season)
 	Slope         float64   `json:"slope"`     // b, per second
 	ResidualStd   float64   `json:"residualStd"`
 	N             int       `json:"n"`
@@ -121,7 +121,7 @@ func Fit(times, values []float64, opts Options) (*Trend, error) {
 		for i := range resid {
 			resid[i] = y[i] - tr.Slope*dt[i]
 		}
-		tr.Level = median(slices.Clone(resid))
+		tr.Intercept = median(slices.Clone(resid))
 		if bins == 0 {
 			break
 		}
@@ -130,7 +130,7 @@ func Fit(times, values []float64, opts Options) (*Trend, error) {
 		cnt := make([]int, bins)
 		for i, t := range times {
 			b := tr.bin(t)
-			sum[b] += values[i] - tr.Level - tr.Slope*dt[i]
+			sum[b] += values[i] - tr.Intercept - tr.Slope*dt[i]
 			cnt[b]++
 		}
 		var mean float64
@@ -267,7 +267,7 @@ func (tr *Trend) seasonAt(t float64) float64 {
 }
 
 func (tr *Trend) mean(t float64) float64 {
-	return tr.Level + tr.Slope*(t-tr.TMean) + tr.seasonAt(t)
+	return tr.Intercept + tr.Slope*(t-tr.TMean) + tr.seasonAt(t)
 }
 
 func (tr *Trend) halfWidth(t float64) float64 {
@@ -329,7 +329,7 @@ func (tr *Trend) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &t); err != nil {
 		return err
 	}
-	for name, v := range map[string]float64{"tMean": t.TMean, "intercept": t.Level, "slope": t.Slope, "residualStd": t.ResidualStd,
+	for name, v := range map[string]float64{"tMean": t.TMean, "intercept": t.Intercept, "slope": t.Slope, "residualStd": t.ResidualStd,
 		"stt": t.Stt, "firstT": t.FirstT, "lastT": t.LastT, "z": t.Z, "bandLevel": t.BandLevel, "seasonSeconds": t.SeasonSeconds} {
 		if !finite(v) {
 			return inputError("trend", "%s is %v, want a finite number", name, v)
@@ -389,14 +389,14 @@ func (tr *Trend) ETA(limit, now float64) ETA {
 			s = tr.Season[b]
 		}
 		// The trend plus this bin's offset crosses the limit at tm.
-		tm := tr.TMean + (limit-tr.Level-s)/tr.Slope
+		tm := tr.TMean + (limit-tr.Intercept-s)/tr.Slope
 		meanAt = math.Min(meanAt, tr.firstInBin(math.Max(tm, now), b))
 		// Upper band: g(t) = line + s + halfWidth(t) is increasing on
 		// [start, ∞) and reaches the limit no later than tm.
-		g := func(t float64) float64 { return tr.Level + tr.Slope*(t-tr.TMean) + s + tr.halfWidth(t) }
+		g := func(t float64) float64 { return tr.Intercept + tr.Slope*(t-tr.TMean) + s + tr.halfWidth(t) }
 		var tu float64
 		switch {
-		case now < start && tr.Level+tr.Slope*(now-tr.TMean)+s+tr.halfWidth(now) >= limit:
+		case now < start && tr.Intercept+tr.Slope*(now-tr.TMean)+s+tr.halfWidth(now) >= limit:
 			tu = now
 		case g(start) >= limit:
 			tu = start

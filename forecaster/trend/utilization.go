@@ -81,7 +81,7 @@ type UtilizationTrend struct {
 	// ResidualStd is in the fitted scale (U, or log U).
 	ResidualStd float64   `json:"residualStd"`
 	Z           float64   `json:"z"`
-	Cov         []float64 `json:"cov"` // (XᵀWX)⁻¹ at the final robust weights W, row-major
+	Cov         []float64 `json:"cov"` // (XᵀWX)⁻¹ at the robust weights W of the last solve, row-major
 	Horizon     float64   `json:"horizonSeconds"`
 	// Limit is the level the trend is compared with, in the fitted
 	// quantity's units; nil: 1 (the utilization of a fixed frontier).
@@ -376,7 +376,7 @@ func (ut *UtilizationTrend) curve(t float64, cycle bool) float64 {
 }
 
 // halfWidth is the prediction band's half-width at t in the fitted scale:
-// z·s·√(1 + xᵀ(XᵀX)⁻¹x).
+// z·s·√(1 + xᵀ(XᵀWX)⁻¹x).
 func (ut *UtilizationTrend) halfWidth(t float64, cycle bool) float64 {
 	x := ut.row(t, cycle)
 	p := len(x)
