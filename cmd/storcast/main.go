@@ -313,8 +313,9 @@ func (a *app) reload(ctx context.Context) error {
 		}
 	}
 	// The same query backend keeps its source, so that the loops of
-	// unchanged clusters keep running (engine.Start).
-	if !reflect.DeepEqual(nc.Prometheus, a.cfg.Prometheus) {
+	// unchanged clusters keep running (engine.Start); the demo switched
+	// off is another backend.
+	if nc.Demo != a.cfg.Demo || !reflect.DeepEqual(nc.Prometheus, a.cfg.Prometheus) {
 		s, err := a.newSource(nc)
 		if err != nil {
 			return err

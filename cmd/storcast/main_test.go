@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -159,6 +161,76 @@ func get(t *testing.T, u string) (int, string) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
+}
+
+// TestReloadDemoOffQueriesPrometheus: a reload that switches demo off with
+// the same prometheus section builds the Prometheus source (the source is
+// kept across reloads only while the query backend is the same): the
+// clusters then query the configured Prometheus, not the simulator.
+func TestReloadDemoOffQueriesPrometheus(t *testing.T) {
+	// A Prometheus that counts the range queries it is sent and answers
+	// each with no series.
+	var queries atomic.Int64
+	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/api/v1/query_range") {
+			queries.Add(1)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"status":"success","data":{"resultType":"matrix","result":[]}}`)
+	}))
+	defer fake.Close()
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "storcast.yml")
+	write := func(demo bool) {
+		body := fmt.Sprintf("demo: %v\nprometheus: {url: %q, timeout: 1s, retries: 0}\nfit: {refresh_interval: 1s}\nstate_dir: %s\nclusters: [{name: a, kind: ceph}]\n",
+			demo, fake.URL, filepath.Join(dir, "state"))
+		if err := os.WriteFile(cfgPath, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(true)
+	addr := "127.0.0.1:" + testtool.FreePort(t)
+	stop := make(chan struct{})
+	var errb syncBuffer
+	done := make(chan int)
+	go func() {
+		done <- run([]string{"--config.file=" + cfgPath, "--web.listen-address=" + addr}, io.Discard, &errb, stop)
+	}()
+	defer func() {
+		close(stop)
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Error("storcast did not stop")
+		}
+	}()
+	base := "http://" + addr
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if code, _ := get(t, base+"/-/ready"); code == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the demo not ready; stderr %s", errb.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if n := queries.Load(); n != 0 {
+		t.Fatalf("the demo sent %d queries to the configured Prometheus", n)
+	}
+	write(false)
+	resp, err := http.Post(base+"/-/reload", "", nil)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("reload to demo off: %v %v; stderr %s", resp, err, errb.String())
+	}
+	resp.Body.Close()
+	deadline = time.Now().Add(20 * time.Second)
+	for queries.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("demo off: no query reached the configured Prometheus; stderr %s", errb.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // TestServeReloadShutdown runs storcast against an unreachable Prometheus:

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/storcast/storcast/exporter/apiv1"
+	"github.com/storcast/storcast/internal/textcut"
 )
 
 // Handler returns the /api/v1 handler (mount it at "/api/v1/").
@@ -88,7 +89,7 @@ func (s *Service) Handler(log *slog.Logger) http.Handler {
 				Msg: fmt.Sprintf("method: %s %s takes %s", r.Method, r.URL.Path, methods)})
 			return
 		}
-		write(w, log, nil, &Error{Type: apiv1.ErrNotFound, Msg: fmt.Sprintf("path: no endpoint %s %s", r.Method, truncate(r.URL.Path, 200))})
+		write(w, log, nil, &Error{Type: apiv1.ErrNotFound, Msg: fmt.Sprintf("path: no endpoint %s %s", r.Method, textcut.Cut(r.URL.Path, 200))})
 	})
 	return mux
 }
@@ -150,14 +151,6 @@ func write(w http.ResponseWriter, log *slog.Logger, data any, err error) {
 	w.Write(b)
 }
 
-// truncate bounds request text echoed in an error.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
-}
-
 func floatParam(r *http.Request, name string, def float64) (float64, error) {
 	s := r.FormValue(name)
 	if s == "" {
@@ -165,7 +158,7 @@ func floatParam(r *http.Request, name string, def float64) (float64, error) {
 	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, badData(name, "%q is not a finite number", truncate(s, 64))
+		return 0, badData(name, "%q is not a finite number", textcut.Cut(s, 64))
 	}
 	return v, nil
 }
@@ -177,7 +170,7 @@ func intParam(r *http.Request, name string, def int) (int, error) {
 	}
 	v, err := strconv.Atoi(s)
 	if err != nil {
-		return 0, badData(name, "%q is not an integer", truncate(s, 64))
+		return 0, badData(name, "%q is not an integer", textcut.Cut(s, 64))
 	}
 	return v, nil
 }
@@ -191,13 +184,13 @@ func timeParam(r *http.Request, name string, def float64) (float64, error) {
 	}
 	if v, err := strconv.ParseFloat(s, 64); err == nil {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return 0, badData(name, "%q is not a finite time", truncate(s, 64))
+			return 0, badData(name, "%q is not a finite time", textcut.Cut(s, 64))
 		}
 		return v, nil
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return 0, badData(name, "%q is neither Unix seconds nor RFC 3339", truncate(s, 64))
+		return 0, badData(name, "%q is neither Unix seconds nor RFC 3339", textcut.Cut(s, 64))
 	}
 	return float64(t.UnixMilli()) / 1e3, nil
 }
@@ -211,13 +204,13 @@ func durationParam(r *http.Request, name string, def float64) (float64, error) {
 	}
 	if v, err := strconv.ParseFloat(s, 64); err == nil {
 		if !(v > 0) || math.IsInf(v, 0) {
-			return 0, badData(name, "%q is not a positive finite duration", truncate(s, 64))
+			return 0, badData(name, "%q is not a positive finite duration", textcut.Cut(s, 64))
 		}
 		return v, nil
 	}
 	d, err := model.ParseDuration(strings.TrimSpace(s))
 	if err != nil || d <= 0 {
-		return 0, badData(name, "%q is not a positive duration like 5m or 300", truncate(s, 64))
+		return 0, badData(name, "%q is not a positive duration like 5m or 300", textcut.Cut(s, 64))
 	}
 	return time.Duration(d).Seconds(), nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/storcast/storcast/exporter/models"
 	"github.com/storcast/storcast/exporter/ui"
 	"github.com/storcast/storcast/forecaster/conservation"
+	"github.com/storcast/storcast/internal/textcut"
 )
 
 // Engine is what the service reads.
@@ -247,7 +248,7 @@ func (s *Service) Forecast(ctx context.Context, cluster, series string, start, e
 	}
 	unit, ok := forecastUnits[series]
 	if !ok {
-		return apiv1.Forecast{}, badData("series", "unknown series %q (want iops, max_iops, headroom_ratio or utilization_ratio)", truncate(series, 64))
+		return apiv1.Forecast{}, badData("series", "unknown series %q (want iops, max_iops, headroom_ratio or utilization_ratio)", textcut.Cut(series, 64))
 	}
 	n, err := checkForecastRange(start, end, step, float64(time.Now().UnixMilli())/1e3)
 	if err != nil {
@@ -269,7 +270,7 @@ func (s *Service) Forecast(ctx context.Context, cluster, series string, start, e
 	conv := func(v float64) float64 {
 		switch series {
 		case "utilization_ratio":
-			return utilization(v)
+			return utilization(math.Max(v, 0)) // U rises with load from 0 only
 		case "headroom_ratio":
 			return 1 - v/maxIOPS
 		}

@@ -36,12 +36,16 @@ type Engine struct {
 	opt Options
 	log *slog.Logger
 
+	// lifecycle serialises Start and Stop: a Stop during a reload's wait
+	// for the loops it stops must not leave the reload to start loops
+	// after it.
+	lifecycle   sync.Mutex
 	mu          sync.Mutex
 	fitInterval time.Duration // of the configuration in force
 	clusters    map[string]*cluster
 	order       []string
-	// running is the configuration the loops were started with and
-	// runningSrc the source they read (nil: no loop runs).
+	// running is a copy of the configuration the loops were started with
+	// and runningSrc the source they read (nil: no loop runs).
 	running    *config.Config
 	runningSrc source.Source
 	fitSlots   chan struct{} // one token per fit in progress
@@ -77,6 +81,9 @@ type cluster struct {
 	// noSave: the saved state could not be read nor moved aside; saving
 	// would overwrite it (set by restore, in Start).
 	noSave bool
+	// derivePanicked: deriving the live values panicked once (its stack is
+	// logged once); written only by the cluster's loop.
+	derivePanicked bool
 	// stop ends the loop and done is closed once it has returned (set by
 	// Start under Engine.mu; nil: no loop was started).
 	stop context.CancelFunc
@@ -92,6 +99,8 @@ type cluster struct {
 // ones; a cluster that keeps its name keeps its models, and refits at once
 // only if its settings changed. It returns how many loops it kept.
 func (e *Engine) Start(ctx context.Context, cfg *config.Config) (kept int) {
+	e.lifecycle.Lock()
+	defer e.lifecycle.Unlock()
 	e.mu.Lock()
 	keepAny := e.running != nil && e.runningSrc == e.opt.Source && sameOutsideClusters(e.running, cfg)
 	keys := make(map[string]string, len(cfg.Clusters))
@@ -104,7 +113,7 @@ func (e *Engine) Start(ctx context.Context, cfg *config.Config) (kept int) {
 		if c.done == nil {
 			continue
 		}
-		if key, ok := keys[name]; keepAny && ok && key == c.cfg.SourceKey() {
+		if key, ok := keys[name]; keepAny && ok && key == c.cfg.SourceKey() && !ended(c.done) {
 			running[c] = true
 			continue
 		}
@@ -119,7 +128,10 @@ func (e *Engine) Start(ctx context.Context, cfg *config.Config) (kept int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.fitInterval = cfg.Fit.Interval
-	e.running, e.runningSrc = cfg, e.opt.Source
+	// A copy: a caller that edits its configuration in place and starts
+	// again must not find it equal to itself.
+	applied := *cfg
+	e.running, e.runningSrc = &applied, e.opt.Source
 	old := e.clusters
 	e.clusters = map[string]*cluster{}
 	e.order = nil
@@ -155,6 +167,17 @@ func (e *Engine) Start(ctx context.Context, cfg *config.Config) (kept int) {
 	return kept
 }
 
+// ended says whether the loop whose done channel this is has returned (its
+// parent context ended): such a loop is started again, not kept.
+func ended(done chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
+}
+
 // sameOutsideClusters says whether a and b agree on everything but their
 // clusters and the listener (which the engine does not read).
 func sameOutsideClusters(a, b *config.Config) bool {
@@ -166,6 +189,8 @@ func sameOutsideClusters(a, b *config.Config) bool {
 
 // Stop stops the loops and waits for them; a save in progress completes.
 func (e *Engine) Stop() {
+	e.lifecycle.Lock()
+	defer e.lifecycle.Unlock()
 	e.mu.Lock()
 	var loops []*cluster
 	for _, c := range e.clusters {

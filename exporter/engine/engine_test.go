@@ -361,6 +361,45 @@ func TestReloadKeepsRunningLoops(t *testing.T) {
 	}
 }
 
+// TestReloadKeepsTheHistory: an unchanged reload keeps the running loop's
+// history (its next fit fetches only the steps since); a change of the fit
+// settings restarts the loop without it; a loop whose context ended is
+// started again, not counted as kept.
+func TestReloadKeepsTheHistory(t *testing.T) {
+	fake := promfake.New(testWorkload().Answer)
+	defer fake.Close()
+	cfg := testConfig(t, fake.URL)
+	e := startEngine(t, fake, cfg)
+	waitFor(t, "first fit", func() bool { return e.Snapshot("a").Fits == 1 })
+	e.mu.Lock()
+	cl := e.clusters["a"]
+	e.mu.Unlock()
+	h := cl.history // the fit that wrote it published the snapshot read above
+	if h == nil {
+		t.Fatal("no history kept after the first fit")
+	}
+	if n := e.Start(context.Background(), cfg); n != 1 || cl.history != h {
+		t.Errorf("unchanged reload: %d loops kept, history kept %v", n, cl.history == h)
+	}
+	changed := *cfg
+	changed.Fit.Step = 2 * cfg.Fit.Step
+	if n := e.Start(context.Background(), &changed); n != 0 || cl.history != nil {
+		t.Errorf("reload with another fit step: %d loops kept, history dropped %v", n, cl.history == nil)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	e.Stop()
+	e.Start(ctx, &changed) // after a Stop every loop starts, here on ctx
+	e.mu.Lock()
+	done := e.clusters["a"].done
+	e.mu.Unlock()
+	cancel()
+	waitFor(t, "the loop to end with its context", func() bool { return ended(done) })
+	if n := e.Start(context.Background(), &changed); n != 0 {
+		t.Errorf("a loop whose context ended was kept (%d)", n)
+	}
+}
+
 // countingFitter is a model the engine has never heard of: it counts the
 // frames it was fitted on and reads the capacity fitted before it.
 type countingFitter struct{}

@@ -101,15 +101,27 @@ func (e *Engine) refresh(ctx context.Context, cfg *config.Config, c *cluster, lo
 // derive recomputes what depends on the latest observation: the models'
 // live values, the host count, and the refit triggers. A panic in a model's
 // code here (a defect met on some cluster's data, as fitOne guards the fit)
-// keeps the values derived before it and is logged with its stack; the
-// process and the other clusters go on.
+// is logged, with its stack the first time; if it came before this
+// observation's live values were derived, none are served (their series go
+// absent rather than serve an older observation's as fresh). The process and
+// the other clusters go on.
 func (e *Engine) derive(cfg *config.Config, c *cluster, s *Snapshot, recent *source.Frame) {
+	derived := false
 	defer func() {
 		if r := recover(); r != nil {
-			e.log.Error("deriving the live values panicked; serving the last ones", "cluster", c.name, "panic", r, "stack", string(debug.Stack()))
+			if !derived {
+				s.Live = models.Live{}
+			}
+			if !c.derivePanicked {
+				e.log.Error("deriving the live values panicked; none are served until it passes", "cluster", c.name, "panic", r, "stack", string(debug.Stack()))
+			} else {
+				e.log.Error("deriving the live values panicked again; none are served", "cluster", c.name, "panic", r)
+			}
+			c.derivePanicked = true
 		}
 	}()
 	s.Live = s.Set.Derive(s.Observed, s.HasObserved, recent)
+	derived = true
 	if h, ok := recent.Last(source.OSDHosts, refreshSteps); ok && h > 0 {
 		s.Hosts = int(h)
 	} else if s.HostsFromInsideOut > 0 {

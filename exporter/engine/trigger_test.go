@@ -61,9 +61,11 @@ func (panickingChecker) Check(*source.Frame, features.Observed, float64) string 
 }
 
 // TestDerivePanicKeepsServing: a panic in a model's code while a refresh
-// derives the live values is logged with its stack and leaves the snapshot
-// to be published (the loop goes on), instead of taking the process and
-// every cluster's forecasts down at each refresh.
+// derives the live values is logged (with its stack the first time) and
+// leaves the snapshot to be published (the loop goes on), instead of taking
+// the process and every cluster's forecasts down at each refresh. A panic
+// in the accuracy check keeps this observation's live values; one in
+// deriving them leaves none, not the last observation's served as fresh.
 func TestDerivePanicKeepsServing(t *testing.T) {
 	cfg := testConfig(t, "http://127.0.0.1:1")
 	var logs testtool.SyncBuffer
@@ -71,12 +73,27 @@ func TestDerivePanicKeepsServing(t *testing.T) {
 	obs := features.Observed{ReadIOPS: 500, WriteIOPS: 500, IOPS: 1000, ReadRatio: 0.5, IOSizeBytes: 4096,
 		ReadSizeBytes: 4096, WriteSizeBytes: 4096, LatencySeconds: 0.002}
 	cl := &cluster{name: "a", cfg: cfg.Clusters[0], lastFit: testNow.Add(-time.Hour)}
-	s := &Snapshot{Cluster: "a", Observed: obs, HasObserved: true, Set: models.Set{"broken": panickingChecker{}}}
+	// The last refresh's live values, which must not be served as this
+	// observation's.
+	last := models.Live{HasCapacityAtMix: true, HostsFromInsideOut: 3}
+	s := &Snapshot{Cluster: "a", Observed: obs, HasObserved: true, Set: models.Set{"broken": panickingChecker{}}, Live: last}
 	e.derive(cfg, cl, s, &source.Frame{})
-	if !strings.Contains(logs.String(), "deriving the live values panicked") || !strings.Contains(logs.String(), "a defect met on this cluster's data") {
-		t.Errorf("the panic was not logged with its cause:\n%s", logs.String())
+	if !strings.Contains(logs.String(), "deriving the live values panicked") || !strings.Contains(logs.String(), "a defect met on this cluster's data") ||
+		!strings.Contains(logs.String(), "goroutine") {
+		t.Errorf("the panic was not logged with its cause and stack:\n%s", logs.String())
 	}
-	if cl.refitReason != "" {
-		t.Errorf("refit reason %q after a panicking check", cl.refitReason)
+	if s.HasCapacityAtMix || s.HostsFromInsideOut != 0 || cl.refitReason != "" {
+		t.Errorf("after a panicking check: live values %+v, refit reason %q; want this observation's (none: no capacity model) and no refit", s.Live, cl.refitReason)
+	}
+	// Again, inside the derivation (a capacity model without its
+	// frontier): logged without its stack, and the last values not kept.
+	n := strings.Count(logs.String(), "goroutine ")
+	s.Set, s.Live = models.Set{models.Conservation: &models.Capacity{}}, last
+	e.derive(cfg, cl, s, &source.Frame{})
+	if !strings.Contains(logs.String(), "panicked again") || strings.Count(logs.String(), "goroutine ") != n {
+		t.Errorf("the second panic's log: want one line without the stack:\n%s", logs.String())
+	}
+	if s.HasCapacityAtMix || s.HostsFromInsideOut != 0 {
+		t.Errorf("after a panic deriving them: live values %+v; want none (the last ones were served as fresh)", s.Live)
 	}
 }

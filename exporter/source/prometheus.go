@@ -9,6 +9,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -22,6 +23,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/storcast/storcast/exporter/config"
+	"github.com/storcast/storcast/internal/textcut"
 )
 
 // ErrTooManySeries is wrapped when a query returns more series than allowed.
@@ -296,10 +298,10 @@ func (p *Prometheus) Fetch(ctx context.Context, cl *config.Cluster, r Range) (*F
 			// this fetch (the models are kept, stale), not the process.
 			defer func() {
 				if v := recover(); v != nil {
-					p.log.Error("panic handling a query's answer", "cluster", cl.Name, "query", j.query, "panic", v)
+					p.log.Error("panic handling a query's answer", "cluster", cl.Name, "query", j.query, "panic", v, "stack", string(debug.Stack()))
 					mu.Lock()
 					if firstErr == nil {
-						firstErr = fmt.Errorf("%s %s: handling the answer failed: %v", j.role, j.signal, v)
+						firstErr = fmt.Errorf("%s: handling the answer failed: %v", strings.TrimSpace(j.role+" "+j.signal), v)
 					}
 					mu.Unlock()
 				}
@@ -424,12 +426,7 @@ func clipUpstreamText(err error) {
 	}
 }
 
-func clip(s string) string {
-	if len(s) <= maxUpstreamText {
-		return s
-	}
-	return strings.ToValidUTF8(s[:maxUpstreamText], "") + "... (cut)"
-}
+func clip(s string) string { return textcut.Cut(s, maxUpstreamText) }
 
 // partialAnswer describes the warnings that say an answer may be missing
 // data ("" if none). A federating backend (Thanos with partial responses

@@ -128,7 +128,7 @@ func TestUpstreamTextBounded(t *testing.T) {
 	} {
 		p, m := testSource(t, answerServer(t, c.code, c.body).URL, func(c *config.Prometheus) { c.Retries = 0 })
 		_, err := p.Fetch(context.Background(), cl, r)
-		if err == nil || len(err.Error()) > 2*maxUpstreamText || !strings.Contains(err.Error(), strings.Repeat("x", 100)+"... (cut)") {
+		if err == nil || len(err.Error()) > 2*maxUpstreamText || !strings.Contains(err.Error(), strings.Repeat("x", 100)+"...") {
 			t.Errorf("%s: err of %d bytes, want the upstream's text cut at %d: %.200v", c.name, len(fmt.Sprint(err)), maxUpstreamText, err)
 		}
 		if got := testutil.ToFloat64(m.Errors.WithLabelValues("a", c.reason)); got != 8 {

@@ -390,7 +390,9 @@ func TestPluginOverGRPC(t *testing.T) {
 		t.Errorf("current read ratio %v", cur)
 	}
 
-	// What-if: utilization is IOPS over max IOPS.
+	// What-if: utilization is the capacity frontier's U at the workload; the
+	// demo's calibration has no mixed point (no read/write interference), so
+	// U is IOPS over max IOPS here.
 	wf := frames("W")[0]
 	iops, mx, u := col(wf, "iops")[0], col(wf, "maxIops")[0], col(wf, "utilization")[0]
 	if !(mx > 0) || math.Abs(u-iops/mx) > 1e-9*math.Max(1, u) {
