@@ -116,22 +116,8 @@ clusters: [{name: a, kind: ceph}]
 		}
 	}
 	write(addr)
-	stop := make(chan struct{})
-	done := make(chan int)
-	var errb syncBuffer
-	go func() { done <- run([]string{"--config.file=" + cfgPath}, io.Discard, &errb, stop) }()
-	defer func() { close(stop); <-done }()
+	errb := runInProcess(t, addr, "--config.file="+cfgPath)
 	base := "http://" + addr
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if code, _ := get(t, base+"/-/healthy"); code == 200 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not healthy; stderr %s", errb.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 	other := "127.0.0.1:" + testtool.FreePort(t)
 	write(other)
 	resp, err := http.Post(base+"/-/reload", "", nil)
@@ -190,20 +176,7 @@ func TestReloadDemoOffQueriesPrometheus(t *testing.T) {
 	}
 	write(true)
 	addr := "127.0.0.1:" + testtool.FreePort(t)
-	stop := make(chan struct{})
-	var errb syncBuffer
-	done := make(chan int)
-	go func() {
-		done <- run([]string{"--config.file=" + cfgPath, "--web.listen-address=" + addr}, io.Discard, &errb, stop)
-	}()
-	defer func() {
-		close(stop)
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			t.Error("storcast did not stop")
-		}
-	}()
+	errb := runInProcess(t, addr, "--config.file="+cfgPath, "--web.listen-address="+addr)
 	base := "http://" + addr
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -230,6 +203,35 @@ func TestReloadDemoOffQueriesPrometheus(t *testing.T) {
 			t.Fatalf("demo off: no query reached the configured Prometheus; stderr %s", errb.String())
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// runInProcess runs storcast (run, with args) in this process until the
+// test ends, when it is stopped and its exit awaited for 30 s, and waits up
+// to 60 s for /-/healthy on addr; the returned buffer is its stderr.
+func runInProcess(t *testing.T, addr string, args ...string) *syncBuffer {
+	t.Helper()
+	errb := new(syncBuffer)
+	stop := make(chan struct{})
+	done := make(chan int, 1)
+	go func() { done <- run(args, io.Discard, errb, stop) }()
+	t.Cleanup(func() {
+		close(stop)
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Error("storcast did not stop within 30 s")
+		}
+	})
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if code, _ := get(t, "http://"+addr+"/-/healthy"); code == 200 {
+			return errb
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not healthy; stderr %s", errb.String())
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -173,24 +172,8 @@ clusters: [`+strings.Join(cl, ", ")+`]
 	// TestShardOfIsPinned); swift-b, other and foobar to 0; prod-eu-1 to 2.
 	write("ceph-a", "swift-b", "other", "prod-eu-1")
 	addr := "127.0.0.1:" + testtool.FreePort(t)
-	stop := make(chan struct{})
-	var errb syncBuffer
-	done := make(chan int)
-	go func() {
-		done <- run([]string{"--config.file=" + cfgPath, "--web.listen-address=" + addr, "--shard.total=3", "--shard.index=1"}, io.Discard, &errb, stop)
-	}()
-	defer func() { close(stop); <-done }()
+	errb := runInProcess(t, addr, "--config.file="+cfgPath, "--web.listen-address="+addr, "--shard.total=3", "--shard.index=1")
 	base := "http://" + addr
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if code, _ := get(t, base+"/-/healthy"); code == 200 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not healthy; stderr %s", errb.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 	check := func(stage string, assigned, others []string) {
 		t.Helper()
 		_, clusters := get(t, base+"/api/v1/clusters")
@@ -224,7 +207,7 @@ clusters: [`+strings.Join(cl, ", ")+`]
 	}
 	// The engine publishes a cluster's snapshot on its first refresh: wait
 	// for readiness.
-	deadline = time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for {
 		if code, _ := get(t, base+"/-/ready"); code == 200 {
 			break
@@ -269,24 +252,8 @@ clusters: [{name: ceph-a, kind: ceph}, {name: swift-b, kind: ceph}, {name: other
 		t.Fatal(err)
 	}
 	addr := "127.0.0.1:" + testtool.FreePort(t)
-	stop := make(chan struct{})
-	var errb syncBuffer
-	done := make(chan int)
-	go func() {
-		done <- run([]string{"--config.file=" + cfgPath, "--web.listen-address=" + addr, "--shard.total=3", "--shard.from-name=storcast-2"}, io.Discard, &errb, stop)
-	}()
-	defer func() { close(stop); <-done }()
+	runInProcess(t, addr, "--config.file="+cfgPath, "--web.listen-address="+addr, "--shard.total=3", "--shard.from-name=storcast-2")
 	base := "http://" + addr
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if code, _ := get(t, base+"/-/healthy"); code == 200 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not healthy; stderr %s", errb.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 	if code, body := get(t, base+"/-/ready"); code != 200 || !strings.Contains(body, "no cluster is assigned to this shard") {
 		t.Errorf("/-/ready of a shard without clusters: %d %q", code, body)
 	}

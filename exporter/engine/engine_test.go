@@ -223,17 +223,45 @@ func TestRefitWhenAccuracyDrops(t *testing.T) {
 	}
 }
 
-// blockingLatency is a latency fitter that blocks until released.
-type blockingLatency struct{ entered, release chan struct{} }
+// blockingLatency is a latency fitter whose first fit blocks until
+// released; every later fit fails at once.
+type blockingLatency struct {
+	entered, release chan struct{}
+	once             *sync.Once
+}
+
+func newBlockingLatency() blockingLatency {
+	return blockingLatency{entered: make(chan struct{}), release: make(chan struct{}), once: new(sync.Once)}
+}
 
 func (blockingLatency) Name() string                 { return models.MLISP }
 func (blockingLatency) Enabled(*config.Cluster) bool { return true }
 func (b blockingLatency) Fit(context.Context, models.Input) (models.Fitted, error) {
+	first := false
+	b.once.Do(func() { first = true })
+	if !first {
+		return nil, errors.New("not blocked")
+	}
 	close(b.entered)
 	<-b.release
 	return nil, errors.New("released")
 }
 func (blockingLatency) Decode([]byte) (models.Fitted, error) { return nil, errors.New("no") }
+
+// startBlocked starts an engine whose first latency fit blocks until
+// bl.release is closed, and returns once that fit is blocked.
+func startBlocked(t *testing.T, cfg *config.Config) (*Engine, blockingLatency) {
+	t.Helper()
+	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bl := newBlockingLatency()
+	e := New(Options{Source: src, Fitters: append(baseFitters(), bl), Now: (&clock{t: testNow}).Now})
+	e.Start(context.Background(), cfg)
+	<-bl.entered
+	return e, bl
+}
 
 // TestFitNeverBlocksReaders: while a fit is stuck inside a model, readers
 // get the current snapshot at once.
@@ -241,15 +269,8 @@ func TestFitNeverBlocksReaders(t *testing.T) {
 	fake := promfake.New(testWorkload().Answer)
 	defer fake.Close()
 	cfg := testConfig(t, fake.URL)
-	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bl := blockingLatency{entered: make(chan struct{}), release: make(chan struct{})}
-	e := New(Options{Source: src, Fitters: append(baseFitters(), bl), Now: (&clock{t: testNow}).Now})
-	e.Start(context.Background(), cfg)
+	e, bl := startBlocked(t, cfg) // the fit is now blocked inside the latency model
 	defer e.Stop()
-	<-bl.entered // the fit is now blocked inside the latency model
 	snaps := e.Snapshots()
 	if len(snaps) != 1 || !snaps[0].SourceUp || !e.Ready() {
 		t.Errorf("snapshot during a fit: %+v", snaps)
@@ -284,29 +305,6 @@ func TestReloadKeepsModels(t *testing.T) {
 	waitFor(t, "refit of the changed cluster", func() bool { return e.Snapshot("a").Fits == 2 })
 }
 
-// blockingFirstFit is a latency fitter that blocks cluster a's first fit
-// until released; every other fit fails at once.
-type blockingFirstFit struct {
-	entered, release chan struct{}
-	once             *sync.Once
-}
-
-func (blockingFirstFit) Name() string                 { return models.MLISP }
-func (blockingFirstFit) Enabled(*config.Cluster) bool { return true }
-func (b blockingFirstFit) Fit(_ context.Context, in models.Input) (models.Fitted, error) {
-	first := false
-	if in.Cluster.Name == "a" {
-		b.once.Do(func() { first = true })
-	}
-	if !first {
-		return nil, errors.New("not blocked")
-	}
-	close(b.entered)
-	<-b.release
-	return nil, errors.New("released")
-}
-func (blockingFirstFit) Decode([]byte) (models.Fitted, error) { return nil, errors.New("no") }
-
 // TestReloadKeepsRunningLoops: a reload that leaves a cluster, the source
 // and the rest of the configuration as they were does not stop the
 // cluster's loop: a fit in progress goes on (its result is published) and
@@ -316,15 +314,8 @@ func TestReloadKeepsRunningLoops(t *testing.T) {
 	fake := promfake.New(testWorkload().Answer)
 	defer fake.Close()
 	cfg := testConfig(t, fake.URL)
-	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bl := blockingFirstFit{entered: make(chan struct{}), release: make(chan struct{}), once: new(sync.Once)}
-	e := New(Options{Source: src, Fitters: append(baseFitters(), bl), Now: (&clock{t: testNow}).Now})
-	e.Start(context.Background(), cfg)
+	e, bl := startBlocked(t, cfg) // cluster a's first fit is blocked inside the latency model
 	defer e.Stop()
-	<-bl.entered // cluster a's first fit is blocked inside the latency model
 
 	added := *cfg
 	b := cfg.Clusters[0]
