@@ -273,7 +273,7 @@ func newApp(o *options, cfg *config.Config, shardReport collector.Shard, log *sl
 	if err != nil {
 		return nil, fmt.Errorf("source: %w", err)
 	}
-	a.eng = engine.New(engine.Options{Source: src, Fitters: fitters(), Log: log})
+	a.eng = engine.New(engine.Options{Source: src, Fitters: models.All(), Log: log})
 	if a.metrics, err = collector.NewExposition(collector.New(a.eng, a, log), a.reg, log); err != nil {
 		return nil, err
 	}
@@ -467,21 +467,4 @@ func displayURL(a net.Addr, tls bool) string {
 		scheme = "https"
 	}
 	return fmt.Sprintf("%s://%s/", scheme, net.JoinHostPort(host, port))
-}
-
-// fitters are the models storcast fits, in order: the latency models, the
-// saturation trend and the what-if regression read the capacity model. Both
-// latency models are fitted and backtested; fit.latency_model says which one
-// is served.
-func fitters() []models.Fitter {
-	return []models.Fitter{
-		models.CapacityFitter{Estimate: conservation.EstimateOptions{Interference: true}},
-		models.InsideOutFitter{},
-		models.QueueingFitter{},
-		models.MLISPFitter{},
-		models.DemandTrend{},
-		models.SaturationFitter{},
-		models.AdvisorFitter{},
-		models.WhatIfFitter{},
-	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/storcast/storcast/exporter/config"
 	"github.com/storcast/storcast/exporter/features"
 	"github.com/storcast/storcast/exporter/source"
+	"github.com/storcast/storcast/forecaster/conservation"
 )
 
 // Model names, as in apiv1.ModelStatus and the model label of series.
@@ -134,4 +135,21 @@ func finiteScores(m map[string]float64) map[string]float64 {
 // scoreOf is a one-target score map, empty when a is not finite.
 func scoreOf(target string, a float64) map[string]float64 {
 	return finiteScores(map[string]float64{target: a})
+}
+
+// All is the models storcast fits, in order: the latency models, the
+// saturation trend and the what-if regression read the capacity model. Both
+// latency models are fitted and backtested; fit.latency_model says which one
+// is served. The binary and the fit-cycle benchmark fit this list.
+func All() []Fitter {
+	return []Fitter{
+		CapacityFitter{Estimate: conservation.EstimateOptions{Interference: true}},
+		InsideOutFitter{},
+		QueueingFitter{},
+		MLISPFitter{},
+		DemandTrend{},
+		SaturationFitter{},
+		AdvisorFitter{},
+		WhatIfFitter{},
+	}
 }
