@@ -178,16 +178,7 @@ func TestReloadDemoOffQueriesPrometheus(t *testing.T) {
 	addr := "127.0.0.1:" + testtool.FreePort(t)
 	errb := runInProcess(t, addr, "--config.file="+cfgPath, "--web.listen-address="+addr)
 	base := "http://" + addr
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if code, _ := get(t, base+"/-/ready"); code == 200 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the demo not ready; stderr %s", errb.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitStatus(t, base+"/-/ready", 200, 60*time.Second, errb.String)
 	if n := queries.Load(); n != 0 {
 		t.Fatalf("the demo sent %d queries to the configured Prometheus", n)
 	}
@@ -197,12 +188,29 @@ func TestReloadDemoOffQueriesPrometheus(t *testing.T) {
 		t.Fatalf("reload to demo off: %v %v; stderr %s", resp, err, errb.String())
 	}
 	resp.Body.Close()
-	deadline = time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	for queries.Load() == 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("demo off: no query reached the configured Prometheus; stderr %s", errb.String())
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// waitStatus polls url until it answers code, failing the test after
+// within with the last answer and diag (storcast's output).
+func waitStatus(t *testing.T, url string, code int, within time.Duration, diag func() string) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		got, _ := get(t, url)
+		if got == code {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("GET %s: %d after %v, want %d; output:\n%s", url, got, within, code, diag())
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
@@ -223,16 +231,8 @@ func runInProcess(t *testing.T, addr string, args ...string) *syncBuffer {
 			t.Error("storcast did not stop within 30 s")
 		}
 	})
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if code, _ := get(t, "http://"+addr+"/-/healthy"); code == 200 {
-			return errb
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not healthy; stderr %s", errb.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitStatus(t, "http://"+addr+"/-/healthy", 200, 60*time.Second, errb.String)
+	return errb
 }
 
 // TestServeReloadShutdown runs storcast against an unreachable Prometheus:
@@ -259,32 +259,14 @@ clusters: [{name: a, kind: ceph}]
 		done <- run([]string{"--config.file=" + cfgPath, "--web.listen-address=" + addr}, &out, &errb, stop)
 	}()
 	base := "http://" + addr
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if code, _ := get(t, base+"/-/healthy"); code == 200 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not healthy; stderr %s", errb.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitStatus(t, base+"/-/healthy", 200, 10*time.Second, errb.String)
 	if !strings.Contains(out.String(), "storcast listening on http://"+addr+"/") {
 		t.Errorf("URL not printed: %q", out.String())
 	}
 	// The source is down: the exporter still serves, becomes ready once it
 	// has tried, and says the source is down. (The snapshot before the first
 	// attempt reports source_up 0 as well, so readiness is awaited first.)
-	deadline = time.Now().Add(10 * time.Second)
-	for {
-		if code, _ := get(t, base+"/-/ready"); code == 200 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("/-/ready not 200 10 s after start; stderr %s", errb.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitStatus(t, base+"/-/ready", 200, 10*time.Second, errb.String)
 	if _, body := get(t, base+"/metrics"); !strings.Contains(body, `storcast_source_up{cluster="a"} 0`) {
 		t.Errorf("no storcast_source_up 0 in /metrics after a failed refresh:\n%s", body)
 	}
@@ -383,17 +365,7 @@ clusters: [{name: a, kind: ceph}]
 	}()
 	defer func() { close(stop); <-done }()
 	u := "http://" + addr + "/metrics"
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		code, _ := get(t, u)
-		if code == 401 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("GET /metrics without credentials: %d, want 401", code)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitStatus(t, u, 401, 10*time.Second, func() string { return "(GET /metrics without credentials)" })
 	req, _ := http.NewRequest("GET", u, nil)
 	req.SetBasicAuth("admin", "s3cret")
 	resp, err := http.DefaultClient.Do(req)
@@ -427,16 +399,7 @@ clusters: [{name: a, kind: ceph}]
 	}
 	addr := "127.0.0.1:" + testtool.FreePort(t)
 	cmd, out := startMain(t, "--config.file="+cfgPath+" --web.listen-address="+addr)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if code, _ := get(t, "http://"+addr+"/-/healthy"); code == 200 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not healthy:\n%s", out.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitStatus(t, "http://"+addr+"/-/healthy", 200, 20*time.Second, out.String)
 	if err := os.WriteFile(cfgPath, []byte(`prometheus: {url: "http://127.0.0.1:1", retries: 0}
 state_dir: `+filepath.Join(dir, "state")+`
 clusters: [{name: a, kind: ceph}, {name: b, kind: ceph}]
@@ -446,6 +409,7 @@ clusters: [{name: a, kind: ceph}, {name: b, kind: ceph}]
 	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
+	deadline := time.Now().Add(20 * time.Second)
 	for {
 		if _, body := get(t, "http://"+addr+"/api/v1/clusters"); strings.Contains(body, `"name":"b"`) {
 			break

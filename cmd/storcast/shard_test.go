@@ -207,16 +207,7 @@ clusters: [`+strings.Join(cl, ", ")+`]
 	}
 	// The engine publishes a cluster's snapshot on its first refresh: wait
 	// for readiness.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if code, _ := get(t, base+"/-/ready"); code == 200 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("/-/ready not 200 10 s after start; stderr %s", errb.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitStatus(t, base+"/-/ready", 200, 10*time.Second, errb.String)
 	check("start", []string{"ceph-a"}, []string{"swift-b", "other", "prod-eu-1"})
 
 	write("ceph-a", "swift-b", "other", "prod-eu-1", "a", "foobar", "cluster-00")
@@ -225,7 +216,7 @@ clusters: [`+strings.Join(cl, ", ")+`]
 		t.Fatalf("reload: %v %v", resp, err)
 	}
 	resp.Body.Close()
-	deadline = time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for {
 		if _, m := get(t, base+"/metrics"); strings.Contains(m, `storcast_source_up{cluster="cluster-00"}`) && strings.Contains(m, `storcast_source_up{cluster="a"}`) {
 			break
