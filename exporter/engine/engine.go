@@ -138,17 +138,16 @@ func (e *Engine) Start(ctx context.Context, cfg *config.Config) (kept int) {
 	for i := range cfg.Clusters {
 		cc := cfg.Clusters[i]
 		c := old[cc.Name]
+		if c == nil {
+			c = &cluster{name: cc.Name, cfg: cc} // restore reads which models cc enables
+			c.publish(&Snapshot{Cluster: cc.Name, Kind: cc.Kind, Models: e.emptyStatuses(&cc)})
+			e.restore(c, cfg.StateDir)
+		}
 		e.clusters[cc.Name] = c
 		e.order = append(e.order, cc.Name)
 		if running[c] {
 			kept++
 			continue
-		}
-		if c == nil {
-			c = &cluster{name: cc.Name, cfg: cc} // restore reads which models cc enables
-			c.publish(&Snapshot{Cluster: cc.Name, Kind: cc.Kind, Models: e.emptyStatuses(&cc)})
-			e.restore(c, cfg.StateDir)
-			e.clusters[cc.Name] = c
 		}
 		if c.lastFit.IsZero() || c.cfg.SourceKey() != cc.SourceKey() {
 			c.lastFit = time.Time{} // new or changed cluster: fit at once
@@ -161,7 +160,7 @@ func (e *Engine) Start(ctx context.Context, cfg *config.Config) (kept int) {
 		c.stop, c.done = stop, done
 		go func() {
 			defer close(done)
-			e.loop(loopCtx, cfg, c)
+			e.loop(loopCtx, &applied, c) // the configuration Start compares with next time
 		}()
 	}
 	return kept
