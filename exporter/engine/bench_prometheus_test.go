@@ -71,7 +71,7 @@ func benchFitCyclePrometheus(b *testing.B, base string, end time.Time, mode stri
 	c.StateDir = b.TempDir()
 	c.Clusters = []config.Cluster{{Name: "big", Kind: config.KindCeph, Matchers: []config.Matcher{{Name: "cluster", Op: "=", Value: "big"}},
 		Hosts:       config.Hosts{Matchers: []config.Matcher{{Name: "job", Op: "=", Value: "node"}}, Roles: []config.Role{{Name: "osd"}}},
-		Calibration: config.Calibration{File: "testdata/calibration.yml"},
+		Calibration: config.Calibration{File: "testdata/calibration-bench.yml"},
 		LatencySLO:  config.LatencySLO{Threshold: 5 * time.Millisecond, Latency: "op"}}}
 	if err := c.Validate(); err != nil {
 		b.Fatal(err)
@@ -85,7 +85,7 @@ func benchFitCyclePrometheus(b *testing.B, base string, end time.Time, mode stri
 		b.Fatal(err)
 	}
 	clk := &clock{t: end}
-	e := New(Options{Source: src, Fitters: append(baseFitters(), models.MLISPFitter{}, models.DemandTrend{}), Now: clk.Now})
+	e := New(Options{Source: src, Fitters: models.All(), Now: clk.Now}) // what storcast fits
 	cl := &cluster{name: "big", cfg: c.Clusters[0], src: src}
 	cl.snap.Store(&Snapshot{Cluster: "big", Models: e.emptyStatuses(&c.Clusters[0])})
 	log := slog.New(slog.DiscardHandler)

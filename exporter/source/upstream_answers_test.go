@@ -110,6 +110,34 @@ func TestPartialAnswerFails(t *testing.T) {
 	}
 }
 
+// VictoriaMetrics cluster marks a partial answer in a top-level field
+// instead of a warning: it fails as "partial" too, retried; "isPartial":
+// false, and the key inside the data (a label name), are read as the
+// answer they come with.
+func TestPartialFlagFails(t *testing.T) {
+	r := Range{Start: testNow.Add(-10 * time.Minute), End: testNow, Step: time.Minute}
+	cl := testCluster(t)
+	cl.Hosts = config.Hosts{}
+	srv := answerServer(t, 200, `{"status":"success","isPartial":true,"data":`+oneSeries+`}`)
+	p, m := testSource(t, srv.URL, func(c *config.Prometheus) { c.Retries = 1 })
+	_, err := p.Fetch(context.Background(), cl, r)
+	if !errors.Is(err, ErrPartialAnswer) || !strings.Contains(err.Error(), `"isPartial": true`) {
+		t.Fatalf("err %v, want ErrPartialAnswer naming isPartial", err)
+	}
+	if got := testutil.ToFloat64(m.Errors.WithLabelValues("a", "partial")); got != 16 {
+		t.Errorf("%v partial answers counted, want 16 (8 queries, each retried once)", got)
+	}
+	for _, body := range []string{
+		`{"status":"success","isPartial":false,"data":` + oneSeries + `}`,
+		`{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"isPartial":"true"},"values":[[1795000000,"1"]]}]}}`,
+	} {
+		p, _ := testSource(t, answerServer(t, 200, body).URL, nil)
+		if _, err := p.Fetch(context.Background(), cl, r); err != nil {
+			t.Errorf("answer %s: %v", body, err)
+		}
+	}
+}
+
 // The upstream's own text is cut before it reaches an error: a 1 MiB error
 // message or warning was logged whole at every refresh and held in the
 // snapshot.
