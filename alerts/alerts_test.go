@@ -239,6 +239,16 @@ func TestParseThresholdsOverridesOnlyWhatIsGiven(t *testing.T) {
 	}
 }
 
+// An empty file, or one of comments only, is the defaults.
+func TestParseThresholdsEmptyIsDefaults(t *testing.T) {
+	for _, in := range []string{"", "# nothing changed\n"} {
+		th, err := ParseThresholds([]byte(in), "empty.yml")
+		if err != nil || th != DefaultThresholds() {
+			t.Errorf("ParseThresholds(%q) = %+v, %v; want the defaults", in, th, err)
+		}
+	}
+}
+
 func TestParseThresholdsErrors(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"headroom:\n  warning_ratio: 1.5\n", "bad.yml: headroom.warning_ratio: 1.5 is not a ratio in (0, 1)"},
@@ -250,7 +260,11 @@ func TestParseThresholdsErrors(t *testing.T) {
 		{"storcast_job: 'a\"b'\n", `bad.yml: storcast_job: "a\"b" must be a non-empty job name without quotes, backslashes or newlines`},
 		{"selector: '{job=\"x\"}'\n", `bad.yml: selector: "{job=\"x\"}" must be label matchers without braces, like job="storcast"`},
 		{"interval: fast\n", `bad.yml: interval: "fast" is not a positive Prometheus duration`},
-		{"headrom:\n  warning_ratio: 0.3\n", "bad.yml: yaml: unmarshal errors:\n  line 1: field headrom not found in type alerts.Thresholds"},
+		{"headrom:\n  warning_ratio: 0.3\n", "bad.yml: line 1: unknown field headrom"},
+		{"headroom:\n  warning_ratio: 0.3\n  critical: 0.1\nsaturation:\n  horizon: 3d\n  fr: 1h\n", "bad.yml: line 3: unknown field critical; line 6: unknown field fr"},
+		{"headroom:\n  warning_ratio: 0.3\n---\nheadroom:\n  warning_ratio: 0.1\n", "bad.yml: more than one YAML document"},
+		{"interval: 1m\n--- [\n", "bad.yml: more than one YAML document"},
+		{"headroom: [\n", "bad.yml: line 1: did not find expected node content"},
 	} {
 		_, err := ParseThresholds([]byte(tc.in), "bad.yml")
 		if err == nil || err.Error() != tc.want {

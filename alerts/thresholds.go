@@ -1,18 +1,17 @@
 package alerts
 
 import (
-	"bytes"
 	_ "embed"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/prometheus/common/model"
-	"gopkg.in/yaml.v3"
+
+	"github.com/storcast/storcast/internal/yamlstrict"
 )
 
 //go:embed thresholds.yml
@@ -76,8 +75,9 @@ func DefaultThresholds() Thresholds {
 }
 
 // ParseThresholds reads thresholds YAML over the defaults: keys left out keep
-// their default. Unknown keys and out-of-range values are errors naming the
-// key. source names the input in error messages.
+// their default, an empty file is the defaults. Unknown keys and out-of-range
+// values are errors naming the key, a second YAML document is an error.
+// source names the input in error messages.
 func ParseThresholds(data []byte, source string) (Thresholds, error) {
 	t := DefaultThresholds()
 	if err := decodeStrict(data, &t); err != nil {
@@ -89,13 +89,19 @@ func ParseThresholds(data []byte, source string) (Thresholds, error) {
 	return t, nil
 }
 
+// decodeStrict decodes the one YAML document of data over t, strictly
+// (internal/yamlstrict): a second document or an unknown key is an error, an
+// empty file leaves t as it is. yaml.v3's errors become one line without Go
+// type names.
 func decodeStrict(data []byte, t *Thresholds) error {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(t); err != nil && !errors.Is(err, io.EOF) {
+	switch err := yamlstrict.Decode(data, t); {
+	case err == nil, errors.Is(err, yamlstrict.ErrEmpty):
+		return nil
+	case errors.Is(err, yamlstrict.ErrMoreDocuments):
 		return err
+	default:
+		return errors.New(yamlstrict.Message(err))
 	}
-	return nil
 }
 
 // Validate checks that every threshold is in range.

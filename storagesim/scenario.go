@@ -1,11 +1,9 @@
 package storagesim
 
 import (
-	"bytes"
 	"embed"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path"
@@ -17,6 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/storcast/storcast/internal/duration"
+	"github.com/storcast/storcast/internal/yamlstrict"
 )
 
 //go:embed scenarios/*.yml
@@ -381,15 +380,14 @@ func LoadScenario(nameOrPath string) (*Scenario, error) {
 	return ParseScenario(data, nameOrPath)
 }
 
-// ParseScenario decodes and validates a scenario. Unknown fields are errors.
-// source names the input in error messages.
+// ParseScenario decodes and validates a scenario. Decoding is strict
+// (internal/yamlstrict): no document, a second document or an unknown field
+// is an error. source names the input in error messages.
 func ParseScenario(data []byte, source string) (*Scenario, error) {
 	sc := &Scenario{}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(sc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("scenario %s: empty document", source)
+	if err := yamlstrict.Decode(data, sc); err != nil {
+		if errors.Is(err, yamlstrict.ErrEmpty) || errors.Is(err, yamlstrict.ErrMoreDocuments) {
+			return nil, fmt.Errorf("scenario %s: %w", source, err)
 		}
 		var ve *valueError
 		if errors.As(err, &ve) {
@@ -400,7 +398,7 @@ func ParseScenario(data []byte, source string) (*Scenario, error) {
 				}
 			}
 		}
-		return nil, fmt.Errorf("scenario %s: %w", source, err)
+		return nil, fmt.Errorf("scenario %s: %s", source, yamlstrict.Message(err))
 	}
 	sc.source = source
 	if err := sc.validate(); err != nil {

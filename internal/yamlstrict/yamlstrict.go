@@ -57,8 +57,10 @@ type Problem struct {
 	UnknownField string
 }
 
-// unknownField matches yaml.v3's "field x not found in type pkg.T".
-var unknownField = regexp.MustCompile(`field (\S+) not found in type \S+`)
+// unknownField matches yaml.v3's "field x not found in type pkg.T", the type
+// also an anonymous struct ("struct { A int "yaml:\"a\"" }", spaces and
+// all: the type ends the message).
+var unknownField = regexp.MustCompile(`field (\S+) not found in type (?:struct \{.*\}|\S+)`)
 
 // Problems splits err into its messages: one per error of a
 // *yaml.TypeError (wrapped or not), with "field x not found in type pkg.T"

@@ -14,6 +14,12 @@ type inner struct {
 type doc struct {
 	A     int   `yaml:"a"`
 	Inner inner `yaml:"inner"`
+	Anon  struct {
+		C    int `yaml:"c"`
+		Deep struct {
+			D int `yaml:"d"`
+		} `yaml:"deep"`
+	} `yaml:"anon"`
 }
 
 func TestDecode(t *testing.T) {
@@ -48,6 +54,12 @@ func TestMessage(t *testing.T) {
 			"a: x\ninner:\n  b: 1\n  d: 2\n",
 			"line 1: cannot unmarshal !!str `x` into int; line 4: unknown field d",
 			[]Problem{{"line 1: cannot unmarshal !!str `x` into int", ""}, {"line 4: unknown field d", "d"}},
+		},
+		{
+			// An anonymous struct's type is named in full by yaml.v3.
+			"anon:\n  c: 1\n  e: 2\n  deep: {d: 3, f: 4}\n",
+			"line 3: unknown field e; line 4: unknown field f",
+			[]Problem{{"line 3: unknown field e", "e"}, {"line 4: unknown field f", "f"}},
 		},
 		{
 			"a: [\n",
