@@ -290,6 +290,7 @@ func TestTestsCatchWrongThresholds(t *testing.T) {
 		{"accuracy 95%", "model:\n  min_accuracy_ratio: 0.95\n"},
 		{"stale for 1h", "model:\n  stale_for: 1h\n"},
 		{"source down for 2m", "source:\n  down_for: 2m\n"},
+		{"state not restored for 0s", "state:\n  not_restored_for: 0s\n"},
 		{"exporter job", "storcast_job: storcast-exporter\n"},
 		{"shard mismatch for 10m", "shards:\n  mismatch_for: 10m\n"},
 		{"saturation for 0s", "saturation:\n  for: 0s\n"},
@@ -462,6 +463,7 @@ func TestAlertmanagerInhibition(t *testing.T) {
 		{map[string]string{"alertname": "StorcastShardMismatch", "cluster": "ceph-a"}, false},
 		{alert("StorcastSourceDown", "storcast-0", "a", "ceph-a"), false},
 		{alert("StorcastStateNotSaved", "storcast-0", "a", "ceph-a"), false}, // its disk, not its source
+		{alert("StorcastStateNotRestored", "storcast-0", "a", "ceph-a"), false},
 	} {
 		if got := inhibited(c.a, firing); got != c.muted {
 			t.Errorf("%v: inhibited %v, want %v", c.a, got, c.muted)

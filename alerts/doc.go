@@ -18,6 +18,7 @@
 //	StorcastModelInaccurate           storcast_model_accuracy_ratio < x.model.min_accuracy_ratio
 //	StorcastSourceDown                storcast_source_up == 0
 //	StorcastStateNotSaved             storcast_state_save_success == 0
+//	StorcastStateNotRestored          storcast_state_restore_success == 0
 //	StorcastExporterDown              up{job=x.storcast_job} == 0
 //	StorcastShardMismatch             a cluster of storcast_cluster_configured without a
 //	                                    storcast_cluster_shard_index, or with two or more

@@ -135,6 +135,12 @@ func Rules(t Thresholds) []Rule {
 			"Storcast cannot save the models of cluster {{ $labels.cluster }}.",
 			"storcast's last write of the fitted models of cluster {{ $labels.cluster }} to its state_dir failed (or the saved file could not be read nor moved aside at start); "+
 				"the forecasts are served, but a restart would lose what was fitted since the last good save and serve nothing until the source answers and the models refit."),
+		rule("StorcastStateNotRestored", "warning",
+			sel("storcast_state_restore_success")+" == 0", t.State.NotRestoredFor,
+			"Storcast discarded the saved models of cluster {{ $labels.cluster }} at start.",
+			"storcast could not restore the models of cluster {{ $labels.cluster }} saved in its state_dir when it started (the file could not be read and was moved aside "+
+				"as <cluster>.json.unreadable-<time>, or could not be moved and the cluster is not saved until the next start, or the live figures could not be derived from its models); "+
+				"the cluster served no forecast until its models refit from the source instead of the saved ones at once. It holds until storcast starts again."),
 		rule("StorcastShardMismatch", "warning",
 			// Missing: configured on some shard, forecast by none (value 0).
 			// Double: forecast under two or more distinct shard indexes

@@ -51,7 +51,8 @@ type Thresholds struct {
 		DownFor model.Duration `yaml:"down_for"`
 	} `yaml:"source"`
 	State struct {
-		NotSavedFor model.Duration `yaml:"not_saved_for"`
+		NotSavedFor    model.Duration `yaml:"not_saved_for"`
+		NotRestoredFor model.Duration `yaml:"not_restored_for"`
 	} `yaml:"state"`
 	Exporter struct {
 		DownFor model.Duration `yaml:"down_for"`
@@ -138,6 +139,7 @@ func (t Thresholds) Validate() error {
 		nonNegative("model.inaccurate_for", t.Model.InaccurateFor),
 		nonNegative("source.down_for", t.Source.DownFor),
 		nonNegative("state.not_saved_for", t.State.NotSavedFor),
+		nonNegative("state.not_restored_for", t.State.NotRestoredFor),
 		nonNegative("exporter.down_for", t.Exporter.DownFor),
 		nonNegative("shards.mismatch_for", t.Shards.MismatchFor),
 	} {

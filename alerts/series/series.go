@@ -99,6 +99,7 @@ var Contract = []Desc{
 	{"storcast_predicted_throughput_bytes", []string{"cluster", "op"}},
 	{"storcast_saturation_eta_seconds", []string{"cluster", "limit"}},
 	{"storcast_source_up", []string{"cluster"}},
+	{"storcast_state_restore_success", []string{"cluster"}},
 	{"storcast_state_save_success", []string{"cluster"}},
 	{"storcast_utilization_ratio", []string{"cluster"}},
 	{"storcast_warming_up", []string{"cluster"}},

@@ -126,10 +126,11 @@ func snapshots(t testing.TB) fixed {
 		v.Stale = true
 		down.Models[k] = v
 	}
-	// A cluster that never fitted: only source health and the SLO (nothing
-	// saved, no state series).
+	// A cluster that never fitted: only source health, the SLO and its
+	// state file, unreadable at start and set aside (nothing saved since).
 	empty := &engine.Snapshot{Cluster: "new", Kind: "generic", SLOSeconds: 0.05, SourceUp: false,
-		Models: map[string]apiv1.ModelStatus{models.Conservation: {Error: "no usable window in the lookback"}}}
+		StateRestoreError: "saved state unreadable (data/new.json: version 2, want 1): moved aside to data/new.json.unreadable-20261120T120000Z, the models are refitted",
+		Models:            map[string]apiv1.ModelStatus{models.Conservation: {Error: "no usable window in the lookback"}}}
 	return published(full, &down, empty)
 }
 

@@ -298,17 +298,24 @@ func (c *Config) Validate() error {
 	if len(c.Clusters) == 0 {
 		return errors.New("clusters: at least one cluster is required")
 	}
-	seen := map[string]bool{}
+	// By name folded to lower case (names are ASCII): two names that differ
+	// only in case name one state file on a case-insensitive file system
+	// (macOS, SMB, ext4 with casefold), which both clusters would then
+	// overwrite, and set aside at every start.
+	seen := map[string]int{}
 	for i := range c.Clusters {
 		cl := &c.Clusters[i]
 		key := fmt.Sprintf("clusters[%d]", i)
 		if err := cl.validate(key); err != nil {
 			return err
 		}
-		if seen[cl.Name] {
+		if j, ok := seen[strings.ToLower(cl.Name)]; ok {
+			if other := c.Clusters[j].Name; other != cl.Name {
+				return fmt.Errorf("%s.name: %q and clusters[%d].name %q differ only in case: their state files would be one on a case-insensitive file system", key, cl.Name, j, other)
+			}
 			return fmt.Errorf("%s.name: duplicate cluster name %q", key, cl.Name)
 		}
-		seen[cl.Name] = true
+		seen[strings.ToLower(cl.Name)] = i
 	}
 	return nil
 }

@@ -260,17 +260,29 @@ func observedLatencies(iops, lat []float64, n int) []apiv1.ObservedLatency {
 
 // save persists the snapshot's models and records the outcome in it
 // (StateSaved, StateSaveError: storcast_state_save_success); a failure is
-// logged, the models keep serving. Nothing is saved for a cluster whose
-// unreadable file could not be moved aside (restore): that counts as a
-// failed save until the next start, since a restart would lose the models.
+// logged, the models keep serving. A save that could not encode some model
+// (persist) writes the rest and that model's last saved version, and
+// counts as failed: a restart would serve the older version. Nothing is
+// saved for a cluster whose unreadable file could not be moved aside
+// (restore): that counts as a failed save until the next start, since a
+// restart would lose the models.
 func (e *Engine) save(dir string, c *cluster, s *Snapshot) {
 	if c.noSave {
 		s.StateSaveError = noSaveError
 		return
 	}
-	if err := state.Save(dir, e.persist(s)); err != nil {
+	st, partial := e.persist(s)
+	if err := state.Save(dir, st); err != nil {
 		s.StateSaveError = err.Error()
 		e.log.Error("saving state failed", "cluster", s.Cluster, "dir", dir, "err", err)
+		return
+	}
+	s.persisted = persistedOf(st.Fitted, st.Models)
+	if partial != nil {
+		// Written, but without the current version of some model: not a
+		// good save (StateSaved keeps the last one's time).
+		s.StateSaveError = "saved in part: " + partial.Error()
+		e.log.Error("saving state in part", "cluster", s.Cluster, "dir", dir, "err", partial)
 		return
 	}
 	s.StateSaved, s.StateSaveError = e.opt.Now(), ""

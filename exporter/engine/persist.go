@@ -4,22 +4,47 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/storcast/storcast/exporter/apiv1"
 	"github.com/storcast/storcast/exporter/models"
 	"github.com/storcast/storcast/exporter/state"
 )
 
-// persist builds the saved state of a snapshot. Each model is encoded on its
-// own: one that cannot be is left out (and refitted after a restart), the
-// others are kept. A model saved before but not restored (its JSON did not
-// decode: a file from a later version, say) is written back as it was read
-// until the model is fitted again: a save must not lose what the last one
-// kept.
-func (e *Engine) persist(s *Snapshot) *state.Cluster {
+// persist builds the saved state of a snapshot. Each model is encoded on
+// its own (models.Set.Encode: a panic in its encoding is its error). One
+// that cannot be is written as the last save (or the restore) left it in
+// the file, with the status saved with it, and named in the error returned
+// (the save is partial:
+// storcast_state_save_success 0); one never saved before is left out (and
+// refitted after a restart). The others are kept. A model saved before but
+// not restored (its JSON did not decode: a file from a later version, say)
+// is written back as it was read until the model is fitted again: a save
+// must not lose what the last one kept.
+func (e *Engine) persist(s *Snapshot) (*state.Cluster, error) {
 	fitted, failed := s.Set.Encode()
-	for name, err := range failed {
-		e.log.Warn("model not persisted", "cluster", s.Cluster, "model", name, "err", err)
+	statuses, cloned := s.Models, false
+	var partial []string
+	for _, name := range slices.Sorted(maps.Keys(failed)) {
+		err := failed[name]
+		prev, kept := s.persisted[name]
+		e.log.Warn("model not persisted", "cluster", s.Cluster, "model", name, "err", err, "previous_kept", kept)
+		if !kept {
+			partial = append(partial, fmt.Sprintf("model %s not saved (%v); the file has no earlier version of it", name, err))
+			continue
+		}
+		partial = append(partial, fmt.Sprintf("model %s not saved (%v); the file keeps its version of the last save", name, err))
+		fitted[name] = prev.raw
+		if prev.ok {
+			if !cloned { // s.Models is the snapshot's: not written to
+				statuses, cloned = make(map[string]apiv1.ModelStatus, len(s.Models)), true
+				maps.Copy(statuses, s.Models)
+			}
+			statuses[name] = prev.status
+		}
 	}
 	for name, raw := range s.unrestored {
 		if _, ok := s.Set[name]; !ok {
@@ -28,22 +53,38 @@ func (e *Engine) persist(s *Snapshot) *state.Cluster {
 	}
 	st := &state.Cluster{
 		Cluster: s.Cluster, SavedUnix: float64(e.opt.Now().UnixMilli()) / 1e3,
-		Fitted: fitted, Models: s.Models, FitSeconds: s.FitSeconds, Accuracy: s.Accuracy, Hosts: s.Hosts,
+		Fitted: fitted, Models: statuses, FitSeconds: s.FitSeconds, Accuracy: s.Accuracy, Hosts: s.Hosts,
 	}
 	if s.HasObserved {
 		o := s.Observed
 		st.Observed = &o
 	}
-	return st
+	if len(partial) > 0 {
+		return st, errors.New(strings.Join(partial, "; "))
+	}
+	return st, nil
+}
+
+// persistedOf is what the state file st holds of each model.
+func persistedOf(fitted map[string]json.RawMessage, statuses map[string]apiv1.ModelStatus) map[string]savedModel {
+	out := make(map[string]savedModel, len(fitted))
+	for name, raw := range fitted {
+		st, ok := statuses[name]
+		out[name] = savedModel{raw: raw, status: st, ok: ok}
+	}
+	return out
 }
 
 // restore loads the saved state of c, if any, into its snapshot. Models
 // restored are served stale until the first successful refresh; the loop
 // refits at once. A file that cannot be read is moved aside (kept for the
 // operator, never overwritten by the next save); if even that fails, the
-// cluster's state is not saved until the next start. A model whose saved
-// JSON does not decode, or whose decoding panics, is not served and its
-// JSON is kept (persist).
+// cluster's state is not saved until the next start. Either way, and when
+// the live figures cannot be derived from the saved models, the snapshot's
+// StateRestoreError says so until the next start
+// (storcast_state_restore_success). A model whose saved JSON does not
+// decode, or whose decoding panics, is not served and its JSON is kept
+// (persist).
 func (e *Engine) restore(c *cluster, dir string) {
 	st, err := state.Load(dir, c.name)
 	if errors.Is(err, state.ErrNotFound) {
@@ -52,14 +93,17 @@ func (e *Engine) restore(c *cluster, dir string) {
 	log := e.log.With("cluster", c.name)
 	if err != nil {
 		aside, mvErr := state.SetAside(dir, c.name, e.opt.Now())
+		s := c.snap.Load().clone()
 		if mvErr != nil {
 			c.noSave = true
-			s := c.snap.Load().clone()
 			s.StateSaveError = noSaveError
+			s.StateRestoreError = fmt.Sprintf("saved state unreadable (%v) and not moved aside (%v): not saved until the next start, so that the file is kept", err, mvErr)
 			c.publish(s)
 			log.Error("saved state unreadable and not moved aside: not saving this cluster's state until the next start, so that the file is kept", "err", err, "move_err", mvErr)
 			return
 		}
+		s.StateRestoreError = fmt.Sprintf("saved state unreadable (%v): moved aside to %s, the models are refitted", err, aside)
+		c.publish(s)
 		log.Warn("saved state unreadable: moved aside, the models are refitted", "err", err, "kept_as", aside)
 		return
 	}
@@ -134,9 +178,12 @@ func (e *Engine) restore(c *cluster, dir string) {
 		log.Error("saved models not restored: deriving the live figures from them failed; refitted when the source answers", "err", err)
 		s = c.snap.Load().clone()
 		s.unrestored = saved
+		s.persisted = persistedOf(saved, st.Models)
+		s.StateRestoreError = "saved models not restored: " + err.Error() + "; refitted when the source answers"
 		c.publish(s)
 		return
 	}
+	s.persisted = persistedOf(saved, st.Models)
 	c.publish(s)
 	log.Info("loaded saved state", "saved", time.Unix(int64(st.SavedUnix), 0).UTC())
 }

@@ -3,10 +3,14 @@ package engine
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -339,5 +343,284 @@ func TestStateSaveOutcome(t *testing.T) {
 	waitFor(t, "a save after the directory is back", func() bool { return e.Snapshot("a").StateSaveError == "" })
 	if s = e.Snapshot("a"); !s.StateSaved.Equal(clk.Now()) {
 		t.Errorf("save after recovery at %v; want %v", s.StateSaved, clk.Now())
+	}
+}
+
+// startWithin starts an engine as startAt does, failing the test if Start
+// has not returned within 10 s (a state file whose open blocks).
+func startWithin(t *testing.T, cfg *config.Config, fitters []models.Fitter, clk *clock) *Engine {
+	t.Helper()
+	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := New(Options{Source: src, Fitters: fitters, Now: clk.Now})
+	started := make(chan struct{})
+	go func() {
+		e.Start(context.Background(), cfg)
+		close(started)
+	}()
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Start has not returned after 10 s")
+	}
+	return e
+}
+
+// TestStateFileNotRegularOrTooLargeSetAside: a FIFO at <cluster>.json
+// (whose open blocked Start for good) and a sparse file past
+// state.MaxFileBytes (read whole into memory: at 1 GiB and more, storcast
+// was killed at every start) are set aside like any unreadable file; the
+// cluster starts, says its state was not restored, fits and saves.
+func TestStateFileNotRegularOrTooLargeSetAside(t *testing.T) {
+	fake := promfake.New(testWorkload().Answer)
+	defer fake.Close()
+	for _, c := range []struct {
+		name string
+		make func(path string) error
+		mode os.FileMode
+		want string
+	}{
+		{"FIFO", func(p string) error { return syscall.Mkfifo(p, 0o644) }, os.ModeNamedPipe, "not a regular file but a FIFO"},
+		{"sparse file past the cap", func(p string) error {
+			if err := os.WriteFile(p, nil, 0o644); err != nil {
+				return err
+			}
+			return os.Truncate(p, state.MaxFileBytes+1)
+		}, 0, "more than a state file holds"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := testConfig(t, fake.URL)
+			path := state.Path(cfg.StateDir, "a")
+			if err := c.make(path); err != nil {
+				t.Fatal(err)
+			}
+			e := startWithin(t, cfg, append(baseFitters(), countingFitter{}), &clock{t: testNow})
+			defer e.Stop()
+			s := e.Snapshot("a")
+			if !strings.Contains(s.StateRestoreError, c.want) || !strings.Contains(s.StateRestoreError, "moved aside") {
+				t.Errorf("restore error %q; want it to say %q and that the file was moved aside", s.StateRestoreError, c.want)
+			}
+			aside := path + ".unreadable-" + testNow.Format("20060102T150405Z")
+			fi, err := os.Lstat(aside)
+			if err != nil || fi.Mode().Type() != c.mode {
+				t.Errorf("%s: %v, %v; want the file set aside as it was", aside, fi, err)
+			}
+			waitSaved(t, cfg, "counting")
+		})
+	}
+}
+
+// brokenCapacityFitter restores a capacity model without its frontier:
+// deriving the live figures from it panics.
+type brokenCapacityFitter struct{ countingFitter }
+
+func (brokenCapacityFitter) Name() string { return models.Conservation }
+func (brokenCapacityFitter) Decode([]byte) (models.Fitted, error) {
+	return &models.Capacity{}, nil
+}
+
+// TestStateRestoreOutcome: storcast_state_restore_success says whether the
+// saved models came back at start: 1 when there was nothing to restore and
+// after a good restore; 0 after the file was set aside (a later version's)
+// and when the live figures could not be derived from its models, which
+// were only logged before, the first save afterwards reading as success.
+func TestStateRestoreOutcome(t *testing.T) {
+	fake := promfake.New(testWorkload().Answer)
+	defer fake.Close()
+	cfg := testConfig(t, fake.URL)
+	fitters := append(baseFitters(), countingFitter{})
+	e := startAt(t, cfg, fitters, testNow)
+	if s := e.Snapshot("a"); s.StateRestoreError != "" {
+		t.Errorf("nothing to restore: restore error %q, want none", s.StateRestoreError)
+	}
+	waitSaved(t, cfg, "counting")
+	e.Stop()
+
+	fake.SetMode(promfake.Down)
+	e = startAt(t, cfg, fitters, testNow)
+	s := e.Snapshot("a")
+	e.Stop()
+	if s.StateRestoreError != "" || s.Set["counting"] == nil {
+		t.Errorf("a good restore: restore error %q, counting model %v; want none, served", s.StateRestoreError, s.Set["counting"])
+	}
+
+	// Live figures that cannot be derived from the saved models: none is
+	// served, and the metric says so.
+	e = startAt(t, cfg, []models.Fitter{brokenCapacityFitter{}, models.InsideOutFitter{}, countingFitter{}}, testNow)
+	s = e.Snapshot("a")
+	e.Stop()
+	if !strings.Contains(s.StateRestoreError, "saved models not restored: panic deriving the live figures") || len(s.Set) != 0 {
+		t.Errorf("underivable saved models: restore error %q, %d models served; want the panic, none", s.StateRestoreError, len(s.Set))
+	}
+
+	// A later version's file: set aside.
+	future := []byte(`{"version": 2, "cluster": "a"}`)
+	if err := os.WriteFile(state.Path(cfg.StateDir, "a"), future, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e = startAt(t, cfg, fitters, testNow)
+	s = e.Snapshot("a")
+	e.Stop()
+	if !strings.Contains(s.StateRestoreError, "version 2, want 1") || !strings.Contains(s.StateRestoreError, "moved aside to "+state.Path(cfg.StateDir, "a")+".unreadable-") {
+		t.Errorf("a set-aside file: restore error %q; want why and where it went", s.StateRestoreError)
+	}
+	if s.StateSaveError != "" {
+		t.Errorf("a set-aside file: save error %q; want none (the file was kept, saving goes on)", s.StateSaveError)
+	}
+}
+
+// TestUnreadableStateNotMovedAsideKept: a state file that does not load
+// and cannot be moved aside either (a non-empty directory stands at the
+// set-aside name: the rename fails even as root) is kept byte for byte
+// through fits, which do not save the cluster and say so
+// (storcast_state_save_success 0), and the restore is reported as failed.
+func TestUnreadableStateNotMovedAsideKept(t *testing.T) {
+	fake := promfake.New(testWorkload().Answer)
+	defer fake.Close()
+	cfg := testConfig(t, fake.URL)
+	path := state.Path(cfg.StateDir, "a")
+	future := []byte(`{"version": 2, "cluster": "a", "fitted": {"counting": {"fits": 41}}}`)
+	if err := os.WriteFile(path, future, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	aside := path + ".unreadable-" + testNow.Format("20060102T150405Z")
+	if err := os.MkdirAll(filepath.Join(aside, "in-the-way"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e := startAt(t, cfg, append(baseFitters(), countingFitter{}), testNow)
+	defer e.Stop()
+	if s := e.Snapshot("a"); s.StateSaveError != noSaveError || !strings.Contains(s.StateRestoreError, "not moved aside") {
+		t.Errorf("at start: save error %q, restore error %q; want %q and not moved aside", s.StateSaveError, s.StateRestoreError, noSaveError)
+	}
+	waitFor(t, "a fit", func() bool { return e.Snapshot("a").Fits > 0 })
+	s := e.Snapshot("a")
+	if s.StateSaveError != noSaveError || !s.StateSaved.IsZero() {
+		t.Errorf("after a fit: save error %q, saved %v; want %q, never saved", s.StateSaveError, s.StateSaved, noSaveError)
+	}
+	if m, ok := s.Set["counting"].(*countingModel); !ok || m.Fits != 1 {
+		t.Errorf("counting model %+v: want fitted from scratch and served", s.Set["counting"])
+	}
+	if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, future) {
+		t.Errorf("%s after a fit: %q, %v; want the unreadable file as it was", path, got, err)
+	}
+	if _, err := os.Stat(path + ".tmp"); !os.IsNotExist(err) {
+		t.Errorf("a save was attempted: %v", err)
+	}
+}
+
+// Modes of a flakyModel's encoding.
+const (
+	encodes int32 = iota
+	encodingFails
+	encodingPanics
+)
+
+// flakyModel is a counting model whose encoding fails, or panics, on
+// demand.
+type flakyModel struct {
+	countingModel
+	mode *atomic.Int32
+}
+
+func (m *flakyModel) MarshalJSON() ([]byte, error) {
+	switch m.mode.Load() {
+	case encodingFails:
+		return nil, errors.New("encoder broken")
+	case encodingPanics:
+		panic("a defect in the encoder")
+	}
+	return json.Marshal(m.countingModel)
+}
+
+// flakyFitter fits flakyModels that share its mode.
+type flakyFitter struct{ mode *atomic.Int32 }
+
+func (flakyFitter) Name() string                 { return "flaky" }
+func (flakyFitter) Enabled(*config.Cluster) bool { return true }
+func (f flakyFitter) Fit(_ context.Context, in models.Input) (models.Fitted, error) {
+	n := 1
+	if prev, ok := in.Fitted["flaky"].(*flakyModel); ok {
+		n = prev.Fits + 1
+	}
+	return &flakyModel{countingModel{Fits: n}, f.mode}, nil
+}
+func (f flakyFitter) Decode(b []byte) (models.Fitted, error) {
+	m := &flakyModel{mode: f.mode}
+	return m, json.Unmarshal(b, &m.countingModel)
+}
+
+// TestUnencodableModelKeepsItsSavedVersion: a save that cannot encode a
+// model writes back the version the file held (restored, or last saved)
+// with the status saved with it, instead of dropping it while its status
+// said fitted; the save reads as failed, naming the model, and keeps the
+// last good save's time. A panic in the encoding is such a failure (it
+// took the process down). Once the model encodes again it is saved.
+func TestUnencodableModelKeepsItsSavedVersion(t *testing.T) {
+	fake := promfake.New(testWorkload().Answer)
+	defer fake.Close()
+	cfg := testConfig(t, fake.URL)
+	mode := &atomic.Int32{}
+	fitters := append(baseFitters(), flakyFitter{mode})
+	e := startAt(t, cfg, fitters, testNow)
+	waitSaved(t, cfg, "flaky")
+	e.Stop()
+	first, err := state.Load(cfg.StateDir, "a")
+	if err != nil || !bytes.Equal(first.Fitted["flaky"], []byte(`{"fits":1,"sawCapacity":0}`)) {
+		t.Fatalf("first save: %v, %s", err, first.Fitted["flaky"])
+	}
+
+	// Restored, refitted, not encodable: the restored version is kept.
+	mode.Store(encodingFails)
+	clk := &clock{t: testNow.Add(time.Hour)}
+	e = startWithin(t, cfg, fitters, clk)
+	defer e.Stop()
+	check := func(when string, fits int, why string) {
+		t.Helper()
+		var st *state.Cluster
+		waitFor(t, "a save "+when, func() bool {
+			st, err = state.Load(cfg.StateDir, "a")
+			return err == nil && st.SavedUnix == float64(clk.Now().Unix())
+		})
+		s := e.Snapshot("a")
+		if m, ok := s.Set["flaky"].(*flakyModel); !ok || m.Fits != fits {
+			t.Errorf("%s: flaky model served %+v, want fitted %d times", when, s.Set["flaky"], fits)
+		}
+		if got := st.Fitted["flaky"]; !bytes.Equal(got, first.Fitted["flaky"]) {
+			t.Errorf("%s: saved as %s, want the version of the first save %s", when, got, first.Fitted["flaky"])
+		}
+		if got, want := st.Models["flaky"], first.Models["flaky"]; got.LastFitUnix != want.LastFitUnix || !got.Fitted {
+			t.Errorf("%s: saved status %+v, want the one saved with that version %+v", when, got, want)
+		}
+		if st.Models[models.Conservation].LastFitUnix != float64(clk.Now().Unix()) {
+			t.Errorf("%s: the other models were not saved as fitted now: %+v", when, st.Models[models.Conservation])
+		}
+		if !strings.Contains(s.StateSaveError, "model flaky not saved ("+why+"); the file keeps its version of the last save") {
+			t.Errorf("%s: save error %q; want the model named", when, s.StateSaveError)
+		}
+		if !s.StateSaved.Equal(testNow) {
+			t.Errorf("%s: last good save %v, want the first one's %v", when, s.StateSaved, testNow)
+		}
+	}
+	check("after the restore", 2, "json: error calling MarshalJSON for type *engine.flakyModel: encoder broken")
+
+	// Again at the next fit, the encoding panicking: the version last
+	// saved (the same) is kept.
+	mode.Store(encodingPanics)
+	advance := func() {
+		clk.mu.Lock()
+		clk.t = clk.t.Add(cfg.Fit.Interval + time.Minute)
+		clk.mu.Unlock()
+	}
+	advance()
+	check("after a second fit", 3, "panic encoding it: a defect in the encoder")
+
+	mode.Store(encodes)
+	advance()
+	waitFor(t, "a good save", func() bool { return e.Snapshot("a").StateSaveError == "" })
+	st, err := state.Load(cfg.StateDir, "a")
+	if err != nil || !bytes.Equal(st.Fitted["flaky"], []byte(`{"fits":4,"sawCapacity":0}`)) || !e.Snapshot("a").StateSaved.Equal(clk.Now()) {
+		t.Errorf("once it encodes: %v, saved %s at %v", err, st.Fitted["flaky"], e.Snapshot("a").StateSaved)
 	}
 }

@@ -39,6 +39,14 @@ type Snapshot struct {
 	// that succeeded). Both zero: nothing saved yet.
 	StateSaved     time.Time
 	StateSaveError string
+	// StateRestoreError says why the saved state was not restored at start
+	// (storcast_state_restore_success 0): the file could not be read (set
+	// aside, or not even that), or the live figures could not be derived
+	// from its models. "" when it was restored or there was none. A single
+	// saved model that does not decode is not counted here: its status
+	// says so (storcast_model_fit_error) and its saved JSON is kept.
+	// Set at start, kept until the next one.
+	StateRestoreError string
 	// Fits counts completed fit cycles since start; LastFitReason says why
 	// the last one ran (interval or an accuracy trigger).
 	Fits          int
@@ -68,6 +76,18 @@ type Snapshot struct {
 	// serve, by name, written back by persist until each is fitted again.
 	// Set once by restore, never modified: clones share it.
 	unrestored map[string]json.RawMessage
+	// persisted is what the state file holds of each model (its JSON and
+	// the status saved with it), as restored or as last saved: a save
+	// that cannot encode a model writes this back instead of dropping it.
+	// Replaced whole by restore and save, never modified: clones share it.
+	persisted map[string]savedModel
+}
+
+// savedModel is one model as the state file holds it.
+type savedModel struct {
+	raw    json.RawMessage
+	status apiv1.ModelStatus
+	ok     bool // status was saved with it
 }
 
 // ComputeOutlook sets s.Outlook from the snapshot's models, observation,
@@ -164,6 +184,15 @@ func (s *Snapshot) forget(name string) {
 			}
 		}
 		s.unrestored = u
+	}
+	if _, ok := s.persisted[name]; ok {
+		p := make(map[string]savedModel, len(s.persisted))
+		for k, v := range s.persisted {
+			if k != name {
+				p[k] = v
+			}
+		}
+		s.persisted = p
 	}
 }
 

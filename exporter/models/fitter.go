@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"sort"
 
@@ -100,11 +101,14 @@ func (s Set) Names() []string {
 }
 
 // Encode returns the JSON of each model; one that cannot be encoded is left
-// out (and reported in failed), so that the others are still saved.
+// out (and reported in failed), so that the others are still saved. A panic
+// in a model's encoding is its error: encoding/json re-raises it, and a
+// defect in one model's MarshalJSON must not take the process down at every
+// fit.
 func (s Set) Encode() (out map[string]json.RawMessage, failed map[string]error) {
 	out = map[string]json.RawMessage{}
 	for name, m := range s {
-		b, err := json.Marshal(m)
+		b, err := encodeModel(m)
 		if err != nil {
 			if failed == nil {
 				failed = map[string]error{}
@@ -115,6 +119,15 @@ func (s Set) Encode() (out map[string]json.RawMessage, failed map[string]error) 
 		out[name] = b
 	}
 	return out, failed
+}
+
+func encodeModel(m Fitted) (b []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			b, err = nil, fmt.Errorf("panic encoding it: %v", r)
+		}
+	}()
+	return json.Marshal(m)
 }
 
 // finiteScores returns the finite entries of m (nil for none).

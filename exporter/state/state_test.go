@@ -2,11 +2,13 @@ package state
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -154,4 +156,73 @@ func TestLongestClusterNameSaves(t *testing.T) {
 	if err := Save(dir, &Cluster{Cluster: strings.Repeat("c", 256-len(".json.tmp"))}); err == nil {
 		t.Error("a name past the file system's limit saved: the test's limit is not the file system's")
 	}
+}
+
+// TestLoadRefusesWhatIsNotAStateFile: what stands at <cluster>.json and is
+// no state storcast could have written is refused at once, naming the file
+// and what is wrong, and costs next to nothing: a sparse file past
+// MaxFileBytes (os.ReadFile allocated all of it: a 1 GiB file killed
+// storcast at every start), a FIFO (whose open blocked start for good), a
+// directory, a symbolic link, a device.
+func TestLoadRefusesWhatIsNotAStateFile(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		make func(path string) error
+		want string
+	}{
+		{"just past the cap", func(p string) error { return sparse(p, MaxFileBytes+1) }, fmt.Sprintf("a.json: %d bytes, more than a state file holds (at most %d)", MaxFileBytes+1, MaxFileBytes)},
+		{"1 GiB", func(p string) error { return sparse(p, 1<<30) }, fmt.Sprintf("a.json: %d bytes, more than a state file holds", 1<<30)},
+		{"FIFO", func(p string) error { return syscall.Mkfifo(p, 0o644) }, "a.json: not a regular file but a FIFO"},
+		{"directory", func(p string) error { return os.Mkdir(p, 0o755) }, "a.json: not a regular file but a directory"},
+		{"symbolic link", func(p string) error {
+			if err := Save(filepath.Dir(p), &Cluster{Cluster: "b"}); err != nil {
+				return err
+			}
+			return os.Symlink("b.json", p)
+		}, "a.json: not a regular file but a symbolic link"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := c.make(Path(dir, "a")); err != nil {
+				t.Fatal(err)
+			}
+			type result struct {
+				err   error
+				alloc uint64
+			}
+			done := make(chan result, 1)
+			go func() {
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				_, err := Load(dir, "a")
+				runtime.ReadMemStats(&after)
+				done <- result{err, after.TotalAlloc - before.TotalAlloc}
+			}()
+			var r result
+			select {
+			case r = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("Load has not returned after 10 s")
+			}
+			if r.err == nil || !strings.Contains(r.err.Error(), filepath.Join(dir, c.want)) {
+				t.Errorf("Load: %v; want an error with %q", r.err, filepath.Join(dir, c.want))
+			}
+			if errors.Is(r.err, ErrNotFound) {
+				t.Error("reported as no saved state: the next save would replace it without setting it aside")
+			}
+			if r.alloc > 4<<20 {
+				t.Errorf("Load allocated %d bytes, want under 4 MiB", r.alloc)
+			}
+		})
+	}
+}
+
+// sparse makes a file of size bytes that holds no data (no disk used).
+func sparse(path string, size int64) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return os.Truncate(path, size)
 }
