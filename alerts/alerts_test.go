@@ -227,14 +227,35 @@ func TestParseThresholdsOverridesOnlyWhatIsGiven(t *testing.T) {
 			t.Errorf("generated rules lack %q", want)
 		}
 	}
-	sel, err := ParseThresholds([]byte(`selector: 'job="storcast-eu"'`), "sel.yml")
+	sel, err := ParseThresholds([]byte("selector: 'job=\"storcast-eu\"'\nstorcast_job: storcast-eu\n"), "sel.yml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	rules, _ = Generate(sel, "sel.yml")
-	for _, want := range []string{`storcast_headroom_ratio{job="storcast-eu"} < 0.2`, `storcast_saturation_eta_seconds{job="storcast-eu", limit="latency_slo"}`} {
+	for _, want := range []string{`storcast_headroom_ratio{job="storcast-eu"} < 0.2`, `storcast_saturation_eta_seconds{job="storcast-eu", limit="latency_slo"}`,
+		`up{job="storcast-eu"} == 0`, `absent(up{job="storcast-eu"})`} {
 		if !strings.Contains(string(rules), want) {
 			t.Errorf("generated rules with a selector lack %q", want)
+		}
+	}
+}
+
+// A selector's job matcher must match storcast_job (StorcastExporterDown's
+// job); matchers on other labels are free: these pass.
+func TestSelectorAgreeingWithStorcastJobAccepted(t *testing.T) {
+	for _, in := range []string{
+		"selector: 'cluster!=\"ceph-lab\"'\n",
+		"selector: 'cluster=\"ceph-lab\"'\n",
+		"selector: 'job=\"storcast\"'\n",
+		"selector: 'job=~\"storcast-.*\", cluster!=\"a\"'\nstorcast_job: storcast-eu\n",
+	} {
+		th, err := ParseThresholds([]byte(in), "ok.yml")
+		if err != nil {
+			t.Errorf("ParseThresholds(%q): %v", in, err)
+			continue
+		}
+		if _, err := Generate(th, "ok.yml"); err != nil {
+			t.Errorf("Generate(%q): %v", in, err)
 		}
 	}
 }
@@ -259,6 +280,10 @@ func TestParseThresholdsErrors(t *testing.T) {
 		{"model:\n  min_accuracy_ratio: 0\n", "bad.yml: model.min_accuracy_ratio: 0 is not a ratio in (0, 1)"},
 		{"storcast_job: 'a\"b'\n", `bad.yml: storcast_job: "a\"b" must be a non-empty job name without quotes, backslashes or newlines`},
 		{"selector: '{job=\"x\"}'\n", `bad.yml: selector: "{job=\"x\"}" must be label matchers without braces, like job="storcast"`},
+		// The selector picks storcast's series, storcast_job its up: one job.
+		{"selector: 'job=\"storcast-eu\"'\n", `bad.yml: selector: job="storcast-eu" does not match storcast_job "storcast", the job StorcastExporterDown watches: set storcast_job to the job the selector picks`},
+		{"selector: 'cluster!=\"a\", job=~\"storcast-(eu|us)\"'\nstorcast_job: storcast-ap\n", `bad.yml: selector: job=~"storcast-(eu|us)" does not match storcast_job "storcast-ap", the job StorcastExporterDown watches: set storcast_job to the job the selector picks`},
+		{"selector: 'job=\"storcast\" cluster=\"a\"'\n", `bad.yml: selector: "job=\"storcast\" cluster=\"a\"" is not label matchers like job="storcast": 1:17: parse error: unexpected identifier "cluster" in label matching, expected "," or "}"`},
 		{"interval: fast\n", `bad.yml: interval: "fast" is not a positive Prometheus duration`},
 		{"headrom:\n  warning_ratio: 0.3\n", "bad.yml: line 1: unknown field headrom"},
 		{"headroom:\n  warning_ratio: 0.3\n  critical: 0.1\nsaturation:\n  horizon: 3d\n  fr: 1h\n", "bad.yml: line 3: unknown field critical; line 6: unknown field fr"},
@@ -296,6 +321,25 @@ func TestTestsCatchWrongThresholds(t *testing.T) {
 		{"saturation for 0s", "saturation:\n  for: 0s\n"},
 		{"latency for 0s", "latency:\n  for: 0s\n"},
 		{"exporter down for 0s", "exporter:\n  down_for: 0s\n"},
+		{"headroom warning at 19.8%", "headroom:\n  warning_ratio: 0.198\n"},
+		{"headroom warning for 14m", "headroom:\n  warning_for: 14m\n"},
+		{"headroom warning for 16m", "headroom:\n  warning_for: 16m\n"},
+		{"headroom critical at 6%", "headroom:\n  critical_ratio: 0.06\n"},
+		{"headroom critical at 4.8%", "headroom:\n  critical_ratio: 0.048\n"},
+		{"headroom critical for 6m", "headroom:\n  critical_for: 6m\n"},
+		{"horizon 25h", "saturation:\n  horizon: 25h\n"},
+		{"horizon 23h", "saturation:\n  horizon: 23h\n"},
+		{"saturation for 16m", "saturation:\n  for: 16m\n"},
+		{"calibration contradicted for 20m", "calibration:\n  contradicted_for: 20m\n"},
+		{"calibration contradicted for 31m", "calibration:\n  contradicted_for: 31m\n"},
+		{"model inaccurate for 50m", "model:\n  inaccurate_for: 50m\n"},
+		{"model inaccurate for 61m", "model:\n  inaccurate_for: 61m\n"},
+		{"model fit failing for 30m", "model:\n  fit_failing_for: 30m\n"},
+		{"model fit failing for 2h", "model:\n  fit_failing_for: 2h\n"},
+		{"state not saved for 29m", "state:\n  not_saved_for: 29m\n"},
+		{"state not saved for 31m", "state:\n  not_saved_for: 31m\n"},
+		{"collector failing for 5m", "exporter:\n  collector_failing_for: 5m\n"},
+		{"collector failing for 16m", "exporter:\n  collector_failing_for: 16m\n"},
 	} {
 		th, err := ParseThresholds([]byte(m.yaml), m.name)
 		if err != nil {
@@ -464,6 +508,9 @@ func TestAlertmanagerInhibition(t *testing.T) {
 		{alert("StorcastSourceDown", "storcast-0", "a", "ceph-a"), false},
 		{alert("StorcastStateNotSaved", "storcast-0", "a", "ceph-a"), false}, // its disk, not its source
 		{alert("StorcastStateNotRestored", "storcast-0", "a", "ceph-a"), false},
+		{alert("StorcastModelFitFailing", "storcast-0", "a", "ceph-a"), true}, // no fit is attempted while the source is down
+		{alert("StorcastModelFitFailing", "storcast-0", "b", "ceph-a"), false},
+		{map[string]string{"alertname": "StorcastCollectorFailing", "job": "storcast", "instance": "storcast-0", "replica": "a", "collector": "capacity"}, false},
 	} {
 		if got := inhibited(c.a, firing); got != c.muted {
 			t.Errorf("%v: inhibited %v, want %v", c.a, got, c.muted)

@@ -16,15 +16,21 @@
 //	                                    > ignoring (load_factor, bound) storcast_latency_slo_seconds
 //	StorcastModelStale                storcast_model_stale == 1
 //	StorcastModelInaccurate           storcast_model_accuracy_ratio < x.model.min_accuracy_ratio
+//	StorcastModelFitFailing           storcast_model_fit_error == 1
 //	StorcastSourceDown                storcast_source_up == 0
 //	StorcastStateNotSaved             storcast_state_save_success == 0
 //	StorcastStateNotRestored          storcast_state_restore_success == 0
-//	StorcastExporterDown              up{job=x.storcast_job} == 0
+//	StorcastCollectorFailing          storcast_scrape_collector_success == 0
+//	StorcastExporterDown              up{job=x.storcast_job} == 0 or absent(up{job=x.storcast_job})
 //	StorcastShardMismatch             a cluster of storcast_cluster_configured without a
 //	                                    storcast_cluster_shard_index, or with two or more
 //	                                    distinct values of it (HA replicas of one shard count once)
 //
-// load_factor must be one that storcast exports (1.25, 1.5 or 2).
+// The headroom, ETA and extra-load rules leave out a storcast whose cluster's
+// rates are warming up (storcast_warming_up == 1), matched on every label the
+// two series share: one HA replica's warm-up does not mute the other's.
+// load_factor must be one that storcast exports (1.25, 1.5 or 2). A job
+// matcher in selector must match storcast_job.
 //
 // Every rule carries a severity label and summary, description and
 // runbook_url annotations; runbooks are alerts/runbooks/<alertname>.md.

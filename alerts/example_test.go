@@ -17,9 +17,9 @@ func ExampleRules() {
 	}
 	// Output:
 	// StorcastMaxIOPSSaturationPredicted (warning, for 15m): storcast_saturation_eta_seconds{limit="max_iops"} < 21600
-	//   unless on (cluster)
+	//   unless ignoring (limit)
 	// storcast_warming_up == 1
 	// StorcastLatencySLOBreachPredicted (warning, for 15m): storcast_saturation_eta_seconds{limit="latency_slo"} < 21600
-	//   unless on (cluster)
+	//   unless ignoring (limit)
 	// storcast_warming_up == 1
 }

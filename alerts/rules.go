@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/prometheus/common/model"
 	"gopkg.in/yaml.v3"
@@ -77,9 +78,25 @@ func Rules(t Thresholds) []Rule {
 	// Forecast alerts ignore a cluster whose rates come from a partly
 	// filled window (after a start or a scrape gap): they are
 	// extrapolated, and a false page costs more than a few minutes' wait.
-	unlessWarming := func(expr string) string {
-		return expr + "\n  unless on (cluster)\n" + sel("storcast_warming_up") + " == 1"
+	// Only the warming storcast's own series are muted: the match is on
+	// every label the two series share (cluster and the scrape's job,
+	// instance, and a replica label where there is one), ignoring the
+	// labels the forecast has and storcast_warming_up lacks. On (cluster)
+	// alone, one HA replica restarting muted the other's alerts.
+	unlessWarming := func(expr string, ignoring ...string) string {
+		op := "unless"
+		if len(ignoring) > 0 {
+			op += " ignoring (" + strings.Join(ignoring, ", ") + ")"
+		}
+		return expr + "\n  " + op + "\n" + sel("storcast_warming_up") + " == 1"
 	}
+	// etaIn says when the ETA $value is: "now" at 0 (storcast exports 0
+	// when the cluster is already there), else in a duration.
+	etaIn := func(why string) string {
+		return `{{ if eq $value 0.0 }}now (` + why + `){{ else }}in {{ $value | humanizeDuration }}{{ end }}`
+	}
+	// up selects the storcast scrape job's up series.
+	up := `up{job="` + t.StorcastJob + `"}`
 	return []Rule{
 		rule("StorcastHeadroomLow", "warning",
 			unlessWarming(sel("storcast_headroom_ratio")+" < "+fmt.Sprint(h.WarningRatio)), h.WarningFor,
@@ -92,20 +109,22 @@ func Rules(t Thresholds) []Rule {
 			"Storcast's conservation model puts cluster {{ $labels.cluster }} at {{ $value | humanizePercentage }} headroom at the current mix; "+
 				"latency will climb steeply with any more load."),
 		rule("StorcastMaxIOPSSaturationPredicted", "warning",
-			unlessWarming(sel("storcast_saturation_eta_seconds", `limit="max_iops"`)+" < "+seconds(horizon)), t.Saturation.For,
+			unlessWarming(sel("storcast_saturation_eta_seconds", `limit="max_iops"`)+" < "+seconds(horizon), "limit"), t.Saturation.For,
 			"Cluster {{ $labels.cluster }} is predicted to reach its max IOPS within "+horizon.String()+".",
-			"At the current demand trend, cluster {{ $labels.cluster }} reaches the max IOPS of its current workload mix in {{ $value | humanizeDuration }}."),
+			"At the current demand trend, cluster {{ $labels.cluster }} reaches the max IOPS of its current workload mix "+
+				etaIn("its utilization is already at 1, or its latency over its SLO")+"."),
 		rule("StorcastLatencySLOBreachPredicted", "warning",
-			unlessWarming(sel("storcast_saturation_eta_seconds", `limit="latency_slo"`)+" < "+seconds(horizon)), t.Saturation.For,
+			unlessWarming(sel("storcast_saturation_eta_seconds", `limit="latency_slo"`)+" < "+seconds(horizon), "limit"), t.Saturation.For,
 			"Cluster {{ $labels.cluster }} is predicted to breach its latency SLO within "+horizon.String()+".",
-			"At the current demand trend, the predicted latency of cluster {{ $labels.cluster }} crosses its SLO in {{ $value | humanizeDuration }}."),
+			"At the current demand trend, the predicted latency of cluster {{ $labels.cluster }} crosses its SLO "+
+				etaIn("its observed latency is already over the SLO")+"."),
 		rule("StorcastLatencySLOAtExtraLoad", "warning",
 			sel("storcast_predicted_latency_seconds", `load_factor="`+fmt.Sprint(t.Latency.LoadFactor)+`"`, `bound="mean"`)+
 				// Matched on every label but the two the SLO lacks, not on
 				// cluster alone: two HA replicas scraped by one Prometheus
 				// export the same cluster under two instances, which "on
 				// (cluster)" refuses as many-to-many.
-				unlessWarming("\n  > ignoring (load_factor, bound)\n"+sel("storcast_latency_slo_seconds")), t.Latency.For,
+				unlessWarming("\n  > ignoring (load_factor, bound)\n"+sel("storcast_latency_slo_seconds"), "load_factor", "bound"), t.Latency.For,
 			"Cluster {{ $labels.cluster }} would breach its latency SLO at "+fmt.Sprint(t.Latency.LoadFactor)+" times today's load.",
 			"The predicted mean latency of cluster {{ $labels.cluster }} at "+fmt.Sprint(t.Latency.LoadFactor)+
 				" times today's IOPS is {{ $value | humanizeDuration }}, above its latency SLO (+Inf: that load is past the cluster's capacity at today's mix): an ordinary peak would breach it."),
@@ -125,6 +144,16 @@ func Rules(t Thresholds) []Rule {
 			"Storcast's {{ $labels.model }} model of cluster {{ $labels.cluster }} predicts {{ $labels.target }} poorly.",
 			"Accuracy on held-out data (1 - MAPE, or a cross-validated error) of the {{ $labels.model }} model for {{ $labels.target }} on cluster {{ $labels.cluster }} "+
 				"is {{ $value | humanizePercentage }}, below "+pct(t.Model.MinAccuracyRatio)+"; its forecasts should not be trusted."),
+		rule("StorcastModelFitFailing", "warning",
+			// Not muted by storcast_warming_up: no model is fitted on a
+			// warming window. While the source is down no fit is
+			// attempted and the value stands: the SourceDown inhibition
+			// mutes it then.
+			sel("storcast_model_fit_error")+" == 1", t.Model.FitFailingFor,
+			"Storcast's {{ $labels.model }} model of cluster {{ $labels.cluster }} does not fit.",
+			"The fits of the {{ $labels.model }} model of cluster {{ $labels.cluster }} keep failing (storcast_model_fit_error 1 after every attempt; "+
+				"/api/v1/clusters holds the error; a model that only waits for more history does not count): a model that never fitted serves no forecast, "+
+				"one fitted before serves its last version, which ages."),
 		rule("StorcastSourceDown", "critical",
 			sel("storcast_source_up")+" == 0", t.Source.DownFor,
 			"Storcast cannot read the metrics of cluster {{ $labels.cluster }}.",
@@ -152,10 +181,20 @@ func Rules(t Thresholds) []Rule {
 			"Cluster {{ $labels.cluster }} is forecast by {{ $value }} storcast shards, not 1.",
 			"The clusters the storcast shards forecast differ from the configured set: cluster {{ $labels.cluster }} is forecast under {{ $value }} shard indexes "+
 				"(0: no running shard has it, e.g. a shard is down or the shards disagree on --shard.total; 2 or more: two shards both claim it)."),
+		rule("StorcastCollectorFailing", "warning",
+			sel("storcast_scrape_collector_success")+" == 0", t.Exporter.CollectorFailingFor,
+			"Storcast's {{ $labels.collector }} collector fails at {{ $labels.instance }}.",
+			"The last run of storcast's {{ $labels.collector }} collector at {{ $labels.instance }} failed (a panic, in storcast's log as \"collector failed\"): "+
+				"the series it exports are missing for some or all clusters, and the alerts on them are blind."),
 		rule("StorcastExporterDown", "critical",
-			`up{job="`+t.StorcastJob+`"} == 0`, t.Exporter.DownFor,
-			"Prometheus cannot scrape storcast at {{ $labels.instance }}.",
-			"No storcast forecasts are being collected from {{ $labels.instance }}; every other storcast alert is blind."),
+			// A target that is down reads up 0 (with its instance); a job
+			// without any target (every pod gone, Pending or scaled to 0)
+			// has no up series at all, which "== 0" cannot see.
+			up+" == 0\nor\nabsent("+up+")", t.Exporter.DownFor,
+			"{{ if $labels.instance }}Prometheus cannot scrape storcast at {{ $labels.instance }}.{{ else }}Prometheus has no storcast target to scrape (job "+t.StorcastJob+").{{ end }}",
+			"{{ if $labels.instance }}No storcast forecasts are being collected from {{ $labels.instance }}; every other storcast alert is blind."+
+				"{{ else }}The scrape job "+t.StorcastJob+" has no target (every storcast pod gone, Pending or scaled to 0, or service discovery finds none): "+
+				"no storcast forecasts are collected and every other storcast alert, StorcastShardMismatch included, is blind.{{ end }}"),
 	}
 }
 

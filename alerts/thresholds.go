@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/promql/parser"
 
 	"github.com/storcast/storcast/internal/yamlstrict"
 )
@@ -46,6 +47,7 @@ type Thresholds struct {
 		StaleFor         model.Duration `yaml:"stale_for"`
 		MinAccuracyRatio float64        `yaml:"min_accuracy_ratio"`
 		InaccurateFor    model.Duration `yaml:"inaccurate_for"`
+		FitFailingFor    model.Duration `yaml:"fit_failing_for"`
 	} `yaml:"model"`
 	Source struct {
 		DownFor model.Duration `yaml:"down_for"`
@@ -55,7 +57,8 @@ type Thresholds struct {
 		NotRestoredFor model.Duration `yaml:"not_restored_for"`
 	} `yaml:"state"`
 	Exporter struct {
-		DownFor model.Duration `yaml:"down_for"`
+		DownFor             model.Duration `yaml:"down_for"`
+		CollectorFailingFor model.Duration `yaml:"collector_failing_for"`
 	} `yaml:"exporter"`
 	Shards struct {
 		MismatchFor model.Duration `yaml:"mismatch_for"`
@@ -137,10 +140,12 @@ func (t Thresholds) Validate() error {
 		nonNegative("model.stale_for", t.Model.StaleFor),
 		ratio("model.min_accuracy_ratio", t.Model.MinAccuracyRatio),
 		nonNegative("model.inaccurate_for", t.Model.InaccurateFor),
+		nonNegative("model.fit_failing_for", t.Model.FitFailingFor),
 		nonNegative("source.down_for", t.Source.DownFor),
 		nonNegative("state.not_saved_for", t.State.NotSavedFor),
 		nonNegative("state.not_restored_for", t.State.NotRestoredFor),
 		nonNegative("exporter.down_for", t.Exporter.DownFor),
+		nonNegative("exporter.collector_failing_for", t.Exporter.CollectorFailingFor),
 		nonNegative("shards.mismatch_for", t.Shards.MismatchFor),
 	} {
 		if err != nil {
@@ -159,6 +164,9 @@ func (t Thresholds) Validate() error {
 	if strings.ContainsAny(t.Selector, "{}\n") {
 		return fmt.Errorf("selector: %q must be label matchers without braces, like job=\"storcast\"", t.Selector)
 	}
+	if err := t.selectorPicksStorcastJob(); err != nil {
+		return err
+	}
 	if t.Interval != "" {
 		d, err := model.ParseDuration(t.Interval)
 		if err != nil || d <= 0 {
@@ -167,6 +175,29 @@ func (t Thresholds) Validate() error {
 	}
 	if t.RunbookBaseURL == "" {
 		return errors.New("runbook_base_url: must not be empty")
+	}
+	return nil
+}
+
+// selectorPicksStorcastJob checks the selector against storcast_job: the
+// selector picks the storcast series of every other rule, storcast_job the
+// up series of StorcastExporterDown, and both name the same scrape job. A
+// selector of job="storcast-eu" with the default storcast_job watched the
+// forecasts of storcast-eu and the scrapes of another job (or of none: then
+// StorcastExporterDown fires for good, the job having no target). Matchers
+// on other labels (cluster="...") do not concern up and are not checked.
+func (t Thresholds) selectorPicksStorcastJob() error {
+	if t.Selector == "" {
+		return nil
+	}
+	ms, err := parser.NewParser(parser.Options{}).ParseMetricSelector("{" + t.Selector + "}")
+	if err != nil {
+		return fmt.Errorf("selector: %q is not label matchers like job=\"storcast\": %v", t.Selector, err)
+	}
+	for _, m := range ms {
+		if m.Name == "job" && !m.Matches(t.StorcastJob) {
+			return fmt.Errorf("selector: %s does not match storcast_job %q, the job StorcastExporterDown watches: set storcast_job to the job the selector picks", m, t.StorcastJob)
+		}
 	}
 	return nil
 }

@@ -193,8 +193,13 @@ func ClusterHeadroom() Dashboard {
 	l.row("Now")
 	l.add(4, 5, stat("IOPS now", "Observed IOPS (reads + writes) of the cluster.", "iops", nil,
 		promInstant("A", "storcast_observed_iops{"+c+"}", "")))
-	l.add(4, 5, stat("Max IOPS at current mix", "The most IOPS the cluster can serve at today's read ratio and IO sizes (conservation model).", "iops", nil,
-		promInstant("A", `storcast_max_iops{`+c+`, op="total"}`, "")))
+	// A cluster whose history never saturated (no calibration file) has no
+	// max IOPS, only the lower bound its history proves: shown, named so.
+	maxNow := l.add(4, 5, stat("Max IOPS at current mix",
+		"The most IOPS the cluster can serve at today's read ratio and IO sizes (conservation model). "+
+			"Without a calibration, on a cluster whose history never saturated, only a lower bound is known: it is shown as \"at least\".", "iops", nil,
+		promInstant("A", maxIOPSOrLowerBound(c), "{{shown}}")))
+	maxNow.Options["textMode"] = "value_and_name"
 	hp := l.add(4, 5, stat("Headroom", fmt.Sprintf("1 - IOPS now / max IOPS. Orange below %g, red below %g (the alert thresholds).",
 		th.Headroom.WarningRatio, th.Headroom.CriticalRatio), "percentunit", headroom,
 		promInstant("A", "storcast_headroom_ratio{"+c+"}", "")))
@@ -217,12 +222,26 @@ func ClusterHeadroom() Dashboard {
 
 	l.row("Capacity")
 	iops := l.add(12, 9, timeseries("IOPS now vs max IOPS at the current mix",
-		"Observed IOPS, max IOPS at each moment's mix (conservation), and the IOPS the hosts' low-level metrics imply (Inside-Out).", "iops", nil,
+		"Observed IOPS, max IOPS at each moment's mix (conservation) with its 95% band, and the IOPS the hosts' low-level metrics imply (Inside-Out). "+
+			"On a cluster whose history never saturated (no calibration) only the lower bound the history proves is drawn: the max is at least that.", "iops", nil,
 		prom("A", "storcast_observed_iops{"+c+"}", "observed"),
 		prom("B", `storcast_max_iops{`+c+`, op="total"}`, "max at current mix"),
-		prom("C", `sum by (cluster) (storcast_predicted_iops{`+c+`})`, "Inside-Out")))
+		// Summed over op only: two HA replicas scraped by one Prometheus
+		// are two instances, which "sum by (cluster)" added up.
+		prom("C", `sum without (op) (storcast_predicted_iops{`+c+`})`, "Inside-Out"),
+		prom("D", `storcast_max_iops_bound{`+c+`, bound="lower"}`, "max lower bound"),
+		prom("E", `storcast_max_iops_bound{`+c+`, bound="upper"}`, "max upper bound")))
 	colour(iops, "max at current mix", "red", dashed())
 	colour(iops, "observed", "green")
+	// A band as the knee's (upper filled down to lower), but the lower
+	// bound keeps a thin line and its legend: alone (a history that never
+	// saturated) it is the only max IOPS there is.
+	colour(iops, "max lower bound", "red", Property{ID: "custom.lineWidth", Value: 1})
+	colour(iops, "max upper bound", "red",
+		Property{ID: "custom.lineWidth", Value: 0},
+		Property{ID: "custom.hideFrom", Value: map[string]any{"legend": true, "tooltip": false, "viz": false}},
+		Property{ID: "custom.fillBelowTo", Value: "max lower bound"},
+		Property{ID: "custom.fillOpacity", Value: 20})
 	hr := l.add(12, 9, timeseries("Headroom and utilization", "Headroom = 1 - utilization, both at the current mix.", "percentunit",
 		// A soft 0..1 axis: utilization past 1 and headroom below 0 (a
 		// saturated cluster) are drawn, not clipped.
@@ -349,7 +368,8 @@ func ModelQuality() Dashboard {
 
 	l.row("Health")
 	l.add(8, 8, stateTimeline("Model staleness",
-		"1 = stale: the last fit failed or the source is down, and the last good model is serving.",
+		"1 = stale: the last successful fit is older than fit.stale_after, or the cluster's source is down; the last good model keeps serving. "+
+			"A failed fit alone is not stale: see Fit errors.",
 		prom("A", "storcast_model_stale{"+c+"}", "{{cluster}} {{model}}"),
 		"fresh", "green", "stale", "orange"))
 	l.add(8, 8, stateTimeline("Source health",
@@ -361,8 +381,28 @@ func ModelQuality() Dashboard {
 			"a failed one loses nothing now, but a restart would.", th.State.NotSavedFor),
 		prom("A", "storcast_state_save_success{"+c+"}", "{{cluster}}"),
 		"failed", "red", "saved", "green"))
+	l.add(12, 8, stateTimeline("Fit errors",
+		fmt.Sprintf("Whether each model's last fit attempt failed (storcast_model_fit_error; StorcastModelFitFailing after %s): "+
+			"a model that never fitted serves nothing, one fitted before serves its last version. A model that only waits for enough history "+
+			"does not read failed (storcast_model_waiting_for_history).", th.Model.FitFailingFor),
+		prom("A", "storcast_model_fit_error{"+c+"}", "{{cluster}} {{model}}"),
+		"fitted", "green", "failed", "red"))
+	l.add(12, 8, stateTimeline("Collectors",
+		fmt.Sprintf("Whether each storcast's collectors succeeded on their last run (storcast_scrape_collector_success, per process: not filtered by cluster; "+
+			"StorcastCollectorFailing after %s failed): a failed one's series are missing for some or all clusters.", th.Exporter.CollectorFailingFor),
+		prom("A", "storcast_scrape_collector_success", "{{instance}} {{collector}}"),
+		"failed", "red", "ok", "green"))
 	d.Panels = l.panels
 	return d
+}
+
+// maxIOPSOrLowerBound is the max IOPS at the current mix, or where there is
+// none (a history that never saturated, no calibration) the lower bound the
+// history proves; the label "shown" names which.
+func maxIOPSOrLowerBound(c string) string {
+	return `label_replace(storcast_max_iops{` + c + `, op="total"}, "shown", "max", "", "")` +
+		"\nor ignoring (op, bound, shown)\n" +
+		`label_replace(storcast_max_iops_bound{` + c + `, bound="lower"}, "shown", "at least (lower bound: never saturated)", "", "")`
 }
 
 // All returns every dashboard, keyed by its file name.

@@ -2,6 +2,7 @@ package dashboards
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"go/ast"
@@ -12,10 +13,16 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/promql"
+	"github.com/prometheus/prometheus/promql/promqltest"
 
 	"github.com/storcast/storcast/alerts/series"
 	"github.com/storcast/storcast/internal/testtool"
@@ -356,6 +363,167 @@ func TestDashboardStructure(t *testing.T) {
 	for _, want := range []string{"Storcast / Cluster headroom", "Storcast / Model quality"} {
 		if !titles[want] {
 			t.Errorf("no dashboard %q", want)
+		}
+	}
+}
+
+// panelTarget is one Prometheus target of a panel in the committed JSON.
+type panelTarget struct {
+	where, panel, expr, legend string
+}
+
+// panelTargets returns every Prometheus target of every panel (not the
+// variables) of the committed dashboards.
+func panelTargets(t *testing.T) []panelTarget {
+	t.Helper()
+	var out []panelTarget
+	dashboards := loadJSON(t)
+	names := make([]string, 0, len(dashboards))
+	for n := range dashboards {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		panels, _ := dashboards[n]["panels"].([]any)
+		for _, p := range panels {
+			pm, _ := p.(map[string]any)
+			title, _ := pm["title"].(string)
+			targets, _ := pm["targets"].([]any)
+			for _, tg := range targets {
+				tm, _ := tg.(map[string]any)
+				if ds, _ := tm["datasource"].(map[string]any); ds["type"] != PrometheusType {
+					continue
+				}
+				expr, _ := tm["expr"].(string)
+				legend, _ := tm["legendFormat"].(string)
+				out = append(out, panelTarget{where: fmt.Sprintf("%s: panel %q, refId %v", n, title, tm["refId"]),
+					panel: n + "/" + title, expr: expr, legend: legend})
+			}
+		}
+	}
+	if len(out) < 20 {
+		t.Fatalf("only %d Prometheus targets found; the extraction is broken", len(out))
+	}
+	return out
+}
+
+// fixture is one input series: a selector and its constant value.
+type fixture struct {
+	sel   string
+	value int
+}
+
+// numbered gives the i-th selector the value i+1, as fixtureSeries does.
+func numbered(sels []string) []fixture {
+	out := make([]fixture, len(sels))
+	for i, s := range sels {
+		out[i] = fixture{s, i + 1}
+	}
+	return out
+}
+
+// evaluator loads the fixtures, constant over an hour, into a PromQL test
+// storage and returns an instant evaluation at 30m of a dashboard
+// expression (its Grafana variables substituted).
+func evaluator(t *testing.T, fs []fixture) func(expr string) promql.Vector {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("load 1m\n")
+	for _, f := range fs {
+		fmt.Fprintf(&b, "  %s %dx60\n", f.sel, f.value)
+	}
+	st := promqltest.LoadedStorage(t, b.String())
+	t.Cleanup(func() { _ = st.Close() })
+	engine := promqltest.NewTestEngine(t, false, 5*time.Minute, 10_000_000)
+	return func(expr string) promql.Vector {
+		q, err := engine.NewInstantQuery(context.Background(), st, nil, substitute(expr), time.Unix(0, 0).Add(30*time.Minute))
+		if err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		defer q.Close()
+		v, err := q.Exec(context.Background()).Vector()
+		if err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		return v
+	}
+}
+
+// TestPromQLDoesNotAddUpHAReplicas evaluates every panel expression over
+// one storcast and over two HA replicas of it scraped by one Prometheus
+// (the same series and values under instance r1 and r2; docs/operations.md,
+// Shards and replicas): each replica's line must read what the one
+// storcast's does. An aggregation that drops instance, like the Inside-Out
+// line's sum by (cluster), doubled the value.
+func TestPromQLDoesNotAddUpHAReplicas(t *testing.T) {
+	one := numbered(series.Fixtures(series.Exported(), fixtureCluster, `job="storcast",instance="r1"`))
+	two := slices.Clone(one)
+	for _, f := range one {
+		two = append(two, fixture{strings.Replace(f.sel, `instance="r1"`, `instance="r2"`, 1), f.value})
+	}
+	evalOne, evalTwo := evaluator(t, one), evaluator(t, two)
+	key := func(s promql.Sample) string {
+		return labels.NewBuilder(s.Metric).Del(labels.MetricName, "instance").Labels().String()
+	}
+	n := 0
+	for _, tg := range panelTargets(t) {
+		want := map[string]float64{}
+		for _, s := range evalOne(tg.expr) {
+			want[key(s)] = s.F
+		}
+		for _, s := range evalTwo(tg.expr) {
+			n++
+			if w, ok := want[key(s)]; !ok || w != s.F {
+				t.Errorf("%s: with two HA replicas %s reads %g, with one %g (found: %v): the replicas are added up\n  %s",
+					tg.where, s.Metric, s.F, w, ok, tg.expr)
+			}
+		}
+	}
+	if n < 40 {
+		t.Errorf("only %d samples compared; the fixtures or the extraction are broken", n)
+	}
+}
+
+// TestPromQLMaxIOPSPanelsShowTheLowerBound: on a cluster whose history never
+// saturated (no calibration file), storcast exports no max IOPS, only
+// storcast_max_iops_bound{bound="lower"} (exporter/collector/capacity.go).
+// Every panel that shows max IOPS must then still draw something, and
+// name it a lower bound in its legend: the panels read No data.
+func TestPromQLMaxIOPSPanelsShowTheLowerBound(t *testing.T) {
+	var never []string
+	for _, f := range series.Fixtures(series.Exported(), fixtureCluster, `job="storcast",instance="storcast:9595"`) {
+		if strings.HasPrefix(f, "storcast_max_iops{") || (strings.HasPrefix(f, "storcast_max_iops_bound{") && !strings.Contains(f, `bound="lower"`)) {
+			continue
+		}
+		never = append(never, f)
+	}
+	eval := evaluator(t, numbered(never))
+	maxIOPS := regexp.MustCompile(`\bstorcast_max_iops(_bound)?\{`)
+	legend := regexp.MustCompile(`\{\{\s*(\w+)\s*\}\}`)
+	shown := map[string][]string{} // panel -> legends drawn
+	for _, tg := range panelTargets(t) {
+		if !maxIOPS.MatchString(tg.expr) {
+			continue
+		}
+		if _, ok := shown[tg.panel]; !ok {
+			shown[tg.panel] = nil
+		}
+		for _, s := range eval(tg.expr) {
+			shown[tg.panel] = append(shown[tg.panel], legend.ReplaceAllStringFunc(tg.legend, func(m string) string {
+				return s.Metric.Get(legend.FindStringSubmatch(m)[1])
+			}))
+		}
+	}
+	if len(shown) < 2 {
+		t.Fatalf("only %d panels show max IOPS; want the stat and the IOPS panel at least", len(shown))
+	}
+	for panel, legends := range shown {
+		ok := false
+		for _, l := range legends {
+			ok = ok || strings.Contains(l, "lower bound")
+		}
+		if !ok {
+			t.Errorf("%s: on a cluster that never saturated its max IOPS targets draw %q, nothing named a lower bound", panel, legends)
 		}
 	}
 }

@@ -9,7 +9,8 @@
 // load, the knee against today's load), the capacity curve over the read
 // ratio and a what-if table. "Storcast / Model quality" shows backtest
 // accuracy per model and target over time, fit durations, training samples,
-// the age of the last fit, staleness and source health.
+// the age of the last fit, staleness, source health, state saves, fit errors
+// and the collectors' health.
 //
 // Stored series come from Prometheus (a data-source variable of type
 // prometheus, so the JSON imports anywhere); curves into the future and
@@ -24,7 +25,10 @@
 // The tests check that the committed JSON is what the generator writes, and
 // extract every PromQL expression from it and evaluate it with promtool
 // against fixture series named as in the exporter's series contract, so a
-// renamed series or a PromQL typo breaks the build.
+// renamed series or a PromQL typo breaks the build. The panel expressions are
+// also evaluated with Prometheus's PromQL engine over two HA replicas (each
+// must read what one storcast does: nothing adds the replicas up) and over a
+// cluster that never saturated (the max-IOPS panels draw its lower bound).
 package dashboards
 
 //go:generate go run ./gen -out json

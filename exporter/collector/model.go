@@ -21,7 +21,9 @@ var (
 	staleDesc = newDesc("storcast_model_stale",
 		"1 when a model's forecasts are stale: the source is failing or its last fit is older than fit.stale_after.", []string{"cluster", "model"})
 	fitErrorDesc = newDesc("storcast_model_fit_error",
-		"1 when a model's last fit attempt failed (the previous model keeps serving).", []string{"cluster", "model"})
+		"1 when a model's last fit attempt failed (a model fitted before keeps serving its last version); not when it waits for history (storcast_model_waiting_for_history).", []string{"cluster", "model"})
+	waitingDesc = newDesc("storcast_model_waiting_for_history",
+		"1 when a model's last fit found too few usable windows yet (a new cluster, an idle one, a lookback shorter than the model needs; its status says how many more); a model fitted before keeps serving its last version.", []string{"cluster", "model"})
 )
 
 // collectModels exports the health of every model.
@@ -31,13 +33,21 @@ func collectModels(ch chan<- prometheus.Metric, s *engine.Snapshot) {
 		if d, ok := s.FitSeconds[name]; ok {
 			gauge(ch, fitDurationDesc, d, s.Cluster, name)
 		}
+		// Waiting for history is not a failure: a new or idle cluster
+		// waits, and StorcastModelFitFailing must not page for it.
+		waiting := st.Waiting != ""
+		failed := st.Error != "" && !waiting
 		if !st.Fitted {
-			if st.Error != "" {
+			if failed {
 				gauge(ch, fitErrorDesc, 1, s.Cluster, name)
+			}
+			if waiting {
+				gauge(ch, waitingDesc, 1, s.Cluster, name)
 			}
 			continue
 		}
-		gauge(ch, fitErrorDesc, b2f(st.Error != ""), s.Cluster, name)
+		gauge(ch, fitErrorDesc, b2f(failed), s.Cluster, name)
+		gauge(ch, waitingDesc, b2f(waiting), s.Cluster, name)
 		gauge(ch, lastFitDesc, st.LastFitUnix, s.Cluster, name)
 		gauge(ch, trainingSamplesDesc, float64(st.TrainingSamples), s.Cluster, name)
 		gauge(ch, staleDesc, b2f(st.Stale), s.Cluster, name)
