@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql"
 	"github.com/prometheus/prometheus/promql/promqltest"
@@ -463,7 +464,7 @@ func TestPromQLDoesNotAddUpHAReplicas(t *testing.T) {
 	}
 	evalOne, evalTwo := evaluator(t, one), evaluator(t, two)
 	key := func(s promql.Sample) string {
-		return labels.NewBuilder(s.Metric).Del(labels.MetricName, "instance").Labels().String()
+		return labels.NewBuilder(s.Metric).Del(model.MetricNameLabel, "instance").Labels().String()
 	}
 	n := 0
 	for _, tg := range panelTargets(t) {
