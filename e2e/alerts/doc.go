@@ -24,7 +24,8 @@
 // To keep the wall time to a few minutes, Prometheus scrapes and evaluates
 // every 2 s, storcast refits every 30 s, and the rules are a test copy
 // generated from alerts/thresholds.yml with every `for:` duration set to 0
-// (the thresholds, horizon included, are the shipped ones). Histories of
+// but StorcastExporterDown's, which covers the stack's first scrape (the
+// thresholds, horizon included, are the shipped ones). Histories of
 // 48 h at a 1 m step are backfilled with promtool.
 //
 //	make e2e-alerts      # go test -tags e2e ./e2e/alerts/

@@ -57,6 +57,21 @@ func TestSteadyScenarioRaisesNoAlert(t *testing.T) {
 		present, _, _ := promQuery(s.prometheus, `count by (__name__) ({__name__=~"storcast_.+"})`)
 		return len(ls) == 1, fmt.Sprintf("storcast series in Prometheus: %v", present)
 	})
+	// The rules' first evaluation may precede Prometheus's first scrape of
+	// storcast: StorcastExporterDown (absent up) is then pending until the
+	// next one. storcast's series being in Prometheus, it must clear.
+	waitFor(t, "StorcastExporterDown to clear after the first scrape", 10*evalInterval, func() (bool, string) {
+		pa, err := promAlerts(s.prometheus)
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, a := range pa {
+			if ls, _ := a["labels"].(map[string]any); ls["alertname"] == "StorcastExporterDown" {
+				return false, fmt.Sprintf("%v", a)
+			}
+		}
+		return true, ""
+	})
 	// Several fits and many rule evaluations (fit interval 30 s, evaluation 2 s).
 	soak := 3*fitInterval + 5*evalInterval
 	t.Logf("forecasts present; soaking %s", soak)
