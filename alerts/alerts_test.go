@@ -316,6 +316,7 @@ func TestTestsCatchWrongThresholds(t *testing.T) {
 		{"stale for 1h", "model:\n  stale_for: 1h\n"},
 		{"source down for 2m", "source:\n  down_for: 2m\n"},
 		{"state not restored for 0s", "state:\n  not_restored_for: 0s\n"},
+		{"state not restored for 6m", "state:\n  not_restored_for: 6m\n"},
 		{"exporter job", "storcast_job: storcast-exporter\n"},
 		{"shard mismatch for 10m", "shards:\n  mismatch_for: 10m\n"},
 		{"saturation for 0s", "saturation:\n  for: 0s\n"},

@@ -152,7 +152,7 @@ func Rules(t Thresholds) []Rule {
 			sel("storcast_model_fit_error")+" == 1", t.Model.FitFailingFor,
 			"Storcast's {{ $labels.model }} model of cluster {{ $labels.cluster }} does not fit.",
 			"The fits of the {{ $labels.model }} model of cluster {{ $labels.cluster }} keep failing (storcast_model_fit_error 1 after every attempt; "+
-				"/api/v1/clusters holds the error; a model that only waits for more history does not count): a model that never fitted serves no forecast, "+
+				"/api/v1/clusters holds the error; a model that only waits, for more history or a max IOPS, does not count): a model that never fitted serves no forecast, "+
 				"one fitted before serves its last version, which ages."),
 		rule("StorcastSourceDown", "critical",
 			sel("storcast_source_up")+" == 0", t.Source.DownFor,

@@ -130,7 +130,7 @@ func snapshots(t testing.TB) fixed {
 	// state file, unreadable at start and set aside (nothing saved since).
 	empty := &engine.Snapshot{Cluster: "new", Kind: "generic", SLOSeconds: 0.05, SourceUp: false,
 		StateRestoreError: "saved state unreadable (data/new.json: version 2, want 1): moved aside to data/new.json.unreadable-20261120T120000Z, the models are refitted",
-		Models: map[string]apiv1.ModelStatus{models.Conservation: {Error: "no usable window in the lookback"},
+		Models: map[string]apiv1.ModelStatus{models.Conservation: {Error: "calibration file /etc/storcast/new.yml: open: no such file or directory"},
 			models.WhatIf: {Error: "whatif: 12 windows with load and latency, need 40", Waiting: "waiting for 28 more windows with load and latency (about 28m0s)"}}}
 	return published(full, &down, empty)
 }

@@ -23,7 +23,7 @@ var (
 	fitErrorDesc = newDesc("storcast_model_fit_error",
 		"1 when a model's last fit attempt failed (a model fitted before keeps serving its last version); not when it waits for history (storcast_model_waiting_for_history).", []string{"cluster", "model"})
 	waitingDesc = newDesc("storcast_model_waiting_for_history",
-		"1 when a model's last fit found too few usable windows yet (a new cluster, an idle one, a lookback shorter than the model needs; its status says how many more); a model fitted before keeps serving its last version.", []string{"cluster", "model"})
+		"1 when a model's last fit found too few usable windows yet (a new cluster, an idle one, a lookback shorter than the model needs) or no max IOPS to read (no calibration file, a history that never saturated); its status says what it waits for; a model fitted before keeps serving its last version.", []string{"cluster", "model"})
 )
 
 // collectModels exports the health of every model.

@@ -175,9 +175,9 @@ func (e *Engine) record(next *Snapshot, name string, step, took time.Duration, m
 	next.FitSeconds[name] = took.Seconds()
 	if err != nil {
 		st.Error, st.Waiting = err.Error(), ""
-		var w *models.Waiting
+		var w models.Waiter
 		if errors.As(err, &w) {
-			st.Waiting = fmt.Sprintf("waiting for %d more windows %s (about %v)", w.More(), w.What, time.Duration(w.More())*step)
+			st.Waiting = "waiting for " + w.WaitingFor(step)
 			log.Info("model waits for more history", "model", name, "waiting", st.Waiting)
 		} else {
 			log.Warn("fit failed; keeping the previous model", "model", name, "err", err)

@@ -126,6 +126,7 @@ func (e *Engine) restore(c *cluster, dir string) {
 			notRestored[f.Name()] = err
 		}
 	}
+	s.persisted = persistedOf(saved, st.Models) // before forget below drops the disabled
 	s.unrestored = map[string]json.RawMessage{}
 	for name, raw := range saved {
 		if _, ok := s.Set[name]; !ok {
@@ -143,7 +144,9 @@ func (e *Engine) restore(c *cluster, dir string) {
 			v.Fitted, v.Error, v.Waiting = true, "", ""
 		}
 		if v.Fitted && !served {
-			v.Fitted, v.Error = false, "saved model not restored; refitted when the source answers"
+			// Not waiting, whatever its last fit was: a saved model lost
+			// is a failure (storcast_model_fit_error) until it refits.
+			v.Fitted, v.Error, v.Waiting = false, "saved model not restored; refitted when the source answers", ""
 			if err := notRestored[k]; err != nil {
 				v.Error = "saved model not restored: " + err.Error()
 			}
@@ -183,7 +186,6 @@ func (e *Engine) restore(c *cluster, dir string) {
 		c.publish(s)
 		return
 	}
-	s.persisted = persistedOf(saved, st.Models)
 	c.publish(s)
 	log.Info("loaded saved state", "saved", time.Unix(int64(st.SavedUnix), 0).UTC())
 }

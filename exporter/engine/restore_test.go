@@ -408,6 +408,10 @@ func TestStateFileNotRegularOrTooLargeSetAside(t *testing.T) {
 				t.Errorf("%s: %v, %v; want the file set aside as it was", aside, fi, err)
 			}
 			waitSaved(t, cfg, "counting")
+			// Kept until the next start, through the fits' snapshots.
+			if got := e.Snapshot("a").StateRestoreError; got != s.StateRestoreError {
+				t.Errorf("restore error after a fit %q, want it kept: %q", got, s.StateRestoreError)
+			}
 		})
 	}
 }

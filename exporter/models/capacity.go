@@ -121,8 +121,10 @@ func (f CapacityFitter) Fit(_ context.Context, in Input) (Fitted, error) {
 		return c, nil
 	}
 	ws := features.CapacityWindows(in.Frame)
-	if len(ws) == 0 {
-		return nil, errors.New("no usable window in the lookback")
+	if err := needWindows(Conservation, len(ws), 1, "with load"); err != nil {
+		// An idle lookback: waiting, not failing (a source that answers
+		// nothing at all is storcast_source_up 0).
+		return nil, err
 	}
 	cal, q, err := conservation.EstimateFromHistory(ws, f.Estimate)
 	if errors.Is(err, conservation.ErrNotIdentifiable) && in.HasObserved && in.Observed.IOSizeBytes > 0 {
@@ -134,6 +136,11 @@ func (f CapacityFitter) Fit(_ context.Context, in Input) (Fitted, error) {
 			// saturated windows, and why.
 			return &CapacityBound{Bound: b, Reason: reason + "; " + err.Error(), N: b.Windows}, nil
 		}
+	}
+	if errors.Is(err, conservation.ErrNotIdentifiable) {
+		// Never saturated, and no lower bound to serve: the capacity model
+		// waits for saturated windows (or a calibration file).
+		return nil, &NeedsCapacity{Model: Conservation, Reason: err.Error()}
 	}
 	if err != nil {
 		return nil, err

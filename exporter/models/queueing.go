@@ -20,11 +20,16 @@ import (
 const Queueing = "queueing"
 
 // fittedCapacity is the capacity model fitted before a model that reads
-// it (the latency curve, the saturation ETA, the what-if regression).
-func fittedCapacity(in Input) (*conservation.Model, error) {
+// it (the latency curve, the saturation ETA, the what-if regression),
+// named by model. Without one the model waits (NeedsCapacity): the
+// capacity model's own status says whether it failed.
+func fittedCapacity(in Input, model string) (*conservation.Model, error) {
 	c := in.Fitted.Capacity()
 	if c == nil {
-		return nil, errors.New("needs the capacity model, which is not fitted")
+		if b, ok := in.Fitted[Conservation].(*CapacityBound); ok {
+			return nil, &NeedsCapacity{Model: model, Reason: "the history only bounds it from below (" + b.Reason + ")"}
+		}
+		return nil, &NeedsCapacity{Model: model}
 	}
 	return c.Model(), nil
 }
@@ -114,7 +119,7 @@ type QueueingRecord struct {
 // fitted capacity model's frontier, at the current mix (else the last
 // window's).
 func QueueingRecordOf(in Input) (QueueingRecord, error) {
-	capm, err := fittedCapacity(in)
+	capm, err := fittedCapacity(in, Queueing)
 	if err != nil {
 		return QueueingRecord{}, err
 	}

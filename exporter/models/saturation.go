@@ -41,7 +41,7 @@ const capacityTablePoints = 201
 
 // Fit implements Fitter.
 func (f SaturationFitter) Fit(_ context.Context, in Input) (Fitted, error) {
-	capm, err := fittedCapacity(in)
+	capm, err := fittedCapacity(in, Saturation)
 	if err != nil {
 		return nil, err
 	}

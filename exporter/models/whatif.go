@@ -50,7 +50,7 @@ const whatIfMinWindows = 40
 
 // Fit implements Fitter.
 func (f WhatIfFitter) Fit(_ context.Context, in Input) (Fitted, error) {
-	capm, err := fittedCapacity(in)
+	capm, err := fittedCapacity(in, WhatIf)
 	if err != nil {
 		return nil, err
 	}

@@ -179,7 +179,9 @@ func readBounded(path string, limit int64) ([]byte, error) {
 	if err := checkRegular(path, fi, limit); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	// O_NOFOLLOW: a symbolic link swapped in after the Lstat is refused
+	// too (ELOOP).
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -189,6 +191,11 @@ func readBounded(path string, limit int64) ([]byte, error) {
 	}
 	if err := checkRegular(path, fi, limit); err != nil {
 		return nil, err
+	}
+	// A regular file read blocking again: a file system that honours
+	// O_NONBLOCK on one (some FUSE ones) could otherwise answer EAGAIN.
+	if err := syscall.SetNonblock(int(f.Fd()), false); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	var b bytes.Buffer
 	b.Grow(int(fi.Size()) + bytes.MinRead)
