@@ -163,7 +163,7 @@ func TestRecordedLatencyRecomputed(t *testing.T) {
 	// The misses at the 80% step are mostly not the capacity's: with the
 	// measured saturated IOPS as the capacity (an oracle no live model has)
 	// the step is within 20% in one more record only (8 of 34, the model 7;
-	// 2026-11-28 05:10 and 08:38 missed by a hair, +20.2% and +21%, 08:38 +16.7% as served live; 11:13 +81% refitted, +42% as served live; 12:13 +54%, +48% live; 13:40 −22% refitted and live; 15:02 −13%, within 20%, refitted and live; 17:49 +34% refitted, +1% with the oracle, +2.1% as served live). The curve above the history
+	// 2026-11-28 05:10 and 08:38 missed by a hair, +20.2% and +21%, 08:38 +16.7% as served live; 11:13 +81% refitted, +42% as served live; 12:13 +54%, +48% live; 13:40 −22% refitted and live; 15:02 −13%, within 20%, refitted and live; 17:49 +34% refitted, +1% with the oracle, −2.1% as served live). The curve above the history
 	// (U 0.6 to 0.8) is what misses: Ceph's op latency carries only the
 	// part of the clients' queue that waits inside the OSD.
 	if within20 != 7 || oracleWithin20 != 8 {
