@@ -8,13 +8,13 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -159,12 +159,7 @@ func TestEveryPromQLExpressionReturnsData(t *testing.T) {
 	promtool := testtool.Need(t, "promtool")
 	var queries []promQuery
 	dashboards := loadJSON(t)
-	names := make([]string, 0, len(dashboards))
-	for n := range dashboards {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(dashboards)) {
 		queries = append(queries, extractPromQL(n, dashboards[n])...)
 	}
 	if len(queries) < 20 {
@@ -379,12 +374,7 @@ func panelTargets(t *testing.T) []panelTarget {
 	t.Helper()
 	var out []panelTarget
 	dashboards := loadJSON(t)
-	names := make([]string, 0, len(dashboards))
-	for n := range dashboards {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(dashboards)) {
 		panels, _ := dashboards[n]["panels"].([]any)
 		for _, p := range panels {
 			pm, _ := p.(map[string]any)
