@@ -381,13 +381,18 @@ func ModelQuality() Dashboard {
 			"a failed one loses nothing now, but a restart would.", th.State.NotSavedFor),
 		prom("A", "storcast_state_save_success{"+c+"}", "{{cluster}}"),
 		"failed", "red", "saved", "green"))
-	l.add(12, 8, stateTimeline("Fit errors",
+	l.add(8, 8, stateTimeline("State restored",
+		fmt.Sprintf("Whether each cluster's saved models came back when storcast started (storcast_state_restore_success; StorcastStateNotRestored after %s discarded): "+
+			"a discarded state serves nothing until the models refit; it reads so until the next start.", th.State.NotRestoredFor),
+		prom("A", "storcast_state_restore_success{"+c+"}", "{{cluster}}"),
+		"discarded", "red", "restored", "green"))
+	l.add(8, 8, stateTimeline("Fit errors",
 		fmt.Sprintf("Whether each model's last fit attempt failed (storcast_model_fit_error; StorcastModelFitFailing after %s): "+
 			"a model that never fitted serves nothing, one fitted before serves its last version. A model that only waits for enough history "+
 			"does not read failed (storcast_model_waiting_for_history).", th.Model.FitFailingFor),
 		prom("A", "storcast_model_fit_error{"+c+"}", "{{cluster}} {{model}}"),
 		"fitted", "green", "failed", "red"))
-	l.add(12, 8, stateTimeline("Collectors",
+	l.add(8, 8, stateTimeline("Collectors",
 		fmt.Sprintf("Whether each storcast's collectors succeeded on their last run (storcast_scrape_collector_success, per process: not filtered by cluster; "+
 			"StorcastCollectorFailing after %s failed): a failed one's series are missing for some or all clusters.", th.Exporter.CollectorFailingFor),
 		prom("A", "storcast_scrape_collector_success", "{{instance}} {{collector}}"),

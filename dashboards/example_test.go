@@ -22,5 +22,5 @@ func ExampleAll() {
 	}
 	// Output:
 	// storcast-cluster-headroom.json: "Storcast / Cluster headroom", 20 panels, 26 PromQL targets
-	// storcast-model-quality.json: "Storcast / Model quality", 15 panels, 11 PromQL targets
+	// storcast-model-quality.json: "Storcast / Model quality", 16 panels, 12 PromQL targets
 }
