@@ -30,6 +30,9 @@ type clock struct {
 
 func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 
+// Advance moves the clock on by d.
+func (c *clock) Advance(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.t = c.t.Add(d) }
+
 var testNow = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 
 func testConfig(t testing.TB, url string) *config.Config {
@@ -674,16 +677,12 @@ func eachIntervalFit(t *testing.T, e *Engine, clk *clock, interval time.Duration
 		// Half an interval on, past the trigger's gap (a tenth of it, or
 		// five refreshes): the refreshes there may trigger a refit, and
 		// none may (with the clock where the fit left it, none could).
-		clk.mu.Lock()
-		clk.t = clk.t.Add(interval / 2)
-		clk.mu.Unlock()
+		clk.Advance(interval / 2)
 		time.Sleep(200 * time.Millisecond)
 		if got := e.Snapshot("a").Fits; got != fit {
 			t.Fatalf("refit between intervals (%d fits, reason %q)", got, e.Snapshot("a").LastFitReason)
 		}
-		clk.mu.Lock()
-		clk.t = clk.t.Add(interval - interval/2)
-		clk.mu.Unlock()
+		clk.Advance(interval - interval/2)
 	}
 }
 

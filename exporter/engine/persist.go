@@ -46,9 +46,9 @@ func (e *Engine) persist(s *Snapshot) (*state.Cluster, error) {
 			statuses[name] = prev.status
 		}
 	}
-	for name, raw := range s.unrestored {
-		if _, ok := s.Set[name]; !ok {
-			fitted[name] = raw
+	for name, p := range s.persisted {
+		if _, ok := s.Set[name]; !ok { // saved, not restored
+			fitted[name] = p.raw
 		}
 	}
 	st := &state.Cluster{
@@ -127,12 +127,6 @@ func (e *Engine) restore(c *cluster, dir string) {
 		}
 	}
 	s.persisted = persistedOf(saved, st.Models) // before forget below drops the disabled
-	s.unrestored = map[string]json.RawMessage{}
-	for name, raw := range saved {
-		if _, ok := s.Set[name]; !ok {
-			s.unrestored[name] = raw
-		}
-	}
 	for k, v := range st.Models {
 		// A status says fitted only for a model that is served: one saved
 		// but not decoded (or not saved) waits for its first fit. One that
@@ -180,8 +174,7 @@ func (e *Engine) restore(c *cluster, dir string) {
 		// from: serve none of them (their JSON is kept) rather than fail.
 		log.Error("saved models not restored: deriving the live figures from them failed; refitted when the source answers", "err", err)
 		s = c.snap.Load().clone()
-		s.unrestored = saved
-		s.persisted = persistedOf(saved, st.Models)
+		s.persisted = persistedOf(saved, st.Models) // none served: all written back
 		s.StateRestoreError = "saved models not restored: " + err.Error() + "; refitted when the source answers"
 		c.publish(s)
 		return

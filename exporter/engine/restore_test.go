@@ -322,11 +322,7 @@ func TestStateSaveOutcome(t *testing.T) {
 	if err := os.WriteFile(cfg.StateDir, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	advance := func() {
-		clk.mu.Lock()
-		clk.t = clk.t.Add(cfg.Fit.Interval + time.Minute)
-		clk.mu.Unlock()
-	}
+	advance := func() { clk.Advance(cfg.Fit.Interval + time.Minute) }
 	advance()
 	waitFor(t, "a failed save", func() bool { return e.Snapshot("a").StateSaveError != "" })
 	s = e.Snapshot("a")
@@ -612,11 +608,7 @@ func TestUnencodableModelKeepsItsSavedVersion(t *testing.T) {
 	// Again at the next fit, the encoding panicking: the version last
 	// saved (the same) is kept.
 	mode.Store(encodingPanics)
-	advance := func() {
-		clk.mu.Lock()
-		clk.t = clk.t.Add(cfg.Fit.Interval + time.Minute)
-		clk.mu.Unlock()
-	}
+	advance := func() { clk.Advance(cfg.Fit.Interval + time.Minute) }
 	advance()
 	check("after a second fit", 3, "panic encoding it: a defect in the encoder")
 

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"maps"
 	"time"
 
 	"github.com/storcast/storcast/exporter/apiv1"
@@ -72,13 +73,10 @@ type Snapshot struct {
 	History           []apiv1.ForecastPoint         // observed total IOPS over the lookback (downsampled)
 	ObservedLatencies []apiv1.ObservedLatency
 
-	// unrestored holds the saved JSON of the models restore could not
-	// serve, by name, written back by persist until each is fitted again.
-	// Set once by restore, never modified: clones share it.
-	unrestored map[string]json.RawMessage
 	// persisted is what the state file holds of each model (its JSON and
-	// the status saved with it), as restored or as last saved: a save
-	// that cannot encode a model writes this back instead of dropping it.
+	// the status saved with it), as restored or as last saved. persist
+	// writes it back for a model that cannot be encoded, and for one saved
+	// but not served (its JSON did not decode) until it is fitted again.
 	// Replaced whole by restore and save, never modified: clones share it.
 	persisted map[string]savedModel
 }
@@ -176,22 +174,9 @@ func (s *Snapshot) forget(name string) {
 	delete(s.Models, name)
 	delete(s.FitSeconds, name)
 	delete(s.Accuracy, name)
-	if _, ok := s.unrestored[name]; ok {
-		u := make(map[string]json.RawMessage, len(s.unrestored))
-		for k, v := range s.unrestored {
-			if k != name {
-				u[k] = v
-			}
-		}
-		s.unrestored = u
-	}
 	if _, ok := s.persisted[name]; ok {
-		p := make(map[string]savedModel, len(s.persisted))
-		for k, v := range s.persisted {
-			if k != name {
-				p[k] = v
-			}
-		}
+		p := maps.Clone(s.persisted)
+		delete(p, name)
 		s.persisted = p
 	}
 }

@@ -127,19 +127,19 @@ func (f CapacityFitter) Fit(_ context.Context, in Input) (Fitted, error) {
 		return nil, err
 	}
 	cal, q, err := conservation.EstimateFromHistory(ws, f.Estimate)
-	if errors.Is(err, conservation.ErrNotIdentifiable) && in.HasObserved && in.Observed.IOSizeBytes > 0 {
+	if errors.Is(err, conservation.ErrNotIdentifiable) {
 		// Never saturated: say what the history proves, a lower bound at
 		// today's mix, rather than nothing.
-		b, reason, berr := conservation.LowerBoundFromHistory(ws, in.Observed.IOSizeBytes, in.Observed.ReadRatio)
-		if berr == nil && b.IOPS > 0 {
-			// The estimate's own reason too: which size bands lacked
-			// saturated windows, and why.
-			return &CapacityBound{Bound: b, Reason: reason + "; " + err.Error(), N: b.Windows}, nil
+		if in.HasObserved && in.Observed.IOSizeBytes > 0 {
+			b, reason, berr := conservation.LowerBoundFromHistory(ws, in.Observed.IOSizeBytes, in.Observed.ReadRatio)
+			if berr == nil && b.IOPS > 0 {
+				// The estimate's own reason too: which size bands lacked
+				// saturated windows, and why.
+				return &CapacityBound{Bound: b, Reason: reason + "; " + err.Error(), N: b.Windows}, nil
+			}
 		}
-	}
-	if errors.Is(err, conservation.ErrNotIdentifiable) {
-		// Never saturated, and no lower bound to serve: the capacity model
-		// waits for saturated windows (or a calibration file).
+		// No lower bound to serve either: the capacity model waits for
+		// saturated windows (or a calibration file).
 		return nil, &NeedsCapacity{Model: Conservation, Reason: err.Error()}
 	}
 	if err != nil {
