@@ -465,25 +465,31 @@ func TestForecast(t *testing.T) {
 // TestWhatIfRegression: with a what-if model fitted, a workload within the
 // history's utilization is answered by it; beyond, by the latency model
 // anchored to capacity (with the reason); at or past capacity, by neither.
-func TestWhatIfRegression(t *testing.T) {
-	// Training windows at 70% reads of 4 KiB, latency = 1 ms + 2 ms·U
-	// (an exact LRM of degree 1), utilization 0.1..0.5.
+// lineWhatIf is a what-if model of training windows at 60..80% reads of
+// 4 KiB, latency = 1 ms + 2 ms·U (an exact LRM of degree 1), utilization
+// 0.1..maxU.
+func lineWhatIf(t *testing.T, maxU float64) models.Fitted {
+	t.Helper()
 	var x [][]float64
 	var y []float64
 	for i := 0; i < 20; i++ {
-		u := 0.1 + 0.4*float64(i)/19
+		u := 0.1 + (maxU-0.1)*float64(i)/19
 		rr := 0.6 + 0.2*float64(i%3)/2
 		x = append(x, []float64{rr, 12, 12, u})
 		y = append(y, 1+2*u)
 	}
 	body, _ := json.Marshal(map[string]any{"learners": []map[string]any{{"name": "LRM", "params": []float64{1}, "cvRmseMillis": 0.01, "cvErrorRatio": 0.005}},
-		"maxUtilization": 0.5, "x": x, "yMillis": y})
+		"maxUtilization": maxU, "x": x, "yMillis": y})
 	wi, err := models.WhatIfFitter{}.Decode(body)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return wi
+}
+
+func TestWhatIfRegression(t *testing.T) {
 	snap := testSnapshot(t)
-	snap.Set[models.WhatIf] = wi
+	snap.Set[models.WhatIf] = lineWhatIf(t, 0.5)
 	snap.LatencyModel = models.MLISP
 	srv := serveSnapshots(t, snap)
 
@@ -502,6 +508,102 @@ func TestWhatIfRegression(t *testing.T) {
 	decode(`{"cluster":"a","extraIops":8000}`) // past capacity
 	if r.LatencySeconds.Mean != nil || !strings.Contains(r.LatencyNote, "past capacity") || r.UtilizationRatio < 1 {
 		t.Errorf("past capacity: %+v, want no latency and the reason", r)
+	}
+}
+
+// TestWhatIfPastTheLowerBoundOfCapacity: at or past the lower bound of the
+// capacity band the cluster may be saturated, whichever model gives the
+// latency: the what-if regression, whose history reached a utilization
+// above the load, answered with a finite upper bound and no note between
+// the band's lower bound and its mean (only the queueing model's own band
+// said so).
+func TestWhatIfPastTheLowerBoundOfCapacity(t *testing.T) {
+	capacity, err := models.NewCapacity(conservation.Calibration{Points: []conservation.Point{{IOSizeBytes: 4096, ReadIOPS: 12000, WriteIOPS: 4000,
+		ReadRuns: []float64{10200, 12000, 13800}, WriteRuns: []float64{3400, 4000, 4600}}}}, "file", 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := testSnapshot(t)
+	snap.Set[models.Conservation] = capacity
+	snap.Set[models.WhatIf] = lineWhatIf(t, 0.95)
+	srv := serveSnapshots(t, snap)
+	res, err := capacity.Model().AtMix(features.OpClasses(snap.Observed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Today's mix scaled: the band scales with the load (max IOPS is a
+	// multiple of it), so the lower bound at today's load is the lower bound.
+	lower, maxNow := res.MaxTotalIOPSLower, res.MaxTotalIOPS
+	mid := (lower + maxNow) / 2 // U = mid/maxNow: no interference
+	if !(lower > 0 && mid/maxNow < 0.95) {
+		t.Fatalf("capacity band [%v, %v]: want a lower bound between 0 and 90%% of the mean", lower, maxNow)
+	}
+	extra := func(load float64) string {
+		return fmt.Sprintf(`{"cluster":"a","extraIops":%.0f}`, load-snap.Observed.IOPS)
+	}
+	r := postWhatIf(t, srv, extra(lower/2))
+	if r.LatencyModel != "whatif:LRM" || r.LatencySeconds.Upper == nil || r.LatencyNote != "" {
+		t.Errorf("below the lower bound (%.0f IOPS): %+v, want whatif:LRM with an upper bound and no note", lower/2, r)
+	}
+	r = postWhatIf(t, srv, extra(mid))
+	if r.LatencyModel != "whatif:LRM" || r.LatencySeconds.Mean == nil || r.LatencySeconds.Upper != nil || r.LatencyNote != apiv1.MaySaturateNote {
+		t.Errorf("between the lower bound %.0f and the mean %.0f (%.0f IOPS): model %q, latency %v..%v, note %q; want whatif:LRM, a null upper bound and %q",
+			lower, maxNow, mid, r.LatencyModel, deref(r.LatencySeconds.Mean), deref(r.LatencySeconds.Upper), r.LatencyNote, apiv1.MaySaturateNote)
+	}
+}
+
+// narrowLatency is lineLatency with no value past 2500 IOPS.
+type narrowLatency struct{ lineLatency }
+
+func (l narrowLatency) At(x float64) (models.Band, bool) { return l.at(x), x >= 0 && x <= 2500 }
+
+// TestWhatIfWithoutLatencySaysWhy: a what-if with no latency says why (it
+// answered null latencies with an empty note, and was marked stale by a
+// latency model that gave no answer).
+func TestWhatIfWithoutLatencySaysWhy(t *testing.T) {
+	none := testSnapshot(t)
+	delete(none.Set, models.MLISP)
+	narrow := testSnapshot(t)
+	narrow.Cluster = "n"
+	narrow.Set[models.MLISP] = narrowLatency{}
+	narrow.Models[models.MLISP] = apiv1.ModelStatus{Fitted: true, Stale: true}
+	srv := serveSnapshots(t, none, narrow)
+	for cluster, want := range map[string]string{
+		"a": "no latency model fitted yet",
+		"n": "the mlisp latency model has no value at 3000 IOPS at today's mix",
+	} {
+		r := postWhatIf(t, srv, `{"cluster":"`+cluster+`","extraIops":1000}`)
+		if r.LatencySeconds.Mean != nil || r.LatencyModel != "" || r.LatencyNote != want || r.Stale {
+			t.Errorf("cluster %s: %+v; want no latency, the note %q, not stale", cluster, r, want)
+		}
+	}
+}
+
+// TestEmptyWhatIfBody: an empty body says what was wanted (it was
+// "body: EOF").
+func TestEmptyWhatIfBody(t *testing.T) {
+	srv := testServer(t)
+	for _, body := range []string{"", " \n"} {
+		code, env, raw := call(t, srv, "POST", "/api/v1/whatif", body)
+		if want := `body: empty; want a JSON what-if request like {"cluster":"..."}`; code != 400 || env.Error != want {
+			t.Errorf("body %q: %d %s; want 400 %q", body, code, raw, want)
+		}
+	}
+}
+
+// TestForecastTimesInFull: a forecast's times in an error are printed in
+// full (they were in exponent notation, 2.1672256e+09).
+func TestForecastTimesInFull(t *testing.T) {
+	srv := testServer(t)
+	late, start, end := nowPlus(4e8), nowPlus(100), nowPlus(50)
+	for q, want := range map[string]string{
+		"start=" + start + "&end=" + late: "end: " + late + " is not within 3652 days of now (",
+		"start=" + start + "&end=" + end:  "end: " + end + " is before start " + start,
+	} {
+		code, env, raw := call(t, srv, "GET", "/api/v1/forecast?cluster=a&series=iops&"+q, "")
+		if code != 400 || !strings.HasPrefix(env.Error, want) {
+			t.Errorf("%s: %d %s; want 400 starting %q", q, code, raw, want)
+		}
 	}
 }
 

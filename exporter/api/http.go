@@ -107,7 +107,11 @@ func decodeWhatIf(body io.Reader) (apiv1.WhatIfRequest, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
+	if err := dec.Decode(&req); errors.Is(err, io.EOF) {
+		// No JSON value at all (an empty or blank body): the decoder's own
+		// "EOF" says nothing of what was wanted.
+		return req, badData("body", `empty; want a JSON what-if request like {"cluster":"..."}`)
+	} else if err != nil {
 		return req, badData("body", "%v", err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {

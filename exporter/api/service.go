@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/common/version"
@@ -214,11 +215,13 @@ func checkForecastRange(start, end, step, now float64) (int, error) {
 		v    float64
 	}{{"start", start}, {"end", end}} {
 		if !finite(p.v) || math.Abs(p.v-now) > apiv1.MaxTimeOffsetSeconds {
-			return 0, badData(p.name, "%v is not within %.0f days of now (%.0f)", p.v, apiv1.MaxTimeOffsetSeconds/86400, now)
+			// %.0f: %v prints a Unix time in exponent notation (1.7e+09).
+			return 0, badData(p.name, "%.0f is not within %.0f days of now (%.0f)", p.v, apiv1.MaxTimeOffsetSeconds/86400, now)
 		}
 	}
 	if end < start {
-		return 0, badData("end", "%v is before start %v", end, start)
+		// Both are within range here: every digit, none in an exponent.
+		return 0, badData("end", "%s is before start %s", strconv.FormatFloat(end, 'f', -1, 64), strconv.FormatFloat(start, 'f', -1, 64))
 	}
 	if !finite(step) || step < apiv1.MinStepSeconds {
 		return 0, badData("step", "%v s is below the minimum of %d s", step, apiv1.MinStepSeconds)
@@ -448,25 +451,33 @@ func (s *Service) WhatIf(req apiv1.WhatIfRequest) (apiv1.WhatIfResult, error) {
 		out.LatencyNote = "at or past capacity: no finite latency"
 		return out, nil
 	}
+	// The first model that answers gives the band; each that does not says
+	// why in the note (a null latency with no reason reads as a fault).
+	var b models.Band
 	if wi := sn.WhatIfModel(); wi != nil {
 		l := wi.Latency(whatIfWorkload(classes, iops), at)
 		if l.Served {
-			out.LatencySeconds = apiv1.Band{Lower: ptr(l.Band.Lower), Mean: ptr(l.Band.Mean), Upper: ptr(l.Band.Upper)}
-			out.LatencyModel = models.WhatIf + ":" + wi.Winner().Name
+			b, out.LatencyModel = l.Band, models.WhatIf+":"+wi.Winner().Name
 			out.Stale = out.Stale || stale(sn, models.WhatIf)
+		} else {
+			out.LatencyNote = l.Reason
+		}
+	}
+	if out.LatencyModel == "" {
+		l := sn.Latency()
+		if l == nil {
+			out.LatencyNote = joinNote(out.LatencyNote, "no latency model fitted yet")
 			return out, nil
 		}
-		out.LatencyNote = l.Reason
-	}
-	if l := sn.Latency(); l != nil {
 		// The capacity-anchored model at the workload's utilization of the
 		// frontier (its axis is U: any mix); a model in IOPS (M-LISP) at
 		// today's mix, at the same share of today's max as the load is of
 		// its own (below).
-		var b models.Band
 		var ok bool
+		var where string
 		if ul, isU := l.(models.UtilizationLatency); isU {
 			b, ok = ul.AtUtilization(at.Utilization)
+			where = fmt.Sprintf("utilization %.2f", at.Utilization)
 		} else {
 			// Its curve is in IOPS at today's mix: read at the same share
 			// of today's max as the what-if's load is of its own (at the
@@ -476,16 +487,26 @@ func (s *Service) WhatIf(req apiv1.WhatIfRequest) (apiv1.WhatIfResult, error) {
 				load = at.LoadRatio * sn.CapacityAtMix.MaxTotalIOPS
 			}
 			b, ok = l.At(load)
+			where = fmt.Sprintf("%.0f IOPS at today's mix", load)
 		}
-		if ok {
-			out.LatencySeconds = apiv1.Band{Lower: ptr(b.Lower), Mean: ptr(b.Mean), Upper: ptr(b.Upper)}
-			out.LatencyModel = sn.LatencyServed()
-			if math.IsInf(b.Upper, 1) {
-				out.LatencyNote = joinNote(out.LatencyNote, apiv1.MaySaturateNote)
-			}
+		if !ok {
+			out.LatencyNote = joinNote(out.LatencyNote, fmt.Sprintf("the %s latency model has no value at %s", sn.LatencyServed(), where))
+			return out, nil
 		}
+		out.LatencyModel = sn.LatencyServed()
 		out.Stale = out.Stale || stale(sn, sn.LatencyServed())
 	}
+	// WhatIfResult's contract, whichever model answered: at or past the
+	// lower bound of capacity at the workload's mix the cluster may be
+	// saturated and no finite latency bounds it (the regression, fitted on
+	// the history's latencies, knows nothing of the capacity band). A lower
+	// bound that is not positive says nothing, as in the queueing model's
+	// band.
+	if lower := at.MaxTotalIOPSLower; math.IsInf(b.Upper, 1) || (lower > 0 && at.CurrentIOPS >= lower) {
+		b.Upper = math.Inf(1)
+		out.LatencyNote = joinNote(out.LatencyNote, apiv1.MaySaturateNote)
+	}
+	out.LatencySeconds = apiv1.Band{Lower: ptr(b.Lower), Mean: ptr(b.Mean), Upper: ptr(b.Upper)}
 	return out, nil
 }
 

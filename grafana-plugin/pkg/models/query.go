@@ -3,8 +3,10 @@ package models
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/storcast/storcast/exporter/apiv1"
+	"github.com/storcast/storcast/internal/textcut"
 )
 
 // Query types, as the frontend sets DataQuery.queryType.
@@ -73,7 +76,10 @@ func (t *Text) UnmarshalJSON(b []byte) error {
 	default:
 		var n json.Number
 		if err := json.Unmarshal(b, &n); err != nil {
-			return fmt.Errorf("want a number or a string, got %s", b)
+			// An UnmarshalTypeError, the one error encoding/json adds the
+			// field's name to (ParseQuery words it); the value cut, as it
+			// comes from outside.
+			return &json.UnmarshalTypeError{Value: textcut.Cut(string(b), 64), Type: reflect.TypeFor[Text]()}
 		}
 		*t = Text(n.String())
 	}
@@ -86,6 +92,15 @@ func ParseQuery(q backend.DataQuery) (Query, error) {
 	var m Query
 	if len(q.JSON) > 0 {
 		if err := json.Unmarshal(q.JSON, &m); err != nil {
+			// A field of the wrong type: named, with what it holds.
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) && te.Field != "" {
+				want := te.Type.String()
+				if te.Type == reflect.TypeFor[Text]() {
+					want = "a number or a string"
+				}
+				return Query{}, fmt.Errorf("%s: want %s, got %s", te.Field, want, te.Value)
+			}
 			return Query{}, fmt.Errorf("query JSON: %v", err)
 		}
 	}
@@ -138,6 +153,10 @@ func (m Query) ForecastRequest(tr backend.TimeRange, interval time.Duration) (Fo
 		if err != nil {
 			return Forecast{}, fmt.Errorf("horizon: %q is not a duration like 7d or 12h: %v", m.Horizon, err)
 		}
+		// storcast answers no time further than this from its clock.
+		if time.Duration(h).Seconds() > apiv1.MaxTimeOffsetSeconds {
+			return Forecast{}, fmt.Errorf("horizon: %q is longer than the %.0f days storcast forecasts ahead", m.Horizon, apiv1.MaxTimeOffsetSeconds/86400)
+		}
 		f.End = f.End.Add(time.Duration(h))
 	}
 	if !f.End.After(f.Start) {
@@ -180,8 +199,8 @@ func (m Query) CapacityRequest() (Capacity, error) {
 	}
 	if m.Points != "" {
 		n, err := strconv.Atoi(string(m.Points))
-		if err != nil || n < 2 || n > 1001 {
-			return Capacity{}, fmt.Errorf("points: %q is not a whole number in 2..1001", m.Points)
+		if err != nil || n < apiv1.MinCurvePoints || n > apiv1.MaxCurvePoints {
+			return Capacity{}, fmt.Errorf("points: %q is not a whole number in %d..%d", m.Points, apiv1.MinCurvePoints, apiv1.MaxCurvePoints)
 		}
 		c.Points = n
 	}
@@ -273,15 +292,19 @@ func ParseBytes(s string) (float64, error) {
 	}
 	v *= factor
 	if v < apiv1.MinIOSizeBytes || v > apiv1.MaxIOSizeBytes {
-		return 0, fmt.Errorf("%q is outside storcast's 512 B..64 MiB", s)
+		return 0, fmt.Errorf("%q is outside storcast's %d B..%d MiB", s, apiv1.MinIOSizeBytes, apiv1.MaxIOSizeBytes>>20)
 	}
 	return v, nil
 }
 
 // ParseIOSizeMix reads one IO size ("64KiB") or a mix of sizes with their
-// shares of operations ("4KiB:70%,1MiB:30%"); the shares must add up to 1.
+// shares of operations ("4KiB:70%,1MiB:30%"), at most apiv1.MaxIOSizes of
+// them; the shares must add up to 1.
 func ParseIOSizeMix(s string) ([]apiv1.IOSizeShare, error) {
 	parts := strings.Split(s, ",")
+	if len(parts) > apiv1.MaxIOSizes {
+		return nil, fmt.Errorf("%d sizes; storcast takes at most %d", len(parts), apiv1.MaxIOSizes)
+	}
 	if len(parts) == 1 && !strings.Contains(s, ":") {
 		b, err := ParseBytes(s)
 		if err != nil {

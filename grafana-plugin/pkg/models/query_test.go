@@ -83,8 +83,18 @@ func TestTextAcceptsNumbersStringsAndNull(t *testing.T) {
 	if q.Cluster != "c" || q.ReadRatio != "0.25" || q.ExtraIOPS != "1500" || q.HostsAdded != "" || q.IOSize != "4096" {
 		t.Errorf("query = %+v", q)
 	}
-	if _, err := ParseQuery(backend.DataQuery{JSON: []byte(`{"cluster":"c","readRatio":[1]}`)}); err == nil {
-		t.Error("an array as readRatio was accepted")
+	// A field of the wrong type is named (encoding/json names it only in
+	// its own type errors), its value cut to 64 bytes.
+	long := "[" + strings.Repeat("1,", 100) + "1]"
+	for js, want := range map[string]string{
+		`{"cluster":"c","readRatio":[1]}`:       "readRatio: want a number or a string, got [1]",
+		`{"cluster":"c","extraIops":true}`:      "extraIops: want a number or a string, got true",
+		`{"cluster":"c","ioSize":` + long + `}`: "ioSize: want a number or a string, got " + long[:64] + "...",
+		`{"cluster":5}`:                         "cluster: want string, got number",
+	} {
+		if _, err := ParseQuery(backend.DataQuery{JSON: []byte(js)}); err == nil || err.Error() != want {
+			t.Errorf("ParseQuery(%s) error = %v, want %q", js, err, want)
+		}
 	}
 }
 
@@ -176,6 +186,8 @@ func TestForecastRequest(t *testing.T) {
 		{Cluster: "c", Horizon: "soon"}:   `horizon: "soon" is not a duration`,
 		{Cluster: "c", Step: "0s"}:        `step: "0s" is not a positive duration`,
 		{Cluster: "c", Horizon: "-2d"}:    `horizon: "-2d"`,
+		// storcast answers no time more than ten years from its clock.
+		{Cluster: "c", Horizon: "20y"}: `horizon: "20y" is longer than the 3652 days storcast forecasts ahead`,
 	} {
 		if _, err := q.ForecastRequest(tr, time.Minute); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%+v: error = %v, want it to contain %q", q, err, want)
@@ -226,9 +238,15 @@ func TestCapacityAndWhatIfRequests(t *testing.T) {
 		{Cluster: "c", HostsAdded: "10001"}: `hostsAdded: "10001" is not a whole number in 0..10000`,
 		{Cluster: "c", HostsAdded: "1.5"}:   `hostsAdded: "1.5" is not a whole number`,
 		{Cluster: "c", IOSize: "4k:50%"}:    "ioSize:",
+		// One size more than storcast takes (apiv1.MaxIOSizes).
+		{Cluster: "c", IOSize: Text(strings.Repeat("4KiB:1%,", apiv1.MaxIOSizes) + "8KiB:36%")}: "ioSize: 65 sizes; storcast takes at most 64",
 	} {
 		if _, err := q.WhatIfRequest(); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%+v: error = %v, want it to contain %q", q, err, want)
 		}
+	}
+	most := strings.Repeat("4KiB:1%,", apiv1.MaxIOSizes-1) + "8KiB:37%"
+	if w, err := (Query{Cluster: "c", IOSize: Text(most)}).WhatIfRequest(); err != nil || len(w.IOSizes) != apiv1.MaxIOSizes {
+		t.Errorf("%d sizes: %d, %v; want them all", apiv1.MaxIOSizes, len(w.IOSizes), err)
 	}
 }

@@ -290,8 +290,9 @@ func (s *Server) forecast(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, apiv1.ErrBadData, "end: before start")
 		return
 	}
-	if n := end.Sub(start) / step; n > 11000 {
-		fail(w, http.StatusBadRequest, apiv1.ErrBadData, fmt.Sprintf("step: %d points exceed the limit of 11000", n))
+	// floor(span/step) + 1 points, as storcast counts them.
+	if n := end.Sub(start)/step + 1; n > apiv1.MaxForecastPoints {
+		fail(w, http.StatusBadRequest, apiv1.ErrBadData, fmt.Sprintf("step: %d points exceed the limit of %d", n, apiv1.MaxForecastPoints))
 		return
 	}
 	maxIOPS := MaxIOPS(c, c.ReadRatio, c.IOSizeBytes)
