@@ -213,8 +213,10 @@ type WhatIfResult struct {
 	LatencyModel string `json:"latencyModel,omitempty"`
 	// LatencyNote says why the what-if regression did not answer (past
 	// the history's utilization, read ratio or sizes, past capacity, an
-	// idle cluster asked about as it is), when it did not, and why
-	// the band has no upper bound (null) when it has none: the load is at or
+	// idle cluster asked about as it is), when it did not; why no latency
+	// model answered at all (none fitted yet, or no value at the workload's
+	// utilization), when none did; and why the band has no upper bound
+	// (null) when it has none, whichever model answered: the load is at or
 	// past the lower bound of capacity, so the cluster may be saturated.
 	LatencyNote  string `json:"latencyNote,omitempty"`
 	Extrapolated bool   `json:"extrapolated"`
