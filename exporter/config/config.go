@@ -241,6 +241,12 @@ func (c *Config) Validate() error {
 	if p.RetryBackoff < 0 {
 		return errors.New("prometheus.retry_backoff: must not be negative")
 	}
+	// No wait: a failed query would be sent again at once, retries
+	// hammering a Prometheus that has just failed rather than giving it
+	// time to recover.
+	if p.Retries > 0 && p.RetryBackoff == 0 {
+		return fmt.Errorf("prometheus.retry_backoff: must be positive when prometheus.retries is above 0 (here %d): 0 sends a failed query again at once (set a wait such as 500ms, or prometheus.retries: 0)", p.Retries)
+	}
 	if p.RetryBackoff > MaxRetryBackoff {
 		return fmt.Errorf("prometheus.retry_backoff: %s is longer than the maximum %s", model.Duration(p.RetryBackoff), model.Duration(MaxRetryBackoff))
 	}
@@ -429,6 +435,11 @@ func (cl *Cluster) validate(key string) error {
 	case "", "yaml", "fio":
 	default:
 		return fmt.Errorf("%s.calibration.format: unknown format %q (want yaml or fio)", key, cl.Calibration.Format)
+	}
+	// A format alone reads nothing: without a file the calibration is
+	// estimated from history, which a user who set one did not mean.
+	if cl.Calibration.Format != "" && cl.Calibration.File == "" {
+		return fmt.Errorf("%s.calibration.format: %q is set but %s.calibration.file is not: the format is the file's (without a file, the calibration is estimated from history)", key, cl.Calibration.Format, key)
 	}
 	return nil
 }

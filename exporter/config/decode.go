@@ -70,9 +70,9 @@ func Load(file string, fs *pflag.FlagSet) (*Config, error) {
 func load(file string, fs *pflag.FlagSet, env func(string) (string, bool)) (*Config, error) {
 	c := Default()
 	if file != "" {
-		data, err := os.ReadFile(file)
+		data, err := readFile(file, "a configuration file")
 		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", file, err)
+			return nil, fmt.Errorf("reading the configuration file: %v", err)
 		}
 		if err := decodeFile(&c, data); err != nil {
 			return nil, err

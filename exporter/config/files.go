@@ -16,32 +16,37 @@ import (
 
 	"github.com/storcast/storcast/forecaster/advisor"
 	"github.com/storcast/storcast/forecaster/conservation"
+	"github.com/storcast/storcast/internal/boundedread"
 )
 
 // CheckFiles checks what c names on the file system, the step after
 // Validate that `storcast --config.check`, start-up and every reload run:
 // each calibration file decodes, the web config file is a valid
 // exporter-toolkit config with its certificates, the files of
-// prometheus.http_config exist, and state_dir is a directory or can be
-// created as one. It returns the first problem, naming the key.
+// prometheus.http_config read, and state_dir is a directory or can be
+// created as one. Every file must be a regular one (a symbolic link to one
+// is followed) of at most MaxFileBytes. It returns the first problem,
+// naming the key.
 func (c *Config) CheckFiles() error {
 	for i := range c.Clusters {
 		cl := &c.Clusters[i]
 		if cl.Calibration.File != "" {
-			if _, err := cl.Calibration.Load(); err != nil {
+			_, data, err := cl.Calibration.load()
+			if err != nil {
 				return fmt.Errorf("clusters[%d].calibration.file: %v", i, err)
 			}
-			cl.Calibration.Digest = digest(cl.Calibration.File)
+			cl.Calibration.Digest = digest(data)
 		}
 		if cl.Advisor.CatalogFile != "" {
-			if _, err := cl.Advisor.Load(); err != nil {
+			_, data, err := cl.Advisor.load()
+			if err != nil {
 				return fmt.Errorf("clusters[%d].advisor.catalog_file: %v", i, err)
 			}
-			cl.Advisor.Digest = digest(cl.Advisor.CatalogFile)
+			cl.Advisor.Digest = digest(data)
 		}
 	}
 	if f := c.Web.ConfigFile; f != "" {
-		if err := readable(f); err != nil {
+		if err := readable(f, "a web configuration file"); err != nil {
 			return fmt.Errorf("web.config_file: %v", err)
 		}
 		if err := web.Validate(f); err != nil {
@@ -53,7 +58,7 @@ func (c *Config) CheckFiles() error {
 		if kf.path == "" {
 			continue
 		}
-		if err := readable(kf.path); err != nil {
+		if err := readable(kf.path, "a TLS or credentials file"); err != nil {
 			return fmt.Errorf("prometheus.http_config.%s: %v", kf.key, err)
 		}
 	}
@@ -63,13 +68,28 @@ func (c *Config) CheckFiles() error {
 	return nil
 }
 
-// digest is the SHA-256 of the file at path in hex ("" when it cannot be
-// read: Load, just before, would have said why).
-func digest(path string) string {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return ""
-	}
+// MaxFileBytes is the largest file the configuration reads: the
+// configuration file itself, a calibration, a rule-set catalog, and (checked,
+// not kept) the web config and prometheus.http_config's files. A larger one
+// is refused, naming it, rather than read into memory: a path such as
+// /dev/zero or a stray file of gigabytes would otherwise exhaust memory at
+// every start and reload. Each is far smaller: a configuration of maxNodes
+// values is about a megabyte, a YAML calibration holds a few dozen points,
+// fio's JSON takes some 6 kB per job (e2e/ceph/scorer's
+// calibration-runs-fio.json: 12 jobs, 76 kB), so that 16 MiB holds some
+// 2,700 jobs, and a CA bundle is a few hundred kB.
+const MaxFileBytes = 16 << 20
+
+// readFile reads a file the configuration names, as boundedread.Read
+// (symbolic links followed: Kubernetes mounts a ConfigMap's files as links),
+// at most MaxFileBytes; what names its kind in the message of one too large.
+func readFile(path, what string) ([]byte, error) {
+	data, err := boundedread.Read(path, MaxFileBytes, what)
+	return data, pathError(err)
+}
+
+// digest is the SHA-256 of data in hex.
+func digest(data []byte) string {
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
 }
@@ -78,9 +98,16 @@ func digest(path string) string {
 // conservation calibration), fio (fio's JSON output), or by extension when
 // Format is empty (.json is fio).
 func (cal Calibration) Load() (conservation.Calibration, error) {
-	data, err := os.ReadFile(cal.File)
+	out, _, err := cal.load()
+	return out, err
+}
+
+// load is Load, also returning the bytes it decoded: CheckFiles's digest is
+// of those, since a second read could find the file rewritten in between.
+func (cal Calibration) load() (conservation.Calibration, []byte, error) {
+	data, err := readFile(cal.File, "a calibration file")
 	if err != nil {
-		return conservation.Calibration{}, pathError(err)
+		return conservation.Calibration{}, nil, err
 	}
 	format := cal.Format
 	if format == "" {
@@ -96,9 +123,9 @@ func (cal Calibration) Load() (conservation.Calibration, error) {
 		out, err = conservation.LoadCalibration(data)
 	}
 	if err != nil {
-		return out, fmt.Errorf("%s: %v", cal.File, err)
+		return out, nil, fmt.Errorf("%s: %v", cal.File, err)
 	}
-	return out, nil
+	return out, data, nil
 }
 
 type keyFile struct{ key, path string }
@@ -124,21 +151,12 @@ func tlsFiles(prefix string, t commoncfg.TLSConfig) []keyFile {
 	return []keyFile{{prefix + "ca_file", t.CAFile}, {prefix + "cert_file", t.CertFile}, {prefix + "key_file", t.KeyFile}}
 }
 
-// readable reports whether path is a regular file that opens.
-func readable(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return pathError(err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return pathError(err)
-	}
-	if st.IsDir() {
-		return fmt.Errorf("%s is a directory, not a file", path)
-	}
-	return nil
+// readable reports whether path is a regular file of at most MaxFileBytes
+// that reads: read whole and dropped, so that a FIFO or a device is refused
+// here without blocking, not met later by the code that reads it.
+func readable(path, what string) error {
+	_, err := readFile(path, what)
+	return err
 }
 
 // creatableDir reports whether dir is a directory, or does not exist and its
@@ -189,13 +207,19 @@ func pathError(err error) error {
 
 // Load reads and decodes the rule-set catalog, strictly.
 func (a Advisor) Load() (*advisor.Catalog, error) {
-	data, err := os.ReadFile(a.CatalogFile)
+	cat, _, err := a.load()
+	return cat, err
+}
+
+// load is Load, also returning the bytes it decoded (as Calibration.load).
+func (a Advisor) load() (*advisor.Catalog, []byte, error) {
+	data, err := readFile(a.CatalogFile, "a rule-set catalog")
 	if err != nil {
-		return nil, pathError(err)
+		return nil, nil, err
 	}
 	cat, err := advisor.LoadCatalog(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", a.CatalogFile, err)
+		return nil, nil, fmt.Errorf("%s: %v", a.CatalogFile, err)
 	}
-	return cat, nil
+	return cat, data, nil
 }

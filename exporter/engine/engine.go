@@ -163,6 +163,7 @@ func (e *Engine) Start(ctx context.Context, cfg *config.Config) (kept int) {
 			e.loop(loopCtx, &applied, c) // the configuration Start compares with next time
 		}()
 	}
+	e.warnUnusedStates(cfg)
 	return kept
 }
 

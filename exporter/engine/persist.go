@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/storcast/storcast/exporter/apiv1"
+	"github.com/storcast/storcast/exporter/config"
 	"github.com/storcast/storcast/exporter/models"
 	"github.com/storcast/storcast/exporter/state"
 )
@@ -181,6 +184,31 @@ func (e *Engine) restore(c *cluster, dir string) {
 	}
 	c.publish(s)
 	log.Info("loaded saved state", "saved", time.Unix(int64(st.SavedUnix), 0).UTC())
+}
+
+// warnUnusedStates logs each state file in cfg's state_dir that no
+// cluster of cfg loads: a removed cluster's, or a renamed one's, which starts
+// empty under its new name. The file is left as it is, for the operator to
+// rename or remove (docs/configuration.md, "State files").
+func (e *Engine) warnUnusedStates(cfg *config.Config) {
+	entries, err := os.ReadDir(cfg.StateDir)
+	if err != nil {
+		return // none yet; a directory that cannot be read fails the saves, which say so
+	}
+	configured := make(map[string]bool, len(cfg.Clusters))
+	for _, c := range cfg.Clusters {
+		configured[c.Name] = true
+	}
+	for _, de := range entries {
+		// <cluster>.json (state.Path); the .json.tmp and .json.unreadable-*
+		// files beside them are not state files.
+		name, ok := strings.CutSuffix(de.Name(), ".json")
+		if !ok || de.IsDir() || configured[name] {
+			continue
+		}
+		e.log.Warn("state file of no configured cluster: its models are not used (a renamed cluster starts empty)",
+			"file", filepath.Join(cfg.StateDir, de.Name()))
+	}
 }
 
 // decodeSaved decodes one saved model, turning a panic into an error: a

@@ -8,19 +8,17 @@
 package state
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/storcast/storcast/exporter/apiv1"
 	"github.com/storcast/storcast/exporter/features"
 	"github.com/storcast/storcast/forecaster/conservation"
+	"github.com/storcast/storcast/internal/boundedread"
 )
 
 // Version is the file format version; a file with another version does not
@@ -146,7 +144,7 @@ const MaxFileBytes = 64 << 20
 // a file that grows meanwhile.
 func Load(dir, cluster string) (*Cluster, error) {
 	path := Path(dir, cluster)
-	data, err := readBounded(path, MaxFileBytes)
+	data, err := boundedread.ReadNoFollow(path, MaxFileBytes, "a state file")
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, ErrNotFound
 	}
@@ -164,72 +162,6 @@ func Load(dir, cluster string) (*Cluster, error) {
 		return nil, fmt.Errorf("%s: holds cluster %q", path, c.Cluster)
 	}
 	return &c, nil
-}
-
-// readBounded reads the regular file at path, of at most limit bytes. It
-// checks the name (Lstat: a symbolic link is not followed), opens without
-// blocking (a FIFO swapped in after the check would block a plain open
-// until a writer came) and checks what it opened again, then reads through
-// a limit of limit+1 bytes.
-func readBounded(path string, limit int64) ([]byte, error) {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkRegular(path, fi, limit); err != nil {
-		return nil, err
-	}
-	// O_NOFOLLOW: a symbolic link swapped in after the Lstat is refused
-	// too (ELOOP).
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if fi, err = f.Stat(); err != nil {
-		return nil, err
-	}
-	if err := checkRegular(path, fi, limit); err != nil {
-		return nil, err
-	}
-	// A regular file read blocking again: a file system that honours
-	// O_NONBLOCK on one (some FUSE ones) could otherwise answer EAGAIN.
-	if err := syscall.SetNonblock(int(f.Fd()), false); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	var b bytes.Buffer
-	b.Grow(int(fi.Size()) + bytes.MinRead)
-	if _, err := b.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if int64(b.Len()) > limit {
-		return nil, fmt.Errorf("%s: grew past %d bytes while read, more than a state file holds", path, limit)
-	}
-	return b.Bytes(), nil
-}
-
-// checkRegular refuses anything but a regular file of at most limit bytes.
-func checkRegular(path string, fi os.FileInfo, limit int64) error {
-	if !fi.Mode().IsRegular() {
-		what := fmt.Sprintf("a file of mode %v", fi.Mode())
-		switch t := fi.Mode().Type(); {
-		case t&os.ModeDir != 0:
-			what = "a directory"
-		case t&os.ModeSymlink != 0:
-			what = "a symbolic link"
-		case t&os.ModeNamedPipe != 0:
-			what = "a FIFO"
-		case t&os.ModeSocket != 0:
-			what = "a socket"
-		case t&os.ModeDevice != 0:
-			what = "a device"
-		}
-		return fmt.Errorf("%s: not a regular file but %s", path, what)
-	}
-	if fi.Size() > limit {
-		return fmt.Errorf("%s: %d bytes, more than a state file holds (at most %d)", path, fi.Size(), limit)
-	}
-	return nil
 }
 
 // LegacyFitted returns the models of a file written with the four fixed
