@@ -341,6 +341,8 @@ func TestTestsCatchWrongThresholds(t *testing.T) {
 		{"state not saved for 31m", "state:\n  not_saved_for: 31m\n"},
 		{"collector failing for 5m", "exporter:\n  collector_failing_for: 5m\n"},
 		{"collector failing for 16m", "exporter:\n  collector_failing_for: 16m\n"},
+		{"reload failed for 5m", "exporter:\n  reload_failed_for: 5m\n"},
+		{"reload failed for 11m", "exporter:\n  reload_failed_for: 11m\n"},
 	} {
 		th, err := ParseThresholds([]byte(m.yaml), m.name)
 		if err != nil {
@@ -512,6 +514,7 @@ func TestAlertmanagerInhibition(t *testing.T) {
 		{alert("StorcastModelFitFailing", "storcast-0", "a", "ceph-a"), true}, // no fit is attempted while the source is down
 		{alert("StorcastModelFitFailing", "storcast-0", "b", "ceph-a"), false},
 		{map[string]string{"alertname": "StorcastCollectorFailing", "job": "storcast", "instance": "storcast-0", "replica": "a", "collector": "capacity"}, false},
+		{map[string]string{"alertname": "StorcastConfigReloadFailed", "job": "storcast", "instance": "storcast-0", "replica": "a"}, false},
 	} {
 		if got := inhibited(c.a, firing); got != c.muted {
 			t.Errorf("%v: inhibited %v, want %v", c.a, got, c.muted)

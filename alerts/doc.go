@@ -21,6 +21,7 @@
 //	StorcastStateNotSaved             storcast_state_save_success == 0
 //	StorcastStateNotRestored          storcast_state_restore_success == 0
 //	StorcastCollectorFailing          storcast_scrape_collector_success == 0
+//	StorcastConfigReloadFailed        storcast_config_last_reload_successful == 0
 //	StorcastExporterDown              up{job=x.storcast_job} == 0 or absent(up{job=x.storcast_job})
 //	StorcastShardMismatch             a cluster of storcast_cluster_configured without a
 //	                                    storcast_cluster_shard_index, or with two or more

@@ -186,6 +186,11 @@ func Rules(t Thresholds) []Rule {
 			"Storcast's {{ $labels.collector }} collector fails at {{ $labels.instance }}.",
 			"The last run of storcast's {{ $labels.collector }} collector at {{ $labels.instance }} failed (a panic, in storcast's log as \"collector failed\"): "+
 				"the series it exports are missing for some or all clusters, and the alerts on them are blind."),
+		rule("StorcastConfigReloadFailed", "warning",
+			sel("storcast_config_last_reload_successful")+" == 0", t.Exporter.ReloadFailedFor,
+			"Storcast at {{ $labels.instance }} failed to reload its configuration.",
+			"The last reload of storcast's configuration at {{ $labels.instance }} (SIGHUP or POST /-/reload) failed, in storcast's log as \"reload failed\": "+
+				"it keeps running the configuration it had, so the change is not applied, and a restart would fail on the same file."),
 		rule("StorcastExporterDown", "critical",
 			// A target that is down reads up 0 (with its instance); a job
 			// without any target (every pod gone, Pending or scaled to 0)

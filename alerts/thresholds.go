@@ -59,6 +59,7 @@ type Thresholds struct {
 	Exporter struct {
 		DownFor             model.Duration `yaml:"down_for"`
 		CollectorFailingFor model.Duration `yaml:"collector_failing_for"`
+		ReloadFailedFor     model.Duration `yaml:"reload_failed_for"`
 	} `yaml:"exporter"`
 	Shards struct {
 		MismatchFor model.Duration `yaml:"mismatch_for"`
@@ -146,6 +147,7 @@ func (t Thresholds) Validate() error {
 		nonNegative("state.not_restored_for", t.State.NotRestoredFor),
 		nonNegative("exporter.down_for", t.Exporter.DownFor),
 		nonNegative("exporter.collector_failing_for", t.Exporter.CollectorFailingFor),
+		nonNegative("exporter.reload_failed_for", t.Exporter.ReloadFailedFor),
 		nonNegative("shards.mismatch_for", t.Shards.MismatchFor),
 	} {
 		if err != nil {

@@ -46,7 +46,8 @@ func TestExportedIsSorted(t *testing.T) {
 	}
 	for _, d := range ds {
 		hasCluster := strings.Contains(","+strings.Join(d.Labels, ",")+",", ",cluster,")
-		perProcess := map[string]bool{"storcast_shard_index": true, "storcast_total_shards": true, "storcast_clusters_assigned": true}[d.Name]
+		perProcess := map[string]bool{"storcast_shard_index": true, "storcast_total_shards": true, "storcast_clusters_assigned": true,
+			"storcast_config_last_reload_successful": true, "storcast_config_last_reload_success_timestamp_seconds": true}[d.Name]
 		if !hasCluster && !strings.HasPrefix(d.Name, "storcast_scrape_collector_") && !perProcess {
 			t.Errorf("%s has no cluster label: %v", d.Name, d.Labels)
 		}

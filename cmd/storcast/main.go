@@ -7,6 +7,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +19,9 @@ import (
 	"os/signal"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -29,6 +34,7 @@ import (
 	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web"
 	"github.com/spf13/pflag"
+	"gopkg.in/yaml.v3"
 
 	"github.com/storcast/storcast/exporter/api"
 	"github.com/storcast/storcast/exporter/collector"
@@ -40,6 +46,7 @@ import (
 	"github.com/storcast/storcast/exporter/state"
 	"github.com/storcast/storcast/exporter/ui"
 	"github.com/storcast/storcast/forecaster/conservation"
+	"github.com/storcast/storcast/internal/boundedread"
 	"github.com/storcast/storcast/internal/logflag"
 	"github.com/storcast/storcast/storagesim"
 )
@@ -77,24 +84,40 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	// Signals are caught from here to the end: a SIGHUP while the saved
 	// state loads or the server shuts down would otherwise end the process
 	// (Go's default action, with no "stopped" and no clean shutdown). One
-	// that arrives before the server is up waits in the channel and is
-	// applied then (a reload, or the shutdown).
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT)
-	defer signal.Stop(sig)
+	// that arrives before the server is up waits in its channel and is
+	// applied then (a reload, or the shutdown). Termination and hangup have
+	// a channel each: signal.Notify drops a signal whose channel is full,
+	// so with one channel a SIGTERM after a SIGHUP that nothing had read
+	// yet (during start-up or a reload) was lost, and storcast never
+	// stopped.
+	term := make(chan os.Signal, 1)
+	signal.Notify(term, syscall.SIGTERM, syscall.SIGINT)
+	defer signal.Stop(term)
+	hup := make(chan os.Signal, 1) // one pending reload reads the file as it is by then
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	log.Info("starting storcast", "version", version.Info(), "clusters", len(all.Clusters), "demo", cfg.Demo,
 		"shard", opts.shard.index, "shards", opts.shard.total, "assigned", len(cfg.Clusters))
 
+	// The port is bound before anything starts: a second instance on a busy
+	// port exits here, before it builds the demo, restores the saved state
+	// or starts a loop (it left them running, unstopped, as it returned).
+	ln, err := net.Listen("tcp", cfg.Web.ListenAddress)
+	if err != nil {
+		log.Error("listen", "address", cfg.Web.ListenAddress, "err", err)
+		return 1
+	}
+	defer ln.Close() // for a start-up that fails; once serving, the server's shutdown closes it
 	a, err := newApp(opts, cfg, shardReport, log)
 	if err != nil {
 		log.Error("start-up failed", "err", err)
 		return 1
 	}
-	a.sig = sig
+	a.term, a.hup = term, hup
 	if a.demoSrc != nil {
 		defer a.demoSrc.Close()
 	}
-	return a.serveUntilStopped(cfg, stdout, stop)
+	return a.serveUntilStopped(cfg, ln, stdout, stop)
 }
 
 // checkStartUp does for --config.check what start-up does beyond loading
@@ -128,25 +151,21 @@ func reportCheck(opts *options, clusters int, cfg *config.Config, stdout io.Writ
 	return 0
 }
 
-// serveUntilStopped starts the engine on cfg and the HTTP server, serves
-// until a signal, stop or the server's end (see waitForStop), then shuts
-// both down. It returns the exit code.
-func (a *app) serveUntilStopped(cfg *config.Config, stdout io.Writer, stop <-chan struct{}) int {
+// serveUntilStopped starts the engine on cfg and the HTTP server on ln,
+// serves until a signal, stop or the server's end (see waitForStop), then
+// shuts both down. It returns the exit code.
+func (a *app) serveUntilStopped(cfg *config.Config, ln net.Listener, stdout io.Writer, stop <-chan struct{}) int {
+	scheme, err := webScheme(cfg.Web.ConfigFile)
+	if err != nil {
+		a.log.Error("start-up failed", "err", err)
+		return 1
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	a.eng.Start(ctx, cfg)
-	if src, ok := a.eng.Source().(*source.Prometheus); ok {
-		// The same probe as --config.check.remote, logged: an empty matcher
-		// is named at start, not found later as "no data".
-		go probeClusters(ctx, cfg, src, io.Discard, a.log)
-	}
+	a.startProbe(ctx, cfg)
 
-	ln, err := net.Listen("tcp", cfg.Web.ListenAddress)
-	if err != nil {
-		a.log.Error("listen", "address", cfg.Web.ListenAddress, "err", err)
-		return 1
-	}
-	fmt.Fprintf(stdout, "storcast listening on %s\n", displayURL(ln.Addr(), cfg.Web.ConfigFile != ""))
+	fmt.Fprintf(stdout, "storcast listening on %s\n", displayURL(ln.Addr(), scheme))
 	server := newHTTPServer(a.routes(ctx), defaultServerLimits)
 	serveErr := serve(ln, server, cfg.Web.ConfigFile, a.log)
 
@@ -156,9 +175,43 @@ func (a *app) serveUntilStopped(cfg *config.Config, stdout io.Writer, stop <-cha
 	defer scancel()
 	server.Shutdown(sctx)
 	cancel()
+	a.mu.Lock()
+	a.stopProbe()
+	a.mu.Unlock()
 	a.eng.Stop() // waits for a save in progress: state stays consistent
 	a.log.Info("stopped")
 	return code
+}
+
+// startProbe runs, in the background on cfg, the same probe as
+// --config.check.remote, logged: an empty matcher is named at start, not
+// found later as "no data". It has a context of its own, which a reload
+// cancels (stopProbe).
+func (a *app) startProbe(ctx context.Context, cfg *config.Config) {
+	src, ok := a.eng.Source().(*source.Prometheus)
+	if !ok {
+		return
+	}
+	pctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	a.probeCancel, a.probeDone = cancel, done
+	go func() {
+		defer close(done)
+		probeClusters(pctx, cfg, src, io.Discard, a.log)
+	}()
+}
+
+// stopProbe cancels the start-up probe and waits for it to end; a.mu is
+// held. A reload calls it before Forget: the probe runs on the start's
+// cluster list, and one that went on would count the queries of a cluster
+// the reload removed into series Forget had just dropped, for good.
+func (a *app) stopProbe() {
+	if a.probeCancel == nil {
+		return
+	}
+	a.probeCancel()
+	<-a.probeDone
+	a.probeCancel, a.probeDone = nil, nil
 }
 
 // options are the command line's settings other than configuration keys
@@ -235,15 +288,22 @@ type app struct {
 	reg        *prometheus.Registry // the process's own series; the forecasts are added by metrics
 	metrics    *collector.Exposition
 	srcMetrics *source.Metrics
-	demoSrc    *demo.Prometheus // the demo's in-process Prometheus (nil: none)
+	reloads    *collector.ConfigReload // the outcome of the last load of the configuration
+	demoSrc    *demo.Prometheus        // the demo's in-process Prometheus (nil: none)
 	eng        *engine.Engine
 
-	mu  sync.Mutex     // serialises reloads; guards cfg
+	mu  sync.Mutex     // serialises reloads; guards cfg, promDigest and the probe's fields
 	cfg *config.Config // this shard's clusters only
+	// promDigest is settingsDigest of cfg.Prometheus, taken at load.
+	promDigest string
+	// probeCancel and probeDone are the start-up probe's (nil: none runs).
+	probeCancel context.CancelFunc
+	probeDone   chan struct{}
 
 	shardReport atomic.Pointer[collector.Shard] // read by scrapes, not held up by a reload
 
-	sig <-chan os.Signal // SIGHUP, SIGTERM, SIGINT, caught from start-up on (run)
+	term <-chan os.Signal // SIGTERM, SIGINT, caught from start-up on (run)
+	hup  <-chan os.Signal // SIGHUP, likewise
 }
 
 // Shard implements collector.ShardReporter.
@@ -252,9 +312,10 @@ func (a *app) Shard() collector.Shard { return *a.shardReport.Load() }
 // newApp builds the metrics registry, the source (Prometheus or the demo
 // cluster) and the engine for cfg.
 func newApp(o *options, cfg *config.Config, shardReport collector.Shard, log *slog.Logger) (*app, error) {
-	a := &app{opts: o, log: log, cfg: cfg, reg: prometheus.NewRegistry()}
+	a := &app{opts: o, log: log, cfg: cfg, promDigest: settingsDigest(cfg.Prometheus), reg: prometheus.NewRegistry(),
+		reloads: collector.NewConfigReload(time.Now())}
 	a.shardReport.Store(&shardReport)
-	a.reg.MustRegister(versioncollector.NewCollector("storcast"), collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	a.reg.MustRegister(versioncollector.NewCollector("storcast"), collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), a.reloads)
 	var err error
 	if a.srcMetrics, err = source.NewMetrics(a.reg); err != nil {
 		return nil, fmt.Errorf("registering metrics: %w", err)
@@ -288,16 +349,20 @@ func (a *app) newSource(c *config.Config) (source.Source, error) {
 }
 
 // reload loads the configuration again and applies it, or returns why not
-// and keeps the running one. The listener and its web config are set up
-// once: a change of either is refused rather than reported as applied.
-func (a *app) reload(ctx context.Context) error {
+// and keeps the running one; either way its outcome is exported
+// (storcast_config_last_reload_successful). The listener and its web
+// config are set up once: a change of either is refused rather than
+// reported as applied.
+func (a *app) reload(ctx context.Context) (err error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	defer func() { a.reloads.Record(err, time.Now()) }()
 	all, err := loadConfig(a.opts)
 	if err != nil {
 		return err
 	}
-	nc, shardReport := a.opts.shard.split(all) // the shard flags stay: only the cluster list can change
+	nc, shardReport := a.opts.shard.split(all)  // the shard flags stay: only the cluster list can change
+	promDigest := settingsDigest(nc.Prometheus) // before anything uses it (see settingsDigest)
 	if nc.Web.ListenAddress != a.cfg.Web.ListenAddress {
 		return fmt.Errorf("web.listen_address: changed from %q to %q; a reload does not move the listener: restart storcast to apply it", a.cfg.Web.ListenAddress, nc.Web.ListenAddress)
 	}
@@ -314,17 +379,23 @@ func (a *app) reload(ctx context.Context) error {
 	}
 	// The same query backend keeps its source, so that the loops of
 	// unchanged clusters keep running (engine.Start); the demo switched
-	// off is another backend.
-	if nc.Demo != a.cfg.Demo || !reflect.DeepEqual(nc.Prometheus, a.cfg.Prometheus) {
+	// off is another backend. The section kept is the running one, the
+	// source's: the engine compares it with reflect.DeepEqual, which finds
+	// the same pointers equal without reading what the source writes
+	// behind them.
+	if nc.Demo != a.cfg.Demo || promDigest != a.promDigest {
 		s, err := a.newSource(nc)
 		if err != nil {
 			return err
 		}
 		a.eng.SetSource(s)
+	} else {
+		nc.Prometheus = a.cfg.Prometheus
 	}
 	kept := a.eng.Start(ctx, nc)
+	a.stopProbe()
 	a.srcMetrics.Forget(removedClusters(a.cfg, nc))
-	a.cfg = nc
+	a.cfg, a.promDigest = nc, promDigest
 	a.shardReport.Store(&shardReport)
 	a.log.Info("configuration reloaded", "clusters", len(all.Clusters), "assigned", len(nc.Clusters), "unchanged_kept_running", kept)
 	return nil
@@ -398,17 +469,21 @@ func serve(ln net.Listener, server *http.Server, webConfig string, log *slog.Log
 }
 
 // waitForStop reloads on SIGHUP and returns the exit code at SIGTERM,
-// SIGINT, stop or the end of the HTTP server.
+// SIGINT, stop or the end of the HTTP server. A stop pending beside a
+// SIGHUP (both sent during start-up, or a SIGTERM during a reload, which
+// waits in its own channel meanwhile) goes first: no reload before it.
 func (a *app) waitForStop(ctx context.Context, stop <-chan struct{}, serveErr <-chan error) int {
 	for {
 		select {
-		case s := <-a.sig:
-			if s == syscall.SIGHUP {
-				if err := a.reload(ctx); err != nil {
-					a.log.Error("reload failed; keeping the running configuration", "err", err)
-				}
-				continue
-			}
+		case s := <-a.term:
+			a.log.Info("shutting down", "signal", s.String())
+			return 0
+		case <-stop:
+			return 0
+		default:
+		}
+		select {
+		case s := <-a.term:
 			a.log.Info("shutting down", "signal", s.String())
 			return 0
 		case <-stop:
@@ -419,6 +494,10 @@ func (a *app) waitForStop(ctx context.Context, stop <-chan struct{}, serveErr <-
 				return 1
 			}
 			return 0
+		case <-a.hup:
+			if err := a.reload(ctx); err != nil {
+				a.log.Error("reload failed; keeping the running configuration", "err", err)
+			}
 		}
 	}
 }
@@ -457,14 +536,107 @@ func prepareDemo(cfg *config.Config, src *demo.Prometheus) error {
 	return nil
 }
 
-func displayURL(a net.Addr, tls bool) string {
+// displayURL is the URL printed at start: scheme (webScheme) and the
+// listener's address, a wildcard host shown as loopback.
+func displayURL(a net.Addr, scheme string) string {
 	host, port, _ := net.SplitHostPort(a.String())
 	if host == "" || host == "::" || host == "0.0.0.0" {
 		host = "127.0.0.1"
 	}
-	scheme := "http"
-	if tls {
-		scheme = "https"
-	}
 	return fmt.Sprintf("%s://%s/", scheme, net.JoinHostPort(host, port))
+}
+
+// webScheme is the scheme exporter-toolkit serves with the web config file
+// at path: https when its tls_server_config enables TLS, http otherwise (a
+// file with basic auth alone is served in plain HTTP, and no file too).
+func webScheme(path string) (string, error) {
+	if path == "" {
+		return "http", nil
+	}
+	data, err := boundedread.Read(path, config.MaxFileBytes, "a web config file")
+	if err != nil {
+		return "", fmt.Errorf("web.config_file: %w", err)
+	}
+	var c web.Config
+	if err := yaml.Unmarshal(data, &c); err != nil {
+		return "", fmt.Errorf("web.config_file: %s: %v", path, err)
+	}
+	if c.TLSConfig.IsEnabled() {
+		return "https", nil
+	}
+	return "http", nil
+}
+
+// settingsDigest is the SHA-256 of v's settings (writeSettings), taken at
+// load. A reload compares the prometheus section by it rather than with
+// reflect.DeepEqual on the running struct: prometheus/common's OAuth2 round
+// tripper stores a proxy func in the *OAuth2 that the running
+// configuration shares with its source at the first token fetch, so the
+// running section never equalled a freshly loaded one (every reload
+// restarted every loop) and reading it raced with that write. Its YAML or
+// JSON would not do: prometheus/common writes secrets as <secret>, and a
+// changed password would compare equal.
+func settingsDigest(v any) string {
+	h := sha256.New()
+	writeSettings(h, reflect.ValueOf(v))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// writeSettings writes v to w unambiguously: every field, unexported ones
+// too (a proxy URL's password is in url.Userinfo's), pointers followed,
+// map entries in the order of their keys' encoding; funcs and channels,
+// run-time state rather than settings, are left out. The configuration
+// holds no cycle.
+func writeSettings(w io.Writer, v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Invalid, reflect.Func, reflect.Chan, reflect.UnsafePointer:
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			io.WriteString(w, "nil;")
+			return
+		}
+		if v.Kind() == reflect.Interface {
+			fmt.Fprintf(w, "%s:", v.Elem().Type())
+		}
+		writeSettings(w, v.Elem())
+	case reflect.Struct:
+		io.WriteString(w, "{")
+		for i := range v.NumField() {
+			fmt.Fprintf(w, "%s:", v.Type().Field(i).Name)
+			writeSettings(w, v.Field(i))
+		}
+		io.WriteString(w, "}")
+	case reflect.Slice, reflect.Array:
+		fmt.Fprintf(w, "[%d:", v.Len())
+		for i := range v.Len() {
+			writeSettings(w, v.Index(i))
+		}
+		io.WriteString(w, "]")
+	case reflect.Map:
+		entries := make([][2]string, 0, v.Len())
+		for it := v.MapRange(); it.Next(); {
+			var k, e strings.Builder
+			writeSettings(&k, it.Key())
+			writeSettings(&e, it.Value())
+			entries = append(entries, [2]string{k.String(), e.String()})
+		}
+		slices.SortFunc(entries, func(x, y [2]string) int { return strings.Compare(x[0], y[0]) })
+		fmt.Fprintf(w, "map[%d:", len(entries))
+		for _, e := range entries {
+			io.WriteString(w, e[0]+e[1])
+		}
+		io.WriteString(w, "]")
+	case reflect.String:
+		fmt.Fprintf(w, "%q;", v.String())
+	case reflect.Bool:
+		fmt.Fprintf(w, "%t;", v.Bool())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		fmt.Fprintf(w, "%d;", v.Int())
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		fmt.Fprintf(w, "%d;", v.Uint())
+	case reflect.Float32, reflect.Float64:
+		fmt.Fprintf(w, "%s;", strconv.FormatFloat(v.Float(), 'g', -1, 64))
+	case reflect.Complex64, reflect.Complex128:
+		fmt.Fprintf(w, "%v;", v.Complex())
+	}
 }

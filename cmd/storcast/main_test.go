@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -237,7 +238,8 @@ func runInProcess(t *testing.T, addr string, args ...string) *syncBuffer {
 
 // TestServeReloadShutdown runs storcast against an unreachable Prometheus:
 // it serves /metrics and the probes, reloads a valid configuration, keeps the
-// old one on an invalid reload, and exits 0 on stop.
+// old one on an invalid reload, exports each load's outcome
+// (storcast_config_last_reload_successful), and exits 0 on stop.
 func TestServeReloadShutdown(t *testing.T) {
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "storcast.yml")
@@ -273,13 +275,21 @@ clusters: [{name: a, kind: ceph}]
 	if !strings.Contains(errb.String(), "refresh failed") {
 		t.Errorf("failed refresh not logged: %s", errb.String())
 	}
+	reloadOutcome := func(when, want string) {
+		t.Helper()
+		if _, body := get(t, base+"/metrics"); !strings.Contains(body, "\nstorcast_config_last_reload_successful "+want+"\n") {
+			t.Errorf("%s: no storcast_config_last_reload_successful %s in /metrics:\n%s", when, want, body)
+		}
+	}
+	reloadOutcome("at start", "1")
 
 	// Valid reload adds a cluster.
-	write(`prometheus: {url: "http://127.0.0.1:1", timeout: 1s, retries: 0}
+	valid := `prometheus: {url: "http://127.0.0.1:1", timeout: 1s, retries: 0}
 fit: {refresh_interval: 1s}
 state_dir: ` + filepath.Join(dir, "state") + `
 clusters: [{name: a, kind: ceph}, {name: b, kind: swift}]
-`)
+`
+	write(valid)
 	resp, err := http.Post(base+"/-/reload", "", nil)
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("reload: %v %v", resp, err)
@@ -312,6 +322,14 @@ clusters: [{name: a, kind: ceph}, {name: b, kind: swift}]
 	if _, body := get(t, base+"/api/v1/clusters"); !strings.Contains(body, `"name":"b"`) {
 		t.Errorf("configuration lost after an invalid reload: %s", body)
 	}
+	reloadOutcome("after an invalid reload", "0")
+	write(valid)
+	resp, err = http.Post(base+"/-/reload", "", nil)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("valid reload after the invalid one: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	reloadOutcome("after a valid reload", "1")
 	if resp, err := http.Get(base + "/-/reload"); err != nil || resp.StatusCode != 405 || resp.Header.Get("Allow") != "POST, PUT" {
 		t.Errorf("GET /-/reload: %v %v; want 405 with Allow: POST, PUT", resp, err)
 	} else {
@@ -339,7 +357,9 @@ clusters: [{name: a, kind: ceph}, {name: b, kind: swift}]
 }
 
 // TestWebConfigBasicAuth: --web.config.file (exporter-toolkit) protects our
-// endpoints with basic auth.
+// endpoints with basic auth, and the URL printed at start is http: without
+// tls_server_config exporter-toolkit serves plain HTTP (https was printed
+// for any web config file).
 func TestWebConfigBasicAuth(t *testing.T) {
 	dir := t.TempDir()
 	hash, err := bcrypt.GenerateFromPassword([]byte("s3cret"), bcrypt.MinCost)
@@ -360,12 +380,16 @@ clusters: [{name: a, kind: ceph}]
 	addr := "127.0.0.1:" + testtool.FreePort(t)
 	stop := make(chan struct{})
 	done := make(chan int)
+	var out syncBuffer
 	go func() {
-		done <- run([]string{"--config.file=" + cfgPath, "--web.listen-address=" + addr, "--web.config.file=" + webCfg}, io.Discard, io.Discard, stop)
+		done <- run([]string{"--config.file=" + cfgPath, "--web.listen-address=" + addr, "--web.config.file=" + webCfg}, &out, io.Discard, stop)
 	}()
 	defer func() { close(stop); <-done }()
 	u := "http://" + addr + "/metrics"
 	waitStatus(t, u, 401, 10*time.Second, func() string { return "(GET /metrics without credentials)" })
+	if want := "storcast listening on http://" + addr + "/\n"; out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
+	}
 	req, _ := http.NewRequest("GET", u, nil)
 	req.SetBasicAuth("admin", "s3cret")
 	resp, err := http.DefaultClient.Do(req)
@@ -507,6 +531,188 @@ func TestSIGHUPDuringStartUp(t *testing.T) {
 	}
 	if err := cmd.waitExit(30 * time.Second); err != nil || !strings.Contains(out.String(), "msg=stopped") {
 		t.Errorf("exit after SIGTERM: %v\n%s", err, out.String())
+	}
+}
+
+// TestWebScheme: the scheme printed at start is https exactly when the web
+// config's tls_server_config enables TLS, as exporter-toolkit decides.
+func TestWebScheme(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, body, want string }{
+		{"basic auth", "basic_auth_users:\n  admin: $2y$10$x\n", "http"},
+		{"http server settings", "http_server_config:\n  http2: false\n", "http"},
+		{"tls", "tls_server_config:\n  cert_file: s.crt\n  key_file: s.key\n", "https"},
+		{"tls and basic auth", "tls_server_config:\n  cert_file: s.crt\n  key_file: s.key\nbasic_auth_users:\n  admin: $2y$10$x\n", "https"},
+	} {
+		path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".yml")
+		if err := os.WriteFile(path, []byte(tc.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := webScheme(path); err != nil || got != tc.want {
+			t.Errorf("%s: %q %v, want %q", tc.name, got, err, tc.want)
+		}
+	}
+	if got, err := webScheme(""); err != nil || got != "http" {
+		t.Errorf("no web config: %q %v, want http", got, err)
+	}
+}
+
+// TestBusyPortStartsNothing: a second instance on a port in use exits 1
+// naming the address before its engine starts: its saved state is not
+// read (an unreadable state file, which a start sets aside, stays as it
+// is). It restored the state and started the loops first, and returned
+// without stopping them.
+func TestBusyPortStartsNothing(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	addr := busy.Addr().String()
+	dir := t.TempDir()
+	stateDir := filepath.Join(dir, "state")
+	if err := os.MkdirAll(stateDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(stateDir, "a.json"), []byte("not a state file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfgPath := filepath.Join(dir, "storcast.yml")
+	if err := os.WriteFile(cfgPath, []byte(`prometheus: {url: "http://127.0.0.1:1", retries: 0}
+state_dir: `+stateDir+`
+clusters: [{name: a, kind: ceph}]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var errb syncBuffer
+	code := run([]string{"--config.file=" + cfgPath, "--web.listen-address=" + addr}, io.Discard, &errb, nil)
+	if want := "listen tcp " + addr + ": bind: address already in use"; code != 1 || !strings.Contains(errb.String(), want) {
+		t.Errorf("exit %d, stderr %q; want exit 1 with %q", code, errb.String(), want)
+	}
+	entries, err := os.ReadDir(stateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if !slices.Equal(names, []string{"a.json"}) {
+		t.Errorf("state_dir holds %v, want [a.json] untouched: the engine started", names)
+	}
+}
+
+// TestSIGTERMAfterSIGHUPAtStartUp: a SIGHUP then a SIGTERM sent while
+// storcast starts stop it, exit 0. Both shared one channel of one slot,
+// unread until serving: the SIGTERM found it full of the SIGHUP and was
+// dropped, and storcast reloaded and never stopped.
+func TestSIGTERMAfterSIGHUPAtStartUp(t *testing.T) {
+	dir := t.TempDir()
+	addr := "127.0.0.1:" + testtool.FreePort(t)
+	cmd, out := startMain(t, "--demo --state.dir="+dir+" --web.listen-address="+addr)
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(out.String(), "starting storcast") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no start:\n%s", out.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	for _, s := range []os.Signal{syscall.SIGHUP, syscall.SIGTERM} {
+		if err := cmd.Process.Signal(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A bound on the wait, not on speed: the demo builds its history first.
+	if err := cmd.waitExit(60 * time.Second); err != nil || !strings.Contains(out.String(), `msg="shutting down" signal=terminated`) {
+		t.Errorf("exit after SIGHUP and SIGTERM at start-up: %v\n%s", err, out.String())
+	}
+}
+
+// TestUnchangedReloadWithOAuth2KeepsLoops: with an oauth2 block (a
+// proxy_url in it) in prometheus.http_config, a reload of the same file
+// after the first token fetch keeps every loop. prometheus/common stores a
+// proxy func in the *OAuth2 that the running configuration shared with the
+// source at that fetch, so the running section never equalled a freshly
+// loaded one: every reload replaced the source and restarted every loop.
+func TestUnchangedReloadWithOAuth2KeepsLoops(t *testing.T) {
+	var withToken atomic.Int64
+	prom := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "Bearer t0ken" {
+			withToken.Add(1)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"status":"success","data":{"resultType":"matrix","result":[]}}`)
+	}))
+	defer prom.Close()
+	// The proxy answers every request as the token endpoint: token_url's
+	// own address refuses connections, so a token comes through it only.
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"access_token":"t0ken","token_type":"Bearer","expires_in":3600}`)
+	}))
+	defer proxy.Close()
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "storcast.yml")
+	if err := os.WriteFile(cfgPath, []byte(fmt.Sprintf(`prometheus:
+  url: %q
+  timeout: 2s
+  retries: 0
+  http_config:
+    oauth2: {client_id: storcast, client_secret: s3cret, token_url: "http://127.0.0.1:1/token", proxy_url: %q}
+fit: {refresh_interval: 1s}
+state_dir: %s
+clusters: [{name: a, kind: ceph}, {name: b, kind: ceph}]
+`, prom.URL, proxy.URL, filepath.Join(dir, "state"))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := "127.0.0.1:" + testtool.FreePort(t)
+	errb := runInProcess(t, addr, "--config.file="+cfgPath, "--web.listen-address="+addr)
+	deadline := time.Now().Add(30 * time.Second)
+	for withToken.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no query with the token reached Prometheus:\n%s", errb.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	resp, err := http.Post("http://"+addr+"/-/reload", "", nil)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("unchanged reload: %v %v\n%s", resp, err, errb.String())
+	}
+	resp.Body.Close()
+	if !strings.Contains(errb.String(), "unchanged_kept_running=2") {
+		t.Errorf("unchanged reload: no log line saying both loops were kept:\n%s", errb.String())
+	}
+}
+
+// TestSettingsDigest: the digest tells settings apart by every value,
+// secrets and a proxy URL's password included (prometheus/common writes
+// both redacted in YAML and JSON), and ignores the proxy func that
+// prometheus/common stores at first use.
+func TestSettingsDigest(t *testing.T) {
+	load := func(httpConfig string) config.Prometheus {
+		t.Helper()
+		c, err := config.Parse([]byte("clusters: [{name: a, kind: ceph}]\nprometheus:\n  url: http://prom:9090\n  http_config: " + httpConfig + "\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Prometheus
+	}
+	const oauth2 = `{oauth2: {client_id: c, client_secret: %s, token_url: "http://idp/token", proxy_url: "http://u:%s@proxy:3128"}}`
+	base := load(fmt.Sprintf(oauth2, "s1", "p1"))
+	if settingsDigest(base) != settingsDigest(load(fmt.Sprintf(oauth2, "s1", "p1"))) {
+		t.Error("the same settings give two digests")
+	}
+	for _, other := range []string{fmt.Sprintf(oauth2, "s2", "p1"), fmt.Sprintf(oauth2, "s1", "p2")} {
+		if settingsDigest(base) == settingsDigest(load(other)) {
+			t.Errorf("%s: the digest of %s", other, fmt.Sprintf(oauth2, "s1", "p1"))
+		}
+	}
+	used := load(fmt.Sprintf(oauth2, "s1", "p1"))
+	if used.HTTPConfig.OAuth2.Proxy() == nil { // what the round tripper does at its first token fetch
+		t.Fatal("no proxy func")
+	}
+	if settingsDigest(used) != settingsDigest(base) {
+		t.Error("the proxy func stored at first use changes the digest")
 	}
 }
 

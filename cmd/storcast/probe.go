@@ -25,15 +25,25 @@ func probeRange(cfg *config.Config, now time.Time) source.Range {
 // naming the empty and failing ones. Each cluster has the deadline of a
 // fit's fetch (engine.FitFetchDeadline), its own: one shared by all let a
 // query that kept timing out on the first cluster fail every query of the
-// clusters after it. It returns how many required queries (the ops and
-// bytes signals) selected nothing and how many failed.
+// clusters after it. Cancelled (the start-up probe, by a reload or the
+// shutdown), it probes no further cluster and reports none whose probe it
+// cut short. It returns how many required queries (the ops and bytes
+// signals) selected nothing and how many failed.
 func probeClusters(ctx context.Context, cfg *config.Config, src *source.Prometheus, w io.Writer, log *slog.Logger) (empty, failed int) {
 	r := probeRange(cfg, time.Now())
 	for i := range cfg.Clusters {
 		cl := &cfg.Clusters[i]
-		cctx, cancel := context.WithTimeout(ctx, engine.FitFetchDeadline(cfg))
-		probes := src.ProbeCluster(cctx, cl, r)
-		cancel()
+		var probes []source.Probe
+		if ctx.Err() == nil {
+			cctx, cancel := context.WithTimeout(ctx, engine.FitFetchDeadline(cfg))
+			probes = src.ProbeCluster(cctx, cl, r)
+			cancel()
+		}
+		if ctx.Err() != nil {
+			// The failures of a probe cut short are the cancellation's.
+			log.Info("probe: cancelled", "cluster", cl.Name)
+			break
+		}
 		emptyOrFailed := 0
 		for _, p := range probes {
 			name := p.Signal

@@ -6,12 +6,16 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/storcast/storcast/exporter/config"
 	"github.com/storcast/storcast/exporter/source"
+	"github.com/storcast/storcast/internal/testtool"
 )
 
 // TestProbeDeadlinePerCluster: a query of the first cluster that keeps
@@ -54,5 +58,68 @@ func TestProbeDeadlinePerCluster(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "a\tread_ops\tFAILED") || !strings.Contains(out.String(), "b\tread_ops\t1 series") {
 		t.Errorf("probe output:\n%s", out.String())
+	}
+}
+
+// TestReloadCancelsStartUpProbe: a reload that removes cluster b while the
+// start-up probe is held up on cluster a leaves no source series of b. The
+// probe ran on the start's cluster list, unstopped: it went on to b after
+// the reload's Forget(b) and counted b's queries again, series exported
+// until the process ended.
+func TestReloadCancelsStartUpProbe(t *testing.T) {
+	release := make(chan struct{})
+	var once sync.Once
+	open := func() { once.Do(func() { close(release) }) }
+	prom := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.FormValue("query"), `cluster="a"`) {
+			select { // a's queries (the probe's first cluster) wait for release
+			case <-release:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"status":"success","data":{"resultType":"matrix","result":[]}}`)
+	}))
+	t.Cleanup(prom.Close)
+	t.Cleanup(open) // before prom.Close, after storcast stopped (cleanups run last first)
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "storcast.yml")
+	write := func(clusters string) {
+		// A timeout far longer than the test: the probe stays on a until released.
+		body := fmt.Sprintf("prometheus: {url: %q, timeout: 60s, retries: 0}\nfit: {refresh_interval: 1s}\nstate_dir: %s\nclusters: %s\n",
+			prom.URL, filepath.Join(dir, "state"), clusters)
+		if err := os.WriteFile(cfgPath, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`[{name: a, kind: ceph, matchers: ['cluster="a"']}, {name: b, kind: ceph, matchers: ['cluster="b"']}]`)
+	addr := "127.0.0.1:" + testtool.FreePort(t)
+	errb := runInProcess(t, addr, "--config.file="+cfgPath, "--web.listen-address="+addr)
+	base := "http://" + addr
+
+	write(`[{name: a, kind: ceph, matchers: ['cluster="a"']}]`)
+	resp, err := http.Post(base+"/-/reload", "", nil)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("reload removing b: %v %v\n%s", resp, err, errb.String())
+	}
+	resp.Body.Close()
+	open()
+	// The probe's end: cancelled by the reload, or (unstopped) its report
+	// of b.
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(errb.String(), `msg="probe: cancelled"`) && !strings.Contains(errb.String(), `msg="probe: cluster queries" cluster=b`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the start-up probe did not end:\n%s", errb.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	_, body := get(t, base+"/metrics")
+	for _, l := range strings.Split(body, "\n") {
+		for _, name := range []string{source.MetricQueries, source.MetricQueryErrors, source.MetricRetries, source.MetricRespBytes} {
+			if strings.HasPrefix(l, name+"{") && strings.Contains(l, `cluster="b"`) {
+				t.Errorf("a series of the removed cluster: %s", l)
+			}
+		}
 	}
 }

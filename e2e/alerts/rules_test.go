@@ -32,7 +32,7 @@ func testRules(t *testing.T) []byte {
 	th.Model.StaleFor, th.Model.InaccurateFor = 0, 0
 	th.Source.DownFor = 0
 	th.Model.FitFailingFor, th.State.NotSavedFor, th.State.NotRestoredFor = 0, 0, 0
-	th.Exporter.CollectorFailingFor, th.Shards.MismatchFor = 0, 0
+	th.Exporter.CollectorFailingFor, th.Exporter.ReloadFailedFor, th.Shards.MismatchFor = 0, 0, 0
 	rules, err := alerts.Generate(th, "alerts/thresholds.yml with every for: 0s (e2e test copy)")
 	if err != nil {
 		t.Fatal(err)

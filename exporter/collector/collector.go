@@ -128,10 +128,13 @@ func New(src Snapshotter, shard ShardReporter, log *slog.Logger) *Exporter {
 }
 
 // Describe implements prometheus.Collector: every descriptor of every
-// collector, so the registry checks what is collected against them.
+// collector, so the registry checks what is collected against them (not
+// those of the process's registry: ConfigReload describes its own).
 func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range declared {
-		ch <- d.desc
+		if !processDescs[d.desc] {
+			ch <- d.desc
+		}
 	}
 }
 

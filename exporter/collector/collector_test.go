@@ -3,6 +3,7 @@ package collector
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -152,9 +153,17 @@ func (shardOfFixture) Shard() Shard {
 	return Shard{Index: 1, Total: 3, Configured: []string{"ceph-a", "swift-b", "new", "elsewhere"}, Assigned: []string{"ceph-a", "swift-b", "new"}}
 }
 
+// reloadOfFixture is a configuration loaded at start and a reload that
+// failed after it: not successful, the start's time the last success.
+func reloadOfFixture() *ConfigReload {
+	r := NewConfigReload(time.Unix(1700000000, 0))
+	r.Record(errors.New("clusters[0].kind: unknown kind"), time.Unix(1700000600, 0))
+	return r
+}
+
 func scrape(t testing.TB, src Snapshotter) []byte {
 	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(New(src, shardOfFixture{}, nil))
+	reg.MustRegister(New(src, shardOfFixture{}, nil), reloadOfFixture())
 	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -266,7 +275,7 @@ func TestDeclaredIsWhatIsEmitted(t *testing.T) {
 		decl[s.Name] = s
 	}
 	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(New(snapshots(t), shardOfFixture{}, nil))
+	reg.MustRegister(New(snapshots(t), shardOfFixture{}, nil), reloadOfFixture())
 	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
