@@ -95,8 +95,10 @@
 //
 // A CPU-bound host (host.cpu_model: saturating). With the CPU demand d (the
 // linear busy share above, uncapped) CPU busy is d/(1 + d⁴)^¼, a soft
-// minimum of d and 1; node_load1/5/15 carry the whole demand d plus iowait,
-// so load keeps rising after busy has flattened; iowait is
+// minimum of d and 1; node_load1/5/15 carry the whole demand (cpus · d)
+// plus the host's share of the requests in flight (served × latency, by
+// Little's law: the outstanding count of a closed loop), as Linux counts
+// tasks blocked on IO, so load keeps rising after busy has flattened; iowait is
 // iowait_max · U^iowait_exponent of the served load, taken from idle time,
 // not a fixed share of busy time.
 //

@@ -218,13 +218,20 @@ func (c *Cluster) addNode() {
 		lk := c.key(hk + "load")
 		load := func(sd float64) func(st *state, k int64) float64 {
 			return func(st *state, k int64) float64 {
-				u := busy(st, h)
+				var v float64
 				if saturating {
-					// Runnable and uninterruptible tasks: all the demand,
-					// served or queued, plus those waiting on disks.
-					u = demand(st, h) + iowait(st)
+					// Linux counts runnable tasks and tasks in
+					// uninterruptible sleep: all the CPU demand, served or
+					// queued, plus a thread blocked on each request the
+					// host holds, its share of the requests in flight
+					// (served × latency, Little's law; the outstanding
+					// count of a closed loop). The latter keeps growing
+					// past saturation while busy bends toward 1.
+					v = float64(cpus)*(demand(st, h)+0.5*st.nnLoss) + st.hostShare[h]*st.served*st.latAll()
+				} else {
+					v = float64(cpus) * (busy(st, h) + 0.5*st.nnLoss)
 				}
-				v := float64(cpus) * (u + 0.5*st.nnLoss) * positive(1+sd*hn*noise(lk, k))
+				v *= positive(1 + sd*hn*noise(lk, k))
 				return math.Round(v*100) / 100
 			}
 		}
