@@ -351,7 +351,7 @@ func TestRecordedRunsRepeatability(t *testing.T) {
 // M-LISP twice (20:20, trained on windows holding the saturated
 // calibration; 2026-11-25 02:03, a trend fitted along counters that are
 // exact functions of the load; both fixed). The passive check scores only
-// when storcast found a capacity line in the history (10 runs).
+// when storcast found a capacity line in the history (13 runs).
 func TestRecordedRunsChecks(t *testing.T) {
 	paths, err := filepath.Glob("testdata/runs/*.json")
 	if err != nil {
