@@ -97,12 +97,16 @@ type cluster struct {
 // and the reload does not wait for it. It stops the loops of removed and
 // changed clusters, waits for them, and starts those of new and changed
 // ones; a cluster that keeps its name keeps its models, and refits at once
-// only if its settings changed. It returns how many loops it kept.
+// only if its settings or the fit settings changed. It returns how many
+// loops it kept.
 func (e *Engine) Start(ctx context.Context, cfg *config.Config) (kept int) {
 	e.lifecycle.Lock()
 	defer e.lifecycle.Unlock()
 	e.mu.Lock()
 	keepAny := e.running != nil && e.runningSrc == e.opt.Source && sameOutsideClusters(e.running, cfg)
+	// Models fitted under other fit settings (another lookback or step)
+	// are refitted at once, not a fit.interval later.
+	fitChanged := e.running != nil && e.running.Fit != cfg.Fit
 	keys := make(map[string]string, len(cfg.Clusters))
 	for i := range cfg.Clusters {
 		keys[cfg.Clusters[i].Name] = cfg.Clusters[i].SourceKey()
@@ -149,8 +153,8 @@ func (e *Engine) Start(ctx context.Context, cfg *config.Config) (kept int) {
 			kept++
 			continue
 		}
-		if c.lastFit.IsZero() || c.cfg.SourceKey() != cc.SourceKey() {
-			c.lastFit = time.Time{} // new or changed cluster: fit at once
+		if c.lastFit.IsZero() || fitChanged || c.cfg.SourceKey() != cc.SourceKey() {
+			c.lastFit = time.Time{} // new or changed cluster, or fit settings: fit at once
 		}
 		c.cfg = cc
 		c.src = e.opt.Source

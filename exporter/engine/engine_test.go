@@ -306,6 +306,12 @@ func TestReloadKeepsModels(t *testing.T) {
 	changed.Clusters[0].LatencySLO.Threshold = 30 * time.Millisecond
 	e.Start(context.Background(), &changed)
 	waitFor(t, "refit of the changed cluster", func() bool { return e.Snapshot("a").Fits == 2 })
+	// The fit settings changed, the cluster not: the models were fitted on
+	// another lookback, so they refit at once, not a fit.interval (1 h) later.
+	longer := changed
+	longer.Fit.Lookback = 2 * changed.Fit.Lookback
+	e.Start(context.Background(), &longer)
+	waitFor(t, "refit after the fit settings changed", func() bool { return e.Snapshot("a").Fits == 3 })
 }
 
 // TestReloadKeepsRunningLoops: a reload that leaves a cluster, the source
