@@ -26,7 +26,7 @@ func TestRun(t *testing.T) {
 		stdout    string
 		stderrHas string
 	}{
-		{[]string{"scenarios"}, 0, "closed-loop\ngrowth\ngrowth-interference\ninterference\nmix-shift\nscale-out\nsteady\nswift\n", ""},
+		{[]string{"scenarios"}, 0, "closed-loop\ngrowth\ngrowth-diurnal\ngrowth-interference\ninterference\nmix-shift\nscale-out\nsteady\nswift\n", ""},
 		{[]string{"check", "--scenario", "growth"}, 0, "scenario growth (growth): OK\n", ""},
 		{[]string{"check", "--scenario", "../../storagesim/testdata/invalid-knee.yml"}, 1, "", "latency.knee_factor: 1, must be > 1"},
 		{[]string{"check", "--scenario", "nope"}, 1, "", `scenario "nope": not a shipped scenario`},
