@@ -607,6 +607,23 @@ func TestForecastTimesInFull(t *testing.T) {
 	}
 }
 
+// TestParamErrorsInFull: sizes print every digit (%v put 64 MiB + 1 as
+// 6.7108865e+07), and an integer too large is out of range, not "not an
+// integer".
+func TestParamErrorsInFull(t *testing.T) {
+	srv := testServer(t)
+	for _, tc := range []struct{ method, path, body, want string }{
+		{"GET", "/api/v1/capacity_curve?cluster=a&io_size_bytes=67108865", "", "io_size_bytes: must be 0 (today's mean IO size) or in [512, 67108864] bytes, got 67108865"},
+		{"POST", "/api/v1/whatif", `{"cluster":"a","ioSizes":[{"bytes":67108865,"share":1}]}`, "ioSizes[0].bytes: must be in [512, 67108864], got 67108865"},
+		{"GET", "/api/v1/capacity_curve?cluster=a&points=99999999999999999999", "", `points: "99999999999999999999" is out of range`},
+	} {
+		code, env, raw := call(t, srv, tc.method, tc.path, tc.body)
+		if code != 400 || env.Error != tc.want {
+			t.Errorf("%s %s %s: %d %s; want 400 %q", tc.method, tc.path, tc.body, code, raw, tc.want)
+		}
+	}
+}
+
 // TestRuleSets: the advisor's answer with the catalog's descriptions, the
 // recommendation flagged; clear 503s without a catalog or a workload.
 func TestRuleSets(t *testing.T) {

@@ -173,7 +173,9 @@ func intParam(r *http.Request, name string, def int) (int, error) {
 		return def, nil
 	}
 	v, err := strconv.Atoi(s)
-	if err != nil {
+	if errors.Is(err, strconv.ErrRange) {
+		return 0, badData(name, "%q is out of range", textcut.Cut(s, 64))
+	} else if err != nil {
 		return 0, badData(name, "%q is not an integer", textcut.Cut(s, 64))
 	}
 	return v, nil

@@ -105,8 +105,8 @@ func (s *Service) CapacityCurve(ctx context.Context, cluster string, ioSizeBytes
 		return apiv1.CapacityCurve{}, err
 	}
 	if ioSizeBytes != 0 && !(ioSizeBytes >= apiv1.MinIOSizeBytes && ioSizeBytes <= apiv1.MaxIOSizeBytes) {
-		return apiv1.CapacityCurve{}, badData("io_size_bytes", "must be 0 (today's mean IO size) or in [%d, %d] bytes, got %v",
-			apiv1.MinIOSizeBytes, apiv1.MaxIOSizeBytes, ioSizeBytes)
+		return apiv1.CapacityCurve{}, badData("io_size_bytes", "must be 0 (today's mean IO size) or in [%d, %d] bytes, got %s",
+			apiv1.MinIOSizeBytes, apiv1.MaxIOSizeBytes, strconv.FormatFloat(ioSizeBytes, 'f', -1, 64))
 	}
 	if points < apiv1.MinCurvePoints || points > apiv1.MaxCurvePoints {
 		return apiv1.CapacityCurve{}, badData("points", "must be between %d and %d, got %d", apiv1.MinCurvePoints, apiv1.MaxCurvePoints, points)
@@ -342,7 +342,7 @@ func checkWhatIf(req apiv1.WhatIfRequest) error {
 	var shareSum float64
 	for i, sz := range req.IOSizes {
 		if !(sz.Bytes >= apiv1.MinIOSizeBytes && sz.Bytes <= apiv1.MaxIOSizeBytes) {
-			return badData(fmt.Sprintf("ioSizes[%d].bytes", i), "must be in [%d, %d], got %v", apiv1.MinIOSizeBytes, apiv1.MaxIOSizeBytes, sz.Bytes)
+			return badData(fmt.Sprintf("ioSizes[%d].bytes", i), "must be in [%d, %d], got %s", apiv1.MinIOSizeBytes, apiv1.MaxIOSizeBytes, strconv.FormatFloat(sz.Bytes, 'f', -1, 64))
 		}
 		if !(sz.Share >= 0 && sz.Share <= 1) {
 			return badData(fmt.Sprintf("ioSizes[%d].share", i), "must be in [0, 1], got %v", sz.Share)

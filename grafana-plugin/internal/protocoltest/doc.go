@@ -8,5 +8,9 @@
 // The storcast it talks to is a real `storcast --demo` process built from
 // the repository's ./cmd/storcast (STORCAST_UNDER_TEST=demo, the default),
 // or, with STORCAST_UNDER_TEST=fake, the in-process fake of
-// pkg/storcast/storcasttest.
+// pkg/storcast/storcasttest. The package's tests share one demo process
+// (started by the first, stopped by TestMain). TestFakeAgreesWithStorcast
+// sends the same /api/v1 requests to that fake and to the demo and wants the
+// same status, errorType and named parameter from both: the plugin's unit
+// tests run against the fake.
 package protocoltest

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"net"
@@ -12,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -40,26 +42,71 @@ const storcastVersion = "9.9.9-protocoltest"
 
 func goBuild(t *testing.T, dir, out, pkg string, flags ...string) {
 	t.Helper()
+	if err := build(dir, out, pkg, flags...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// build is goBuild for callers without a *testing.T (the shared demo).
+func build(dir, out, pkg string, flags ...string) error {
 	cmd := exec.Command("go", append(append([]string{"build"}, flags...), "-o", out, pkg)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build %s in %s: %v\n%s", pkg, dir, err, b)
+		return fmt.Errorf("go build %s in %s: %v\n%s", pkg, dir, err, b)
 	}
+	return nil
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
+func freeAddr() (string, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	defer l.Close()
-	return l.Addr().String()
+	return l.Addr().String(), nil
+}
+
+// demo is the package's one `storcast --demo`, shared by its tests: building
+// it and waiting for its fit takes minutes. TestMain stops it.
+var demo struct {
+	once sync.Once
+	url  string
+	err  error
+	logs lockedBuffer
+	stop func()
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if demo.stop != nil {
+		demo.stop()
+	}
+	os.Exit(code)
+}
+
+// lockedBuffer holds the demo's output, written by exec's copier while a
+// failing test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // startStorcast returns the URL of the storcast under test, once it serves a
-// cluster whose models are all fitted.
+// cluster whose models are all fitted: the shared demo, or a fake of the
+// test's own with STORCAST_UNDER_TEST=fake.
 func startStorcast(t *testing.T) (url string) {
 	t.Helper()
 	switch mode := os.Getenv("STORCAST_UNDER_TEST"); mode {
@@ -71,20 +118,44 @@ func startStorcast(t *testing.T) (url string) {
 	default:
 		t.Fatalf("STORCAST_UNDER_TEST=%q: want demo or fake", mode)
 	}
+	demo.once.Do(func() { demo.url, demo.err = startDemo() })
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("storcast --demo output so far:\n%s", demo.logs.String())
+		}
+	})
+	if demo.err != nil {
+		t.Fatal(demo.err)
+	}
+	return demo.url
+}
 
-	bin := filepath.Join(t.TempDir(), "storcast")
-	goBuild(t, repoRoot, bin, "./cmd/storcast", "-ldflags", "-X github.com/prometheus/common/version.Version="+storcastVersion)
-	addr := freeAddr(t)
-	var logs bytes.Buffer
+// startDemo builds and starts `storcast --demo` and waits until it serves a
+// cluster whose models are all fitted; demo.stop stops it, whatever the
+// error.
+func startDemo() (url string, err error) {
+	dir, err := os.MkdirTemp("", "protocoltest-")
+	if err != nil {
+		return "", err
+	}
+	demo.stop = func() { os.RemoveAll(dir) }
+	bin := filepath.Join(dir, "storcast")
+	if err := build(repoRoot, bin, "./cmd/storcast", "-ldflags", "-X github.com/prometheus/common/version.Version="+storcastVersion); err != nil {
+		return "", err
+	}
+	addr, err := freeAddr()
+	if err != nil {
+		return "", err
+	}
 	cmd := exec.Command(bin, "--demo", "--web.listen-address="+addr, "--log.level=warn")
-	cmd.Dir = t.TempDir()
-	cmd.Stdout, cmd.Stderr = &logs, &logs
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = &demo.logs, &demo.logs
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
+	demo.stop = func() {
 		_ = cmd.Process.Signal(os.Interrupt)
 		select {
 		case <-exited:
@@ -92,25 +163,22 @@ func startStorcast(t *testing.T) (url string) {
 			_ = cmd.Process.Kill()
 			<-exited
 		}
-		if t.Failed() {
-			t.Logf("storcast --demo output:\n%s", logs.String())
-		}
-	})
+		os.RemoveAll(dir)
+	}
 	url = "http://" + addr
 	// The demo fits its models in the background; wait until every model of
 	// one cluster is fitted.
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
-		if name, ok := fittedCluster(url); ok {
-			t.Logf("storcast --demo at %s serves fitted cluster %q", url, name)
-			return url
+		if _, ok := fittedCluster(url); ok {
+			return url, nil
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("storcast --demo at %s fitted no cluster within 3 minutes", url)
+			return "", fmt.Errorf("storcast --demo at %s fitted no cluster within 3 minutes", url)
 		}
 		select {
 		case <-exited:
-			t.Fatalf("storcast --demo exited early: %v", cmd.ProcessState)
+			return "", fmt.Errorf("storcast --demo exited early: %v", cmd.ProcessState)
 		case <-time.After(500 * time.Millisecond):
 		}
 	}

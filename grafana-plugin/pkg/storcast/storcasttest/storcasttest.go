@@ -9,15 +9,20 @@
 //	                          scaled by 4096/ioSize (a bandwidth-bound model)
 //	latency     mean(x)     = 1ms / (1 - x/maxIops(current mix)), band ±10%
 //
-// It validates its parameters the way the API contract says (400 bad_data
-// naming the parameter, 404 not_found for an unknown cluster, 503
-// unavailable for a cluster whose models are not fitted), and can be made
-// slow or to demand a bearer token.
+// It validates its parameters by storcast's rules (exporter/api), in the
+// same order (400 bad_data naming the parameter, 404 not_found for an
+// unknown cluster, 405 for a known path asked with another method, 503
+// unavailable for a cluster whose models are not fitted, checked after the
+// parameters), and can be made slow or to demand a bearer token.
+// exporter/api's parsers and checks are unexported, so this package follows
+// them rule for rule; internal/protocoltest's TestFakeAgreesWithStorcast
+// sends the same requests to both and wants the same answers.
 package storcasttest
 
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -29,7 +34,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/common/model"
+
 	"github.com/storcast/storcast/exporter/apiv1"
+	"github.com/storcast/storcast/internal/textcut"
 )
 
 // Cluster is the ground truth of one simulated cluster.
@@ -98,15 +106,39 @@ func New(opts Options) *Server {
 	}
 	s := &Server{opts: opts}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /api/v1/status/buildinfo", s.buildInfo)
-	mux.HandleFunc("GET /api/v1/clusters", s.clusters)
-	mux.HandleFunc("GET /api/v1/forecast", s.forecast)
-	mux.HandleFunc("GET /api/v1/latency_curve", s.latencyCurve)
-	mux.HandleFunc("GET /api/v1/capacity_curve", s.capacityCurve)
-	mux.HandleFunc("POST /api/v1/whatif", s.whatIf)
-	mux.HandleFunc("GET /api/v1/rulesets", s.ruleSets)
+	// allow holds each endpoint's methods for the 405 of the catch-all, as
+	// storcast's Handler has it.
+	allow := map[string]string{}
+	h := func(pattern string, f func(r *http.Request) (any, error)) {
+		method, path, _ := strings.Cut(pattern, " ")
+		if method == http.MethodGet {
+			method += ", " + http.MethodHead
+		}
+		allow[path] = method
+		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+			data, err := f(r)
+			if err != nil {
+				e := err.(*apiError)
+				fail(w, e.status, e.typ, e.msg)
+				return
+			}
+			ok(w, data)
+		})
+	}
+	h("GET /api/v1/status/buildinfo", s.buildInfo)
+	h("GET /api/v1/clusters", s.clusters)
+	h("GET /api/v1/forecast", s.forecast)
+	h("GET /api/v1/latency_curve", s.latencyCurve)
+	h("GET /api/v1/capacity_curve", s.capacityCurve)
+	h("POST /api/v1/whatif", s.whatIf)
+	h("GET /api/v1/rulesets", s.ruleSets)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		fail(w, http.StatusNotFound, apiv1.ErrNotFound, "no endpoint "+r.Method+" "+r.URL.Path)
+		if methods, found := allow[r.URL.Path]; found {
+			w.Header().Set("Allow", methods)
+			fail(w, http.StatusMethodNotAllowed, apiv1.ErrBadData, fmt.Sprintf("method: %s %s takes %s", r.Method, r.URL.Path, methods))
+			return
+		}
+		fail(w, http.StatusNotFound, apiv1.ErrNotFound, fmt.Sprintf("path: no endpoint %s %s", r.Method, textcut.Cut(r.URL.Path, 200)))
 	})
 	if opts.TLS {
 		s.Server = httptest.NewTLSServer(s.wrap(mux))
@@ -178,29 +210,48 @@ func fail(w http.ResponseWriter, status int, errorType, msg string) {
 	_ = json.NewEncoder(w).Encode(apiv1.Envelope{Status: "error", ErrorType: errorType, Error: msg})
 }
 
-// cluster resolves the cluster parameter, answering the error itself.
-func (s *Server) cluster(w http.ResponseWriter, name string) (Cluster, bool) {
+// apiError is an error answer: its HTTP status and envelope.
+type apiError struct {
+	status   int
+	typ, msg string
+}
+
+func (e *apiError) Error() string { return e.msg }
+
+func badData(param, format string, a ...any) error {
+	return &apiError{http.StatusBadRequest, apiv1.ErrBadData, param + ": " + fmt.Sprintf(format, a...)}
+}
+
+// cluster resolves the cluster parameter as storcast does: required, at most
+// apiv1.MaxClusterNameBytes, known. Whether its models are fitted is checked
+// by fitted, after the parameters.
+func (s *Server) cluster(name string) (Cluster, error) {
 	if name == "" {
-		fail(w, http.StatusBadRequest, apiv1.ErrBadData, "cluster: missing")
-		return Cluster{}, false
+		return Cluster{}, badData("cluster", "required")
+	}
+	if len(name) > apiv1.MaxClusterNameBytes {
+		return Cluster{}, badData("cluster", "longer than %d bytes", apiv1.MaxClusterNameBytes)
 	}
 	c, found := s.Cluster(name)
 	if !found {
-		fail(w, http.StatusNotFound, apiv1.ErrNotFound, fmt.Sprintf("cluster: unknown cluster %q", name))
-		return Cluster{}, false
+		return Cluster{}, &apiError{http.StatusNotFound, apiv1.ErrNotFound, fmt.Sprintf("cluster: unknown cluster %q", name)}
 	}
+	return c, nil
+}
+
+// fitted refuses a cluster whose models are not fitted (503 unavailable).
+func fitted(c Cluster) error {
 	if !c.Fitted {
-		fail(w, http.StatusServiceUnavailable, apiv1.ErrUnavailable, fmt.Sprintf("cluster %q: no model fitted yet", name))
-		return Cluster{}, false
+		return &apiError{http.StatusServiceUnavailable, apiv1.ErrUnavailable, fmt.Sprintf("cluster %q: no model fitted yet", c.Name)}
 	}
-	return c, true
+	return nil
 }
 
-func (s *Server) buildInfo(w http.ResponseWriter, _ *http.Request) {
-	ok(w, apiv1.BuildInfo{Version: s.opts.Version, Revision: "test", GoVersion: "go"})
+func (s *Server) buildInfo(*http.Request) (any, error) {
+	return apiv1.BuildInfo{Version: s.opts.Version, Revision: "test", GoVersion: "go"}, nil
 }
 
-func (s *Server) clusters(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) clusters(*http.Request) (any, error) {
 	out := make([]apiv1.Cluster, 0, len(s.opts.Clusters))
 	for _, c := range s.opts.Clusters {
 		models := map[string]apiv1.ModelStatus{}
@@ -215,7 +266,7 @@ func (s *Server) clusters(w http.ResponseWriter, _ *http.Request) {
 		}
 		out = append(out, apiv1.Cluster{Name: c.Name, Kind: c.Kind, Models: models})
 	}
-	ok(w, out)
+	return out, nil
 }
 
 // IOPS is the demand trend of c at t.
@@ -235,65 +286,130 @@ func MaxIOPS(c Cluster, r, ioSize float64) float64 {
 	return 1 / (r/c.ReadCapacity + (1-r)/c.WriteCapacity) * 4096 / ioSize
 }
 
-func parseTime(name, v string) (time.Time, error) {
-	if f, err := strconv.ParseFloat(v, 64); err == nil {
-		return time.UnixMilli(int64(math.Round(f * 1000))), nil
+// floatParam, intParam, timeParam and durationParam parse as storcast's
+// (exporter/api/http.go); the ranges are checked after the cluster.
+func floatParam(q url.Values, name string, def float64) (float64, error) {
+	v := q.Get(name)
+	if v == "" {
+		return def, nil
 	}
-	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
-		return t, nil
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, badData(name, "%q is not a finite number", textcut.Cut(v, 64))
 	}
-	return time.Time{}, fmt.Errorf("%s: cannot parse %q as Unix seconds or RFC 3339", name, v)
+	return f, nil
 }
 
-func parseStep(v string) (time.Duration, error) {
+func intParam(q url.Values, name string, def int) (int, error) {
+	v := q.Get(name)
+	if v == "" {
+		return def, nil
+	}
+	i, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, badData(name, "%q is not an integer", textcut.Cut(v, 64))
+	}
+	return i, nil
+}
+
+// timeParam parses Unix seconds or RFC 3339.
+func timeParam(q url.Values, name string, def float64) (float64, error) {
+	v := q.Get(name)
+	if v == "" {
+		return def, nil
+	}
 	if f, err := strconv.ParseFloat(v, 64); err == nil {
-		if f <= 0 || math.IsNaN(f) || math.IsInf(f, 0) {
-			return 0, fmt.Errorf("step: %q is not a positive number of seconds", v)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return 0, badData(name, "%q is not a finite time", textcut.Cut(v, 64))
 		}
-		return time.Duration(f * float64(time.Second)), nil
+		return f, nil
 	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("step: cannot parse %q as a positive duration", v)
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return 0, badData(name, "%q is neither Unix seconds nor RFC 3339", textcut.Cut(v, 64))
 	}
-	return d, nil
+	return float64(t.UnixMilli()) / 1e3, nil
 }
 
-func (s *Server) forecast(w http.ResponseWriter, r *http.Request) {
+// durationParam parses seconds or a Prometheus duration ("5m", "1d"; not
+// Go's "1.5h").
+func durationParam(q url.Values, name string, def float64) (float64, error) {
+	v := q.Get(name)
+	if v == "" {
+		return def, nil
+	}
+	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		if !(f > 0) || math.IsInf(f, 0) {
+			return 0, badData(name, "%q is not a positive finite duration", textcut.Cut(v, 64))
+		}
+		return f, nil
+	}
+	d, err := model.ParseDuration(strings.TrimSpace(v))
+	if err != nil || d <= 0 {
+		return 0, badData(name, "%q is not a positive duration like 5m or 300", textcut.Cut(v, 64))
+	}
+	return time.Duration(d).Seconds(), nil
+}
+
+// checkForecastRange is storcast's: start and end within
+// apiv1.MaxTimeOffsetSeconds of now, start <= end, step >=
+// apiv1.MinStepSeconds and at most apiv1.MaxForecastPoints points,
+// floor((end-start)/step) + 1. It returns the number of points.
+func checkForecastRange(start, end, step, now float64) (int, error) {
+	for _, p := range []struct {
+		name string
+		v    float64
+	}{{"start", start}, {"end", end}} {
+		if math.Abs(p.v-now) > apiv1.MaxTimeOffsetSeconds {
+			return 0, badData(p.name, "%.0f is not within %.0f days of now (%.0f)", p.v, apiv1.MaxTimeOffsetSeconds/86400, now)
+		}
+	}
+	if end < start {
+		return 0, badData("end", "%s is before start %s", strconv.FormatFloat(end, 'f', -1, 64), strconv.FormatFloat(start, 'f', -1, 64))
+	}
+	if step < apiv1.MinStepSeconds {
+		return 0, badData("step", "%v s is below the minimum of %d s", step, apiv1.MinStepSeconds)
+	}
+	n := math.Floor((end-start)/step) + 1
+	if n > apiv1.MaxForecastPoints {
+		return 0, badData("step", "%v s gives %.0f points; at most %d, use a step of at least %v s",
+			step, n, apiv1.MaxForecastPoints, math.Ceil((end-start)/(apiv1.MaxForecastPoints-1)))
+	}
+	return int(n), nil
+}
+
+var forecastUnits = map[string]string{"iops": "iops", "max_iops": "iops", "headroom_ratio": "ratio", "utilization_ratio": "ratio"}
+
+func (s *Server) forecast(r *http.Request) (any, error) {
 	q := r.URL.Query()
-	c, found := s.cluster(w, q.Get("cluster"))
-	if !found {
-		return
+	now := float64(s.opts.Now.UnixMilli()) / 1e3
+	start, err := timeParam(q, "start", now-24*3600)
+	if err != nil {
+		return nil, err
+	}
+	end, err := timeParam(q, "end", now+7*24*3600)
+	if err != nil {
+		return nil, err
+	}
+	step, err := durationParam(q, "step", math.Max((end-start)/250, apiv1.MinStepSeconds))
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.cluster(q.Get("cluster"))
+	if err != nil {
+		return nil, err
 	}
 	series := q.Get("series")
-	unit := map[string]string{"iops": "iops", "max_iops": "iops", "headroom_ratio": "ratio", "utilization_ratio": "ratio"}[series]
-	if unit == "" {
-		fail(w, http.StatusBadRequest, apiv1.ErrBadData, fmt.Sprintf("series: unknown series %q (want iops, max_iops, headroom_ratio or utilization_ratio)", series))
-		return
+	unit, found := forecastUnits[series]
+	if !found {
+		return nil, badData("series", "unknown series %q (want iops, max_iops, headroom_ratio or utilization_ratio)", textcut.Cut(series, 64))
 	}
-	start, err := parseTime("start", q.Get("start"))
+	n, err := checkForecastRange(start, end, step, now)
 	if err != nil {
-		fail(w, http.StatusBadRequest, apiv1.ErrBadData, err.Error())
-		return
+		return nil, err
 	}
-	end, err := parseTime("end", q.Get("end"))
-	if err != nil {
-		fail(w, http.StatusBadRequest, apiv1.ErrBadData, err.Error())
-		return
-	}
-	step, err := parseStep(q.Get("step"))
-	if err != nil {
-		fail(w, http.StatusBadRequest, apiv1.ErrBadData, err.Error())
-		return
-	}
-	if end.Before(start) {
-		fail(w, http.StatusBadRequest, apiv1.ErrBadData, "end: before start")
-		return
-	}
-	// floor(span/step) + 1 points, as storcast counts them.
-	if n := end.Sub(start)/step + 1; n > apiv1.MaxForecastPoints {
-		fail(w, http.StatusBadRequest, apiv1.ErrBadData, fmt.Sprintf("step: %d points exceed the limit of %d", n, apiv1.MaxForecastPoints))
-		return
+	if err := fitted(c); err != nil {
+		return nil, err
 	}
 	maxIOPS := MaxIOPS(c, c.ReadRatio, c.IOSizeBytes)
 	value := func(t time.Time) (v, hw float64) {
@@ -309,26 +425,32 @@ func (s *Server) forecast(w http.ResponseWriter, r *http.Request) {
 		return d, hwd
 	}
 	out := apiv1.Forecast{Cluster: c.Name, Series: series, Unit: unit, Stale: c.Stale,
-		Points: []apiv1.ForecastPoint{}, Observed: []apiv1.ForecastPoint{}}
-	for t := start; !t.After(end); t = t.Add(step) {
+		Points: make([]apiv1.ForecastPoint, 0, n), Observed: []apiv1.ForecastPoint{}}
+	// t from the index, as storcast: a step beyond time.Duration's range
+	// (about 292 years) is valid, and gives one point.
+	for i := 0; i < n; i++ {
+		ts := start + float64(i)*step
+		t := time.UnixMilli(int64(math.Round(ts * 1000)))
 		v, hw := value(t)
-		ts := float64(t.UnixMilli()) / 1000
 		out.Points = append(out.Points, apiv1.ForecastPoint{T: ts, Value: v, Lower: v - hw, Upper: v + hw})
 		if !t.After(s.opts.Now) {
 			out.Observed = append(out.Observed, apiv1.ForecastPoint{T: ts, Value: v, Lower: v, Upper: v})
 		}
 	}
-	ok(w, out)
+	return out, nil
 }
 
 // CapacityLowerShare is the lower bound of the fake's capacity band, as a
 // share of its max IOPS: from there the latency band has no upper bound.
 const CapacityLowerShare = 0.9
 
-func (s *Server) latencyCurve(w http.ResponseWriter, r *http.Request) {
-	c, found := s.cluster(w, r.URL.Query().Get("cluster"))
-	if !found {
-		return
+func (s *Server) latencyCurve(r *http.Request) (any, error) {
+	c, err := s.cluster(r.URL.Query().Get("cluster"))
+	if err != nil {
+		return nil, err
+	}
+	if err := fitted(c); err != nil {
+		return nil, err
 	}
 	maxIOPS := MaxIOPS(c, c.ReadRatio, c.IOSizeBytes)
 	out := apiv1.LatencyCurve{Cluster: c.Name, SLOSeconds: c.SLOSeconds, Latency: "op", Stale: c.Stale}
@@ -354,17 +476,19 @@ func (s *Server) latencyCurve(w http.ResponseWriter, r *http.Request) {
 	knee := func(k float64) *float64 { v := maxIOPS * (1 - k*0.001/c.SLOSeconds); return &v }
 	upper := math.Min(*knee(1.1), CapacityLowerShare*maxIOPS)
 	out.KneeIOPS = apiv1.Band{Lower: knee(0.9), Mean: knee(1), Upper: &upper}
-	ok(w, out)
+	return out, nil
 }
 
-func (s *Server) ruleSets(w http.ResponseWriter, r *http.Request) {
-	c, found := s.cluster(w, r.URL.Query().Get("cluster"))
-	if !found {
-		return
+func (s *Server) ruleSets(r *http.Request) (any, error) {
+	c, err := s.cluster(r.URL.Query().Get("cluster"))
+	if err != nil {
+		return nil, err
+	}
+	if err := fitted(c); err != nil {
+		return nil, err
 	}
 	if c.RuleSets == nil {
-		fail(w, http.StatusServiceUnavailable, apiv1.ErrUnavailable, fmt.Sprintf("cluster %q: no rule-set advisor (set advisor.catalog_file)", c.Name))
-		return
+		return nil, &apiError{http.StatusServiceUnavailable, apiv1.ErrUnavailable, fmt.Sprintf("cluster %q: no rule-set advisor (set advisor.catalog_file)", c.Name)}
 	}
 	out := apiv1.RuleSets{Cluster: c.Name, Stale: c.Stale, Predictions: c.RuleSets}
 	for _, p := range c.RuleSets {
@@ -372,35 +496,37 @@ func (s *Server) ruleSets(w http.ResponseWriter, r *http.Request) {
 			out.Recommended = p.RuleSet
 		}
 	}
-	ok(w, out)
+	return out, nil
 }
 
-func (s *Server) capacityCurve(w http.ResponseWriter, r *http.Request) {
+func (s *Server) capacityCurve(r *http.Request) (any, error) {
 	q := r.URL.Query()
-	c, found := s.cluster(w, q.Get("cluster"))
-	if !found {
-		return
+	size, err := floatParam(q, "io_size_bytes", 0)
+	if err != nil {
+		return nil, err
 	}
-	size := c.IOSizeBytes
-	if v := q.Get("io_size_bytes"); v != "" {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || !(f > 0) || math.IsInf(f, 0) {
-			fail(w, http.StatusBadRequest, apiv1.ErrBadData, fmt.Sprintf("io_size_bytes: %q is not a positive number", v))
-			return
-		}
-		size = f
+	n, err := intParam(q, "points", 21)
+	if err != nil {
+		return nil, err
 	}
-	n := 21
-	if v := q.Get("points"); v != "" {
-		i, err := strconv.Atoi(v)
-		if err != nil || i < 2 || i > 1001 {
-			fail(w, http.StatusBadRequest, apiv1.ErrBadData, fmt.Sprintf("points: %q is not an integer in 2..1001", v))
-			return
-		}
-		n = i
+	c, err := s.cluster(q.Get("cluster"))
+	if err != nil {
+		return nil, err
 	}
-	out := apiv1.CapacityCurve{Cluster: c.Name, IOSizeBytes: size, Stale: c.Stale,
-		Extrapolated: size < 512 || size > 4<<20}
+	if size != 0 && !(size >= apiv1.MinIOSizeBytes && size <= apiv1.MaxIOSizeBytes) {
+		return nil, badData("io_size_bytes", "must be 0 (today's mean IO size) or in [%d, %d] bytes, got %v",
+			apiv1.MinIOSizeBytes, apiv1.MaxIOSizeBytes, size)
+	}
+	if n < apiv1.MinCurvePoints || n > apiv1.MaxCurvePoints {
+		return nil, badData("points", "must be between %d and %d, got %d", apiv1.MinCurvePoints, apiv1.MaxCurvePoints, n)
+	}
+	if err := fitted(c); err != nil {
+		return nil, err
+	}
+	if size == 0 {
+		size = c.IOSizeBytes
+	}
+	out := apiv1.CapacityCurve{Cluster: c.Name, IOSizeBytes: size, Stale: c.Stale, Extrapolated: size > 4<<20}
 	for i := 0; i < n; i++ {
 		rr := float64(i) / float64(n-1)
 		m := MaxIOPS(c, rr, size)
@@ -408,68 +534,106 @@ func (s *Server) capacityCurve(w http.ResponseWriter, r *http.Request) {
 	}
 	out.Current = apiv1.CurrentMix{ReadRatio: c.ReadRatio, IOSizeBytes: c.IOSizeBytes, IOPS: c.BaseIOPS,
 		MaxIOPS: MaxIOPS(c, c.ReadRatio, c.IOSizeBytes)}
-	ok(w, out)
+	return out, nil
 }
 
-func (s *Server) whatIf(w http.ResponseWriter, r *http.Request) {
+// decodeWhatIf reads one JSON what-if request as storcast does: at most
+// apiv1.MaxRequestBodyBytes, no unknown fields, nothing after it.
+func decodeWhatIf(body io.Reader) (apiv1.WhatIfRequest, error) {
 	var req apiv1.WhatIfRequest
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		fail(w, http.StatusBadRequest, apiv1.ErrBadData, "body: "+err.Error())
-		return
+	b, err := io.ReadAll(io.LimitReader(body, apiv1.MaxRequestBodyBytes+1))
+	if err != nil {
+		return req, badData("body", "reading: %v", err)
 	}
-	c, found := s.cluster(w, req.Cluster)
-	if !found {
-		return
+	if len(b) > apiv1.MaxRequestBodyBytes {
+		return req, badData("body", "larger than %d bytes", apiv1.MaxRequestBodyBytes)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); errors.Is(err, io.EOF) {
+		return req, badData("body", `empty; want a JSON what-if request like {"cluster":"..."}`)
+	} else if err != nil {
+		return req, badData("body", "%v", err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return req, badData("body", "data after the JSON object")
+	}
+	return req, nil
+}
+
+// checkWhatIf checks a what-if request against the bounds in apiv1, in
+// storcast's order.
+func checkWhatIf(req apiv1.WhatIfRequest) error {
+	if req.ReadRatio != nil && !(*req.ReadRatio >= 0 && *req.ReadRatio <= 1) {
+		return badData("readRatio", "must be in [0, 1], got %v", *req.ReadRatio)
+	}
+	if !(math.Abs(req.ExtraIOPS) <= apiv1.MaxExtraIOPS) {
+		return badData("extraIops", "must be finite and within ±%g, got %v", apiv1.MaxExtraIOPS, req.ExtraIOPS)
+	}
+	if req.HostsAdded < 0 || req.HostsAdded > apiv1.MaxHostsAdded {
+		return badData("hostsAdded", "must be in [0, %d], got %d", apiv1.MaxHostsAdded, req.HostsAdded)
+	}
+	if len(req.IOSizes) > apiv1.MaxIOSizes {
+		return badData("ioSizes", "%d sizes; at most %d", len(req.IOSizes), apiv1.MaxIOSizes)
+	}
+	var sum float64
+	for i, sz := range req.IOSizes {
+		if !(sz.Bytes >= apiv1.MinIOSizeBytes && sz.Bytes <= apiv1.MaxIOSizeBytes) {
+			return badData(fmt.Sprintf("ioSizes[%d].bytes", i), "must be in [%d, %d], got %v", apiv1.MinIOSizeBytes, apiv1.MaxIOSizeBytes, sz.Bytes)
+		}
+		if !(sz.Share >= 0 && sz.Share <= 1) {
+			return badData(fmt.Sprintf("ioSizes[%d].share", i), "must be in [0, 1], got %v", sz.Share)
+		}
+		sum += sz.Share
+	}
+	if len(req.IOSizes) > 0 && math.Abs(sum-1) > 1e-6 {
+		return badData("ioSizes", "shares sum to %v, want 1", sum)
+	}
+	return nil
+}
+
+func (s *Server) whatIf(r *http.Request) (any, error) {
+	req, err := decodeWhatIf(r.Body)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.cluster(req.Cluster)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkWhatIf(req); err != nil {
+		return nil, err
+	}
+	if err := fitted(c); err != nil {
+		return nil, err
 	}
 	rr := c.ReadRatio
 	if req.ReadRatio != nil {
-		if *req.ReadRatio < 0 || *req.ReadRatio > 1 {
-			fail(w, http.StatusBadRequest, apiv1.ErrBadData, fmt.Sprintf("readRatio: %g is outside 0..1", *req.ReadRatio))
-			return
-		}
 		rr = *req.ReadRatio
 	}
 	size := c.IOSizeBytes
 	if len(req.IOSizes) > 0 {
-		var sum, inv float64
-		for i, sh := range req.IOSizes {
-			if !(sh.Bytes > 0) || sh.Share < 0 {
-				fail(w, http.StatusBadRequest, apiv1.ErrBadData, fmt.Sprintf("ioSizes[%d]: bytes must be > 0 and share >= 0", i))
-				return
-			}
-			sum += sh.Share
+		var inv float64
+		for _, sh := range req.IOSizes {
 			inv += sh.Share / sh.Bytes
-		}
-		if math.Abs(sum-1) > 1e-6 {
-			fail(w, http.StatusBadRequest, apiv1.ErrBadData, fmt.Sprintf("ioSizes: shares sum to %g, not 1", sum))
-			return
 		}
 		size = 1 / inv
 	}
-	// As storcast: extraIops within ±MaxExtraIOPS (negative takes load
-	// away), a load left at or below zero refused, except an idle cluster
-	// asked about as it is (its capacity, no latency).
-	if req.HostsAdded < 0 || !(math.Abs(req.ExtraIOPS) <= apiv1.MaxExtraIOPS) {
-		fail(w, http.StatusBadRequest, apiv1.ErrBadData, "hostsAdded must not be negative and extraIops must be within ±1e9")
-		return
-	}
+	// As storcast: a load left at or below zero is refused, except an idle
+	// cluster asked about as it is (its capacity, no latency).
 	iops := c.BaseIOPS + req.ExtraIOPS
 	idle := iops == 0 && req.ExtraIOPS == 0
 	if iops <= 0 && !idle {
-		fail(w, http.StatusBadRequest, apiv1.ErrBadData, fmt.Sprintf("extraIops: leaves %v IOPS; the workload must be positive", iops))
-		return
+		return nil, badData("extraIops", "leaves %v IOPS; the workload must be positive", iops)
 	}
 	// Hosts scale capacity linearly from a base of 10 hosts.
 	maxIOPS := MaxIOPS(c, rr, size) * float64(10+req.HostsAdded) / 10
 	u := iops / maxIOPS
 	res := apiv1.WhatIfResult{Cluster: c.Name, IOPS: iops, MaxIOPS: maxIOPS, UtilizationRatio: u, HeadroomRatio: 1 - u,
-		Extrapolated: size < 512 || size > 4<<20, Stale: c.Stale}
+		Extrapolated: size > 4<<20, Stale: c.Stale}
 	if idle {
 		res.LatencyNote = "no load: the cluster is idle"
-		ok(w, res)
-		return
+		return res, nil
 	}
 	if u < 1 {
 		m := 0.001 / (1 - u)
@@ -481,7 +645,7 @@ func (s *Server) whatIf(w http.ResponseWriter, r *http.Request) {
 			res.LatencyNote = apiv1.MaySaturateNote
 		}
 	}
-	ok(w, res)
+	return res, nil
 }
 
 // Query returns r's URL query; a helper for assertions.
