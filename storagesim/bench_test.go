@@ -10,17 +10,23 @@ import (
 // BenchmarkHistory writes the steady scenario (3 hosts, 12 OSDs) from its
 // origin: 7 days at a 15 s step, the figure the README quotes, and 60 days
 // at a 1 h step, whose 1036800 ticks outnumber its instants 720 to 1 (the
-// memory the writer holds must not grow with them: B/op).
+// memory the writer holds must not grow with them: B/op). closed-loop-7d is
+// the closed-loop scenario (also 12 OSDs), whose every tick solves the MVA
+// of its queueing network.
 func BenchmarkHistory(b *testing.B) {
-	sc, err := LoadScenario("steady")
-	if err != nil {
-		b.Fatal(err)
-	}
 	origin := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
 	for _, bc := range []struct {
-		name       string
-		span, step time.Duration
-	}{{"7d", 7 * 24 * time.Hour, 15 * time.Second}, {"60d", 60 * 24 * time.Hour, time.Hour}} {
+		name, scenario string
+		span, step     time.Duration
+	}{
+		{"7d", "steady", 7 * 24 * time.Hour, 15 * time.Second},
+		{"60d", "steady", 60 * 24 * time.Hour, time.Hour},
+		{"closed-loop-7d", "closed-loop", 7 * 24 * time.Hour, 15 * time.Second},
+	} {
+		sc, err := LoadScenario(bc.scenario)
+		if err != nil {
+			b.Fatal(err)
+		}
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
@@ -82,7 +88,8 @@ func BenchmarkStartWeek(b *testing.B) {
 }
 
 // BenchmarkState is the ground truth of one tick: the legacy law, the
-// interference frontier (a square root) and a closed loop (a bisection).
+// interference frontier (a square root) and a closed loop (the MVA of its
+// network, remembered from the previous state: solveClosed).
 func BenchmarkState(b *testing.B) {
 	for _, name := range []string{"steady", "interference", "growth-interference", "closed-loop"} {
 		b.Run(name, func(b *testing.B) {

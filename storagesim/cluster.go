@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -33,6 +34,8 @@ type Cluster struct {
 	restartP   float64 // probability of an OSD restart per tick
 	restartKey uint64
 	gapP       float64 // probability of a scrape gap per target per hour
+
+	closedMemo atomic.Pointer[closedMemo] // the last closed-loop solution (solveClosed)
 
 	mu     sync.Mutex
 	cur    int64     // tick the accumulators are at (values at the start of tick cur)
@@ -186,6 +189,13 @@ func New(sc *Scenario, seed int64, origin time.Time) (*Cluster, error) {
 	}
 	c := &Cluster{sc: sc, seed: seed, origin: origin.Truncate(time.Second)}
 	per := sc.Cluster.OSDsPerHost
+	weightKey := c.key("osd-weight")
+	if sc.Clients.Loop == "closed" {
+		// A closed loop's queueing network is made of these weights
+		// (mva.go): they are part of the truth, which another seed must
+		// not change, so they are drawn as seed 0 draws them.
+		weightKey = seedKey(0, "osd-weight")
+	}
 	for h := 0; h < sc.maxHosts(); h++ {
 		c.hosts = append(c.hosts, hostInfo{
 			name:       sc.Cluster.HostPrefix + strconv.Itoa(h+1),
@@ -193,7 +203,7 @@ func New(sc *Scenario, seed int64, origin time.Time) (*Cluster, error) {
 		})
 		for j := 0; j < per; j++ {
 			id := h*per + j
-			w := 1 + sc.Capacity.OSDWeightSpread*(2*unit(c.key("osd-weight"), int64(id))-1)
+			w := 1 + sc.Capacity.OSDWeightSpread*(2*unit(weightKey, int64(id))-1)
 			c.osds = append(c.osds, osdInfo{id: id, host: h, weight: w, device: "sd" + string(rune('b'+j))})
 		}
 	}
@@ -279,10 +289,13 @@ func (c *Cluster) addTarget(t Target, host int) int {
 }
 
 // key derives a noise key from the seed and a name.
-func (c *Cluster) key(name string) uint64 {
+func (c *Cluster) key(name string) uint64 { return seedKey(c.seed, name) }
+
+// seedKey derives a key from a seed and a name.
+func seedKey(seed int64, name string) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(name))
-	return splitmix64(h.Sum64() ^ uint64(c.seed)*0x9e3779b97f4a7c15)
+	return splitmix64(h.Sum64() ^ uint64(seed)*0x9e3779b97f4a7c15)
 }
 
 func (c *Cluster) addFamily(name, help string, typ metricType, target int, labelNames ...string) int {

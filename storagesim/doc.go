@@ -77,21 +77,33 @@
 // is U of the offered load; it is below offered/capacity (U is convex).
 //
 // Client models (clients). An open loop offers load.base_iops (shaped as
-// above) whatever the completions; a closed loop keeps count × queue_depth
-// requests outstanding (scaled by growth, diurnal and load_step) and
-// resubmits on completion. Latency is L0 · shape(U) on the frontier
-// utilization of the throughput, with shape "md1", the M/D/1 mean response
-// 1 + U/(2(1−U)), or "hockey_stick", 1 + U^p/(1−U) (p = exponent; p = 1
-// would be M/M/1). Open loop: U is that of the offered load; beyond U = 0.99
-// latency grows in proportion to the load instead (a steady mean cannot
-// express an unbounded backlog), so the SLO crossing
-// (Truth.SLOCrossingIOPS, the knee) lies below capacity for any SLO under
-// the latency at capacity (Truth.Latency.Knee). Closed loop with N
-// outstanding: the throughput X solves X · L0 · shape(U(X)) = N (unique,
-// found by bisection on U), so X·L = N (Little's law), X < capacity always
-// and flattens toward it, and latency grows like N/capacity; there is no
-// saturation time, and Truth.Clients carries N, N* = capacity × L0 (where
-// the asymptotes meet) and the SLO crossing in requests outstanding.
+// above) whatever the completions. Its latency is L0 · shape(U) on the
+// frontier utilization of the offered load, with shape "md1", the M/D/1
+// mean response 1 + U/(2(1−U)), or "hockey_stick", 1 + U^p/(1−U)
+// (p = exponent; p = 1 would be M/M/1); beyond U = 0.99 latency grows in
+// proportion to the load instead (a steady mean cannot express an unbounded
+// backlog), so the SLO crossing (Truth.SLOCrossingIOPS, the knee) lies below
+// capacity for any SLO under the latency at capacity (Truth.Latency.Knee).
+//
+// A closed loop keeps N = count × queue_depth requests outstanding (scaled
+// by growth, diurnal and load_step) and resubmits on completion, into a
+// closed queueing network solved by exact single-class mean-value analysis
+// (mva.go): one queue per OSD up, visited in proportion to its share of
+// client ops (the shares the per-OSD counters carry; for a closed loop the
+// OSD weights are drawn independently of the seed, since they are part of
+// the truth), with service demand D_k = share_k/(max_j share_j · C) so that
+// the busiest OSD saturates exactly at the frontier's capacity C, behind a
+// delay station Z = L0 (client and network time). R(N) is linear between
+// integer populations and X = N/R (Little's law); U = U(X) on the frontier;
+// read and write latencies keep the ratio of their L0. A lone request takes
+// Z + one OSD's service time (Truth.Latency.ZeroLoad); X < C always and
+// bends toward it, latency grows toward N/C; there is no saturation time,
+// and Truth.Clients carries N, N* = C × Latency.ZeroLoad (where the
+// asymptotes meet) and the SLO crossing in requests outstanding (the
+// population whose R reaches the SLO). forecaster/queueing's closed class
+// is the MVA of one queue behind a delay: this network of nearly balanced
+// queues bends more slowly, so the model only approximates it. shape and
+// exponent are refused for a closed loop.
 //
 // A CPU-bound host (host.cpu_model: saturating). With the CPU demand d (the
 // linear busy share above, uncapped) CPU busy is d/(1 + d⁴)^¼, a soft

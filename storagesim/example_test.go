@@ -52,8 +52,9 @@ func ExampleCluster_Sample() {
 	// node ceph-node-3:9100 /hosts/ceph-node-3/metrics true true
 }
 
-// A closed loop: clients with a fixed number of requests outstanding get a
-// throughput that flattens at capacity while latency keeps growing, and
+// A closed loop: clients with a fixed number of requests outstanding, in a
+// queueing network of the 12 OSDs behind a delay (exact MVA), get a
+// throughput that bends toward capacity while latency keeps growing, and
 // throughput × latency is the number outstanding (Little's law).
 func ExampleTruth_AtOutstanding() {
 	sc, _ := storagesim.LoadScenario("closed-loop")
@@ -66,11 +67,11 @@ func ExampleTruth_AtOutstanding() {
 		fmt.Printf("N=%3.0f: %5.0f IOPS, %5.2f ms, X·L = %.0f\n", n, x, l*1e3, x*l)
 	}
 	// Output:
-	// capacity 22500 IOPS, N* = 18.7 outstanding
-	// N=  8:  8772 IOPS,  0.91 ms, X·L = 8
-	// N= 32: 16271 IOPS,  1.97 ms, X·L = 32
-	// N=128: 20095 IOPS,  6.37 ms, X·L = 128
-	// N=512: 21755 IOPS, 23.53 ms, X·L = 512
+	// capacity 22500 IOPS, N* = 29.7 outstanding
+	// N=  8:  5551 IOPS,  1.44 ms, X·L = 8
+	// N= 32: 15393 IOPS,  2.08 ms, X·L = 32
+	// N=128: 21788 IOPS,  5.87 ms, X·L = 128
+	// N=512: 22500 IOPS, 22.76 ms, X·L = 512
 }
 
 // Under read/write interference the capacity at a mix is below what the

@@ -100,31 +100,3 @@ func (cl *ClientSpec) shapeInverse(m float64) float64 {
 	}
 	return lo
 }
-
-// closedLoopUtil solves a closed loop with n requests outstanding: the
-// throughput X and latency L = L0·shape(U(X)) satisfy Little's law
-// X·L = n. It returns the frontier utilization at the solution; X·L0·shape
-// grows from 0 to ∞ as U goes from 0 to 1, so the root is unique.
-func (cl *ClientSpec) closedLoopUtil(f frontier, l0, n float64) float64 {
-	if n <= 0 {
-		return 0
-	}
-	g := func(u float64) float64 { return f.load(u) * l0 * cl.shapeMult(u) }
-	lo, hi := 0.0, 1.0
-	for i := 0; i < 200; i++ {
-		mid := (lo + hi) / 2
-		if mid == lo || mid == hi {
-			break
-		}
-		if g(mid) < n {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	// Of the two bracketing floats take the one closer to n.
-	if math.Abs(g(hi)-n) < math.Abs(g(lo)-n) {
-		return hi
-	}
-	return lo
-}

@@ -197,10 +197,10 @@ func TestInterferenceBreaksTwoPointModel(t *testing.T) {
 	}
 }
 
-// Closed loop: Little's law N = X·L holds at every instant, the latency is
-// the shape's at the frontier utilization of the throughput, throughput
-// rises with the clients and flattens below capacity, and latency then grows
-// like N / capacity.
+// Closed loop: Little's law N = X·L holds at every instant, U is the
+// throughput over capacity (no interference here), throughput rises with
+// the clients and flattens below capacity, and latency then grows like
+// N / capacity.
 func TestClosedLoopLittlesLaw(t *testing.T) {
 	c := mustCluster(t, "closed-loop", 1)
 	prevX, prevN := 0.0, 0.0
@@ -216,15 +216,14 @@ func TestClosedLoopLittlesLaw(t *testing.T) {
 		if got := tr.LatencyAt(x); !near(got, l, 1e-12) {
 			t.Errorf("h=%d: LatencyAt(X) = %v, latency now %v", h, got, l)
 		}
-		u := tr.FrontierUtilization
-		if want := tr.Latency.ZeroLoad * (1 + math.Pow(u, 3)/(1-u)); !near(l, want, 1e-12) {
-			t.Errorf("h=%d: latency %v, hockey stick gives %v at U = %v", h, l, want, u)
+		if u := tr.FrontierUtilization; !near(u, x/tr.MaxIOPS.Total, 1e-12) {
+			t.Errorf("h=%d: U %v, want X/capacity %v", h, u, x/tr.MaxIOPS.Total)
 		}
 		if n > prevN && x <= prevX {
 			t.Errorf("h=%d: more clients (%v > %v) but throughput %v ≤ %v", h, n, prevN, x, prevX)
 		}
 		prevX, prevN = x, n
-		if xi, li, err := tr.AtOutstanding(n); err != nil || xi != x || li != l {
+		if xi, li, err := tr.AtOutstanding(n); err != nil || xi != x || !near(li, l, 1e-15) {
 			t.Errorf("h=%d: AtOutstanding(N) = %v, %v, %v; want the state %v, %v", h, xi, li, err, x, l)
 		}
 	}

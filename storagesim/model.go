@@ -20,6 +20,7 @@ type state struct {
 	osdShare   []float64 // share of client ops per OSD slot (0 when down)
 	hostShare  []float64 // share of client ops per host slot
 	osdsUp     int
+	visits     []float64 // closed loop: share of each OSD up over the largest share
 	nnLoss     float64   // capacity taken by a noisy neighbour, 0..1
 	readRatio  float64   // share of client ops that are reads
 	mix        []float64 // share of client ops per capacity size index
@@ -84,6 +85,7 @@ type hostEpoch struct {
 	osdShare  []float64
 	hostShare []float64
 	osdsUp    int
+	visits    []float64 // share of each OSD up over the largest (closedNet)
 }
 
 // buildHostEpochs resolves add_hosts/remove_hosts events into masks: added
@@ -130,9 +132,17 @@ func (c *Cluster) epoch(from float64, mask uint64) hostEpoch {
 			ep.osdsUp++
 		}
 	}
+	var top float64
+	ep.visits = make([]float64, 0, ep.osdsUp)
 	for i := range ep.osdShare {
 		ep.osdShare[i] /= sum
 		ep.hostShare[i/per] += ep.osdShare[i]
+		top = math.Max(top, ep.osdShare[i])
+	}
+	for _, s := range ep.osdShare {
+		if s > 0 {
+			ep.visits = append(ep.visits, s/top)
+		}
 	}
 	return ep
 }
@@ -147,7 +157,7 @@ func (c *Cluster) stateAt(sec float64) state {
 			ep = &c.epochs[i]
 		}
 	}
-	st.hostMask, st.osdShare, st.hostShare, st.osdsUp = ep.mask, ep.osdShare, ep.hostShare, ep.osdsUp
+	st.hostMask, st.osdShare, st.hostShare, st.osdsUp, st.visits = ep.mask, ep.osdShare, ep.hostShare, ep.osdsUp, ep.visits
 
 	loadFactor := 1.0
 	for i := range sc.events {
@@ -235,12 +245,13 @@ func (c *Cluster) stateAt(sec float64) state {
 	st.capacity = st.fr.load(1)
 	switch sc.Clients.Loop {
 	case "closed":
+		// The MVA of the OSDs' queueing network (mva.go); reads and
+		// writes keep their zero-load latencies' ratio.
 		st.clients = &sc.Clients
-		u := st.clients.closedLoopUtil(st.fr, st.l0All(), st.outstanding)
-		st.offered = st.fr.load(u)
-		st.served = st.offered
-		st.frontierU = u
-		st.latMult = st.clients.shapeMult(u)
+		x, r := c.solveClosed(&st, ep)
+		st.offered, st.served = x, x
+		st.frontierU = st.fr.util(x)
+		st.latMult = r / st.l0All()
 	case "open":
 		st.clients = &sc.Clients
 		st.served = math.Min(st.offered, st.capacity)
@@ -253,6 +264,33 @@ func (c *Cluster) stateAt(sec float64) state {
 	}
 	st.rho = st.offered / st.capacity
 	return st
+}
+
+// closedNet is the closed loop's queueing network at this state (mva.go):
+// the OSDs up, the bottleneck saturating at the capacity, behind a delay of
+// the zero-load latency of the mix.
+func (s *state) closedNet() closedNet {
+	return closedNet{capacity: s.capacity, z: s.l0All() * s.capacity, visits: s.visits}
+}
+
+// closedMemo is a closed loop's solution at one network and population.
+type closedMemo struct {
+	ep                   *hostEpoch
+	z, capacity, n, x, r float64
+}
+
+// solveClosed is st.closedNet().at(st.outstanding), remembering the last
+// answer: the population changes only at events and with growth and the
+// daily cycle, and the history writer asks for several states per tick, so
+// consecutive calls mostly repeat one network and population.
+func (c *Cluster) solveClosed(st *state, ep *hostEpoch) (x, r float64) {
+	nw := st.closedNet()
+	if m := c.closedMemo.Load(); m != nil && m.ep == ep && m.z == nw.z && m.capacity == nw.capacity && m.n == st.outstanding {
+		return m.x, m.r
+	}
+	x, r = nw.at(st.outstanding)
+	c.closedMemo.Store(&closedMemo{ep: ep, z: nw.z, capacity: nw.capacity, n: st.outstanding, x: x, r: r})
+	return x, r
 }
 
 // openLoopMult is an open-loop client's latency multiplier at an offered

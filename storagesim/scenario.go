@@ -115,9 +115,11 @@ type ClientSpec struct {
 	// load.base_iops) or "closed" (each of count clients keeps queue_depth
 	// requests outstanding: the load is the number outstanding).
 	Loop string `yaml:"loop"`
-	// Shape of the latency multiplier against frontier utilization U:
-	// "md1" is the M/D/1 mean response 1 + U/(2(1−U)); "hockey_stick" is
-	// 1 + U^exponent/(1−U), flat longer and steeper at the end. Default md1.
+	// Shape of an open loop's latency multiplier against frontier
+	// utilization U: "md1" is the M/D/1 mean response 1 + U/(2(1−U));
+	// "hockey_stick" is 1 + U^exponent/(1−U), flat longer and steeper at
+	// the end. Default md1. A closed loop refuses both: its latency is the
+	// exact MVA of the OSDs' queueing network (mva.go).
 	Shape    string  `yaml:"shape"`
 	Exponent float64 `yaml:"exponent"`
 	// Count clients with QueueDepth outstanding requests each (closed loop
@@ -461,7 +463,7 @@ func (sc *Scenario) defaults() {
 			sc.Host.IOWaitExponent = 3
 		}
 	}
-	if sc.Clients.Loop != "" && sc.Clients.Shape == "" {
+	if sc.Clients.Loop == "open" && sc.Clients.Shape == "" {
 		sc.Clients.Shape = "md1"
 	}
 }
@@ -719,6 +721,12 @@ func (sc *Scenario) validateClients() error {
 		if !(cl.QueueDepth >= 1) || cl.QueueDepth > 4096 {
 			return fmt.Errorf("clients.queue_depth: %g, must be in [1, 4096] for loop closed", cl.QueueDepth)
 		}
+		// A closed loop's latency is the MVA of the OSDs' network
+		// (mva.go), not a shape of U.
+		if cl.Shape != "" || cl.Exponent != 0 {
+			return fmt.Errorf("clients.shape %q, clients.exponent %g: must not be set for loop closed (its latency is the exact MVA of the OSDs' queueing network; shape and exponent apply to loop open)", cl.Shape, cl.Exponent)
+		}
+		return nil
 	default:
 		return fmt.Errorf("clients.loop: %q is not one of open, closed", cl.Loop)
 	}

@@ -84,9 +84,11 @@ type MixShare struct {
 
 // Latencies are mean client-op latencies in seconds.
 type Latencies struct {
-	Now      float64 `json:"now"`
-	Read     float64 `json:"read"`
-	Write    float64 `json:"write"`
+	Now   float64 `json:"now"`
+	Read  float64 `json:"read"`
+	Write float64 `json:"write"`
+	// ZeroLoad is L0 of the mix; for a closed loop the latency of a lone
+	// request, L0 (the delay station) plus one OSD's service time.
 	ZeroLoad float64 `json:"zero_load"`
 	// Knee is the latency at utilization 1 (knee_factor × zero-load).
 	Knee    float64 `json:"knee"`
@@ -97,14 +99,17 @@ type Latencies struct {
 
 // ClientTruth is the ground truth of the client model.
 type ClientTruth struct {
-	Loop  string `json:"loop"`  // "open" or "closed"
-	Shape string `json:"shape"` // "md1" or "hockey_stick"
+	Loop string `json:"loop"` // "open" or "closed"
+	// Shape is the open loop's latency shape, "md1" or "hockey_stick";
+	// empty for a closed loop, whose latency is the MVA of its network.
+	Shape string `json:"shape,omitempty"`
 	// Outstanding is the number of requests in the cluster: for a closed
 	// loop the load itself, for an open loop served × latency (Little's law).
 	Outstanding float64 `json:"outstanding"`
 	// SaturationOutstanding (closed loop) is N* = MaxIOPS × zero-load
-	// latency, where the asymptotes X = N/L0 and X = MaxIOPS cross: beyond
-	// it throughput flattens and latency grows like N/MaxIOPS.
+	// latency, where the asymptotes X = N/L(0) and X = MaxIOPS cross:
+	// beyond it throughput bends toward MaxIOPS and latency grows toward
+	// N/MaxIOPS.
 	SaturationOutstanding float64 `json:"saturation_outstanding,omitempty"`
 	// SLOCrossingOutstanding (closed loop) is the number outstanding at
 	// which mean latency reaches the SLO: SLOCrossingIOPS × SLO.
@@ -164,7 +169,10 @@ func (c *Cluster) Truth(t time.Time, sloSeconds float64) Truth {
 		case "closed":
 			n := st.outstanding
 			tr.Clients.Outstanding = n
-			tr.Clients.SaturationOutstanding = st.capacity * st.l0All()
+			// The OSDs' service times add to the delay station's L0 even
+			// for a lone request.
+			_, tr.Latency.ZeroLoad = st.closedNet().at(0)
+			tr.Clients.SaturationOutstanding = st.capacity * tr.Latency.ZeroLoad
 			tr.Clients.SLOCrossingOutstanding = tr.SLOCrossingIOPS * sloSeconds
 			_, tr.Latency.Knee, _ = tr.AtOutstanding(tr.Clients.SaturationOutstanding)
 			_, tr.Latency.At1_25x, _ = tr.AtOutstanding(1.25 * n)
@@ -201,10 +209,7 @@ func (tr Truth) LatencyAt(iops float64) float64 {
 	if st.clients.Loop == "open" {
 		return st.l0All() * st.openLoopMult(iops)
 	}
-	if iops >= st.capacity {
-		return math.Inf(1)
-	}
-	return st.l0All() * st.clients.shapeMult(st.fr.util(iops))
+	return st.closedNet().latencyAt(iops)
 }
 
 // LoadAtLatency is the load (IOPS) at which mean latency reaches lat
@@ -213,26 +218,27 @@ func (tr Truth) LatencyAt(iops float64) float64 {
 // as long as lat is below the latency at MaxIOPS (Latency.Knee).
 func (tr Truth) LoadAtLatency(lat float64) float64 {
 	st := &tr.st
+	if st.clients != nil && st.clients.Loop == "closed" {
+		return st.closedNet().atLatency(lat) / lat // Little's law
+	}
 	l0 := st.l0All()
 	if lat <= l0 {
 		return 0
 	}
 	m := lat / l0
-	switch {
-	case st.clients == nil:
+	if st.clients == nil {
 		return inverseLatencyMultiplier(m, st.kneeFactor()) * st.capacity
-	case st.clients.Loop == "open":
-		if mo := st.clients.shapeMult(openLoopOverload); m > mo {
-			return st.fr.load(openLoopOverload) * m / mo
-		}
+	}
+	if mo := st.clients.shapeMult(openLoopOverload); m > mo {
+		return st.fr.load(openLoopOverload) * m / mo
 	}
 	return st.fr.load(st.clients.shapeInverse(m))
 }
 
 // AtOutstanding solves a closed loop with n requests outstanding at this
 // instant's mix and topology: the throughput (IOPS) and mean latency
-// (seconds) with iops × latency = n (Little's law). It is an error for other
-// client models.
+// (seconds) with iops × latency = n (Little's law), by the exact MVA of the
+// OSDs' queueing network (mva.go). It is an error for other client models.
 func (tr Truth) AtOutstanding(n float64) (iops, latency float64, err error) {
 	st := &tr.st
 	if st.clients == nil || st.clients.Loop != "closed" {
@@ -241,8 +247,8 @@ func (tr Truth) AtOutstanding(n float64) (iops, latency float64, err error) {
 	if !(n >= 0) || math.IsInf(n, 0) {
 		return 0, 0, fmt.Errorf("AtOutstanding: n = %g, must be a finite number >= 0", n)
 	}
-	u := st.clients.closedLoopUtil(st.fr, st.l0All(), n)
-	return st.fr.load(u), st.l0All() * st.clients.shapeMult(u), nil
+	iops, latency = st.closedNet().at(n)
+	return iops, latency, nil
 }
 
 // MaxIOPSAt is the true capacity (client IOPS at U = 1) at read share
