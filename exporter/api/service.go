@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"strconv"
 	"time"
 
 	"github.com/prometheus/common/version"
@@ -45,8 +44,10 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Msg }
 
+// badData is the service's own refusal of a parameter, of the type
+// apiv1's checks return: write answers both bad_data.
 func badData(param, format string, a ...any) error {
-	return &Error{Type: apiv1.ErrBadData, Msg: param + ": " + fmt.Sprintf(format, a...)}
+	return &apiv1.ParamError{Param: param, Msg: fmt.Sprintf(format, a...)}
 }
 
 func unavailable(format string, a ...any) error {
@@ -104,12 +105,8 @@ func (s *Service) CapacityCurve(ctx context.Context, cluster string, ioSizeBytes
 	if err != nil {
 		return apiv1.CapacityCurve{}, err
 	}
-	if ioSizeBytes != 0 && !(ioSizeBytes >= apiv1.MinIOSizeBytes && ioSizeBytes <= apiv1.MaxIOSizeBytes) {
-		return apiv1.CapacityCurve{}, badData("io_size_bytes", "must be 0 (today's mean IO size) or in [%d, %d] bytes, got %s",
-			apiv1.MinIOSizeBytes, apiv1.MaxIOSizeBytes, strconv.FormatFloat(ioSizeBytes, 'f', -1, 64))
-	}
-	if points < apiv1.MinCurvePoints || points > apiv1.MaxCurvePoints {
-		return apiv1.CapacityCurve{}, badData("points", "must be between %d and %d, got %d", apiv1.MinCurvePoints, apiv1.MaxCurvePoints, points)
+	if err := apiv1.CheckCapacityCurve(ioSizeBytes, points); err != nil {
+		return apiv1.CapacityCurve{}, err
 	}
 	if sn.Capacity() == nil {
 		return apiv1.CapacityCurve{}, unavailable("cluster %q: no capacity model fitted yet", cluster)
@@ -205,36 +202,6 @@ func (s *Service) LatencyCurve(ctx context.Context, cluster string) (apiv1.Laten
 // Forecast series.
 var forecastUnits = map[string]string{"iops": "iops", "max_iops": "iops", "headroom_ratio": "ratio", "utilization_ratio": "ratio"}
 
-// checkForecastRange checks a forecast's times against now (Unix seconds)
-// and the point budget: start and end within apiv1.MaxTimeOffsetSeconds of
-// now, start <= end, step >= apiv1.MinStepSeconds and at most
-// apiv1.MaxForecastPoints points. It returns the number of points.
-func checkForecastRange(start, end, step, now float64) (int, error) {
-	for _, p := range []struct {
-		name string
-		v    float64
-	}{{"start", start}, {"end", end}} {
-		if !finite(p.v) || math.Abs(p.v-now) > apiv1.MaxTimeOffsetSeconds {
-			// %.0f: %v prints a Unix time in exponent notation (1.7e+09).
-			return 0, badData(p.name, "%.0f is not within %.0f days of now (%.0f)", p.v, apiv1.MaxTimeOffsetSeconds/86400, now)
-		}
-	}
-	if end < start {
-		// Both are within range here: every digit, none in an exponent.
-		return 0, badData("end", "%s is before start %s", strconv.FormatFloat(end, 'f', -1, 64), strconv.FormatFloat(start, 'f', -1, 64))
-	}
-	if !finite(step) || step < apiv1.MinStepSeconds {
-		return 0, badData("step", "%v s is below the minimum of %d s", step, apiv1.MinStepSeconds)
-	}
-	// Both operands are bounded: n is at most 2*MaxTimeOffsetSeconds+1.
-	n := math.Floor((end-start)/step) + 1
-	if n > apiv1.MaxForecastPoints {
-		return 0, badData("step", "%v s gives %.0f points; at most %d, use a step of at least %v s",
-			step, n, apiv1.MaxForecastPoints, math.Ceil((end-start)/(apiv1.MaxForecastPoints-1)))
-	}
-	return int(n), nil
-}
-
 // cancelled is the error of a request whose client has gone or whose
 // deadline has passed.
 func cancelled(ctx context.Context) error {
@@ -253,7 +220,7 @@ func (s *Service) Forecast(ctx context.Context, cluster, series string, start, e
 	if !ok {
 		return apiv1.Forecast{}, badData("series", "unknown series %q (want iops, max_iops, headroom_ratio or utilization_ratio)", textcut.Cut(series, 64))
 	}
-	n, err := checkForecastRange(start, end, step, float64(time.Now().UnixMilli())/1e3)
+	n, err := apiv1.CheckForecastRange(start, end, step, float64(time.Now().UnixMilli())/1e3)
 	if err != nil {
 		return apiv1.Forecast{}, err
 	}
@@ -325,43 +292,13 @@ func (s *Service) Forecast(ctx context.Context, cluster, series string, start, e
 	return out, nil
 }
 
-// checkWhatIf checks a what-if request against the bounds in apiv1.
-func checkWhatIf(req apiv1.WhatIfRequest) error {
-	if req.ReadRatio != nil && !(*req.ReadRatio >= 0 && *req.ReadRatio <= 1) {
-		return badData("readRatio", "must be in [0, 1], got %v", *req.ReadRatio)
-	}
-	if !(math.Abs(req.ExtraIOPS) <= apiv1.MaxExtraIOPS) {
-		return badData("extraIops", "must be finite and within ±%g, got %v", apiv1.MaxExtraIOPS, req.ExtraIOPS)
-	}
-	if req.HostsAdded < 0 || req.HostsAdded > apiv1.MaxHostsAdded {
-		return badData("hostsAdded", "must be in [0, %d], got %d", apiv1.MaxHostsAdded, req.HostsAdded)
-	}
-	if len(req.IOSizes) > apiv1.MaxIOSizes {
-		return badData("ioSizes", "%d sizes; at most %d", len(req.IOSizes), apiv1.MaxIOSizes)
-	}
-	var shareSum float64
-	for i, sz := range req.IOSizes {
-		if !(sz.Bytes >= apiv1.MinIOSizeBytes && sz.Bytes <= apiv1.MaxIOSizeBytes) {
-			return badData(fmt.Sprintf("ioSizes[%d].bytes", i), "must be in [%d, %d], got %s", apiv1.MinIOSizeBytes, apiv1.MaxIOSizeBytes, strconv.FormatFloat(sz.Bytes, 'f', -1, 64))
-		}
-		if !(sz.Share >= 0 && sz.Share <= 1) {
-			return badData(fmt.Sprintf("ioSizes[%d].share", i), "must be in [0, 1], got %v", sz.Share)
-		}
-		shareSum += sz.Share
-	}
-	if len(req.IOSizes) > 0 && math.Abs(shareSum-1) > 1e-6 {
-		return badData("ioSizes", "shares sum to %v, want 1", shareSum)
-	}
-	return nil
-}
-
 // WhatIf answers POST /api/v1/whatif.
 func (s *Service) WhatIf(req apiv1.WhatIfRequest) (apiv1.WhatIfResult, error) {
 	sn, err := s.snapshot(req.Cluster)
 	if err != nil {
 		return apiv1.WhatIfResult{}, err
 	}
-	if err := checkWhatIf(req); err != nil {
+	if err := apiv1.CheckWhatIf(req); err != nil {
 		return apiv1.WhatIfResult{}, err
 	}
 	if sn.Capacity() == nil || !observed(sn) {

@@ -11,6 +11,11 @@
 // errorType is one of bad_data (HTTP 400), not_found (404), unavailable
 // (503: no model fitted yet, source down) and internal (500).
 //
+// The parameters' parsers and checks are part of the contract too
+// (params.go): storcast and the Grafana plugin's fake storcast both call
+// them, and a refused parameter is a ParamError, answered bad_data with the
+// parameter's name first.
+//
 // Units follow Prometheus conventions: seconds, bytes, ratios in 0..1, IOPS as
 // operations per second, timestamps as Unix seconds (float).
 package apiv1

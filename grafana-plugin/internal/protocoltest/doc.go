@@ -11,6 +11,8 @@
 // pkg/storcast/storcasttest. The package's tests share one demo process
 // (started by the first, stopped by TestMain). TestFakeAgreesWithStorcast
 // sends the same /api/v1 requests to that fake and to the demo and wants the
-// same status, errorType and named parameter from both: the plugin's unit
-// tests run against the fake.
+// same status, errorType and error text from both (but for a few texts
+// that print each server's own clock or load): the plugin's unit tests run
+// against the fake, which validates with the server's own functions
+// (exporter/apiv1 params.go).
 package protocoltest

@@ -9,14 +9,14 @@
 //	                          scaled by 4096/ioSize (a bandwidth-bound model)
 //	latency     mean(x)     = 1ms / (1 - x/maxIops(current mix)), band ±10%
 //
-// It validates its parameters by storcast's rules (exporter/api), in the
-// same order (400 bad_data naming the parameter, 404 not_found for an
-// unknown cluster, 405 for a known path asked with another method, 503
-// unavailable for a cluster whose models are not fitted, checked after the
-// parameters), and can be made slow or to demand a bearer token.
-// exporter/api's parsers and checks are unexported, so this package follows
-// them rule for rule; internal/protocoltest's TestFakeAgreesWithStorcast
-// sends the same requests to both and wants the same answers.
+// It validates its parameters with storcast's own parsers and checks
+// (exporter/apiv1's parameter contract), in storcast's order (400 bad_data
+// naming the parameter, 404 not_found for an unknown cluster, 405 for a
+// known path asked with another method, 503 unavailable for a cluster whose
+// models are not fitted, checked after the parameters), and can be made
+// slow or to demand a bearer token. internal/protocoltest's
+// TestFakeAgreesWithStorcast sends the same requests to both and wants the
+// same answers.
 package storcasttest
 
 import (
@@ -29,12 +29,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/prometheus/common/model"
 
 	"github.com/storcast/storcast/exporter/apiv1"
 	"github.com/storcast/storcast/internal/textcut"
@@ -117,7 +114,11 @@ func New(opts Options) *Server {
 		allow[path] = method
 		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 			data, err := f(r)
-			if err != nil {
+			var pe *apiv1.ParamError
+			if errors.As(err, &pe) {
+				fail(w, http.StatusBadRequest, apiv1.ErrBadData, pe.Error())
+				return
+			} else if err != nil {
 				e := err.(*apiError)
 				fail(w, e.status, e.typ, e.msg)
 				return
@@ -210,7 +211,8 @@ func fail(w http.ResponseWriter, status int, errorType, msg string) {
 	_ = json.NewEncoder(w).Encode(apiv1.Envelope{Status: "error", ErrorType: errorType, Error: msg})
 }
 
-// apiError is an error answer: its HTTP status and envelope.
+// apiError is an error answer other than bad_data (an *apiv1.ParamError):
+// its HTTP status and envelope.
 type apiError struct {
 	status   int
 	typ, msg string
@@ -219,7 +221,7 @@ type apiError struct {
 func (e *apiError) Error() string { return e.msg }
 
 func badData(param, format string, a ...any) error {
-	return &apiError{http.StatusBadRequest, apiv1.ErrBadData, param + ": " + fmt.Sprintf(format, a...)}
+	return &apiv1.ParamError{Param: param, Msg: fmt.Sprintf(format, a...)}
 }
 
 // cluster resolves the cluster parameter as storcast does: required, at most
@@ -286,112 +288,20 @@ func MaxIOPS(c Cluster, r, ioSize float64) float64 {
 	return 1 / (r/c.ReadCapacity + (1-r)/c.WriteCapacity) * 4096 / ioSize
 }
 
-// floatParam, intParam, timeParam and durationParam parse as storcast's
-// (exporter/api/http.go); the ranges are checked after the cluster.
-func floatParam(q url.Values, name string, def float64) (float64, error) {
-	v := q.Get(name)
-	if v == "" {
-		return def, nil
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, badData(name, "%q is not a finite number", textcut.Cut(v, 64))
-	}
-	return f, nil
-}
-
-func intParam(q url.Values, name string, def int) (int, error) {
-	v := q.Get(name)
-	if v == "" {
-		return def, nil
-	}
-	i, err := strconv.Atoi(v)
-	if err != nil {
-		return 0, badData(name, "%q is not an integer", textcut.Cut(v, 64))
-	}
-	return i, nil
-}
-
-// timeParam parses Unix seconds or RFC 3339.
-func timeParam(q url.Values, name string, def float64) (float64, error) {
-	v := q.Get(name)
-	if v == "" {
-		return def, nil
-	}
-	if f, err := strconv.ParseFloat(v, 64); err == nil {
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return 0, badData(name, "%q is not a finite time", textcut.Cut(v, 64))
-		}
-		return f, nil
-	}
-	t, err := time.Parse(time.RFC3339Nano, v)
-	if err != nil {
-		return 0, badData(name, "%q is neither Unix seconds nor RFC 3339", textcut.Cut(v, 64))
-	}
-	return float64(t.UnixMilli()) / 1e3, nil
-}
-
-// durationParam parses seconds or a Prometheus duration ("5m", "1d"; not
-// Go's "1.5h").
-func durationParam(q url.Values, name string, def float64) (float64, error) {
-	v := q.Get(name)
-	if v == "" {
-		return def, nil
-	}
-	if f, err := strconv.ParseFloat(v, 64); err == nil {
-		if !(f > 0) || math.IsInf(f, 0) {
-			return 0, badData(name, "%q is not a positive finite duration", textcut.Cut(v, 64))
-		}
-		return f, nil
-	}
-	d, err := model.ParseDuration(strings.TrimSpace(v))
-	if err != nil || d <= 0 {
-		return 0, badData(name, "%q is not a positive duration like 5m or 300", textcut.Cut(v, 64))
-	}
-	return time.Duration(d).Seconds(), nil
-}
-
-// checkForecastRange is storcast's: start and end within
-// apiv1.MaxTimeOffsetSeconds of now, start <= end, step >=
-// apiv1.MinStepSeconds and at most apiv1.MaxForecastPoints points,
-// floor((end-start)/step) + 1. It returns the number of points.
-func checkForecastRange(start, end, step, now float64) (int, error) {
-	for _, p := range []struct {
-		name string
-		v    float64
-	}{{"start", start}, {"end", end}} {
-		if math.Abs(p.v-now) > apiv1.MaxTimeOffsetSeconds {
-			return 0, badData(p.name, "%.0f is not within %.0f days of now (%.0f)", p.v, apiv1.MaxTimeOffsetSeconds/86400, now)
-		}
-	}
-	if end < start {
-		return 0, badData("end", "%s is before start %s", strconv.FormatFloat(end, 'f', -1, 64), strconv.FormatFloat(start, 'f', -1, 64))
-	}
-	if step < apiv1.MinStepSeconds {
-		return 0, badData("step", "%v s is below the minimum of %d s", step, apiv1.MinStepSeconds)
-	}
-	n := math.Floor((end-start)/step) + 1
-	if n > apiv1.MaxForecastPoints {
-		return 0, badData("step", "%v s gives %.0f points; at most %d, use a step of at least %v s",
-			step, n, apiv1.MaxForecastPoints, math.Ceil((end-start)/(apiv1.MaxForecastPoints-1)))
-	}
-	return int(n), nil
-}
-
 var forecastUnits = map[string]string{"iops": "iops", "max_iops": "iops", "headroom_ratio": "ratio", "utilization_ratio": "ratio"}
 
 func (s *Server) forecast(r *http.Request) (any, error) {
 	q := r.URL.Query()
 	now := float64(s.opts.Now.UnixMilli()) / 1e3
-	start, err := timeParam(q, "start", now-24*3600)
+	start, err := apiv1.ParseTimeParam("start", q.Get("start"), now-24*3600)
 	if err != nil {
 		return nil, err
 	}
-	end, err := timeParam(q, "end", now+7*24*3600)
+	end, err := apiv1.ParseTimeParam("end", q.Get("end"), now+7*24*3600)
 	if err != nil {
 		return nil, err
 	}
-	step, err := durationParam(q, "step", math.Max((end-start)/250, apiv1.MinStepSeconds))
+	step, err := apiv1.ParseDurationParam("step", q.Get("step"), math.Max((end-start)/250, apiv1.MinStepSeconds))
 	if err != nil {
 		return nil, err
 	}
@@ -404,7 +314,7 @@ func (s *Server) forecast(r *http.Request) (any, error) {
 	if !found {
 		return nil, badData("series", "unknown series %q (want iops, max_iops, headroom_ratio or utilization_ratio)", textcut.Cut(series, 64))
 	}
-	n, err := checkForecastRange(start, end, step, now)
+	n, err := apiv1.CheckForecastRange(start, end, step, now)
 	if err != nil {
 		return nil, err
 	}
@@ -501,11 +411,11 @@ func (s *Server) ruleSets(r *http.Request) (any, error) {
 
 func (s *Server) capacityCurve(r *http.Request) (any, error) {
 	q := r.URL.Query()
-	size, err := floatParam(q, "io_size_bytes", 0)
+	size, err := apiv1.ParseFloatParam("io_size_bytes", q.Get("io_size_bytes"), 0)
 	if err != nil {
 		return nil, err
 	}
-	n, err := intParam(q, "points", 21)
+	n, err := apiv1.ParseIntParam("points", q.Get("points"), 21)
 	if err != nil {
 		return nil, err
 	}
@@ -513,12 +423,8 @@ func (s *Server) capacityCurve(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if size != 0 && !(size >= apiv1.MinIOSizeBytes && size <= apiv1.MaxIOSizeBytes) {
-		return nil, badData("io_size_bytes", "must be 0 (today's mean IO size) or in [%d, %d] bytes, got %v",
-			apiv1.MinIOSizeBytes, apiv1.MaxIOSizeBytes, size)
-	}
-	if n < apiv1.MinCurvePoints || n > apiv1.MaxCurvePoints {
-		return nil, badData("points", "must be between %d and %d, got %d", apiv1.MinCurvePoints, apiv1.MaxCurvePoints, n)
+	if err := apiv1.CheckCapacityCurve(size, n); err != nil {
+		return nil, err
 	}
 	if err := fitted(c); err != nil {
 		return nil, err
@@ -537,63 +443,8 @@ func (s *Server) capacityCurve(r *http.Request) (any, error) {
 	return out, nil
 }
 
-// decodeWhatIf reads one JSON what-if request as storcast does: at most
-// apiv1.MaxRequestBodyBytes, no unknown fields, nothing after it.
-func decodeWhatIf(body io.Reader) (apiv1.WhatIfRequest, error) {
-	var req apiv1.WhatIfRequest
-	b, err := io.ReadAll(io.LimitReader(body, apiv1.MaxRequestBodyBytes+1))
-	if err != nil {
-		return req, badData("body", "reading: %v", err)
-	}
-	if len(b) > apiv1.MaxRequestBodyBytes {
-		return req, badData("body", "larger than %d bytes", apiv1.MaxRequestBodyBytes)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); errors.Is(err, io.EOF) {
-		return req, badData("body", `empty; want a JSON what-if request like {"cluster":"..."}`)
-	} else if err != nil {
-		return req, badData("body", "%v", err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return req, badData("body", "data after the JSON object")
-	}
-	return req, nil
-}
-
-// checkWhatIf checks a what-if request against the bounds in apiv1, in
-// storcast's order.
-func checkWhatIf(req apiv1.WhatIfRequest) error {
-	if req.ReadRatio != nil && !(*req.ReadRatio >= 0 && *req.ReadRatio <= 1) {
-		return badData("readRatio", "must be in [0, 1], got %v", *req.ReadRatio)
-	}
-	if !(math.Abs(req.ExtraIOPS) <= apiv1.MaxExtraIOPS) {
-		return badData("extraIops", "must be finite and within ±%g, got %v", apiv1.MaxExtraIOPS, req.ExtraIOPS)
-	}
-	if req.HostsAdded < 0 || req.HostsAdded > apiv1.MaxHostsAdded {
-		return badData("hostsAdded", "must be in [0, %d], got %d", apiv1.MaxHostsAdded, req.HostsAdded)
-	}
-	if len(req.IOSizes) > apiv1.MaxIOSizes {
-		return badData("ioSizes", "%d sizes; at most %d", len(req.IOSizes), apiv1.MaxIOSizes)
-	}
-	var sum float64
-	for i, sz := range req.IOSizes {
-		if !(sz.Bytes >= apiv1.MinIOSizeBytes && sz.Bytes <= apiv1.MaxIOSizeBytes) {
-			return badData(fmt.Sprintf("ioSizes[%d].bytes", i), "must be in [%d, %d], got %v", apiv1.MinIOSizeBytes, apiv1.MaxIOSizeBytes, sz.Bytes)
-		}
-		if !(sz.Share >= 0 && sz.Share <= 1) {
-			return badData(fmt.Sprintf("ioSizes[%d].share", i), "must be in [0, 1], got %v", sz.Share)
-		}
-		sum += sz.Share
-	}
-	if len(req.IOSizes) > 0 && math.Abs(sum-1) > 1e-6 {
-		return badData("ioSizes", "shares sum to %v, want 1", sum)
-	}
-	return nil
-}
-
 func (s *Server) whatIf(r *http.Request) (any, error) {
-	req, err := decodeWhatIf(r.Body)
+	req, err := apiv1.DecodeWhatIf(r.Body)
 	if err != nil {
 		return nil, err
 	}
@@ -601,7 +452,7 @@ func (s *Server) whatIf(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkWhatIf(req); err != nil {
+	if err := apiv1.CheckWhatIf(req); err != nil {
 		return nil, err
 	}
 	if err := fitted(c); err != nil {
