@@ -190,7 +190,7 @@ func Rules(t Thresholds) []Rule {
 			sel("storcast_config_last_reload_successful")+" == 0", t.Exporter.ReloadFailedFor,
 			"Storcast at {{ $labels.instance }} failed to reload its configuration.",
 			"The last reload of storcast's configuration at {{ $labels.instance }} (SIGHUP or POST /-/reload) failed, in storcast's log as \"reload failed\": "+
-				"it keeps running the configuration it had, so the change is not applied, and a restart would fail on the same file."),
+				"it keeps running the configuration it had, so the change is not applied; unless the change is one only a restart applies (web.listen_address, web.config_file, demo), a restart would fail on the same file."),
 		rule("StorcastExporterDown", "critical",
 			// A target that is down reads up 0 (with its instance); a job
 			// without any target (every pod gone, Pending or scaled to 0)

@@ -26,15 +26,23 @@ import "math"
 //
 // R is linear in N between integers (R(0) = R(1) = Z + Σ_k D_k, the zero-load
 // latency: a lone request waits nowhere) and X = N/R(N) (Little's law), as
-// forecaster/queueing interpolates its one-queue MVA. Past mvaMaxPopulation
+// forecaster/queueing interpolates its one-queue MVA. Past maxPopulation
 // every further request adds D_max (it waits at the bottleneck, where the
 // exact R's slope tends). The model's MVA has one queue behind a delay; this
 // network has one per OSD, nearly balanced, whose throughput bends toward
 // capacity more slowly (K identical queues without delay: X(N) =
 // N/(D·(N + K − 1)) against min(N, 1)/D for one).
 
-// mvaMaxPopulation bounds the exact recursion (work N·K).
-const mvaMaxPopulation = 1 << 16
+// mvaMaxWork bounds the exact recursion's work, population × stations, so
+// that a scenario of thousands of OSDs with a large outstanding count
+// cannot stall every tick (about 4M multiply-adds, a few ms); the
+// population it reaches is at most 1<<16 (12 OSDs: 1<<16; 10,000: 419).
+const mvaMaxWork = 1 << 22
+
+// maxPopulation is the largest population the recursion is run to.
+func (nw closedNet) maxPopulation() int {
+	return max(1, min(1<<16, mvaMaxWork/max(1, len(nw.visits))))
+}
 
 // closedNet is the closed loop's network at one state, in units of the
 // bottleneck's demand 1/capacity: demand k is visits[k] (share_k over the
@@ -81,7 +89,7 @@ func (nw closedNet) at(n float64) (x, r float64) {
 	m := nw.run()
 	rn := m.r // R is flat on [0, 1]
 	if n > 1 {
-		top := math.Min(math.Ceil(n), mvaMaxPopulation)
+		top := math.Min(math.Ceil(n), float64(nw.maxPopulation()))
 		prev := m.r
 		for float64(m.k) < top {
 			prev = m.r
@@ -104,7 +112,7 @@ func (nw closedNet) atLatency(lat float64) float64 {
 	if l <= m.r {
 		return 0
 	}
-	for m.k < mvaMaxPopulation {
+	for m.k < nw.maxPopulation() {
 		prev := m.r
 		m.step()
 		if m.r >= l {
@@ -132,7 +140,7 @@ func (nw closedNet) latencyAt(iops float64) float64 {
 	for {
 		prev := m.r
 		k0 := float64(m.k)
-		if m.k >= mvaMaxPopulation {
+		if m.k >= nw.maxPopulation() {
 			return (prev - k0) / (1 - x) / nw.capacity // R = n/x, ΔR = 1
 		}
 		m.step()

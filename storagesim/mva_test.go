@@ -91,10 +91,39 @@ func TestMVAMonotoneAndLittle(t *testing.T) {
 		t.Errorf("population at half the zero-load latency: %v, want 0", got)
 	}
 	// Past the recursion each request adds D_max = 1/capacity, continuously.
-	const m = mvaMaxPopulation
+	m := float64(nw.maxPopulation())
 	_, r0 := nw.at(m)
 	_, r1 := nw.at(m + 10)
 	if !near(r1-r0, 10/nw.capacity, 1e-9) {
-		t.Errorf("beyond %d: R grows by %v over 10 requests, want %v", m, r1-r0, 10/nw.capacity)
+		t.Errorf("beyond %g: R grows by %v over 10 requests, want %v", m, r1-r0, 10/nw.capacity)
+	}
+}
+
+// TestMVAWorkBounded: the exact recursion stops at mvaMaxWork
+// multiply-adds whatever the network's size, so a scenario of thousands of
+// OSDs cannot stall a tick; 12 OSDs run it to 1<<16 requests.
+func TestMVAWorkBounded(t *testing.T) {
+	for _, k := range []int{1, 12, 1000, 10000, 1 << 23} {
+		nw := closedNet{capacity: 1000, visits: make([]float64, k)}
+		p := nw.maxPopulation()
+		if p < 1 || p > 1<<16 || (p > 1 && p*k > mvaMaxWork) {
+			t.Errorf("%d stations: recursion to %d requests (%d steps), want within [1, 65536] and %d steps", k, p, p*k, mvaMaxWork)
+		}
+	}
+	if p := (closedNet{visits: make([]float64, 12)}).maxPopulation(); p != 1<<16 {
+		t.Errorf("12 stations: recursion to %d requests, want 65536", p)
+	}
+}
+
+// TestLoadAtLatencyNotPositive: no load has a latency of 0 or less, closed
+// loop or open (a closed loop's answer was 0/0, NaN).
+func TestLoadAtLatencyNotPositive(t *testing.T) {
+	for _, sc := range []string{"closed-loop", "growth-interference"} {
+		tr := mustCluster(t, sc, 1).Truth(testOrigin, 0)
+		for _, lat := range []float64{0, -1} {
+			if got := tr.LoadAtLatency(lat); got != 0 {
+				t.Errorf("%s: LoadAtLatency(%v) = %v, want 0", sc, lat, got)
+			}
+		}
 	}
 }

@@ -217,6 +217,9 @@ func (tr Truth) LatencyAt(iops float64) float64 {
 // lat. For a closed loop it is always below MaxIOPS; for an open loop too
 // as long as lat is below the latency at MaxIOPS (Latency.Knee).
 func (tr Truth) LoadAtLatency(lat float64) float64 {
+	if !(lat > 0) {
+		return 0 // no load has a latency of 0 or less
+	}
 	st := &tr.st
 	if st.clients != nil && st.clients.Loop == "closed" {
 		return st.closedNet().atLatency(lat) / lat // Little's law

@@ -108,6 +108,11 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		return 1
 	}
 	defer ln.Close() // for a start-up that fails; once serving, the server's shutdown closes it
+	scheme, err := webScheme(cfg.Web.ConfigFile)
+	if err != nil {
+		log.Error("start-up failed", "err", err)
+		return 1
+	}
 	a, err := newApp(opts, cfg, shardReport, log)
 	if err != nil {
 		log.Error("start-up failed", "err", err)
@@ -117,7 +122,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	if a.demoSrc != nil {
 		defer a.demoSrc.Close()
 	}
-	return a.serveUntilStopped(cfg, ln, stdout, stop)
+	return a.serveUntilStopped(cfg, ln, scheme, stdout, stop)
 }
 
 // checkStartUp does for --config.check what start-up does beyond loading
@@ -154,12 +159,7 @@ func reportCheck(opts *options, clusters int, cfg *config.Config, stdout io.Writ
 // serveUntilStopped starts the engine on cfg and the HTTP server on ln,
 // serves until a signal, stop or the server's end (see waitForStop), then
 // shuts both down. It returns the exit code.
-func (a *app) serveUntilStopped(cfg *config.Config, ln net.Listener, stdout io.Writer, stop <-chan struct{}) int {
-	scheme, err := webScheme(cfg.Web.ConfigFile)
-	if err != nil {
-		a.log.Error("start-up failed", "err", err)
-		return 1
-	}
+func (a *app) serveUntilStopped(cfg *config.Config, ln net.Listener, scheme string, stdout io.Writer, stop <-chan struct{}) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	a.eng.Start(ctx, cfg)
@@ -393,9 +393,15 @@ func (a *app) reload(ctx context.Context) (err error) {
 		nc.Prometheus = a.cfg.Prometheus
 	}
 	kept := a.eng.Start(ctx, nc)
+	probing := a.probeCancel != nil
 	a.stopProbe()
 	a.srcMetrics.Forget(removedClusters(a.cfg, nc))
 	a.cfg, a.promDigest = nc, promDigest
+	if probing {
+		// The probe ended before it reached every cluster: it runs again on
+		// the new list, so that none loses its start-up diagnostics.
+		a.startProbe(ctx, nc)
+	}
 	a.shardReport.Store(&shardReport)
 	a.log.Info("configuration reloaded", "clusters", len(all.Clusters), "assigned", len(nc.Clusters), "unchanged_kept_running", kept)
 	return nil

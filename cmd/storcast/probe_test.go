@@ -123,3 +123,47 @@ func TestReloadCancelsStartUpProbe(t *testing.T) {
 		}
 	}
 }
+
+// TestReloadRestartsStartUpProbe: a reload that keeps every cluster ends
+// the start-up probe (it ran on the old list) and runs it again on the new
+// one, so the clusters it had not reached are still probed.
+func TestReloadRestartsStartUpProbe(t *testing.T) {
+	release := make(chan struct{})
+	var once sync.Once
+	open := func() { once.Do(func() { close(release) }) }
+	prom := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.FormValue("query"), `cluster="a"`) {
+			select { // a's queries (the probe's first cluster) wait for release
+			case <-release:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"status":"success","data":{"resultType":"matrix","result":[]}}`)
+	}))
+	t.Cleanup(prom.Close)
+	t.Cleanup(open)
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "storcast.yml")
+	body := fmt.Sprintf("prometheus: {url: %q, timeout: 60s, retries: 0}\nfit: {refresh_interval: 1s}\nstate_dir: %s\nclusters: %s\n",
+		prom.URL, filepath.Join(dir, "state"), `[{name: a, kind: ceph, matchers: ['cluster="a"']}, {name: b, kind: ceph, matchers: ['cluster="b"']}]`)
+	if err := os.WriteFile(cfgPath, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := "127.0.0.1:" + testtool.FreePort(t)
+	errb := runInProcess(t, addr, "--config.file="+cfgPath, "--web.listen-address="+addr)
+	resp, err := http.Post("http://"+addr+"/-/reload", "", nil)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("unchanged reload: %v %v\n%s", resp, err, errb.String())
+	}
+	resp.Body.Close()
+	open()
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(errb.String(), `msg="probe: cluster queries" cluster=b`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("cluster b was never probed after the reload:\n%s", errb.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

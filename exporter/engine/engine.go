@@ -106,7 +106,7 @@ func (e *Engine) Start(ctx context.Context, cfg *config.Config) (kept int) {
 	keepAny := e.running != nil && e.runningSrc == e.opt.Source && sameOutsideClusters(e.running, cfg)
 	// Models fitted under other fit settings (another lookback or step)
 	// are refitted at once, not a fit.interval later.
-	fitChanged := e.running != nil && e.running.Fit != cfg.Fit
+	fitChanged := e.running != nil && (e.running.Fit.Lookback != cfg.Fit.Lookback || e.running.Fit.Step != cfg.Fit.Step)
 	keys := make(map[string]string, len(cfg.Clusters))
 	for i := range cfg.Clusters {
 		keys[cfg.Clusters[i].Name] = cfg.Clusters[i].SourceKey()
@@ -129,6 +129,9 @@ func (e *Engine) Start(ctx context.Context, cfg *config.Config) (kept int) {
 		<-c.done
 	}
 
+	// After e.mu is released (defers run last first): reading state_dir
+	// must not hold up the API's snapshots.
+	defer e.warnUnusedStates(cfg)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.fitInterval = cfg.Fit.Interval
@@ -167,7 +170,6 @@ func (e *Engine) Start(ctx context.Context, cfg *config.Config) (kept int) {
 			e.loop(loopCtx, &applied, c) // the configuration Start compares with next time
 		}()
 	}
-	e.warnUnusedStates(cfg)
 	return kept
 }
 

@@ -312,6 +312,15 @@ func TestReloadKeepsModels(t *testing.T) {
 	longer.Fit.Lookback = 2 * changed.Fit.Lookback
 	e.Start(context.Background(), &longer)
 	waitFor(t, "refit after the fit settings changed", func() bool { return e.Snapshot("a").Fits == 3 })
+	// A fit setting that changes no fitted model (when models turn stale)
+	// restarts the loop but does not refit every cluster at once.
+	staler := longer
+	staler.Fit.StaleAfter = 2 * longer.Fit.StaleAfter
+	e.Start(context.Background(), &staler)
+	time.Sleep(200 * time.Millisecond) // ten refreshes
+	if s := e.Snapshot("a"); s.Fits != 3 {
+		t.Errorf("a reload changing only fit.stale_after refitted (%d fits, want 3)", s.Fits)
+	}
 }
 
 // TestReloadKeepsRunningLoops: a reload that leaves a cluster, the source
