@@ -504,19 +504,11 @@ func (p *mainProcess) waitExit(d time.Duration) error {
 // neither kills it (Go's default action, before the handler was installed
 // once serving) nor is lost: it starts, serves and reloads.
 func TestSIGHUPDuringStartUp(t *testing.T) {
-	dir := t.TempDir()
-	addr := "127.0.0.1:" + testtool.FreePort(t)
-	cmd, out := startMain(t, "--demo --state.dir="+dir+" --web.listen-address="+addr)
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(out.String(), "starting storcast") {
-		if time.Now().After(deadline) {
-			t.Fatalf("no start:\n%s", out.String())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	cmd, out, addr := startDemoStarting(t)
 	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		if code, _ := get(t, "http://"+addr+"/-/healthy"); code == 200 && strings.Contains(out.String(), "configuration reloaded") {
 			break
@@ -607,16 +599,7 @@ clusters: [{name: a, kind: ceph}]
 // unread until serving: the SIGTERM found it full of the SIGHUP and was
 // dropped, and storcast reloaded and never stopped.
 func TestSIGTERMAfterSIGHUPAtStartUp(t *testing.T) {
-	dir := t.TempDir()
-	addr := "127.0.0.1:" + testtool.FreePort(t)
-	cmd, out := startMain(t, "--demo --state.dir="+dir+" --web.listen-address="+addr)
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(out.String(), "starting storcast") {
-		if time.Now().After(deadline) {
-			t.Fatalf("no start:\n%s", out.String())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	cmd, out, _ := startDemoStarting(t)
 	for _, s := range []os.Signal{syscall.SIGHUP, syscall.SIGTERM} {
 		if err := cmd.Process.Signal(s); err != nil {
 			t.Fatal(err)
@@ -767,4 +750,21 @@ func TestRemovedClusters(t *testing.T) {
 	if got := removedClusters(cfg("a"), cfg("a")); len(got) != 0 {
 		t.Errorf("removed %v, want none", got)
 	}
+}
+
+// startDemoStarting starts storcast --demo on a free address and returns
+// once it logged "starting storcast": its start-up (the demo building its
+// history) is still going on, signals not yet read by a server.
+func startDemoStarting(t *testing.T) (*mainProcess, *syncBuffer, string) {
+	t.Helper()
+	addr := "127.0.0.1:" + testtool.FreePort(t)
+	cmd, out := startMain(t, "--demo --state.dir="+t.TempDir()+" --web.listen-address="+addr)
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(out.String(), "starting storcast") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no start:\n%s", out.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return cmd, out, addr
 }

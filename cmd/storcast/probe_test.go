@@ -67,21 +67,7 @@ func TestProbeDeadlinePerCluster(t *testing.T) {
 // the reload's Forget(b) and counted b's queries again, series exported
 // until the process ended.
 func TestReloadCancelsStartUpProbe(t *testing.T) {
-	release := make(chan struct{})
-	var once sync.Once
-	open := func() { once.Do(func() { close(release) }) }
-	prom := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.Contains(r.FormValue("query"), `cluster="a"`) {
-			select { // a's queries (the probe's first cluster) wait for release
-			case <-release:
-			case <-r.Context().Done():
-				return
-			}
-		}
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, `{"status":"success","data":{"resultType":"matrix","result":[]}}`)
-	}))
-	t.Cleanup(prom.Close)
+	prom, open := heldProm(t)
 	t.Cleanup(open) // before prom.Close, after storcast stopped (cleanups run last first)
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "storcast.yml")
@@ -128,21 +114,7 @@ func TestReloadCancelsStartUpProbe(t *testing.T) {
 // the start-up probe (it ran on the old list) and runs it again on the new
 // one, so the clusters it had not reached are still probed.
 func TestReloadRestartsStartUpProbe(t *testing.T) {
-	release := make(chan struct{})
-	var once sync.Once
-	open := func() { once.Do(func() { close(release) }) }
-	prom := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.Contains(r.FormValue("query"), `cluster="a"`) {
-			select { // a's queries (the probe's first cluster) wait for release
-			case <-release:
-			case <-r.Context().Done():
-				return
-			}
-		}
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, `{"status":"success","data":{"resultType":"matrix","result":[]}}`)
-	}))
-	t.Cleanup(prom.Close)
+	prom, open := heldProm(t)
 	t.Cleanup(open)
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "storcast.yml")
@@ -166,4 +138,26 @@ func TestReloadRestartsStartUpProbe(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// heldProm is a Prometheus whose answers to cluster a's queries (the
+// start-up probe's first cluster) wait until open is called (or the test
+// ends); every other query gets an empty matrix.
+func heldProm(t *testing.T) (prom *httptest.Server, open func()) {
+	release := make(chan struct{})
+	var once sync.Once
+	open = func() { once.Do(func() { close(release) }) }
+	prom = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.FormValue("query"), `cluster="a"`) {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"status":"success","data":{"resultType":"matrix","result":[]}}`)
+	}))
+	t.Cleanup(prom.Close)
+	return prom, open
 }
