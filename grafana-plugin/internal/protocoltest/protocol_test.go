@@ -1,7 +1,6 @@
 package protocoltest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -26,6 +25,7 @@ import (
 
 	"github.com/storcast/storcast/exporter/apiv1"
 	"github.com/storcast/storcast/grafana-plugin/pkg/storcast/storcasttest"
+	"github.com/storcast/storcast/internal/testtool"
 )
 
 const pluginID = "storcast-forecast-datasource"
@@ -73,7 +73,7 @@ var demo struct {
 	once sync.Once
 	url  string
 	err  error
-	logs lockedBuffer
+	logs testtool.SyncBuffer // the demo's output, written by exec's copier while a failing test reads it
 	stop func()
 }
 
@@ -83,25 +83,6 @@ func TestMain(m *testing.M) {
 		demo.stop()
 	}
 	os.Exit(code)
-}
-
-// lockedBuffer holds the demo's output, written by exec's copier while a
-// failing test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // startStorcast returns the URL of the storcast under test, once it serves a
