@@ -143,11 +143,23 @@ func datasourceVar(name, label, typ string) Variable {
 	return Variable{Name: name, Label: label, Type: "datasource", Query: typ, Current: map[string]any{}, Refresh: 1}
 }
 
-// clusterVarQuery lists every cluster storcast serves: storcast_source_up
-// is exported for each from its first refresh, whatever its models. A
-// model's series would hide clusters without it (no headroom without a
-// capacity at the mix: a new deployment whose history never saturated).
-const clusterVarQuery = "label_values(storcast_source_up, cluster)"
+// jobVarQuery lists the scrape jobs of storcast (one per deployment: a
+// fleet may run one per region or environment); the selectors match the
+// chosen ones, all by default.
+const jobVarQuery = "label_values(storcast_source_up, job)"
+
+func jobVar() Variable {
+	return Variable{Name: "job", Label: "Job", Type: "query", Datasource: promDS, Definition: jobVarQuery,
+		Query: map[string]any{"query": jobVarQuery, "refId": "job"}, Refresh: 2, Sort: 1, Multi: true, IncludeAll: true,
+		Current: map[string]any{"selected": true, "text": []string{"All"}, "value": []string{"$__all"}}}
+}
+
+// clusterVarQuery lists every cluster the chosen storcast jobs serve:
+// storcast_source_up is exported for each from its first refresh, whatever
+// its models. A model's series would hide clusters without it (no headroom
+// without a capacity at the mix: a new deployment whose history never
+// saturated).
+const clusterVarQuery = `label_values(storcast_source_up{job=~"$job"}, cluster)`
 
 func clusterVar(multi bool) Variable {
 	v := Variable{Name: "cluster", Label: "Cluster", Type: "query", Datasource: promDS, Definition: clusterVarQuery,
@@ -181,12 +193,13 @@ func ClusterHeadroom() Dashboard {
 	d.Templating.List = []Variable{
 		datasourceVar("datasource", "Prometheus", PrometheusType),
 		datasourceVar("storcast", "Storcast", PluginType),
+		jobVar(),
 		clusterVar(false),
 		textVar("read_ratio", "What-if read ratio", "", "Read share of ops for the what-if table, 0..1 or 70%; empty keeps today's."),
 		textVar("extra_iops", "What-if extra IOPS", "0", "IOPS added to today's for the what-if table."),
 		textVar("hosts_added", "What-if hosts added", "0", "Hosts added to the cluster for the what-if table."),
 	}
-	c := `cluster="$cluster"`
+	c := `job=~"$job", cluster="$cluster"`
 	headroom := steps("red", th.Headroom.CriticalRatio, "orange", th.Headroom.WarningRatio, "green")
 
 	var l layout
@@ -326,9 +339,10 @@ func ModelQuality() Dashboard {
 	d.Time = TimeRange{From: "now-7d", To: "now"}
 	d.Templating.List = []Variable{
 		datasourceVar("datasource", "Prometheus", PrometheusType),
+		jobVar(),
 		clusterVar(true),
 	}
-	c := `cluster=~"$cluster"`
+	c := `job=~"$job", cluster=~"$cluster"`
 	acc := steps("red", th.Model.MinAccuracyRatio, "green")
 
 	var l layout
@@ -395,7 +409,7 @@ func ModelQuality() Dashboard {
 	l.add(8, 8, stateTimeline("Collectors",
 		fmt.Sprintf("Whether each storcast's collectors succeeded on their last run (storcast_scrape_collector_success, per process: not filtered by cluster; "+
 			"StorcastCollectorFailing after %s failed): a failed one's series are missing for some or all clusters.", th.Exporter.CollectorFailingFor),
-		prom("A", "storcast_scrape_collector_success", "{{instance}} {{collector}}"),
+		prom("A", `storcast_scrape_collector_success{job=~"$job"}`, "{{instance}} {{collector}}"),
 		"failed", "red", "ok", "green"))
 	d.Panels = l.panels
 	return d

@@ -23,6 +23,7 @@ import (
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql"
+	promparser "github.com/prometheus/prometheus/promql/parser"
 	"github.com/prometheus/prometheus/promql/promqltest"
 
 	"github.com/storcast/storcast/alerts/series"
@@ -128,7 +129,7 @@ func extractPromQL(name string, d map[string]any) []promQuery {
 // substitute replaces Grafana's variables with values the fixtures have.
 func substitute(expr string) string {
 	r := strings.NewReplacer(
-		"${cluster}", fixtureCluster, "$cluster", fixtureCluster,
+		"${cluster}", fixtureCluster, "$cluster", fixtureCluster, "${job}", fixtureJob, "$job", fixtureJob,
 		"$__rate_interval", "5m", "$__interval", "1m", "$__range", "1h",
 	)
 	return r.Replace(expr)
@@ -136,6 +137,9 @@ func substitute(expr string) string {
 
 // fixtureCluster is the cluster the fixtures and the substituted $cluster name.
 const fixtureCluster = "ceph-prod"
+
+// fixtureJob is the scrape job of the fixtures, the substituted $job.
+const fixtureJob = "storcast"
 
 // fixtureSeries writes the promtool input_series: every series that the
 // exporter's collectors declare (collector.Declared), for
@@ -516,5 +520,38 @@ func TestPromQLMaxIOPSPanelsShowTheLowerBound(t *testing.T) {
 		if !ok {
 			t.Errorf("%s: on a cluster that never saturated its max IOPS targets draw %q, nothing named a lower bound", panel, legends)
 		}
+	}
+}
+
+// TestEverySelectorFollowsJob: every series a dashboard reads from
+// Prometheus is selected by the $job variable (but the variable's own
+// query, which lists the jobs), so that two storcast deployments (regions,
+// environments) are not drawn as one.
+func TestEverySelectorFollowsJob(t *testing.T) {
+	intervals := strings.NewReplacer("$__rate_interval", "5m", "$__interval", "1m", "$__range", "1h")
+	dashboards := loadJSON(t)
+	n := 0
+	for _, name := range slices.Sorted(maps.Keys(dashboards)) {
+		for _, q := range extractPromQL(name, dashboards[name]) {
+			if strings.HasSuffix(q.where, "variable job") {
+				continue
+			}
+			expr, err := promparser.NewParser(promparser.Options{}).ParseExpr(intervals.Replace(q.expr))
+			if err != nil {
+				t.Errorf("%s: %v", q.where, err)
+				continue
+			}
+			for _, vs := range promparser.ExtractSelectors(expr) {
+				n++
+				if !slices.ContainsFunc(vs, func(m *labels.Matcher) bool {
+					return m.Name == "job" && m.Type == labels.MatchRegexp && m.Value == "$job"
+				}) {
+					t.Errorf("%s: a selector without job=~\"$job\": %v in %s", q.where, vs, q.expr)
+				}
+			}
+		}
+	}
+	if n < 20 {
+		t.Fatalf("only %d selectors checked; the extraction is broken", n)
 	}
 }

@@ -3,6 +3,9 @@
 //
 //	go generate ./dashboards     # or: make dashboards
 //
+// Both dashboards select storcast's scrape jobs in $job (all by default) and
+// the clusters those serve in $cluster.
+//
 // "Storcast / Cluster headroom" shows, for the cluster picked in $cluster,
 // today's IOPS against max IOPS at the current mix, the headroom ratio, the
 // saturation ETA per limit, the latency forecast (mean and 95% band against
