@@ -99,6 +99,12 @@ func startStorcast(t *testing.T) (url string) {
 	default:
 		t.Fatalf("STORCAST_UNDER_TEST=%q: want demo or fake", mode)
 	}
+	return realStorcast(t)
+}
+
+// realStorcast returns the URL of the shared demo, started on first use.
+func realStorcast(t *testing.T) (url string) {
+	t.Helper()
 	demo.once.Do(func() { demo.url, demo.err = startDemo() })
 	t.Cleanup(func() {
 		if t.Failed() {
