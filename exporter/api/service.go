@@ -44,12 +44,6 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Msg }
 
-// badData is the service's own refusal of a parameter, of the type
-// apiv1's checks return: write answers both bad_data.
-func badData(param, format string, a ...any) error {
-	return &apiv1.ParamError{Param: param, Msg: fmt.Sprintf(format, a...)}
-}
-
 func unavailable(format string, a ...any) error {
 	return &Error{Type: apiv1.ErrUnavailable, Msg: fmt.Sprintf(format, a...)}
 }
@@ -57,10 +51,10 @@ func unavailable(format string, a ...any) error {
 // snapshot returns the cluster's snapshot or a bad_data/not_found error.
 func (s *Service) snapshot(cluster string) (*engine.Snapshot, error) {
 	if cluster == "" {
-		return nil, badData("cluster", "required")
+		return nil, apiv1.BadParam("cluster", "required")
 	}
 	if len(cluster) > apiv1.MaxClusterNameBytes {
-		return nil, badData("cluster", "longer than %d bytes", apiv1.MaxClusterNameBytes)
+		return nil, apiv1.BadParam("cluster", "longer than %d bytes", apiv1.MaxClusterNameBytes)
 	}
 	sn := s.eng.Snapshot(cluster)
 	if sn == nil {
@@ -119,7 +113,7 @@ func (s *Service) CapacityCurve(ctx context.Context, cluster string, ioSizeBytes
 	}
 	pts, ext, err := sn.Capacity().Model().Curve(ioSizeBytes, conservation.ReadRatios(points))
 	if err != nil {
-		return apiv1.CapacityCurve{}, badData("io_size_bytes", "%v", err)
+		return apiv1.CapacityCurve{}, apiv1.BadParam("io_size_bytes", "%v", err)
 	}
 	out := apiv1.CapacityCurve{Cluster: cluster, IOSizeBytes: ioSizeBytes, Extrapolated: ext, Stale: stale(sn, models.Conservation)}
 	for _, p := range pts {
@@ -218,7 +212,7 @@ func (s *Service) Forecast(ctx context.Context, cluster, series string, start, e
 	}
 	unit, ok := forecastUnits[series]
 	if !ok {
-		return apiv1.Forecast{}, badData("series", "unknown series %q (want iops, max_iops, headroom_ratio or utilization_ratio)", textcut.Cut(series, 64))
+		return apiv1.Forecast{}, apiv1.BadParam("series", "unknown series %q (want iops, max_iops, headroom_ratio or utilization_ratio)", textcut.Cut(series, 64))
 	}
 	n, err := apiv1.CheckForecastRange(start, end, step, float64(time.Now().UnixMilli())/1e3)
 	if err != nil {
@@ -314,7 +308,7 @@ func (s *Service) WhatIf(req apiv1.WhatIfRequest) (apiv1.WhatIfResult, error) {
 	// an extraIops the client did not send.
 	idle := iops == 0 && req.ExtraIOPS == 0
 	if iops <= 0 && !idle {
-		return apiv1.WhatIfResult{}, badData("extraIops", "leaves %v IOPS; the workload must be positive", iops)
+		return apiv1.WhatIfResult{}, apiv1.BadParam("extraIops", "leaves %v IOPS; the workload must be positive", iops)
 	}
 	mixIOPS := iops // the classes' rates: 1 op/s for the mix of an idle cluster
 	if idle {
@@ -339,7 +333,7 @@ func (s *Service) WhatIf(req apiv1.WhatIfRequest) (apiv1.WhatIfResult, error) {
 	res, err := sn.Capacity().Model().AtMix(classes)
 	if err != nil {
 		if errors.Is(err, conservation.ErrNoLoad) {
-			return apiv1.WhatIfResult{}, badData("ioSizes", "the workload has no operations")
+			return apiv1.WhatIfResult{}, apiv1.BadParam("ioSizes", "the workload has no operations")
 		}
 		return apiv1.WhatIfResult{}, &Error{Type: apiv1.ErrInternal, Msg: err.Error()}
 	}
@@ -348,7 +342,7 @@ func (s *Service) WhatIf(req apiv1.WhatIfRequest) (apiv1.WhatIfResult, error) {
 	scale := 1.0
 	if req.HostsAdded > 0 {
 		if sn.Hosts <= 0 {
-			return apiv1.WhatIfResult{}, badData("hostsAdded", "the cluster's host count is unknown (configure hosts)")
+			return apiv1.WhatIfResult{}, apiv1.BadParam("hostsAdded", "the cluster's host count is unknown (configure hosts)")
 		}
 		scale = float64(sn.Hosts+req.HostsAdded) / float64(sn.Hosts)
 	}

@@ -220,19 +220,15 @@ type apiError struct {
 
 func (e *apiError) Error() string { return e.msg }
 
-func badData(param, format string, a ...any) error {
-	return &apiv1.ParamError{Param: param, Msg: fmt.Sprintf(format, a...)}
-}
-
 // cluster resolves the cluster parameter as storcast does: required, at most
 // apiv1.MaxClusterNameBytes, known. Whether its models are fitted is checked
 // by fitted, after the parameters.
 func (s *Server) cluster(name string) (Cluster, error) {
 	if name == "" {
-		return Cluster{}, badData("cluster", "required")
+		return Cluster{}, apiv1.BadParam("cluster", "required")
 	}
 	if len(name) > apiv1.MaxClusterNameBytes {
-		return Cluster{}, badData("cluster", "longer than %d bytes", apiv1.MaxClusterNameBytes)
+		return Cluster{}, apiv1.BadParam("cluster", "longer than %d bytes", apiv1.MaxClusterNameBytes)
 	}
 	c, found := s.Cluster(name)
 	if !found {
@@ -312,7 +308,7 @@ func (s *Server) forecast(r *http.Request) (any, error) {
 	series := q.Get("series")
 	unit, found := forecastUnits[series]
 	if !found {
-		return nil, badData("series", "unknown series %q (want iops, max_iops, headroom_ratio or utilization_ratio)", textcut.Cut(series, 64))
+		return nil, apiv1.BadParam("series", "unknown series %q (want iops, max_iops, headroom_ratio or utilization_ratio)", textcut.Cut(series, 64))
 	}
 	n, err := apiv1.CheckForecastRange(start, end, step, now)
 	if err != nil {
@@ -475,7 +471,7 @@ func (s *Server) whatIf(r *http.Request) (any, error) {
 	iops := c.BaseIOPS + req.ExtraIOPS
 	idle := iops == 0 && req.ExtraIOPS == 0
 	if iops <= 0 && !idle {
-		return nil, badData("extraIops", "leaves %v IOPS; the workload must be positive", iops)
+		return nil, apiv1.BadParam("extraIops", "leaves %v IOPS; the workload must be positive", iops)
 	}
 	// Hosts scale capacity linearly from a base of 10 hosts.
 	maxIOPS := MaxIOPS(c, rr, size) * float64(10+req.HostsAdded) / 10
