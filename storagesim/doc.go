@@ -40,7 +40,9 @@
 // growth linear (1 + g·days) or exponential ((1+g)^days), diurnal
 // 1 + a·cos(2π(h − peak)/24) on the UTC hour h, and load_step events (ramped
 // linearly when ramp is set). Read ratio and mix change with events (ramped
-// linearly). Served IOPS X = min(λ, C); ρ = λ/C is the utilization.
+// linearly); the read ratio may add its own daily cycle,
+// a_r·cos(2π(h − peak_r)/24) (load.read_ratio_diurnal), clamped to [0, 1].
+// Served IOPS X = min(λ, C); ρ = λ/C is the utilization.
 //
 // Latency (a queueing curve with a knee at ρ = 1). A class at size S has
 // zero-load latency L0 = base + S/MiB·per_mib (read_base or write_base); the

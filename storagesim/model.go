@@ -200,11 +200,13 @@ func (c *Cluster) stateAt(sec float64) state {
 	default:
 		growth = math.Max(0.01, 1+sc.Load.Growth.PerDay*days)
 	}
+	hour := math.Mod((float64(c.origin.Unix())+sec)/3600, 24)
 	diurnal := 1.0
 	if a := sc.Load.Diurnal.Amplitude; a > 0 {
-		abs := float64(c.origin.Unix()) + sec
-		hour := math.Mod(abs/3600, 24)
 		diurnal = 1 + a*math.Cos(2*math.Pi*(hour-sc.Load.Diurnal.PeakHour)/24)
+	}
+	if a := sc.Load.ReadRatioDiurnal.Amplitude; a > 0 {
+		st.readRatio = math.Min(math.Max(st.readRatio+a*math.Cos(2*math.Pi*(hour-sc.Load.ReadRatioDiurnal.PeakHour)/24), 0), 1)
 	}
 	st.offered = sc.Load.BaseIOPS * growth * diurnal * loadFactor
 	if sc.Clients.Loop == "closed" {

@@ -156,6 +156,11 @@ type LoadSpec struct {
 	Mix     map[string]float64 `yaml:"mix"`
 	Growth  GrowthSpec         `yaml:"growth"`
 	Diurnal DiurnalSpec        `yaml:"diurnal"`
+	// ReadRatioDiurnal is a daily cycle of the mix, added to the read ratio
+	// that events set: real clusters' mix moves with the hour (nightly
+	// ingest, daytime reads), which a trend of the mix must not take for a
+	// drift.
+	ReadRatioDiurnal ReadRatioCycle `yaml:"read_ratio_diurnal"`
 	// SequentialShare is the share of the OSD disks' block requests that
 	// continue where the previous one ended, which the kernel merges:
 	// node_exporter's merged counters are merged = completed·q/(1−q), so
@@ -173,6 +178,14 @@ type GrowthSpec struct {
 // DiurnalSpec is a daily cycle: 1 + amplitude·cos(2π(h − peak_hour)/24) with
 // h the UTC hour of day.
 type DiurnalSpec struct {
+	Amplitude float64 `yaml:"amplitude"`
+	PeakHour  float64 `yaml:"peak_hour"`
+}
+
+// ReadRatioCycle is a daily cycle of the read ratio:
+// amplitude·cos(2π(h − peak_hour)/24) added to it (in read-ratio units, the
+// sum clamped to [0, 1]) with h the UTC hour of day.
+type ReadRatioCycle struct {
 	Amplitude float64 `yaml:"amplitude"`
 	PeakHour  float64 `yaml:"peak_hour"`
 }
@@ -601,6 +614,12 @@ func (sc *Scenario) validateLoad() error {
 	}
 	if h := l.Diurnal.PeakHour; h < 0 || h >= 24 {
 		return fmt.Errorf("load.diurnal.peak_hour: %g, must be in [0, 24)", h)
+	}
+	if a := l.ReadRatioDiurnal.Amplitude; !(a >= 0 && a <= 0.5) {
+		return fmt.Errorf("load.read_ratio_diurnal.amplitude: %g, must be in [0, 0.5]", a)
+	}
+	if h := l.ReadRatioDiurnal.PeakHour; !(h >= 0 && h < 24) {
+		return fmt.Errorf("load.read_ratio_diurnal.peak_hour: %g, must be in [0, 24)", h)
 	}
 	return nil
 }
