@@ -21,10 +21,12 @@ const Saturation = "saturation"
 // at that mix. Demand is fitted in units of the capacity at the latest
 // window's mix (forecaster/trend.FitUtilization: a line with the daily
 // cycle, so the daily peaks, not the mean, set the ETA); the read ratio's
-// trend gives the forecast mix, and the capacity at it (relative to the
-// same reference) is the limit the demand trend must reach. A mix drifting
-// toward writes thus counts as a falling limit, with the interference the
-// capacity model fitted. It reads the capacity model fitted before it.
+// trend (a line that may bend once, with its own daily cycle) gives the
+// forecast mix, and the capacity at it (relative to the same reference)
+// is the limit the demand trend must reach. A mix drifting toward writes
+// thus counts as a falling limit, with the interference the capacity model
+// fitted, and write-heavy hours at the demand peak as a lower limit there.
+// It reads the capacity model fitted before it.
 type SaturationFitter struct {
 	Options trend.UtilizationOptions
 }
@@ -64,7 +66,7 @@ func (f SaturationFitter) Fit(_ context.Context, in Input) (Fitted, error) {
 	if err != nil {
 		return nil, err
 	}
-	mix, err := trend.FitUtilization(times, reads, trend.UtilizationOptions{Growth: trend.GrowthLinear, Harmonics: f.Options.Harmonics})
+	mix, err := trend.FitUtilization(times, reads, trend.UtilizationOptions{Growth: trend.GrowthLinear, Harmonics: f.Options.Harmonics, Bend: true})
 	if err != nil {
 		return nil, fmt.Errorf("read ratio trend: %w", err)
 	}
@@ -85,12 +87,17 @@ func capacityAtReadRatio(capm *conservation.Model, o features.Observed, r float6
 
 // mixLimit is the capacity at the forecast read ratio relative to cRef.
 // The read ratio's daily-mean line is extrapolated from the latest window
-// when its slope is significant (beyond two standard errors), else held at
-// its level: noise must not turn into a drift of the mix that moves the
-// ETA. Sizes stay the latest window's. A read ratio the capacity model
-// cannot place takes its neighbour's value.
+// at its slope after the bend, if it bends (a drift that sped up goes on
+// at its latest pace: on a drift accelerating under a daily cycle of the
+// mix, the straight line and no cycle put the ETA a day late at 11 of the
+// 24 hours a history can end, the bend and the cycle at 3;
+// TestSaturationETAByStartHour), when that slope is
+// significant (beyond two standard errors), else held at its level: noise
+// must not turn into a drift of the mix that moves the ETA. The daily
+// cycle of the mix rides on it. Sizes stay the latest window's. A read
+// ratio the capacity model cannot place takes its neighbour's value.
 func mixLimit(capm *conservation.Model, ref features.Observed, cRef float64, mix *trend.UtilizationTrend) *trend.Limit {
-	lim := &trend.Limit{T0: ref.Time, ReadRatio0: mix.TrendAt(ref.Time), Capacity: make([]float64, capacityTablePoints)}
+	lim := &trend.Limit{T0: ref.Time, ReadRatio0: mix.TrendAt(ref.Time), Cycle: mix.DailyCycle(), Capacity: make([]float64, capacityTablePoints)}
 	if b, se := mix.Slope(); math.Abs(b) > 2*se {
 		lim.Slope = b / trend.Day
 	}

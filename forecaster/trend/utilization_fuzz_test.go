@@ -9,7 +9,9 @@ import (
 
 // FuzzFitUtilization: arbitrary (time, utilization) pairs either fail with
 // an error or give a trend whose ETA is never negative or NaN, with
-// early ≤ peak ≤ late, and 0 everywhere when the caller reports saturation.
+// early ≤ peak ≤ late, and 0 everywhere when the caller reports saturation;
+// bit 2 of growth lets the line bend, which must then lie inside the
+// history with a finite slope after it.
 func FuzzFitUtilization(f *testing.F) {
 	var seed []float64
 	for i := 0; i < 40; i++ {
@@ -19,6 +21,12 @@ func FuzzFitUtilization(f *testing.F) {
 	f.Add(fuzzbytes.Of(seed...), uint8(0))
 	f.Add(fuzzbytes.Of(seed...), uint8(2))
 	f.Add(fuzzbytes.Of(0, 0.1, 1, 0.2, 2, 0.3, 3, 0.4, 4, 0.5), uint8(1))
+	var bent []float64 // three days, the drift doubling its pace after two
+	for i := 0; i < 72; i++ {
+		t := float64(i) * 3600
+		bent = append(bent, t, 0.8-0.03*t/Day-0.06*math.Max(t-2*Day, 0)/Day+0.04*math.Cos(2*math.Pi*t/Day))
+	}
+	f.Add(fuzzbytes.Of(bent...), uint8(1|4))
 	f.Fuzz(func(t *testing.T, data []byte, growth uint8) {
 		v := fuzzbytes.Floats(data)
 		n := len(v) / 2
@@ -29,9 +37,14 @@ func FuzzFitUtilization(f *testing.F) {
 		for i := 0; i < n; i++ {
 			ts[i], us[i] = v[2*i], v[2*i+1]
 		}
-		ut, err := FitUtilization(ts, us, UtilizationOptions{Growth: Growth(growth % 3), HorizonSeconds: 30 * Day})
+		ut, err := FitUtilization(ts, us, UtilizationOptions{Growth: Growth(growth & 3 % 3), HorizonSeconds: 30 * Day, Bend: growth&4 != 0})
 		if err != nil {
 			return
+		}
+		if ut.BendAt != 0 {
+			if b, se := ut.Slope(); !(ut.BendAt > ut.FirstT && ut.BendAt < ut.LastT) || !finite(b) || !finite(se) {
+				t.Fatalf("bend at %v in [%v, %v], slope after it %v ± %v", ut.BendAt, ut.FirstT, ut.LastT, b, se)
+			}
 		}
 		now := ut.LastT
 		e := ut.ETA(now, 0.5, false)

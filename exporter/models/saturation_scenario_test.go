@@ -1,0 +1,139 @@
+package models
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/storcast/storcast/exporter/demo"
+	"github.com/storcast/storcast/exporter/source"
+	"github.com/storcast/storcast/forecaster/conservation"
+	"github.com/storcast/storcast/storagesim"
+)
+
+// scenarioFrame is what sum(rate(...)) over one step gives on the
+// simulator's Ceph counters: the cluster's read and write ops and bytes
+// per second at each grid point of r (NaN across a counter reset or a
+// scrape gap). The exporter's query path is tested through a real
+// Prometheus in cmd/storcast (TestPhysicalModelOnScenarios); this is for
+// fitting many histories in-process.
+func scenarioFrame(c *storagesim.Cluster, r source.Range) *source.Frame {
+	names := map[string]string{
+		source.ReadOps: "ceph_osd_op_r", source.WriteOps: "ceph_osd_op_w",
+		source.ReadBytes: "ceph_osd_op_r_out_bytes", source.WriteBytes: "ceph_osd_op_w_in_bytes",
+	}
+	sum := func(s storagesim.Sample, name string) float64 {
+		var v float64
+		for _, tg := range s.Targets {
+			if !tg.Up {
+				return math.NaN()
+			}
+			for _, se := range tg.Series {
+				if se.Name == name {
+					v += se.Value
+				}
+			}
+		}
+		return v
+	}
+	n := r.N()
+	sig := map[string][]float64{}
+	for k := range names {
+		sig[k] = make([]float64, n)
+	}
+	prev := c.Sample(r.Start.Add(-r.Step))
+	for i := 0; i < n; i++ {
+		cur := c.Sample(r.Start.Add(time.Duration(i) * r.Step))
+		for k, name := range names {
+			d := (sum(cur, name) - sum(prev, name)) / r.Step.Seconds()
+			if !(d >= 0) {
+				d = math.NaN()
+			}
+			sig[k][i] = d
+		}
+		prev = cur
+	}
+	return &source.Frame{Range: r, Signals: sig}
+}
+
+// TestSaturationETAByStartHour scores the saturation ETA on storagesim's
+// growth-diurnal scenario, built to break its assumptions (demand
+// exponential under a daily cycle; the read ratio drifting toward writes
+// ever faster, r(t) = 0.8 − 0.015t − 0.012t², with its own daily cycle,
+// writes heaviest at the demand peak), from a 3-day history ending at
+// each hour of the day: where the run starts moves the daily peaks
+// against the end of the history. Calibration: the scenario's pure points
+// and its true capacity at 50% reads (the recipe's 50/50 point).
+//
+// The first peak to reach the capacity sometimes clears it by little; an
+// ETA that is a few percent off then misses that peak and lands on the
+// next, a day late. Within 10% of the true crossing at 13 of the 24
+// hours with the read ratio's straight line and no cycle of the mix (the
+// code before 2026-11-28), 17 with either the bend or the cycle, 21 with
+// both; the other 3 are each on the next peak, within 10% of its crossing.
+func TestSaturationETAByStartHour(t *testing.T) {
+	sc, err := storagesim.LoadScenario("growth-diurnal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const step = 5 * time.Minute
+	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	within := 0
+	for h := 0; h < 24; h++ {
+		origin := base.Add(time.Duration(h) * time.Hour)
+		c, err := storagesim.New(sc, 1, origin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		end := origin.Add(72 * time.Hour)
+		frame := scenarioFrame(c, source.Range{Start: origin.Add(step), End: end, Step: step})
+		tr := c.Truth(end, sc.SLOSeconds)
+		cal := demo.Calibration(sc)
+		cal.Interpolation = "cost"
+		iops, err := tr.MaxIOPSAt(0.5, []float64{1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cal.Mixed = []conservation.MixedPoint{{IOSizeBytes: 4096, ReadRatio: 0.5, IOPS: iops}}
+		capFit, err := NewCapacity(cal, "file", 2, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := SaturationFitter{}.Fit(context.Background(), Input{Frame: frame, Fitted: Set{Conservation: capFit}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		eta := f.(*UtilizationFit).ETA(float64(end.Unix()), tr.FrontierUtilization, false).PeakSeconds
+		if tr.SaturationTime == nil {
+			t.Fatalf("origin %s: the truth has no saturation time", origin.Format(time.RFC3339))
+		}
+		first := *tr.SaturationTime
+		want := first.Sub(end).Seconds()
+		rel := (eta - want) / want
+		peak := 0.0 // by how much the first crossing peak clears the capacity
+		for d := time.Duration(0); d <= 8*time.Hour; d += 5 * time.Minute {
+			peak = math.Max(peak, c.Truth(first.Add(d), 0).Utilization)
+		}
+		next := c.Truth(first.Add(12*time.Hour), 0).SaturationTime
+		if next == nil {
+			t.Fatalf("origin %s: no saturation after the first crossing's peak", origin.Format(time.RFC3339))
+		}
+		relNext := (eta - next.Sub(end).Seconds()) / next.Sub(end).Seconds()
+		t.Logf("history ending %02d:00 UTC: ETA %.2f h, true crossing %.2f h: %+.1f%% (the first peak clears the capacity by %.1f%%; the next peak's crossing %+.1f%%)",
+			end.Hour(), eta/3600, want/3600, 100*rel, 100*(peak-1), 100*relNext)
+		switch {
+		case math.Abs(rel) <= 0.10:
+			within++
+		case peak < 1.10 && math.Abs(relNext) <= 0.10:
+			// a day late: the first peak clears the capacity by less
+			// than the forecast limit's bias
+		default:
+			t.Errorf("history ending %02d:00 UTC: ETA %+.1f%% from the true crossing, %+.1f%% from the next peak's (the first clears the capacity by %.1f%%)", end.Hour(), 100*rel, 100*relNext, 100*(peak-1))
+		}
+	}
+	t.Logf("within 10%% of the true crossing at %d of 24 hours", within)
+	if within < 21 {
+		t.Errorf("the ETA is within 10%% of the true crossing at %d of 24 hours of the day; want at least 21", within)
+	}
+}
