@@ -92,8 +92,9 @@ func capacityAtReadRatio(capm *conservation.Model, o features.Observed, r float6
 // mix, the straight line and no cycle put the ETA a day late at 11 of the
 // 24 hours a history can end, the bend and the cycle at 3;
 // TestSaturationETAByStartHour), when that slope is
-// significant (beyond two standard errors), else held at its level: noise
-// must not turn into a drift of the mix that moves the ETA. The daily
+// significant (beyond two standard errors, windows that wander together
+// counted as fewer), else held at its level: noise must not turn into a
+// drift of the mix that moves the ETA. The daily
 // cycle of the mix rides on it. Sizes stay the latest window's. A read
 // ratio the capacity model cannot place takes its neighbour's value.
 func mixLimit(capm *conservation.Model, ref features.Observed, cRef float64, mix *trend.UtilizationTrend) *trend.Limit {
