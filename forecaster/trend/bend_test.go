@@ -2,6 +2,7 @@ package trend
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -288,5 +289,33 @@ func TestCorruptTrendGivesNoForecast(t *testing.T) {
 	huge := &Limit{ReadRatio0: 0.5, Cycle: make([]float64, 1e6), Capacity: []float64{1, 1}}
 	if v := huge.At(uT0); !math.IsNaN(v) {
 		t.Errorf("a limit with a cycle of 10⁶ terms: %v, want NaN", v)
+	}
+}
+
+// BenchmarkFitUtilization: the read ratio's fit as the exporter makes it
+// (a line with the daily harmonics; with Bend, the bend's search and its
+// two tests) at the default fit.step of a minute over 3 and 7 days.
+func BenchmarkFitUtilization(b *testing.B) {
+	for _, days := range []float64{3, 7} {
+		rng := rand.New(rand.NewPCG(1, 1))
+		var ts, us []float64
+		for t := uT0; t < uT0+days*Day; t += 60 {
+			ts = append(ts, t)
+			us = append(us, 0.8-0.03*(t-uT0)/Day-0.06*math.Max(t-uT0-(days-1)*Day, 0)/Day+dailyMix(t)+0.005*rng.NormFloat64())
+		}
+		for _, bend := range []bool{false, true} {
+			name := fmt.Sprintf("%gd/straight", days)
+			if bend {
+				name = fmt.Sprintf("%gd/bend", days)
+			}
+			b.Run(name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := FitUtilization(ts, us, UtilizationOptions{Growth: GrowthLinear, Bend: bend}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
