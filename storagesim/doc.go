@@ -41,7 +41,8 @@
 // 1 + a·cos(2π(h − peak)/24) on the UTC hour h, and load_step events (ramped
 // linearly when ramp is set). Read ratio and mix change with events (ramped
 // linearly); the read ratio may add its own daily cycle,
-// a_r·cos(2π(h − peak_r)/24) (load.read_ratio_diurnal), clamped to [0, 1].
+// a_r·cos(2π(h − peak_r)/24) or, shape square, a_r times its sign
+// (load.read_ratio_diurnal), clamped to [0, 1].
 // Served IOPS X = min(λ, C); ρ = λ/C is the utilization.
 //
 // Latency (a queueing curve with a knee at ρ = 1). A class at size S has

@@ -292,18 +292,32 @@ func TestCheckpointsBounded(t *testing.T) {
 	}
 }
 
-// TestReadRatioDiurnal: load.read_ratio_diurnal adds its cosine to the
-// read ratio events set, on the UTC hour, and the op counters follow it.
+// TestReadRatioDiurnal: load.read_ratio_diurnal adds its cosine (or, shape
+// square, the cosine's sign) to the read ratio events set, on the UTC
+// hour, and the op counters follow it.
 func TestReadRatioDiurnal(t *testing.T) {
 	data, err := os.ReadFile("testdata/small.yml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	yml := strings.Replace(string(data), "  diurnal: {amplitude: 0.3, peak_hour: 12}\n", "  diurnal: {amplitude: 0.3, peak_hour: 12}\n  read_ratio_diurnal: {amplitude: 0.05, peak_hour: 2}\n", 1)
-	sc, err := ParseScenario([]byte(yml), "small-mix-cycle.yml")
-	if err != nil {
-		t.Fatal(err)
+	for _, c := range []struct {
+		shape string
+		want  []struct{ hour, want float64 }
+	}{
+		{"cosine", []struct{ hour, want float64 }{{2, 0.65}, {8, 0.6}, {14, 0.55}}},
+		{"square", []struct{ hour, want float64 }{{2, 0.65}, {7, 0.65}, {9, 0.55}, {14, 0.55}}},
+	} {
+		yml := strings.Replace(string(data), "  diurnal: {amplitude: 0.3, peak_hour: 12}\n", "  diurnal: {amplitude: 0.3, peak_hour: 12}\n  read_ratio_diurnal: {amplitude: 0.05, peak_hour: 2, shape: "+c.shape+"}\n", 1)
+		sc, err := ParseScenario([]byte(yml), "small-mix-cycle.yml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkReadRatios(t, sc, c.shape, c.want)
 	}
+}
+
+func checkReadRatios(t *testing.T, sc *Scenario, shape string, want []struct{ hour, want float64 }) {
+	t.Helper()
 	c, err := New(sc, 1, testOrigin) // 00:00 UTC
 	if err != nil {
 		t.Fatal(err)
@@ -319,16 +333,17 @@ func TestReadRatioDiurnal(t *testing.T) {
 		}
 		return v
 	}
-	for _, k := range []struct{ hour, want float64 }{{2, 0.65}, {8, 0.6}, {14, 0.55}} {
+	for _, k := range want {
 		at := testOrigin.Add(time.Duration(k.hour * float64(time.Hour)))
 		if got := c.Truth(at, 0).ReadRatio; math.Abs(got-k.want) > 1e-9 {
-			t.Errorf("%02.0f:00 UTC: truth's read ratio %v, want %v", k.hour, got, k.want)
+			t.Errorf("%s, %02.0f:00 UTC: truth's read ratio %v, want %v", shape, k.hour, got, k.want)
 		}
-		// Over the 10 minutes around it (the cosine moves < 0.001 there).
+		// Over the 10 minutes around it (the cosine moves < 0.001 there, the
+		// square wave not at all).
 		r := counter(at.Add(5*time.Minute), "ceph_osd_op_r") - counter(at.Add(-5*time.Minute), "ceph_osd_op_r")
 		w := counter(at.Add(5*time.Minute), "ceph_osd_op_w") - counter(at.Add(-5*time.Minute), "ceph_osd_op_w")
 		if got := r / (r + w); math.Abs(got-k.want) > 0.005 {
-			t.Errorf("%02.0f:00 UTC: the counters' read ratio %.4f, want %v", k.hour, got, k.want)
+			t.Errorf("%s, %02.0f:00 UTC: the counters' read ratio %.4f, want %v", shape, k.hour, got, k.want)
 		}
 	}
 }

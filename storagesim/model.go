@@ -206,7 +206,11 @@ func (c *Cluster) stateAt(sec float64) state {
 		diurnal = 1 + a*math.Cos(2*math.Pi*(hour-sc.Load.Diurnal.PeakHour)/24)
 	}
 	if a := sc.Load.ReadRatioDiurnal.Amplitude; a > 0 {
-		st.readRatio = math.Min(math.Max(st.readRatio+a*math.Cos(2*math.Pi*(hour-sc.Load.ReadRatioDiurnal.PeakHour)/24), 0), 1)
+		c := math.Cos(2 * math.Pi * (hour - sc.Load.ReadRatioDiurnal.PeakHour) / 24)
+		if sc.Load.ReadRatioDiurnal.Shape == "square" {
+			c = math.Copysign(1, c)
+		}
+		st.readRatio = math.Min(math.Max(st.readRatio+a*c, 0), 1)
 	}
 	st.offered = sc.Load.BaseIOPS * growth * diurnal * loadFactor
 	if sc.Clients.Loop == "closed" {

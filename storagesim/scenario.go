@@ -184,10 +184,14 @@ type DiurnalSpec struct {
 
 // ReadRatioCycle is a daily cycle of the read ratio:
 // amplitude·cos(2π(h − peak_hour)/24) added to it (in read-ratio units, the
-// sum clamped to [0, 1]) with h the UTC hour of day.
+// sum clamped to [0, 1]) with h the UTC hour of day. Shape "square" takes
+// the cosine's sign instead: ±amplitude, the read-heavy half of the day
+// centred on peak_hour, switching at once (business hours and batch
+// hours), which a fit of daily harmonics does not hold.
 type ReadRatioCycle struct {
 	Amplitude float64 `yaml:"amplitude"`
 	PeakHour  float64 `yaml:"peak_hour"`
+	Shape     string  `yaml:"shape"`
 }
 
 // Event changes the workload or the cluster at a time after the origin.
@@ -620,6 +624,9 @@ func (sc *Scenario) validateLoad() error {
 	}
 	if h := l.ReadRatioDiurnal.PeakHour; !(h >= 0 && h < 24) {
 		return fmt.Errorf("load.read_ratio_diurnal.peak_hour: %g, must be in [0, 24)", h)
+	}
+	if sh := l.ReadRatioDiurnal.Shape; sh != "" && sh != "cosine" && sh != "square" {
+		return fmt.Errorf("load.read_ratio_diurnal.shape: %q is not one of cosine, square", sh)
 	}
 	return nil
 }

@@ -147,8 +147,8 @@ func TestPhysicalModelOnScenarios(t *testing.T) {
 	// (linear demand, no daily cycle, a linear read-ratio ramp); this one
 	// breaks them as real clusters do: exponential demand under a ±25% daily
 	// cycle, the read ratio drifting toward writes ever faster (on no line,
-	// bent or not) with its own daily cycle, writes heaviest at the demand
-	// peak. Three days: the fit takes two daily harmonics from two days of
+	// bent or not) with its own daily cycle, a square wave write-heavy
+	// around the demand peak. Three days: the fit takes two daily harmonics from two days of
 	// history on. Every hour of the day a run can start is scored in-process
 	// by exporter/models' TestSaturationETAByStartHour; this is one of them
 	// through a real Prometheus.
@@ -183,14 +183,14 @@ func TestPhysicalModelOnScenarios(t *testing.T) {
 			eta/3600, want/3600, 100*rel, 100*(peak-1), untilTop/3600, wantNext/3600, 100*relNext)
 		// The 10% target is not met at every hour of the day. The read
 		// ratio's line, bent once, follows the drift at its pace over the
-		// last day (−0.069/day against a true −0.087 at the end of the
-		// history, and steeper after), so at the crossing the forecast mix
-		// is too read-heavy and the limit a few percent high: a daily peak
-		// that clears the capacity by less than that does not reach the
-		// forecast limit, and the ETA is the next peak's, a day late (3 of
-		// the 24 hours a run can start, where the first peak clears the
+		// last day (−0.067 to −0.071/day against a true −0.087 at the end of
+		// the history, and steeper after), so at the crossing the forecast
+		// mix is too read-heavy and the limit a few percent high: a daily
+		// peak that clears the capacity by less than that does not reach
+		// the forecast limit, and the ETA is the next peak's, a day late (3
+		// of the 24 hours a run can start, where the first peak clears the
 		// capacity by 0.8-2.7%; with the straight line and no cycle of the
-		// mix 11 of 24, by up to 10.5%). So for a first peak within 10% of
+		// mix 11 of 24, by up to 10.6%). So for a first peak within 10% of
 		// the capacity the ETA may instead be on that peak by its top (30
 		// min for the fitted cycle's phase) or within 10% of the next
 		// peak's crossing; a peak clearing the capacity by more must be

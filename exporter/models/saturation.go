@@ -66,7 +66,7 @@ func (f SaturationFitter) Fit(_ context.Context, in Input) (Fitted, error) {
 	if err != nil {
 		return nil, err
 	}
-	mix, err := trend.FitUtilization(times, reads, trend.UtilizationOptions{Growth: trend.GrowthLinear, Harmonics: f.Options.Harmonics, Bend: true})
+	mix, err := trend.FitUtilization(times, reads, trend.UtilizationOptions{Growth: trend.GrowthLinear, Harmonics: f.Options.Harmonics, Bend: true, ChooseHarmonics: true})
 	if err != nil {
 		return nil, fmt.Errorf("read ratio trend: %w", err)
 	}
@@ -90,8 +90,8 @@ func capacityAtReadRatio(capm *conservation.Model, o features.Observed, r float6
 // at its slope after the bend, if it bends (a drift that sped up goes on
 // at its latest pace: on a drift accelerating under a daily cycle of the
 // mix, the straight line and no cycle put the ETA a day late at 11 of the
-// 24 hours a history can end, the bend and the cycle at 3;
-// TestSaturationETAByStartHour), when that slope is
+// 24 hours a history can end, the bend and the cycle, with the cycle's
+// harmonics chosen by BIC, at 3; TestSaturationETAByStartHour), when that slope is
 // significant (beyond two standard errors, windows that wander together
 // counted as fewer), else held at its level: noise must not turn into a
 // drift of the mix that moves the ETA. The daily

@@ -60,18 +60,25 @@ func scenarioFrame(c *storagesim.Cluster, r source.Range) *source.Frame {
 // TestSaturationETAByStartHour scores the saturation ETA on storagesim's
 // growth-diurnal scenario, built to break its assumptions (demand
 // exponential under a daily cycle; the read ratio drifting toward writes
-// ever faster, r(t) = 0.8 − 0.015t − 0.012t², with its own daily cycle,
-// writes heaviest at the demand peak), from a 3-day history ending at
-// each hour of the day: where the run starts moves the daily peaks
-// against the end of the history. Calibration: the scenario's pure points
-// and its true capacity at 50% reads (the recipe's 50/50 point).
+// ever faster, r(t) = 0.8 − 0.015t − 0.012t², with its own daily cycle, a
+// square wave write-heavy around the demand peak), from a 3-day history
+// ending at each hour of the day: where the run starts moves the daily
+// peaks against the end of the history. Calibration: the scenario's pure
+// points and its true capacity at 50% reads (the recipe's 50/50 point).
 //
 // The first peak to reach the capacity sometimes clears it by little; an
 // ETA that is a few percent off then misses that peak and lands on the
-// next, a day late. Within 10% of the true crossing at 13 of the 24
-// hours with the read ratio's straight line and no cycle of the mix (the
-// code before 2026-11-28), 17 with either the bend or the cycle, 21 with
-// both; the other 3 are each on the next peak, within 10% of its crossing.
+// next, a day late. Within 10% of the true crossing, of the 24 hours:
+//
+//	read ratio's trend          two harmonics   harmonics by BIC
+//	straight, no cycle          13 (before)     12
+//	bend                        13              17
+//	cycle in the limit          18              17
+//	bend and cycle              18              21 (the exporter's)
+//
+// With two harmonics what they leave of the square wave reads as wander
+// and no bend is kept. The other 3 are each on the next peak, within 10%
+// of its crossing.
 func TestSaturationETAByStartHour(t *testing.T) {
 	sc, err := storagesim.LoadScenario("growth-diurnal")
 	if err != nil {

@@ -8,6 +8,12 @@ import (
 	"testing"
 )
 
+// mixOptions are the exporter's options for the read ratio's trend
+// (exporter/models.SaturationFitter), with or without the bend.
+func mixOptions(bend bool) UtilizationOptions {
+	return UtilizationOptions{Growth: GrowthLinear, Bend: bend, ChooseHarmonics: true}
+}
+
 // dailyMix is a read ratio's daily cycle: 0.04 at 02:00 UTC, −0.04 at 14:00.
 func dailyMix(t float64) float64 { return 0.04 * math.Cos(2*math.Pi*(math.Mod(t, Day)/Day-2.0/24)) }
 
@@ -102,14 +108,14 @@ func TestBendNotOnAStraightDrift(t *testing.T) {
 		for seed := uint64(0); seed < trials; seed++ {
 			rng := rand.New(rand.NewPCG(seed, 11))
 			ts, us := utilSeries(rng, uT0, 3, 0, wanderingDrift(rng, c.phi, c.sd, true))
-			ut, err := FitUtilization(ts, us, UtilizationOptions{Growth: GrowthLinear, Bend: true})
+			ut, err := FitUtilization(ts, us, mixOptions(true))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if ut.BendAt != 0 {
 				bends++
 			}
-			short, err := FitUtilization(ts[:len(ts)/2], us[:len(us)/2], UtilizationOptions{Growth: GrowthLinear, Bend: true})
+			short, err := FitUtilization(ts[:len(ts)/2], us[:len(us)/2], mixOptions(true))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -129,8 +135,8 @@ func TestBendNotOnAStraightDrift(t *testing.T) {
 // its slope when that is beyond two standard errors, else its level, as
 // the exporter's limit does) against the drift's true mean, over 200
 // histories: with noise that forgets in minutes the RMS error is the same
-// (0.0048); where the mix wanders for hours it is 0.0447 with the bend
-// against 0.0372 straight (+20%), the few bends taking a turn of the
+// (0.0048); where the mix wanders for hours it is 0.0457 with the bend
+// against 0.0371 straight (+23%), the few bends taking a turn of the
 // wander for a new pace.
 func TestBendCostOnAWanderingMix(t *testing.T) {
 	for _, c := range []struct {
@@ -146,7 +152,7 @@ func TestBendCostOnAWanderingMix(t *testing.T) {
 			end := ts[len(ts)-1]
 			want := 0.7 - 0.02*(end+1.5*Day-uT0)/Day
 			for k, bend := range []bool{false, true} {
-				ut, err := FitUtilization(ts, us, UtilizationOptions{Growth: GrowthLinear, Bend: bend})
+				ut, err := FitUtilization(ts, us, mixOptions(bend))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -186,9 +192,9 @@ func TestLimitFollowsTheMixCycle(t *testing.T) {
 // errors; counted as independent windows, the slope of such a series was
 // beyond them in 183 of 200 histories (182 straight), and the wander
 // became a drift of the capacity. With the standard error counting
-// windows that wander together as fewer (ResidualLag1) 81 (66 straight):
-// fewer, not few; the AR(1) correction from the residuals' own lag-1
-// autocorrelation under-corrects a wander this slow over three days.
+// windows that wander together as fewer (ResidualLag1) 72: fewer, not
+// few; the AR(1) correction from the residuals' own lag-1 autocorrelation
+// under-corrects a wander this slow over three days.
 func TestSlopeGateOnAWanderingFlatMix(t *testing.T) {
 	const trials = 200
 	significant := 0
@@ -199,7 +205,7 @@ func TestSlopeGateOnAWanderingFlatMix(t *testing.T) {
 			ar = 0.99*ar + 0.003*rng.NormFloat64()
 			return 0.7 + ar
 		})
-		ut, err := FitUtilization(ts, us, UtilizationOptions{Growth: GrowthLinear, Bend: true})
+		ut, err := FitUtilization(ts, us, mixOptions(true))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -228,7 +234,7 @@ func TestRecentBend(t *testing.T) {
 			return 0.8 - 0.03*(x-uT0)/Day - 0.12*math.Max(x-tau, 0)/Day + dailyMix(x)
 		}
 		ts, us := utilSeries(rand.New(rand.NewPCG(5, 5)), uT0, 3, 0.005, truth)
-		ut, err := FitUtilization(ts, us, UtilizationOptions{Growth: GrowthLinear, Bend: true})
+		ut, err := FitUtilization(ts, us, mixOptions(true))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -293,8 +299,9 @@ func TestCorruptTrendGivesNoForecast(t *testing.T) {
 }
 
 // BenchmarkFitUtilization: the read ratio's fit as the exporter makes it
-// (a line with the daily harmonics; with Bend, the bend's search and its
-// two tests) at the default fit.step of a minute over 3 and 7 days.
+// (a line with the daily harmonics chosen by BIC; with Bend, the bend's
+// search and its two tests) at the default fit.step of a minute over 3
+// and 7 days.
 func BenchmarkFitUtilization(b *testing.B) {
 	for _, days := range []float64{3, 7} {
 		rng := rand.New(rand.NewPCG(1, 1))
@@ -311,11 +318,45 @@ func BenchmarkFitUtilization(b *testing.B) {
 			b.Run(name, func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					if _, err := FitUtilization(ts, us, UtilizationOptions{Growth: GrowthLinear, Bend: bend}); err != nil {
+					if _, err := FitUtilization(ts, us, mixOptions(bend)); err != nil {
 						b.Fatal(err)
 					}
 				}
 			})
+		}
+	}
+}
+
+// TestChooseHarmonics: the daily profile's harmonics by BIC on the hourly
+// medians. A sinusoid takes one; a square wave (a mix that switches at
+// 08:00 and 20:00) takes more than the two of the fixed default, whose
+// fit leaves a third of its amplitude; a profile-free line with noise takes
+// no more than two; under two days of history the default stands.
+func TestChooseHarmonics(t *testing.T) {
+	square := func(x float64) float64 {
+		return 0.7 - 0.02*(x-uT0)/Day + math.Copysign(0.04, math.Cos(2*math.Pi*(math.Mod(x, Day)/Day-2.0/24)))
+	}
+	sine := func(x float64) float64 { return 0.7 - 0.02*(x-uT0)/Day + dailyMix(x) }
+	flat := func(x float64) float64 { return 0.7 - 0.02*(x-uT0)/Day }
+	for _, c := range []struct {
+		name     string
+		f        func(float64) float64
+		days     float64
+		min, max int
+	}{
+		{"sine", sine, 3, 1, 1},
+		{"square", square, 3, 3, maxHarmonics},
+		{"flat", flat, 3, 1, 2},
+		{"square, 1.5 days", square, 1.5, 1, 1},
+	} {
+		ts, us := utilSeries(rand.New(rand.NewPCG(2, 2)), uT0, c.days, 0.005, c.f)
+		ut, err := FitUtilization(ts, us, mixOptions(false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d harmonics", c.name, ut.Harmonics)
+		if ut.Harmonics < c.min || ut.Harmonics > c.max {
+			t.Errorf("%s: %d harmonics, want %d to %d", c.name, ut.Harmonics, c.min, c.max)
 		}
 	}
 }

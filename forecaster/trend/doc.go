@@ -79,6 +79,17 @@
 // hours at the demand peak lower the limit there. Without Limit the level
 // is 1.
 //
+// # How many daily harmonics
+//
+// By default the number of harmonics follows the history's span (none
+// below 18 h, one below two days, two from two days). With
+// UtilizationOptions.ChooseHarmonics, from two days on, it is the H in
+// 1..6 whose line through the hourly medians has the least BIC,
+// m·ln(SSE/m) + (2 + 2H)·ln m: a profile that switches at once (business
+// hours and a nightly batch) leaves a third of its amplitude to two
+// harmonics, and what they leave is a daily wiggle the bend's tests below
+// read as wander. The exporter asks it for the read ratio.
+//
 // # A line that bends
 //
 // A straight line through days of a drift that speeds up lags it.
