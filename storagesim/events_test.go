@@ -314,6 +314,23 @@ func TestReadRatioDiurnal(t *testing.T) {
 		}
 		checkReadRatios(t, sc, c.shape, c.want)
 	}
+	// The square wave switches at 08:00 and 20:00 (peak hour 2 ± 6 h).
+	sc, err := ParseScenario([]byte(strings.Replace(string(data), "  diurnal: {amplitude: 0.3, peak_hour: 12}\n", "  diurnal: {amplitude: 0.3, peak_hour: 12}\n  read_ratio_diurnal: {amplitude: 0.05, peak_hour: 2, shape: square}\n", 1)), "small-square.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(sc, 1, testOrigin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []struct {
+		at   time.Duration
+		want float64
+	}{{7*time.Hour + 59*time.Minute, 0.65}, {8*time.Hour + time.Minute, 0.55}, {19*time.Hour + 59*time.Minute, 0.55}, {20*time.Hour + time.Minute, 0.65}} {
+		if got := c.Truth(testOrigin.Add(k.at), 0).ReadRatio; math.Abs(got-k.want) > 1e-9 {
+			t.Errorf("square, %s after 00:00 UTC: truth's read ratio %v, want %v", k.at, got, k.want)
+		}
+	}
 }
 
 func checkReadRatios(t *testing.T, sc *Scenario, shape string, want []struct{ hour, want float64 }) {

@@ -105,7 +105,7 @@
 // bent line, refitted at origins 6-24 h before the end, predicts the next
 // 12 h with at most half the straight line's squared error (chooseBend).
 // A mix that only wanders for hours (docs/models.md) bent in 32 of 40
-// trials under BIC with the bins counted as independent, and its
+// trials under BIC with the bins counted as independent (two harmonics), and its
 // forecast then erred twice as much as the straight line's; with both
 // tests 3 of 40 bent.
 //
