@@ -87,15 +87,15 @@ func capacityAtReadRatio(capm *conservation.Model, o features.Observed, r float6
 
 // mixLimit is the capacity at the forecast read ratio relative to cRef.
 // The read ratio's daily-mean line is extrapolated from the latest window
-// at its slope after the bend, if it bends (a drift that sped up goes on
-// at its latest pace: on a drift accelerating under a daily cycle of the
-// mix, the straight line and no cycle put the ETA a day late at 11 of the
-// 24 hours a history can end, the bend and the cycle, with the cycle's
-// harmonics chosen by BIC, at 3; TestSaturationETAByStartHour), when that slope is
-// significant (beyond two standard errors, windows that wander together
-// counted as fewer), else held at its level: noise must not turn into a
-// drift of the mix that moves the ETA. The daily
-// cycle of the mix rides on it. Sizes stay the latest window's. A read
+// at its slope after the bend, if it bends, so a drift that sped up goes
+// on at its latest pace, when that slope is significant (beyond two
+// standard errors, windows that wander together counted as fewer), else
+// held at its level: noise must not turn into a drift of the mix that
+// moves the ETA. The mix's daily cycle rides on the line. On a drift
+// accelerating under a square daily cycle of the mix, the straight line
+// without the cycle put the ETA a day late at 11 of the 24 hours a history
+// can end; the bend and the cycle, its harmonics chosen by BIC, at 3
+// (TestSaturationETAByStartHour). Sizes stay the latest window's. A read
 // ratio the capacity model cannot place takes its neighbour's value.
 func mixLimit(capm *conservation.Model, ref features.Observed, cRef float64, mix *trend.UtilizationTrend) *trend.Limit {
 	lim := &trend.Limit{T0: ref.Time, ReadRatio0: mix.TrendAt(ref.Time), Cycle: mix.DailyCycle(), Capacity: make([]float64, capacityTablePoints)}
