@@ -220,11 +220,25 @@ func FitUtilization(times, u []float64, opts UtilizationOptions) (*UtilizationTr
 	if opts.Growth == GrowthExponential && !positive {
 		return nil, inputError("u", "exponential growth needs every utilization > 0")
 	}
+	// The hourly medians the harmonics and the bend are chosen on, per
+	// growth form's scale, over the last maxBendSpan; none under two days.
+	binned := finite(last-first) && last-first >= minBendHistory
+	binFrom := math.Max(first, last-maxBendSpan)
+	var linBT, linBY []float64
+	bins := func(g Growth) ([]float64, []float64) {
+		if g != GrowthLinear {
+			return hourlyMedians(times, u, g, binFrom, last)
+		}
+		if linBT == nil {
+			linBT, linBY = hourlyMedians(times, u, g, binFrom, last)
+		}
+		return linBT, linBY
+	}
 	// The harmonics are chosen once, on the linear scale, for both growth
 	// forms: chosen per form, the form that took more would win the
 	// squared-error comparison below on its extra parameters.
-	if opts.ChooseHarmonics && opts.Harmonics == 0 && last-first >= minBendHistory {
-		bt, by := hourlyMedians(times, u, GrowthLinear, last)
+	if opts.ChooseHarmonics && opts.Harmonics == 0 && binned {
+		bt, by := bins(GrowthLinear)
 		h = chooseHarmonics(bt, by, min(maxHarmonics, (len(times)-3)/2), h)
 	}
 	var best *UtilizationTrend
@@ -235,9 +249,9 @@ func FitUtilization(times, u []float64, opts UtilizationOptions) (*UtilizationTr
 			continue
 		}
 		var bendAt float64
-		if opts.Bend && last-first >= minBendHistory {
-			bt, by := hourlyMedians(times, u, g, last)
-			bendAt = chooseBend(bt, by, h, math.Max(first, last-maxBendSpan), last)
+		if opts.Bend && binned {
+			bt, by := bins(g)
+			bendAt = chooseBend(bt, by, h, binFrom, last)
 		}
 		ut, err := fitHarmonic(times, u, g, h, bendAt, opts)
 		if err != nil {
@@ -349,17 +363,27 @@ func lag1(times, r, w []float64) float64 {
 		}
 	}
 	sort.Slice(idx, func(a, b int) bool { return times[idx[a]] < times[idx[b]] })
-	var num, den float64
+	ordered := make([]float64, len(idx))
 	for k, i := range idx {
-		den += r[i] * r[i]
+		ordered[k] = r[i]
+	}
+	return math.Min(autocorr1(ordered), 0.99)
+}
+
+// autocorr1 is Σ r_k r_{k−1} / Σ r_k² over r in order, at least 0 (0 for
+// no spread).
+func autocorr1(r []float64) float64 {
+	var num, den float64
+	for k, v := range r {
+		den += v * v
 		if k > 0 {
-			num += r[i] * r[idx[k-1]]
+			num += v * r[k-1]
 		}
 	}
 	if !(den > 0) {
 		return 0
 	}
-	return math.Min(math.Max(num/den, 0), 0.99)
+	return math.Max(num/den, 0)
 }
 
 // irlsIterations and bisquareC: Tukey's bisquare at the usual 95%
@@ -431,11 +455,14 @@ func weightRows(X *mat.Dense, w []float64) []float64 {
 // trend decoded from corrupt JSON may not): the other methods return NaN
 // or no forecast otherwise.
 func (ut *UtilizationTrend) valid() bool {
-	if ut.Harmonics < 0 || ut.Harmonics > maxHarmonics {
-		return false
-	}
 	p := ut.params()
-	return len(ut.Coef) == p && len(ut.Cov) == p*p
+	return ut.coefOK() && len(ut.Cov) == p*p
+}
+
+// coefOK reports whether the coefficients fit the shape, which is all the
+// curve needs.
+func (ut *UtilizationTrend) coefOK() bool {
+	return ut.Harmonics >= 0 && ut.Harmonics <= maxHarmonics && len(ut.Coef) == ut.params()
 }
 
 // params is the number of coefficients: the line, two per harmonic, and
@@ -470,7 +497,7 @@ func (ut *UtilizationTrend) row(t float64, cycle bool) []float64 {
 // curve is the fitted value at t in the fitted scale, with or without the
 // daily cycle.
 func (ut *UtilizationTrend) curve(t float64, cycle bool) float64 {
-	if len(ut.Coef) != ut.params() || ut.Harmonics < 0 || ut.Harmonics > maxHarmonics {
+	if !ut.coefOK() {
 		return math.NaN()
 	}
 	var s float64
@@ -716,22 +743,11 @@ func chooseBend(bt, by []float64, h int, first, last float64) float64 {
 	if len(bt) == 0 {
 		return 0
 	}
-	width := bendBin
-	tau, sse0, sse1, res := bestBend(bt, by, h, first, last, width)
+	tau, sse0, sse1, res := bestBend(bt, by, h, first, last)
 	if tau == 0 || !(sse0 > 0) || !finite(sse0) {
 		return 0
 	}
-	var num, den float64
-	for i, r := range res {
-		den += r * r
-		if i > 0 {
-			num += r * res[i-1]
-		}
-	}
-	rho := 0.0
-	if den > 0 {
-		rho = math.Min(math.Max(num/den, 0), 0.95)
-	}
+	rho := math.Min(autocorr1(res), 0.95)
 	me := float64(len(res)) * (1 - rho) / (1 + rho)
 	if !(me > 2 && me*math.Log(sse0/sse1) > 2*math.Log(me)) {
 		return 0
@@ -755,7 +771,7 @@ func chooseBend(bt, by []float64, h int, first, last float64) float64 {
 		for n < len(bt) && bt[n] <= origin {
 			n++
 		}
-		tb, _, _, _ := bestBend(bt[:n], by[:n], h, first, origin, width)
+		tb, _, _, _ := bestBend(bt[:n], by[:n], h, first, origin)
 		if tb == 0 {
 			continue
 		}
@@ -777,21 +793,10 @@ func chooseBend(bt, by []float64, h int, first, last float64) float64 {
 	return tau
 }
 
-// hourlyMedians bins the last maxBendSpan of the series (in g's fitted
-// scale) by the hour since that span's start and returns each non-empty
-// bin's median time and value, in time order.
-func hourlyMedians(times, u []float64, g Growth, last float64) (bt, by []float64) {
-	if !finite(last) {
-		return nil, nil
-	}
-	first := math.Inf(1)
-	for _, t := range times {
-		first = math.Min(first, t)
-	}
-	first = math.Max(first, last-maxBendSpan)
-	if !finite(last - first) {
-		return nil, nil
-	}
+// hourlyMedians bins the series from first to last (in g's fitted scale)
+// by the hour since first and returns each non-empty bin's median time and
+// value, in time order.
+func hourlyMedians(times, u []float64, g Growth, first, last float64) (bt, by []float64) {
 	nb := int((last-first)/bendBin) + 1
 	binT, binY := make([][]float64, nb), make([][]float64, nb)
 	for i, t := range times {
@@ -833,11 +838,7 @@ func chooseHarmonics(bt, by []float64, most, fallback int) int {
 		if !ok {
 			break
 		}
-		var sse float64
-		for i, t := range bt {
-			r := by[i] - ut.curve(t, true)
-			sse += r * r
-		}
+		_, sse := binResiduals(ut, bt, by)
 		bic := m*math.Log(sse/m) + float64(ut.params())*math.Log(m)
 		if sse == 0 {
 			return h // an exact fit: nothing more to explain
@@ -880,28 +881,34 @@ func fitBins(bt, by []float64, h int, bendAt float64) (*UtilizationTrend, bool) 
 	return ut, true
 }
 
-// bestBend is the bend on the bin grid (first + k·width, at least
+// binResiduals are the bins' residuals from ut's curve, cycle included,
+// and their sum of squares.
+func binResiduals(ut *UtilizationTrend, bt, by []float64) (res []float64, sse float64) {
+	res = make([]float64, len(bt))
+	for i, t := range bt {
+		res[i] = by[i] - ut.curve(t, true)
+		sse += res[i] * res[i]
+	}
+	return res, sse
+}
+
+// bestBend is the bend on the bin grid (first + k·bendBin, at least
 // minBendSegment from first and from last) whose bent line fits the bins
 // with the least squared error: its time (0: none could be fitted), the
 // straight line's and its squared errors, and its residuals.
-func bestBend(bt, by []float64, h int, first, last, width float64) (tau, sse0, sse1 float64, res []float64) {
+func bestBend(bt, by []float64, h int, first, last float64) (tau, sse0, sse1 float64, res []float64) {
 	sse := func(bendAt float64) (float64, []float64) {
 		ut, ok := fitBins(bt, by, h, bendAt)
 		if !ok {
 			return math.NaN(), nil
 		}
-		var s float64
-		r := make([]float64, len(bt))
-		for i, t := range bt {
-			r[i] = by[i] - ut.curve(t, true)
-			s += r[i] * r[i]
-		}
+		r, s := binResiduals(ut, bt, by)
 		return s, r
 	}
 	sse0, _ = sse(0)
 	sse1 = math.Inf(1)
-	for k := 1; k <= maxBendBins; k++ { // bounded: first + width may round to first
-		t := first + float64(k)*width
+	for k := 1; k <= maxBendBins; k++ { // bounded: first + bendBin may round to first
+		t := first + float64(k)*bendBin
 		if !(t < last) {
 			break
 		}
