@@ -38,11 +38,12 @@
 //
 // Load. Offered IOPS λ(t) = base · growth(t) · diurnal(t) · steps(t), with
 // growth linear (1 + g·days) or exponential ((1+g)^days), diurnal
-// 1 + a·cos(2π(h − peak)/24) on the UTC hour h, and load_step events (ramped
-// linearly when ramp is set). Read ratio and mix change with events (ramped
-// linearly); the read ratio may add its own daily cycle,
-// a_r·cos(2π(h − peak_r)/24) or, shape square, a_r times its sign
-// (load.read_ratio_diurnal), clamped to [0, 1].
+// 1 + a·level(h) on the UTC hour h, and load_step events (ramped linearly
+// when ramp is set). Read ratio and mix change with events (ramped
+// linearly); the read ratio may add its own daily cycle, a_r·level_r(h)
+// (load.read_ratio_diurnal), clamped to [0, 1]. A cycle's level is
+// cos(2π(h − peak)/24) or, shape square, +1 for the `hours` hours (default
+// 12) centred on the peak hour and −1 for the rest of the day.
 // Served IOPS X = min(λ, C); ρ = λ/C is the utilization.
 //
 // Latency (a queueing curve with a knee at ρ = 1). A class at size S has

@@ -364,3 +364,43 @@ func checkReadRatios(t *testing.T, sc *Scenario, shape string, want []struct{ ho
 		}
 	}
 }
+
+// TestDiurnalWindow: load.diurnal with shape square and hours 4 multiplies
+// the offered load by 1 + amplitude for the four hours centred on the peak
+// hour (00:00-04:00 UTC around 02:00, across midnight from a peak at 23:00)
+// and by 1 − amplitude for the rest of the day.
+func TestDiurnalWindow(t *testing.T) {
+	data, err := os.ReadFile("testdata/small.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		peak string
+		high []time.Duration // after 00:00 UTC
+		low  []time.Duration
+	}{
+		{"2", []time.Duration{time.Minute, 2 * time.Hour, 3*time.Hour + 59*time.Minute}, []time.Duration{4*time.Hour + time.Minute, 14 * time.Hour, 23*time.Hour + 59*time.Minute}},
+		{"23", []time.Duration{21*time.Hour + time.Minute, 23 * time.Hour, 24*time.Hour + 59*time.Minute}, []time.Duration{time.Hour + time.Minute, 12 * time.Hour, 20*time.Hour + 59*time.Minute}},
+	} {
+		yml := strings.Replace(string(data), "  diurnal: {amplitude: 0.3, peak_hour: 12}\n", "  diurnal: {amplitude: 0.3, peak_hour: "+c.peak+", shape: square, hours: 4}\n", 1)
+		sc, err := ParseScenario([]byte(yml), "small-window.yml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc.Load.Growth.PerDay = 0 // the cycle alone
+		cl, err := New(sc, 1, testOrigin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []struct {
+			at     []time.Duration
+			factor float64
+		}{{c.high, 1.3}, {c.low, 0.7}} {
+			for _, at := range k.at {
+				if got, want := cl.Truth(testOrigin.Add(at), 0).OfferedIOPS.Total, sc.Load.BaseIOPS*k.factor; math.Abs(got-want) > 1e-6*want {
+					t.Errorf("peak hour %s, %s after 00:00 UTC: offered %v IOPS, want %v", c.peak, at, got, want)
+				}
+			}
+		}
+	}
+}

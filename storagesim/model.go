@@ -203,14 +203,10 @@ func (c *Cluster) stateAt(sec float64) state {
 	hour := math.Mod((float64(c.origin.Unix())+sec)/3600, 24)
 	diurnal := 1.0
 	if a := sc.Load.Diurnal.Amplitude; a > 0 {
-		diurnal = 1 + a*math.Cos(2*math.Pi*(hour-sc.Load.Diurnal.PeakHour)/24)
+		diurnal = 1 + a*sc.Load.Diurnal.level(hour)
 	}
 	if a := sc.Load.ReadRatioDiurnal.Amplitude; a > 0 {
-		c := math.Cos(2 * math.Pi * (hour - sc.Load.ReadRatioDiurnal.PeakHour) / 24)
-		if sc.Load.ReadRatioDiurnal.Shape == "square" {
-			c = math.Copysign(1, c)
-		}
-		st.readRatio = math.Min(math.Max(st.readRatio+a*c, 0), 1)
+		st.readRatio = math.Min(math.Max(st.readRatio+a*sc.Load.ReadRatioDiurnal.level(hour), 0), 1)
 	}
 	st.offered = sc.Load.BaseIOPS * growth * diurnal * loadFactor
 	if sc.Clients.Loop == "closed" {

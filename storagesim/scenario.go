@@ -153,14 +153,16 @@ type LoadSpec struct {
 	BaseIOPS  float64 `yaml:"base_iops"`
 	ReadRatio float64 `yaml:"read_ratio"`
 	// Mix maps IO size to share of operations; sizes must be capacity points.
-	Mix     map[string]float64 `yaml:"mix"`
-	Growth  GrowthSpec         `yaml:"growth"`
-	Diurnal DiurnalSpec        `yaml:"diurnal"`
-	// ReadRatioDiurnal is a daily cycle of the mix, added to the read ratio
-	// that events set: real clusters' mix moves with the hour (nightly
-	// ingest, daytime reads), which a trend of the mix must not take for a
-	// drift.
-	ReadRatioDiurnal ReadRatioCycle `yaml:"read_ratio_diurnal"`
+	Mix    map[string]float64 `yaml:"mix"`
+	Growth GrowthSpec         `yaml:"growth"`
+	// Diurnal is a daily cycle of demand: the offered load is multiplied
+	// by 1 + amplitude·level(h).
+	Diurnal DailyCycle `yaml:"diurnal"`
+	// ReadRatioDiurnal is a daily cycle of the mix, amplitude·level(h)
+	// added to the read ratio that events set (the sum clamped to [0, 1]):
+	// real clusters' mix moves with the hour (nightly ingest, daytime
+	// reads), which a trend of the mix must not take for a drift.
+	ReadRatioDiurnal DailyCycle `yaml:"read_ratio_diurnal"`
 	// SequentialShare is the share of the OSD disks' block requests that
 	// continue where the previous one ended, which the kernel merges:
 	// node_exporter's merged counters are merged = completed·q/(1−q), so
@@ -175,23 +177,59 @@ type GrowthSpec struct {
 	PerDay float64 `yaml:"per_day"`
 }
 
-// DiurnalSpec is a daily cycle: 1 + amplitude·cos(2π(h − peak_hour)/24) with
-// h the UTC hour of day.
-type DiurnalSpec struct {
-	Amplitude float64 `yaml:"amplitude"`
-	PeakHour  float64 `yaml:"peak_hour"`
-}
-
-// ReadRatioCycle is a daily cycle of the read ratio:
-// amplitude·cos(2π(h − peak_hour)/24) added to it (in read-ratio units, the
-// sum clamped to [0, 1]) with h the UTC hour of day. Shape "square" takes
-// the cosine's sign instead: ±amplitude, the read-heavy half of the day
-// centred on peak_hour, switching at once (business hours and batch
-// hours), which a fit of daily harmonics does not hold.
-type ReadRatioCycle struct {
+// DailyCycle is a daily cycle of demand or of the read ratio, by the UTC
+// hour of day h. Its level is cos(2π(h − peak_hour)/24) (shape cosine, the
+// default), or, shape square, +1 for a window of `hours` hours centred on
+// peak_hour (default 12: the cosine's sign) and −1 for the rest of the day,
+// switching at once: business hours, a nightly batch or backup window,
+// which a fit of a few daily harmonics does not hold (a narrow window's
+// top least of all).
+type DailyCycle struct {
 	Amplitude float64 `yaml:"amplitude"`
 	PeakHour  float64 `yaml:"peak_hour"`
 	Shape     string  `yaml:"shape"`
+	Hours     float64 `yaml:"hours"`
+}
+
+// level is the cycle's level at hour of day h, in [−1, 1].
+func (d DailyCycle) level(h float64) float64 {
+	if d.Shape != "square" {
+		return math.Cos(2 * math.Pi * (h - d.PeakHour) / 24)
+	}
+	width := d.Hours
+	if width == 0 {
+		width = 12
+	}
+	// the hour's distance from the peak hour around the clock, in [0, 12]
+	if off := math.Abs(math.Mod(h-d.PeakHour+36, 24) - 12); off <= width/2 {
+		return 1
+	}
+	return -1
+}
+
+// validate checks the cycle, naming its fields under name; amplitudes
+// must lie in [0, most) ([0, most] when closed).
+func (d DailyCycle) validate(name string, most float64, closed bool) error {
+	if a := d.Amplitude; !(a >= 0 && (a < most || closed && a == most)) {
+		bracket := ")"
+		if closed {
+			bracket = "]"
+		}
+		return fmt.Errorf("%s.amplitude: %g, must be in [0, %g%s", name, a, most, bracket)
+	}
+	if h := d.PeakHour; !(h >= 0 && h < 24) {
+		return fmt.Errorf("%s.peak_hour: %g, must be in [0, 24)", name, h)
+	}
+	if sh := d.Shape; sh != "" && sh != "cosine" && sh != "square" {
+		return fmt.Errorf("%s.shape: %q is not one of cosine, square", name, sh)
+	}
+	if d.Hours != 0 && d.Shape != "square" {
+		return fmt.Errorf("%s.hours: %g set for a cosine cycle; only a square cycle has a window", name, d.Hours)
+	}
+	if h := d.Hours; !(h >= 0 && h < 24) {
+		return fmt.Errorf("%s.hours: %g, must be in (0, 24)", name, h)
+	}
+	return nil
 }
 
 // Event changes the workload or the cluster at a time after the origin.
@@ -613,22 +651,10 @@ func (sc *Scenario) validateLoad() error {
 	if l.Growth.PerDay <= -1 {
 		return fmt.Errorf("load.growth.per_day: %g, must be > -1", l.Growth.PerDay)
 	}
-	if a := l.Diurnal.Amplitude; a < 0 || a >= 1 {
-		return fmt.Errorf("load.diurnal.amplitude: %g, must be in [0, 1)", a)
+	if err := l.Diurnal.validate("load.diurnal", 1, false); err != nil {
+		return err
 	}
-	if h := l.Diurnal.PeakHour; h < 0 || h >= 24 {
-		return fmt.Errorf("load.diurnal.peak_hour: %g, must be in [0, 24)", h)
-	}
-	if a := l.ReadRatioDiurnal.Amplitude; !(a >= 0 && a <= 0.5) {
-		return fmt.Errorf("load.read_ratio_diurnal.amplitude: %g, must be in [0, 0.5]", a)
-	}
-	if h := l.ReadRatioDiurnal.PeakHour; !(h >= 0 && h < 24) {
-		return fmt.Errorf("load.read_ratio_diurnal.peak_hour: %g, must be in [0, 24)", h)
-	}
-	if sh := l.ReadRatioDiurnal.Shape; sh != "" && sh != "cosine" && sh != "square" {
-		return fmt.Errorf("load.read_ratio_diurnal.shape: %q is not one of cosine, square", sh)
-	}
-	return nil
+	return l.ReadRatioDiurnal.validate("load.read_ratio_diurnal", 0.5, true)
 }
 
 // validateNoiseAndFaults checks the noise levels and the fault rates.
