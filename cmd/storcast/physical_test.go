@@ -148,9 +148,9 @@ func TestPhysicalModelOnScenarios(t *testing.T) {
 	// breaks them as real clusters do: exponential demand under a ±25% daily
 	// cycle, the read ratio drifting toward writes ever faster (on no line,
 	// bent or not) with its own daily cycle, a square wave write-heavy
-	// around the demand peak. Three days: demand's fit takes two daily
-	// harmonics from two days of history on, the read ratio's as many as BIC
-	// asks for. Every hour of the day a run can start is scored in-process
+	// around the demand peak. Three days: from two days of history on, the
+	// form of each daily cycle is chosen by BIC (demand's among harmonics
+	// and the hour-of-day profile, the read ratio's among harmonics). Every hour of the day a run can start is scored in-process
 	// by exporter/models' TestSaturationETAByStartHour; this is one of them
 	// through a real Prometheus.
 	t.Run("growth-diurnal", func(t *testing.T) {

@@ -20,7 +20,10 @@ const Saturation = "saturation"
 // planning puts it: demand's trend at the forecast mix meets the capacity
 // at that mix. Demand is fitted in units of the capacity at the latest
 // window's mix (forecaster/trend.FitUtilization: a line with the daily
-// cycle, so the daily peaks, not the mean, set the ETA); the read ratio's
+// cycle, so the daily peaks, not the mean, set the ETA; the cycle's form,
+// harmonics or the hour-of-day profile, chosen by BIC, since a window that
+// switches at once is not a few harmonics and its top is what meets the
+// capacity first); the read ratio's
 // trend (a line that may bend once, with its own daily cycle) gives the
 // forecast mix, and the capacity at it (relative to the same reference)
 // is the limit the demand trend must reach. A mix drifting toward writes
@@ -62,7 +65,9 @@ func (f SaturationFitter) Fit(_ context.Context, in Input) (Fitted, error) {
 	for i, o := range obs {
 		times[i], demand[i], reads[i] = o.Time, o.IOPS/cRef, o.ReadRatio
 	}
-	ut, err := trend.FitUtilization(times, demand, f.Options)
+	opts := f.Options
+	opts.ChooseHarmonics, opts.Profile = true, true
+	ut, err := trend.FitUtilization(times, demand, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -79,11 +79,51 @@ func scenarioFrame(c *storagesim.Cluster, r source.Range) *source.Frame {
 // With two harmonics what they leave of the square wave reads as wander
 // and no bend is kept. The other 3 are each on the next peak, within 10%
 // of its crossing.
+//
+// The same scenario with demand's daily cycle a window that switches at
+// once (a 4-hour nightly backup, 6 hours, 8 business hours: +25% inside,
+// −25% outside) breaks demand's fit instead: two harmonics put the
+// crossing day's demand peak 6.4%, 2.8% and 11.1% off by the median (the
+// bisquare took the window's top for outliers; on the business hours the
+// linear form won in 15 of 24), and the ETA within 10% at 12, 22 and 7 of
+// 24. With the form of the cycle chosen by BIC among harmonics and the
+// hour-of-day profile, on the scale of the exponential form, the peak is
+// within 0.12% at every hour and the ETA within 10% at 19, 17 and 15: the
+// rest are late by what the read ratio's line lags its accelerating drift
+// (the capacity at the crossing 3% high), which a flat-topped window turns
+// into hours where a cosine's steep rise turns it into minutes. On the
+// 6-hour window two harmonics' overshoot of the top had offset that lag.
 func TestSaturationETAByStartHour(t *testing.T) {
-	sc, err := storagesim.LoadScenario("growth-diurnal")
-	if err != nil {
-		t.Fatal(err)
+	for _, v := range []struct {
+		name   string
+		hours  float64 // a square window of demand this long; 0: the scenario's cosine
+		within int     // at least this many of 24 within 10% of the true crossing
+	}{
+		{"cosine", 0, 21},
+		{"4-hour window", 4, 19},
+		{"6-hour window", 6, 17},
+		{"8 business hours", 8, 15},
+	} {
+		t.Run(v.name, func(t *testing.T) {
+			t.Parallel()
+			sc, err := storagesim.LoadScenario("growth-diurnal")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.hours > 0 {
+				sc.Load.Diurnal.Shape, sc.Load.Diurnal.Hours = "square", v.hours
+			}
+			etaByStartHour(t, sc, v.hours == 0, v.within)
+		})
 	}
+}
+
+// etaByStartHour fits 24 histories of sc, ending at each hour of the day,
+// and checks the demand's peak on the crossing day (within 0.5% of the
+// truth's) and the ETA (within 10% of the true crossing at least within
+// times; with nextPeak, every other one on the next peak, within 10% of
+// its crossing, where the first clears the capacity by under 10%).
+func etaByStartHour(t *testing.T, sc *storagesim.Scenario, nextPeak bool, atLeast int) {
 	const step = 5 * time.Minute
 	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	within := 0
@@ -111,11 +151,22 @@ func TestSaturationETAByStartHour(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		eta := f.(*UtilizationFit).ETA(float64(end.Unix()), tr.FrontierUtilization, false).PeakSeconds
+		uf := f.(*UtilizationFit)
+		eta := uf.ETA(float64(end.Unix()), tr.FrontierUtilization, false).PeakSeconds
 		if tr.SaturationTime == nil {
 			t.Fatalf("origin %s: the truth has no saturation time", origin.Format(time.RFC3339))
 		}
 		first := *tr.SaturationTime
+		// Demand's peak over the day around the crossing, fitted and true.
+		var fitted, truth float64
+		for d := -12 * time.Hour; d <= 12*time.Hour; d += 15 * time.Minute {
+			m, _, _ := uf.T.At(float64(first.Add(d).Unix()))
+			fitted = math.Max(fitted, m)
+			truth = math.Max(truth, c.Truth(first.Add(d), 0).OfferedIOPS.Total/uf.ReferenceIOPS)
+		}
+		if e := fitted/truth - 1; math.Abs(e) > 0.005 {
+			t.Errorf("history ending %02d:00 UTC: demand's peak on the crossing day %+.2f%% from the truth's; want within 0.5%%", end.Hour(), 100*e)
+		}
 		want := first.Sub(end).Seconds()
 		rel := (eta - want) / want
 		peak := 0.0 // by how much the first crossing peak clears the capacity
@@ -127,11 +178,12 @@ func TestSaturationETAByStartHour(t *testing.T) {
 			t.Fatalf("origin %s: no saturation after the first crossing's peak", origin.Format(time.RFC3339))
 		}
 		relNext := (eta - next.Sub(end).Seconds()) / next.Sub(end).Seconds()
-		t.Logf("history ending %02d:00 UTC: ETA %.2f h, true crossing %.2f h: %+.1f%% (the first peak clears the capacity by %.1f%%; the next peak's crossing %+.1f%%)",
-			end.Hour(), eta/3600, want/3600, 100*rel, 100*(peak-1), 100*relNext)
+		t.Logf("history ending %02d:00 UTC: ETA %.2f h, true crossing %.2f h: %+.1f%% (the first peak clears the capacity by %.1f%%; the next peak's crossing %+.1f%%; demand's peak %+.2f%%, cycle: %d harmonics, profile %v)",
+			end.Hour(), eta/3600, want/3600, 100*rel, 100*(peak-1), 100*relNext, 100*(fitted/truth-1), uf.T.Harmonics, uf.T.Profile)
 		switch {
 		case math.Abs(rel) <= 0.10:
 			within++
+		case !nextPeak:
 		case peak < 1.10 && math.Abs(relNext) <= 0.10:
 			// a day late: the first peak clears the capacity by less
 			// than the forecast limit's bias
@@ -140,7 +192,7 @@ func TestSaturationETAByStartHour(t *testing.T) {
 		}
 	}
 	t.Logf("within 10%% of the true crossing at %d of 24 hours", within)
-	if within < 21 {
-		t.Errorf("the ETA is within 10%% of the true crossing at %d of 24 hours of the day; want at least 21", within)
+	if within < atLeast {
+		t.Errorf("the ETA is within 10%% of the true crossing at %d of 24 hours of the day; want at least %d", within, atLeast)
 	}
 }

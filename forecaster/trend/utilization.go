@@ -81,18 +81,30 @@ type UtilizationOptions struct {
 	// that switches at once (business hours, a nightly batch) needs more
 	// than two, and what two leave of it reads as wander.
 	ChooseHarmonics bool `json:"chooseHarmonics,omitempty"`
+	// Profile lets ChooseHarmonics take, instead of harmonics, the
+	// hour-of-day profile: a level per hour of the day (see doc.go "The
+	// daily profile"). A few harmonics
+	// fall short of the top of a window that switches at once (four hours
+	// of nightly backup) and overshoot a wider one (eight business hours),
+	// by several percent, which moves the ETA of the daily peaks by a day;
+	// the profile cannot overshoot its levels. Not for a trend whose
+	// cycle is a Limit's: DailyCycle holds harmonics only.
+	Profile bool `json:"profile,omitempty"`
 }
 
 // UtilizationTrend is a fitted trend of the capacity frontier's utilization
 // over time (see doc.go, "Saturation ETA").
 type UtilizationTrend struct {
-	Growth    Growth    `json:"growth"`
-	Harmonics int       `json:"harmonics"`
-	Coef      []float64 `json:"coef"` // a, b (per day), cos, sin per harmonic, then the bend's change of slope (per day) if BendAt ≠ 0
-	TMean     float64   `json:"tMean"`
-	FirstT    float64   `json:"firstT"`
-	LastT     float64   `json:"lastT"`
-	N         int       `json:"n"`
+	Growth    Growth `json:"growth"`
+	Harmonics int    `json:"harmonics"`
+	// Profile: the daily cycle is the hour-of-day profile, not harmonics
+	// (Harmonics is then 0).
+	Profile bool      `json:"profile,omitempty"`
+	Coef    []float64 `json:"coef"` // a, b (per day), cos, sin per harmonic, then the bend's change of slope (per day) if BendAt ≠ 0
+	TMean   float64   `json:"tMean"`
+	FirstT  float64   `json:"firstT"`
+	LastT   float64   `json:"lastT"`
+	N       int       `json:"n"`
 	// ResidualStd is in the fitted scale (U, or log U).
 	ResidualStd float64 `json:"residualStd"`
 	// ResidualLag1 is the lag-1 autocorrelation of the residuals in time
@@ -237,9 +249,14 @@ func FitUtilization(times, u []float64, opts UtilizationOptions) (*UtilizationTr
 	// The harmonics are chosen once, on the linear scale, for both growth
 	// forms: chosen per form, the form that took more would win the
 	// squared-error comparison below on its extra parameters.
+	form := cycleForm{harmonics: h}
 	if opts.ChooseHarmonics && opts.Harmonics == 0 && binned {
-		bt, by := bins(GrowthLinear)
-		h = chooseHarmonics(bt, by, min(maxHarmonics, (len(times)-3)/2), h)
+		scale := GrowthLinear
+		if positive && opts.Growth != GrowthLinear {
+			scale = GrowthExponential
+		}
+		bt, by := bins(scale)
+		form = chooseHarmonics(bt, by, min(maxHarmonics, (len(times)-3)/2), h, opts.Profile && len(times) >= 3+profileParams)
 	}
 	var best *UtilizationTrend
 	var firstErr error
@@ -251,9 +268,9 @@ func FitUtilization(times, u []float64, opts UtilizationOptions) (*UtilizationTr
 		var bendAt float64
 		if opts.Bend && binned {
 			bt, by := bins(g)
-			bendAt = chooseBend(bt, by, h, binFrom, last)
+			bendAt = chooseBend(bt, by, form, binFrom, last)
 		}
-		ut, err := fitHarmonic(times, u, g, h, bendAt, opts)
+		ut, err := fitHarmonic(times, u, g, form, bendAt, opts)
 		if err != nil {
 			// Auto keeps the form that fits: the log scale's weights can
 			// fail where the linear fit holds.
@@ -283,9 +300,9 @@ func FitUtilization(times, u []float64, opts UtilizationOptions) (*UtilizationTr
 	return best, nil
 }
 
-func fitHarmonic(times, u []float64, g Growth, h int, bendAt float64, opts UtilizationOptions) (*UtilizationTrend, error) {
+func fitHarmonic(times, u []float64, g Growth, form cycleForm, bendAt float64, opts UtilizationOptions) (*UtilizationTrend, error) {
 	n := len(times)
-	ut := &UtilizationTrend{Growth: g, Harmonics: h, N: n, FirstT: times[0], LastT: times[0], Horizon: opts.HorizonSeconds, BendAt: bendAt}
+	ut := &UtilizationTrend{Growth: g, Harmonics: form.harmonics, Profile: form.profile, N: n, FirstT: times[0], LastT: times[0], Horizon: opts.HorizonSeconds, BendAt: bendAt}
 	p := ut.params()
 	for _, t := range times {
 		ut.TMean += t / float64(n)
@@ -312,13 +329,28 @@ func fitHarmonic(times, u []float64, g Growth, h int, bendAt float64, opts Utili
 	}
 	res := make([]float64, n)
 	var inv mat.Dense
+	var fitted mat.VecDense
 	for iter := 0; iter < irlsIterations; iter++ {
 		var err error
-		if inv, err = ut.solveWeighted(X, y, w); err != nil {
+		if inv, err = ut.solveWeighted(X, y, w); err != nil && iter > 0 {
+			// A window that switches within an hour, on a quiet series,
+			// leaves every window of that hour far from the profile's
+			// level, and weight 0 for all of them leaves the level
+			// unidentified (the fit failed on a business-hours window):
+			// floored, the hour keeps a level, of wide band.
+			// ResidualStd and ResidualLag1 take w itself.
+			floored := make([]float64, n)
+			for i := range w {
+				floored[i] = math.Max(w[i], minSolveWeight)
+			}
+			inv, err = ut.solveWeighted(X, y, floored)
+		}
+		if err != nil {
 			return nil, err
 		}
-		for i, t := range times {
-			res[i] = y[i] - ut.curve(t, true)
+		fitted.MulVec(X, mat.NewVecDense(p, ut.Coef)) // X's rows are curve's
+		for i := range y {
+			res[i] = y[i] - fitted.AtVec(i)
 		}
 		scale := madScale(res)
 		if !(scale > 0) {
@@ -388,9 +420,14 @@ func autocorr1(r []float64) float64 {
 
 // irlsIterations and bisquareC: Tukey's bisquare at the usual 95%
 // Gaussian efficiency constant; ten rounds settle it on the series tested.
+// minSolveWeight floors the weights when those of the bisquare leave the
+// design singular: a restart's dip then pulls at 1% of a good window's
+// weight, and a profile's hour whose every window is downweighted keeps a
+// level.
 const (
 	irlsIterations = 10
 	bisquareC      = 4.685
+	minSolveWeight = 0.01
 )
 
 func bisquare(x float64) float64 {
@@ -419,10 +456,29 @@ func madScale(r []float64) float64 {
 // and returns (XᵀWX)⁻¹.
 func (ut *UtilizationTrend) solveWeighted(X *mat.Dense, y, w []float64) (mat.Dense, error) {
 	n, p := X.Dims()
-	var xtwx mat.Dense
-	xtwx.Mul(X.T(), mat.NewDense(n, p, weightRows(X, w)))
+	xtwx := mat.NewDense(p, p, nil)
+	for i := 0; i < n; i++ { // Σ wᵢ xᵢxᵢᵀ, the upper triangle, without a weighted copy of X
+		if w[i] == 0 {
+			continue
+		}
+		row := X.RawRowView(i)
+		for j, xj := range row {
+			if xj == 0 {
+				continue // the profile's rows are mostly zeros
+			}
+			wx := w[i] * xj
+			for k := j; k < p; k++ {
+				xtwx.Set(j, k, xtwx.At(j, k)+wx*row[k])
+			}
+		}
+	}
+	for j := 0; j < p; j++ {
+		for k := 0; k < j; k++ {
+			xtwx.Set(j, k, xtwx.At(k, j))
+		}
+	}
 	var inv mat.Dense
-	if err := inv.Inverse(&xtwx); err != nil {
+	if err := inv.Inverse(xtwx); err != nil {
 		return inv, inputError("times", "the line and daily harmonics are not identifiable from these times (%v)", err)
 	}
 	wy := make([]float64, n)
@@ -439,18 +495,6 @@ func (ut *UtilizationTrend) solveWeighted(X *mat.Dense, y, w []float64) (mat.Den
 	return inv, nil
 }
 
-// weightRows is X with row i scaled by w[i], row-major.
-func weightRows(X *mat.Dense, w []float64) []float64 {
-	n, p := X.Dims()
-	out := make([]float64, 0, n*p)
-	for i := 0; i < n; i++ {
-		for j := 0; j < p; j++ {
-			out = append(out, w[i]*X.At(i, j))
-		}
-	}
-	return out
-}
-
 // valid reports whether the trend's shape and its coefficients agree (a
 // trend decoded from corrupt JSON may not): the other methods return NaN
 // or no forecast otherwise.
@@ -462,13 +506,28 @@ func (ut *UtilizationTrend) valid() bool {
 // coefOK reports whether the coefficients fit the shape, which is all the
 // curve needs.
 func (ut *UtilizationTrend) coefOK() bool {
-	return ut.Harmonics >= 0 && ut.Harmonics <= maxHarmonics && len(ut.Coef) == ut.params()
+	return ut.Harmonics >= 0 && ut.Harmonics <= maxHarmonics && !(ut.Profile && ut.Harmonics != 0) && len(ut.Coef) == ut.params()
 }
+
+// cycleForm is the form of a daily cycle: harmonics, or the hour-of-day
+// profile.
+type cycleForm struct {
+	harmonics int
+	profile   bool
+}
+
+// profileParams is the profile's number of coefficients: 24 hourly levels
+// that sum to 0 (the cycle's daily mean; the line is the mean), the last
+// the negated sum of the others.
+const profileParams = 23
 
 // params is the number of coefficients: the line, two per harmonic, and
 // the bend's change of slope if the line bends.
 func (ut *UtilizationTrend) params() int {
 	p := 2 + 2*ut.Harmonics
+	if ut.Profile {
+		p += profileParams
+	}
 	if ut.BendAt != 0 {
 		p++
 	}
@@ -476,9 +535,9 @@ func (ut *UtilizationTrend) params() int {
 }
 
 // row is the design row at t: 1, (t − t̄) in days, then cos and sin of each
-// harmonic of the day (absolute Unix time, so the phase is the clock's),
-// then, for a line that bends, max(0, t − BendAt) in days; without the
-// cycle the harmonic entries are 0.
+// harmonic of the day (absolute Unix time, so the phase is the clock's) or
+// the profile's hour of the day, then, for a line that bends,
+// max(0, t − BendAt) in days; without the cycle the cycle's entries are 0.
 func (ut *UtilizationTrend) row(t float64, cycle bool) []float64 {
 	r := make([]float64, ut.params())
 	r[0], r[1] = 1, (t-ut.TMean)/Day
@@ -486,6 +545,23 @@ func (ut *UtilizationTrend) row(t float64, cycle bool) []float64 {
 		w := 2 * math.Pi * math.Mod(t, Day) / Day
 		for k := 1; k <= ut.Harmonics; k++ {
 			r[2*k], r[2*k+1] = math.Cos(float64(k)*w), math.Sin(float64(k)*w)
+		}
+		if ut.Profile {
+			// A level per hour of the day; hour 23's is the negated sum of
+			// the others (effect coding), so the cycle's daily mean is 0.
+			h := math.Mod(t, Day) / 3600
+			if h < 0 {
+				h += 24
+			}
+			switch k := int(h); {
+			case !(h >= 0 && h < 24): // t not finite: the line's NaN stands
+			case k < profileParams:
+				r[2+k] = 1
+			default:
+				for j := 0; j < profileParams; j++ {
+					r[2+j] = -1
+				}
+			}
 		}
 	}
 	if ut.BendAt != 0 {
@@ -558,9 +634,9 @@ func (ut *UtilizationTrend) Slope() (perDay, stdErr float64) {
 
 // DailyCycle is the fitted daily cycle's coefficients in the fitted
 // scale, cos and sin per harmonic (the terms of Limit.Cycle); nil without
-// harmonics or for a corrupt trend.
+// harmonics (a profile too) or for a corrupt trend.
 func (ut *UtilizationTrend) DailyCycle() []float64 {
-	if ut.Harmonics <= 0 || !ut.valid() {
+	if ut.Harmonics <= 0 || ut.Profile || !ut.valid() {
 		return nil
 	}
 	return append([]float64(nil), ut.Coef[2:2+2*ut.Harmonics]...)
@@ -739,7 +815,7 @@ const (
 // trials, its read ratio 36 h ahead erred by an RMS 0.0457 with the bend
 // against 0.0371 straight, the harmonics chosen as the exporter does (the
 // tests).
-func chooseBend(bt, by []float64, h int, first, last float64) float64 {
+func chooseBend(bt, by []float64, h cycleForm, first, last float64) float64 {
 	if len(bt) == 0 {
 		return 0
 	}
@@ -818,33 +894,41 @@ func hourlyMedians(times, u []float64, g Growth, first, last float64) (bt, by []
 	return bt, by
 }
 
-// chooseHarmonics is the number of daily harmonics, 1 to most, whose line
-// through the hourly medians has the least BIC, m·ln(SSE/m) + (2 + 2H)·ln m
-// (m bins). The bins are counted as independent: the harmonics are
-// periodic, and a wander that is not does not buy them much. BIC is
+// chooseHarmonics is the daily cycle's form, 1 to most harmonics or, if
+// profile, the hour-of-day profile, whose line through the hourly medians
+// has the least BIC, m·ln(SSE/m) + k·ln m (m bins, k coefficients: 2 + 2H,
+// or 25 for the profile). The bins are counted as independent: the cycle
+// is periodic, and a wander that is not does not buy it much. BIC is
 // trusted only on two days of bins and with at least half of them left
 // to the residuals (on 16 windows 10 h apart of a flat noisy mix it took 3
 // to 5 harmonics in 62 of 200 histories, and the fit then failed in 21):
-// otherwise fallback, the default, stands.
-func chooseHarmonics(bt, by []float64, most, fallback int) int {
+// otherwise fallback harmonics, the default, stand.
+func chooseHarmonics(bt, by []float64, most, fallback int, profile bool) cycleForm {
 	m := float64(len(bt))
+	best := cycleForm{harmonics: fallback}
 	if len(bt) < int(minBendHistory/bendBin) {
-		return fallback
+		return best
 	}
 	most = min(most, (len(bt)/2-2)/2) // 2 + 2H ≤ m/2
-	best, bestBIC := fallback, math.Inf(1)
+	forms := make([]cycleForm, 0, most+1)
 	for h := 1; h <= most; h++ {
-		ut, ok := fitBins(bt, by, h, 0)
+		forms = append(forms, cycleForm{harmonics: h})
+	}
+	if profile && 2+profileParams <= len(bt)/2 {
+		forms = append(forms, cycleForm{profile: true})
+	}
+	bestBIC := math.Inf(1)
+	for _, f := range forms {
+		ut, ok := fitBins(bt, by, f, 0)
 		if !ok {
-			break
+			continue
 		}
 		_, sse := binResiduals(ut, bt, by)
-		bic := m*math.Log(sse/m) + float64(ut.params())*math.Log(m)
 		if sse == 0 {
-			return h // an exact fit: nothing more to explain
+			return f // an exact fit: nothing more to explain
 		}
-		if bic < bestBIC {
-			best, bestBIC = h, bic
+		if bic := m*math.Log(sse/m) + float64(ut.params())*math.Log(m); bic < bestBIC {
+			best, bestBIC = f, bic
 		}
 	}
 	return best
@@ -860,9 +944,9 @@ const (
 
 // fitBins is the least-squares line (bent at bendAt unless 0) with h
 // daily harmonics through the bins.
-func fitBins(bt, by []float64, h int, bendAt float64) (*UtilizationTrend, bool) {
+func fitBins(bt, by []float64, h cycleForm, bendAt float64) (*UtilizationTrend, bool) {
 	m := len(bt)
-	ut := &UtilizationTrend{Harmonics: h, BendAt: bendAt}
+	ut := &UtilizationTrend{Harmonics: h.harmonics, Profile: h.profile, BendAt: bendAt}
 	if m < ut.params()+2 {
 		return nil, false
 	}
@@ -896,7 +980,7 @@ func binResiduals(ut *UtilizationTrend, bt, by []float64) (res []float64, sse fl
 // minBendSegment from first and from last) whose bent line fits the bins
 // with the least squared error: its time (0: none could be fitted), the
 // straight line's and its squared errors, and its residuals.
-func bestBend(bt, by []float64, h int, first, last float64) (tau, sse0, sse1 float64, res []float64) {
+func bestBend(bt, by []float64, h cycleForm, first, last float64) (tau, sse0, sse1 float64, res []float64) {
 	sse := func(bendAt float64) (float64, []float64) {
 		ut, ok := fitBins(bt, by, h, bendAt)
 		if !ok {
