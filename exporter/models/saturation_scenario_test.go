@@ -88,7 +88,7 @@ func scenarioFrame(c *storagesim.Cluster, r source.Range) *source.Frame {
 // linear form won in 15 of 24), and the ETA within 10% at 12, 22 and 7 of
 // 24. With the form of the cycle chosen by BIC among harmonics and the
 // hour-of-day profile, on the scale of the exponential form, the peak is
-// within 0.12% at every hour and the ETA within 10% at 19, 17 and 15: the
+// within 0.2% at every hour and the ETA within 10% at 19, 17 and 15: the
 // rest are late by what the read ratio's line lags its accelerating drift
 // (the capacity at the crossing 3% high), which a flat-topped window turns
 // into hours where a cosine's steep rise turns it into minutes. On the
@@ -100,9 +100,9 @@ func TestSaturationETAByStartHour(t *testing.T) {
 		within int     // at least this many of 24 within 10% of the true crossing
 	}{
 		{"cosine", 0, 21},
-		{"4-hour window", 4, 19},
-		{"6-hour window", 6, 17},
-		{"8 business hours", 8, 15},
+		{"4-hour window", 4, 18},    // 19 measured
+		{"6-hour window", 6, 16},    // 17
+		{"8 business hours", 8, 14}, // 15
 	} {
 		t.Run(v.name, func(t *testing.T) {
 			t.Parallel()
@@ -120,9 +120,10 @@ func TestSaturationETAByStartHour(t *testing.T) {
 
 // etaByStartHour fits 24 histories of sc, ending at each hour of the day,
 // and checks the demand's peak on the crossing day (within 0.5% of the
-// truth's) and the ETA (within 10% of the true crossing at least within
+// truth's) and the ETA (within 10% of the true crossing at least atLeast
 // times; with nextPeak, every other one on the next peak, within 10% of
-// its crossing, where the first clears the capacity by under 10%).
+// its crossing, where the first clears the capacity by under 10%; without,
+// every other one late, but not past the next peak's crossing).
 func etaByStartHour(t *testing.T, sc *storagesim.Scenario, nextPeak bool, atLeast int) {
 	const step = 5 * time.Minute
 	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
@@ -184,6 +185,12 @@ func etaByStartHour(t *testing.T, sc *storagesim.Scenario, nextPeak bool, atLeas
 		case math.Abs(rel) <= 0.10:
 			within++
 		case !nextPeak:
+			// Late by the read ratio's lag, within the first crossing's
+			// day or on the next peak; never early, never past the next
+			// peak's crossing.
+			if rel < 0 || relNext > 0.10 {
+				t.Errorf("history ending %02d:00 UTC: ETA %+.1f%% from the true crossing, %+.1f%% from the next peak's; want late by less than a day", end.Hour(), 100*rel, 100*relNext)
+			}
 		case peak < 1.10 && math.Abs(relNext) <= 0.10:
 			// a day late: the first peak clears the capacity by less
 			// than the forecast limit's bias

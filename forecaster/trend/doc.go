@@ -121,9 +121,10 @@
 // at a window's edge belongs to the hour before: on a quiet series every
 // window of the edge hour then lies far from that hour's level, the
 // bisquare gave them all weight 0, and the design was singular. When a
-// reweighted solve is singular the weights are floored at 0.01 and solved
-// again (TestProfileHourThatSwitches); the residual scale and ResidualLag1
-// take the bisquare's weights.
+// reweighted solve is singular the bisquare's cut-off is widened, 2×, 4×,
+// … until the design is identified (the weights floored at 0.01 only past
+// 1024×): the hour's good windows come back, the edge sample stays out
+// and the next round tightens the cut-off again (TestProfileHourThatSwitches).
 //
 // # A line that bends
 //

@@ -100,7 +100,7 @@ type UtilizationTrend struct {
 	// Profile: the daily cycle is the hour-of-day profile, not harmonics
 	// (Harmonics is then 0).
 	Profile bool      `json:"profile,omitempty"`
-	Coef    []float64 `json:"coef"` // a, b (per day), cos, sin per harmonic, then the bend's change of slope (per day) if BendAt ≠ 0
+	Coef    []float64 `json:"coef"` // a, b (per day), cos, sin per harmonic or the profile's levels of hours 0-22, then the bend's change of slope (per day) if BendAt ≠ 0
 	TMean   float64   `json:"tMean"`
 	FirstT  float64   `json:"firstT"`
 	LastT   float64   `json:"lastT"`
@@ -246,9 +246,11 @@ func FitUtilization(times, u []float64, opts UtilizationOptions) (*UtilizationTr
 		}
 		return linBT, linBY
 	}
-	// The harmonics are chosen once, on the linear scale, for both growth
-	// forms: chosen per form, the form that took more would win the
-	// squared-error comparison below on its extra parameters.
+	// The cycle's form is chosen once for both growth forms (chosen per
+	// form, the form that took more would win the squared-error
+	// comparison below on its extra parameters), on the log scale when
+	// the exponential form may be fitted: growth times a cosine is there
+	// a cosine and a second harmonic the linear scale hides.
 	form := cycleForm{harmonics: h}
 	if opts.ChooseHarmonics && opts.Harmonics == 0 && binned {
 		scale := GrowthLinear
@@ -330,20 +332,33 @@ func fitHarmonic(times, u []float64, g Growth, form cycleForm, bendAt float64, o
 	res := make([]float64, n)
 	var inv mat.Dense
 	var fitted mat.VecDense
+	var scale float64
 	for iter := 0; iter < irlsIterations; iter++ {
 		var err error
 		if inv, err = ut.solveWeighted(X, y, w); err != nil && iter > 0 {
-			// A window that switches within an hour, on a quiet series,
-			// leaves every window of that hour far from the profile's
-			// level, and weight 0 for all of them leaves the level
-			// unidentified (the fit failed on a business-hours window):
-			// floored, the hour keeps a level, of wide band.
-			// ResidualStd and ResidualLag1 take w itself.
-			floored := make([]float64, n)
-			for i := range w {
-				floored[i] = math.Max(w[i], minSolveWeight)
+			// The rate sample at a window's edge belongs to the hour
+			// before, and pulls the least-squares level of the hour it
+			// is stamped in off that hour's other windows: on a quiet
+			// series by more than the cut-off, so the bisquare gives every
+			// window of the hour weight 0 and leaves its level
+			// unidentified (the fit failed on a business-hours window).
+			// The cut-off is widened until the design is identified: the
+			// hour's good windows come back first, the edge sample stays
+			// out, and the next round tightens it again. Flooring the
+			// weights instead would keep the edge sample in that hour's
+			// level for good.
+			for k := 2.0; err != nil && k <= 1024; k *= 2 {
+				for i, r := range res {
+					w[i] = bisquare(r / (k * bisquareC * scale))
+				}
+				inv, err = ut.solveWeighted(X, y, w)
 			}
-			inv, err = ut.solveWeighted(X, y, floored)
+			if err != nil { // the last resort: every window in, at 1%
+				for i := range w {
+					w[i] = math.Max(w[i], minSolveWeight)
+				}
+				inv, err = ut.solveWeighted(X, y, w)
+			}
 		}
 		if err != nil {
 			return nil, err
@@ -352,7 +367,7 @@ func fitHarmonic(times, u []float64, g Growth, form cycleForm, bendAt float64, o
 		for i := range y {
 			res[i] = y[i] - fitted.AtVec(i)
 		}
-		scale := madScale(res)
+		scale = madScale(res)
 		if !(scale > 0) {
 			break // an exact fit: nothing to downweight
 		}
@@ -421,9 +436,8 @@ func autocorr1(r []float64) float64 {
 // irlsIterations and bisquareC: Tukey's bisquare at the usual 95%
 // Gaussian efficiency constant; ten rounds settle it on the series tested.
 // minSolveWeight floors the weights when those of the bisquare leave the
-// design singular: a restart's dip then pulls at 1% of a good window's
-// weight, and a profile's hour whose every window is downweighted keeps a
-// level.
+// design singular even at 1024 times its cut-off: every window then counts,
+// a restart's dip at 1% of a good window's weight.
 const (
 	irlsIterations = 10
 	bisquareC      = 4.685
@@ -521,8 +535,8 @@ type cycleForm struct {
 // the negated sum of the others.
 const profileParams = 23
 
-// params is the number of coefficients: the line, two per harmonic, and
-// the bend's change of slope if the line bends.
+// params is the number of coefficients: the line, two per harmonic or the
+// profile's 23 levels, and the bend's change of slope if the line bends.
 func (ut *UtilizationTrend) params() int {
 	p := 2 + 2*ut.Harmonics
 	if ut.Profile {

@@ -27,6 +27,16 @@ func FuzzFitUtilization(f *testing.F) {
 		bent = append(bent, t, 0.8-0.03*t/Day-0.06*math.Max(t-2*Day, 0)/Day+0.04*math.Cos(2*math.Pi*t/Day))
 	}
 	f.Add(fuzzbytes.Of(bent...), uint8(1|4))
+	var window []float64 // three days of a business-hours window: the profile's case
+	for i := 0; i < 72; i++ {
+		t := float64(i) * 3600
+		w := 0.75
+		if h := math.Mod(t, Day) / 3600; h >= 10 && h < 18 {
+			w = 1.25
+		}
+		window = append(window, t, 0.4*math.Pow(1.15, t/Day)*w)
+	}
+	f.Add(fuzzbytes.Of(window...), uint8(8))
 	f.Fuzz(func(t *testing.T, data []byte, growth uint8) {
 		v := fuzzbytes.Floats(data)
 		n := len(v) / 2
@@ -37,7 +47,8 @@ func FuzzFitUtilization(f *testing.F) {
 		for i := 0; i < n; i++ {
 			ts[i], us[i] = v[2*i], v[2*i+1]
 		}
-		ut, err := FitUtilization(ts, us, UtilizationOptions{Growth: Growth(growth & 3 % 3), HorizonSeconds: 30 * Day, Bend: growth&4 != 0})
+		choose := growth&8 != 0 // the cycle's form by BIC, the profile among them
+		ut, err := FitUtilization(ts, us, UtilizationOptions{Growth: Growth(growth & 3 % 3), HorizonSeconds: 30 * Day, Bend: growth&4 != 0, ChooseHarmonics: choose, Profile: choose})
 		if err != nil {
 			return
 		}
