@@ -254,11 +254,11 @@ func TestSwiftQueries(t *testing.T) {
 	cl.Kind = config.KindSwift
 	q := ClusterQueries(cl, "2m")
 	want := map[string]string{
-		ReadOps: `(sum(rate(swift_proxy_count{type="object",method="GET",policy="all",swift_cluster="s1"}[2m]))) or ` +
-			`(0 * sum(rate(swift_proxy_count{type="object",method="PUT",policy="all",swift_cluster="s1"}[2m])))`,
-		WriteBytes: `(sum(rate(swift_proxy_transfer{type="object",method="PUT",policy="all",swift_cluster="s1"}[2m]))) or ` +
-			`(0 * sum(rate(swift_proxy_count{type="object",method="GET",policy="all",swift_cluster="s1"}[2m])))`,
-		Latency: `sum(rate(swift_proxy_sum{type="object",method=~"GET|PUT",policy="all",swift_cluster="s1"}[2m])) / sum(rate(swift_proxy_count{type="object",method=~"GET|PUT",policy="all",swift_cluster="s1"}[2m]))`,
+		ReadOps: `(sum(rate(swift_proxy_count{type="object",method="GET",policy="all",status!~"5..|499",swift_cluster="s1"}[2m]))) or ` +
+			`(0 * sum(rate(swift_proxy_count{type="object",method="PUT",policy="all",status!~"5..|499",swift_cluster="s1"}[2m])))`,
+		WriteBytes: `(sum(rate(swift_proxy_transfer{type="object",method="PUT",policy="all",status!~"5..|499",swift_cluster="s1"}[2m]))) or ` +
+			`(0 * sum(rate(swift_proxy_count{type="object",method="GET",policy="all",status!~"5..|499",swift_cluster="s1"}[2m])))`,
+		Latency: `sum(rate(swift_proxy_sum{type="object",method=~"GET|PUT",policy="all",status!="499",swift_cluster="s1"}[2m])) / sum(rate(swift_proxy_count{type="object",method=~"GET|PUT",policy="all",status!="499",swift_cluster="s1"}[2m]))`,
 	}
 	for s, w := range want {
 		if q[s] != w {

@@ -32,14 +32,21 @@ var CephMapping = Mapping{
 // StatsD metrics with the shipped mapping (deploy/swift): object GETs are
 // reads, PUTs writes; policy="all" carries the totals (Swift emits every
 // object metric per policy and once without, so only one may be summed).
+// The load is what the cluster served: a 5xx (the cluster failed the
+// request: under overload a proxy's 503 after its node timeout) or a 499
+// (the client went away) is not, and counted it would lift the served
+// IOPS of the very windows that saturate, and with them the history's
+// bound on capacity. The latency is every answer a client waited for,
+// errors included (a 503 after the node timeout is the overload the SLO is
+// for), but a 499's, whose length is the client's patience.
 var SwiftMapping = Mapping{
-	ReadOps:      `swift_proxy_count{type="object",method="GET",policy="all"}`,
-	WriteOps:     `swift_proxy_count{type="object",method="PUT",policy="all"}`,
-	ReadBytes:    `swift_proxy_transfer{type="object",method="GET",policy="all"}`,
-	WriteBytes:   `swift_proxy_transfer{type="object",method="PUT",policy="all"}`,
-	ReadLatency:  `swift_proxy{type="object",method="GET",policy="all"}`,
-	WriteLatency: `swift_proxy{type="object",method="PUT",policy="all"}`,
-	OpLatency:    `swift_proxy{type="object",method=~"GET|PUT",policy="all"}`,
+	ReadOps:      `swift_proxy_count{type="object",method="GET",policy="all",status!~"5..|499"}`,
+	WriteOps:     `swift_proxy_count{type="object",method="PUT",policy="all",status!~"5..|499"}`,
+	ReadBytes:    `swift_proxy_transfer{type="object",method="GET",policy="all",status!~"5..|499"}`,
+	WriteBytes:   `swift_proxy_transfer{type="object",method="PUT",policy="all",status!~"5..|499"}`,
+	ReadLatency:  `swift_proxy{type="object",method="GET",policy="all",status!="499"}`,
+	WriteLatency: `swift_proxy{type="object",method="PUT",policy="all",status!="499"}`,
+	OpLatency:    `swift_proxy{type="object",method=~"GET|PUT",policy="all",status!="499"}`,
 }
 
 // disks selects a host's physical disks in a node_disk_* selector (see

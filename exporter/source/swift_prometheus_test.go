@@ -56,6 +56,41 @@ func TestSwiftReadOnlyOnPrometheus(t *testing.T) {
 	}
 }
 
+// TestSwiftErrorsAreNotLoad: through a real Prometheus, the proxy's 503s
+// (the cluster failed them) and 499s (the client went away) are no served
+// IOPS or bytes; the latency takes every answer but the 499s': a 503
+// after the node timeout is the overload the SLO is for, a 499's length
+// the client's patience.
+func TestSwiftErrorsAreNotLoad(t *testing.T) {
+	type class struct {
+		status           string
+		rate, bytes, lat float64 // per second, per request
+	}
+	classes := []class{{"200", 150, 4096, 0.004}, {"404", 10, 0, 0.002}, {"503", 40, 0, 10}, {"499", 5, 1024, 30}}
+	p, r := backfilled(t, func(w io.Writer, t0 time.Time, k float64) {
+		for _, c := range classes {
+			lbl := `type="object",method="GET",policy="all",status="` + c.status + `",swift_cluster="s1"`
+			fmt.Fprintf(w, "swift_proxy_count{%s} %g %d\n", lbl, c.rate*k, t0.Unix())
+			fmt.Fprintf(w, "swift_proxy_transfer{%s} %g %d\n", lbl, c.rate*c.bytes*k, t0.Unix())
+			fmt.Fprintf(w, "swift_proxy_sum{%s} %g %d\n", lbl, c.rate*c.lat*k, t0.Unix())
+		}
+	})
+	cl := testCluster(t, `swift_cluster="s1"`)
+	cl.Kind = config.KindSwift
+	fr, err := p.Fetch(context.Background(), cl, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := classes[0].rate + classes[1].rate
+	answered := served + classes[2].rate
+	lat := (classes[0].rate*classes[0].lat + classes[1].rate*classes[1].lat + classes[2].rate*classes[2].lat) / answered
+	for sig, want := range map[string]float64{ReadOps: served, ReadBytes: classes[0].rate * classes[0].bytes, WriteOps: 0, Latency: lat} {
+		if v, ok := fr.Last(sig, 1); !ok || math.Abs(v-want) > 1e-9*math.Max(want, 1) {
+			t.Errorf("%s: %v (ok %v), want %v", sig, v, ok, want)
+		}
+	}
+}
+
 // TestDiskRequestsOnPrometheus: the hosts' merged and completed block
 // requests (the sequential share) through a real Prometheus count the
 // physical disks of the hosts the roles select, each host once: not an

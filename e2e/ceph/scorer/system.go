@@ -70,8 +70,12 @@ var cephSystem = System{
 // swiftObject selects the proxy's object requests: GETs are reads, PUTs
 // writes, policy="all" the per-request totals (the same requests are also
 // counted per policy). The names are statsd_exporter's with the shipped
-// mapping, the same storcast's SwiftMapping queries.
-const swiftObject = `type="object",method=~"GET|PUT",policy="all",cluster="e2e"`
+// mapping, the same storcast's SwiftMapping queries: the served requests
+// (no 5xx, no 499) for the load, every answer but a 499 for the latency.
+const (
+	swiftObject   = `type="object",method=~"GET|PUT",policy="all",status!~"5..|499",cluster="e2e"`
+	swiftAnswered = `type="object",method=~"GET|PUT",policy="all",status!="499",cluster="e2e"`
+)
 
 var swiftSystem = System{
 	Kind: "swift", Name: "Swift", Client: "loadgen", Daemons: "the 4 Swift servers",
@@ -83,8 +87,8 @@ var swiftSystem = System{
 		PredictedIOPS: defaultQueries.PredictedIOPS,
 		ClusterIOPS1m: `sum(rate(swift_proxy_count{` + swiftObject + `}[1m]))`,
 		ClusterOps:    `sum(increase(swift_proxy_count{` + swiftObject + `}[%[1]s]))`,
-		ClusterLatSum: `sum(increase(swift_proxy_sum{` + swiftObject + `}[%[1]s]))`,
-		ClusterLatCnt: `sum(increase(swift_proxy_count{` + swiftObject + `}[%[1]s]))`,
+		ClusterLatSum: `sum(increase(swift_proxy_sum{` + swiftAnswered + `}[%[1]s]))`,
+		ClusterLatCnt: `sum(increase(swift_proxy_count{` + swiftAnswered + `}[%[1]s]))`,
 	},
 	ImportCalibration: conservation.LoadCalibration,
 	Plan:              SwiftPlan,
