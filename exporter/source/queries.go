@@ -40,14 +40,21 @@ var CephMapping = Mapping{
 // errors included (a 503 after the node timeout is the overload the SLO is
 // for), but a 499's, whose length is the client's patience.
 var SwiftMapping = Mapping{
-	ReadOps:      `swift_proxy_count{type="object",method="GET",policy="all",status!~"5..|499"}`,
-	WriteOps:     `swift_proxy_count{type="object",method="PUT",policy="all",status!~"5..|499"}`,
-	ReadBytes:    `swift_proxy_transfer{type="object",method="GET",policy="all",status!~"5..|499"}`,
-	WriteBytes:   `swift_proxy_transfer{type="object",method="PUT",policy="all",status!~"5..|499"}`,
-	ReadLatency:  `swift_proxy{type="object",method="GET",policy="all",status!="499"}`,
-	WriteLatency: `swift_proxy{type="object",method="PUT",policy="all",status!="499"}`,
-	OpLatency:    `swift_proxy{type="object",method=~"GET|PUT",policy="all",status!="499"}`,
+	ReadOps:      `swift_proxy_count{type="object",method="GET",policy="all",` + swiftServed + `}`,
+	WriteOps:     `swift_proxy_count{type="object",method="PUT",policy="all",` + swiftServed + `}`,
+	ReadBytes:    `swift_proxy_transfer{type="object",method="GET",policy="all",` + swiftServed + `}`,
+	WriteBytes:   `swift_proxy_transfer{type="object",method="PUT",policy="all",` + swiftServed + `}`,
+	ReadLatency:  `swift_proxy{type="object",method="GET",policy="all",` + swiftAnswered + `}`,
+	WriteLatency: `swift_proxy{type="object",method="PUT",policy="all",` + swiftAnswered + `}`,
+	OpLatency:    `swift_proxy{type="object",method=~"GET|PUT",policy="all",` + swiftAnswered + `}`,
 }
+
+// swiftServed and swiftAnswered are the statuses of SwiftMapping's load and
+// of its latency.
+const (
+	swiftServed   = `status!~"5..|499"`
+	swiftAnswered = `status!="499"`
+)
 
 // disks selects a host's physical disks in a node_disk_* selector (see
 // physicalDisks), before the host selector.

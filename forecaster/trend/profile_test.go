@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -164,10 +165,11 @@ func TestProfileShape(t *testing.T) {
 // profile and harmonics gives no forecast, and a profile trend holds no
 // cycle a Limit could carry.
 func TestCorruptProfileGivesNoForecast(t *testing.T) {
+	zeros := func(n int) string { return strings.TrimSuffix(strings.Repeat("0,", n), ",") }
 	var ut UtilizationTrend
 	// coef[0] = 2: were the shape accepted, the trend would be at 2 and
 	// the ETA 0.
-	js := `{"growth":1,"harmonics":1,"profile":true,"coef":[2,` + zeros(1+2+profileParams) + `],"cov":[` + zeros((27)*(27)) + `],"lastT":1}`
+	js := `{"growth":1,"harmonics":1,"profile":true,"coef":[2,` + zeros(1+2+profileParams) + `],"cov":[` + zeros(27*27) + `],"lastT":1}`
 	if err := json.Unmarshal([]byte(js), &ut); err != nil {
 		t.Fatal(err)
 	}
@@ -178,17 +180,6 @@ func TestCorruptProfileGivesNoForecast(t *testing.T) {
 	if c := ok.DailyCycle(); c != nil {
 		t.Errorf("a profile's DailyCycle %v, want nil", c)
 	}
-}
-
-func zeros(n int) string {
-	b := make([]byte, 0, 2*n)
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, '0')
-	}
-	return string(b)
 }
 
 // TestProfileHourThatSwitches: a window is measured as a rate over the

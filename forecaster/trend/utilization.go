@@ -236,15 +236,12 @@ func FitUtilization(times, u []float64, opts UtilizationOptions) (*UtilizationTr
 	// growth form's scale, over the last maxBendSpan; none under two days.
 	binned := finite(last-first) && last-first >= minBendHistory
 	binFrom := math.Max(first, last-maxBendSpan)
-	var linBT, linBY []float64
+	var binT, binY [GrowthExponential + 1][]float64 // by scale, computed once
 	bins := func(g Growth) ([]float64, []float64) {
-		if g != GrowthLinear {
-			return hourlyMedians(times, u, g, binFrom, last)
+		if binT[g] == nil {
+			binT[g], binY[g] = hourlyMedians(times, u, g, binFrom, last)
 		}
-		if linBT == nil {
-			linBT, linBY = hourlyMedians(times, u, g, binFrom, last)
-		}
-		return linBT, linBY
+		return binT[g], binY[g]
 	}
 	// The cycle's form is chosen once for both growth forms (chosen per
 	// form, the form that took more would win the squared-error
