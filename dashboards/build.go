@@ -270,8 +270,21 @@ func ClusterHeadroom() Dashboard {
 		Target{RefID: "A", Datasource: pluginDS, QueryType: "forecast", Cluster: "$cluster", Series: "iops"},
 		Target{RefID: "B", Datasource: pluginDS, QueryType: "forecast", Cluster: "$cluster", Series: "max_iops"}))
 	fc.FieldConfig.Defaults["custom"].(map[string]any)["fillOpacity"] = 10
-	l.add(12, 9, timeseries("Saturation ETA over time", "Seconds until the demand trend meets max IOPS and the latency SLO. A falling line is growth; gaps are +Inf (no growth).", "s",
-		nil, prom("A", "storcast_saturation_eta_seconds{"+c+"} < +Inf", "{{limit}}")))
+	etaOverTime := l.add(12, 9, timeseries("Saturation ETA over time", "Seconds until the demand trend meets max IOPS and the latency SLO, with its 95% band "+
+		"(demand's, the forecast mix's and the calibration's uncertainty; its late end is often the next day's peak). A falling line is growth; gaps are +Inf (no growth).", "s",
+		nil, prom("A", "storcast_saturation_eta_seconds{"+c+"} < +Inf", "{{limit}}"),
+		prom("B", `storcast_saturation_eta_seconds_bound{`+c+`, bound="lower"} < +Inf`, "{{limit}} earliest"),
+		prom("C", `storcast_saturation_eta_seconds_bound{`+c+`, bound="upper"} < +Inf`, "{{limit}} latest")))
+	for _, lc := range [][2]string{{"max_iops", "red"}, {"latency_slo", "orange"}} {
+		limit, fixed := lc[0], lc[1]
+		colour(etaOverTime, limit, fixed)
+		colour(etaOverTime, limit+" earliest", fixed, Property{ID: "custom.lineWidth", Value: 1})
+		colour(etaOverTime, limit+" latest", fixed,
+			Property{ID: "custom.lineWidth", Value: 0},
+			Property{ID: "custom.hideFrom", Value: map[string]any{"legend": true, "tooltip": false, "viz": false}},
+			Property{ID: "custom.fillBelowTo", Value: limit + " earliest"},
+			Property{ID: "custom.fillOpacity", Value: 15})
+	}
 
 	capCurve := l.add(12, 10, &Panel{Type: "trend", Title: "Capacity curve over read ratio",
 		Description: "Max IOPS as a function of the read share of ops, at today's IO size (storcast plugin).",

@@ -100,6 +100,7 @@ var Contract = []Desc{
 	{"storcast_predicted_latency_seconds", []string{"cluster", "load_factor", "bound"}},
 	{"storcast_predicted_throughput_bytes", []string{"cluster", "op"}},
 	{"storcast_saturation_eta_seconds", []string{"cluster", "limit"}},
+	{"storcast_saturation_eta_seconds_bound", []string{"cluster", "limit", "bound"}},
 	{"storcast_scrape_collector_success", []string{"collector"}},
 	{"storcast_source_up", []string{"cluster"}},
 	{"storcast_state_restore_success", []string{"cluster"}},

@@ -42,8 +42,15 @@ func (s *Service) describeCluster(c *apiv1.Cluster, sn *engine.Snapshot) {
 		limits = append(limits, l)
 	}
 	sort.Strings(limits)
+	// Seconds from the observation, never negative; +Inf (not within the
+	// horizon) is null.
+	etaSeconds := func(v float64) *float64 { return ptr(math.Max(v, 0)) }
 	for _, l := range limits {
-		c.SaturationETAs = append(c.SaturationETAs, apiv1.SaturationETA{Limit: l, Seconds: ptr(math.Max(etas[l], 0))})
+		e := apiv1.SaturationETA{Limit: l, Seconds: etaSeconds(etas[l].Seconds)}
+		if etas[l].HasBand {
+			e.Band = &apiv1.ETABand{Early: etaSeconds(etas[l].Early), Late: etaSeconds(etas[l].Late)}
+		}
+		c.SaturationETAs = append(c.SaturationETAs, e)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/storcast/storcast/exporter/features"
 	"github.com/storcast/storcast/exporter/models"
 	"github.com/storcast/storcast/forecaster/conservation"
+	"github.com/storcast/storcast/forecaster/trend"
 )
 
 // growingTrend is 2000 IOPS at t0 growing by slope IOPS per second, band ±5%.
@@ -97,6 +99,9 @@ func TestClustersCarryFreshnessAndETAs(t *testing.T) {
 		t.Fatalf("ETAs %+v", g.SaturationETAs)
 	}
 	for _, e := range g.SaturationETAs {
+		if e.Band != nil {
+			t.Errorf("ETA %s from the demand trend's line has a band %+v; it has none", e.Limit, *e.Band)
+		}
 		if e.Seconds == nil {
 			t.Errorf("ETA %s = null, want %v", e.Limit, want[e.Limit])
 		} else if math.Abs(*e.Seconds-want[e.Limit]) > 1e-3 {
@@ -118,6 +123,44 @@ func TestClustersCarryFreshnessAndETAs(t *testing.T) {
 	json.Unmarshal(b, &cs)
 	if len(cs) != 1 || cs[0].NextFitUnix != 0 || cs[0].LastFitUnix == 0 {
 		t.Errorf("without FitInterval: %+v", cs)
+	}
+}
+
+// TestClustersCarryETABands: with the saturation trend each ETA has its
+// band, Early ≤ Seconds ≤ Late as the models give them, and an end not
+// reached within the horizon is null. Demand (in units of the capacity at
+// the mix) grows 0.01 a day from the observed utilization, its slope's
+// standard error as large (0.02·√0.25), so the lower band never reaches
+// a limit.
+func TestClustersCarryETABands(t *testing.T) {
+	s := landingSnapshot(t, "a", 0.01)
+	u0 := s.Observed.IOPS / s.Live.CapacityAtMix.MaxTotalIOPS
+	s.Set[models.Saturation] = &models.UtilizationFit{N: 864, ReferenceIOPS: s.Live.CapacityAtMix.MaxTotalIOPS, T: &trend.UtilizationTrend{
+		Growth: trend.GrowthLinear, Coef: []float64{u0, 0.01}, TMean: s.Observed.Time, FirstT: s.Observed.Time - 3*trend.Day, LastT: s.Observed.Time,
+		N: 864, ResidualStd: 0.02, Z: 1.96, Cov: []float64{0.01, 0, 0, 0.25}, Horizon: trend.DefaultHorizonSeconds}}
+	srv := httptest.NewServer(NewService(published(s)).Handler(nil))
+	defer srv.Close()
+	_, env, raw := call(t, srv, "GET", "/api/v1/clusters", "")
+	var cs []apiv1.Cluster
+	b, _ := json.Marshal(env.Data)
+	if err := json.Unmarshal(b, &cs); err != nil || len(cs) != 1 || len(cs[0].SaturationETAs) != 2 {
+		t.Fatalf("%v: %s", err, raw)
+	}
+	for _, e := range cs[0].SaturationETAs {
+		want := s.Outlook.ETAs[e.Limit]
+		if e.Band == nil || e.Seconds == nil || e.Band.Early == nil {
+			t.Errorf("ETA %s: %+v, want a finite ETA with a band", e.Limit, e)
+			continue
+		}
+		if *e.Seconds != want.Seconds || *e.Band.Early != want.Early || !(want.Early <= want.Seconds) {
+			t.Errorf("ETA %s: %v s from %v s, the models give %+v", e.Limit, *e.Seconds, *e.Band.Early, want)
+		}
+		if e.Band.Late != nil || !math.IsInf(want.Late, 1) {
+			t.Errorf("ETA %s: late end %v (the models: %v), want null: the lower band does not grow", e.Limit, e.Band.Late, want.Late)
+		}
+	}
+	if !strings.Contains(string(raw), `"band":{"early":`) || !strings.Contains(string(raw), `"late":null`) {
+		t.Errorf("the band's JSON: %s", raw)
 	}
 }
 

@@ -59,6 +59,18 @@ type SaturationETA struct {
 	// limit; 0 when it is already there (or latency is over its SLO), null
 	// when it does not within the horizon (a year).
 	Seconds *float64 `json:"seconds"`
+	// Band is the 95% band of Seconds; absent without the saturation
+	// trend (the demand trend's line in IOPS has no band of its peaks).
+	Band *ETABand `json:"band,omitempty"`
+}
+
+// ETABand bounds a saturation ETA: when the upper (Early) and the lower
+// (Late) end of the demand trend's 95% prediction band of its daily peaks
+// reach the limit, in seconds from DataAsOfUnix; null when that end does
+// not within the horizon.
+type ETABand struct {
+	Early *float64 `json:"early"`
+	Late  *float64 `json:"late"`
 }
 
 // ModelStatus describes the state of one fitted model of a cluster.

@@ -25,6 +25,7 @@ import (
 	"github.com/storcast/storcast/exporter/models"
 	"github.com/storcast/storcast/forecaster/conservation"
 	"github.com/storcast/storcast/forecaster/insideout"
+	"github.com/storcast/storcast/forecaster/trend"
 	"github.com/storcast/storcast/internal/testtool"
 )
 
@@ -95,11 +96,16 @@ func snapshots(t testing.TB) fixed {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Demand in units of the capacity at the mix, growing 0.01 a day from
+	// the observed utilization: its ETAs have a band.
+	demand := &trend.UtilizationTrend{Growth: trend.GrowthLinear, Coef: []float64{obs.IOPS / res.MaxTotalIOPS, 0.01}, TMean: obs.Time,
+		FirstT: obs.Time - 3*trend.Day, LastT: obs.Time, N: 864, ResidualStd: 0.02, Z: 1.96, Cov: []float64{0.01, 0, 0, 0.01}, Horizon: trend.DefaultHorizonSeconds}
 	full := &engine.Snapshot{
 		Cluster: "ceph-a", Kind: "ceph", SLOSeconds: 0.02, LatencyKind: "op", Ready: true, SourceUp: true,
 		Observed: obs, HasObserved: true, StateSaved: time.Unix(1.7e9, 0),
 		Set: models.Set{models.Conservation: capacity, models.MLISP: fakeLatency{}, models.Trend: fakeTrend{},
-			models.WhatIf: &models.WhatIfFit{Learners: []models.WhatIfLearner{{Name: "MARS", CVErrorRatio: 0.04}, {Name: "Cubist", CVErrorRatio: 0.05}, {Name: "LRM", CVErrorRatio: 0.2}}}},
+			models.Saturation: &models.UtilizationFit{T: demand, N: 864, ReferenceIOPS: res.MaxTotalIOPS},
+			models.WhatIf:     &models.WhatIfFit{Learners: []models.WhatIfLearner{{Name: "MARS", CVErrorRatio: 0.04}, {Name: "Cubist", CVErrorRatio: 0.05}, {Name: "LRM", CVErrorRatio: 0.2}}}},
 		Live: models.Live{CapacityAtMix: res, HasCapacityAtMix: true,
 			PredictedIO: map[insideout.Target]float64{insideout.ReadIOPS: 1390, insideout.WriteIOPS: 610, insideout.ReadBytes: 5.7e6, insideout.WriteBytes: 2.5e6}},
 		Models: map[string]apiv1.ModelStatus{
@@ -122,6 +128,7 @@ func snapshots(t testing.TB) fixed {
 	down.StateSaved, down.StateSaveError = time.Unix(1.7e9-3600, 0), "write data/swift-b.json.tmp: no space left on device"
 	down.Set = full.Set.Clone()
 	down.Set[models.Trend] = fakeTrend{flat: true}
+	delete(down.Set, models.Saturation) // its ETAs from the flat demand trend: +Inf, no band
 	down.Models = map[string]apiv1.ModelStatus{}
 	for k, v := range full.Models {
 		v.Stale = true

@@ -879,7 +879,8 @@ func TestETAStableOnSteadyHistory(t *testing.T) {
 		if st := s.Models[models.Saturation]; !st.Fitted {
 			t.Fatalf("fit %d: no saturation trend: %s", fit, st.Error)
 		}
-		eta, ok := s.Outlook.ETAs["max_iops"]
+		e, ok := s.Outlook.ETAs["max_iops"]
+		eta := e.Seconds
 		if !ok || !(eta > 0) || math.IsInf(eta, 1) {
 			t.Fatalf("fit %d: max_iops ETA %v (%v)", fit, eta, ok)
 		}

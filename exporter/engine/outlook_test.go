@@ -80,7 +80,7 @@ func TestOutlookStoredPerSnapshot(t *testing.T) {
 	first := e.Snapshot("a")
 	checkOutlook(t, first)
 	truth := func(s *Snapshot) float64 { return (capacity - s.Observed.IOPS) / 100 * 3600 }
-	if got, want := first.Outlook.ETAs["max_iops"], truth(first); math.Abs(got-want)/want > 0.1 {
+	if got, want := first.Outlook.ETAs["max_iops"].Seconds, truth(first); math.Abs(got-want)/want > 0.1 {
 		t.Errorf("max_iops ETA %v s, want %v s within 10%%", got, want)
 	}
 
@@ -94,10 +94,10 @@ func TestOutlookStoredPerSnapshot(t *testing.T) {
 	later := e.Snapshot("a")
 	checkOutlook(t, later)
 	t.Logf("outlook at %v IOPS: %+v; at %v IOPS: %+v", first.Observed.IOPS, first.Outlook, later.Observed.IOPS, later.Outlook)
-	if later.Outlook.ETAs["max_iops"] >= first.Outlook.ETAs["max_iops"] {
-		t.Errorf("max_iops ETA did not move with the refresh: %v s then %v s", first.Outlook.ETAs["max_iops"], later.Outlook.ETAs["max_iops"])
+	if later.Outlook.ETAs["max_iops"].Seconds >= first.Outlook.ETAs["max_iops"].Seconds {
+		t.Errorf("max_iops ETA did not move with the refresh: %v s then %v s", first.Outlook.ETAs["max_iops"].Seconds, later.Outlook.ETAs["max_iops"].Seconds)
 	}
-	if got, want := later.Outlook.ETAs["max_iops"], truth(later); math.Abs(got-want)/want > 0.1 {
+	if got, want := later.Outlook.ETAs["max_iops"].Seconds, truth(later); math.Abs(got-want)/want > 0.1 {
 		t.Errorf("later max_iops ETA %v s, want %v s within 10%%", got, want)
 	}
 }
@@ -171,8 +171,8 @@ func TestLatencyETAFromDailyPeaks(t *testing.T) {
 	}
 	checkOutlook(t, s)
 	knee := lat.Crossing(s.SLOSeconds).Upper
-	got := s.Outlook.ETAs["latency_slo"]
-	want, ok := ut.LoadETA(s.Observed.Time, knee)
+	got := s.Outlook.ETAs["latency_slo"].Seconds
+	want, ok := ut.LoadETA(s.Observed.Time, knee, knee, knee)
 	if !ok || got != want.PeakSeconds {
 		t.Fatalf("latency_slo ETA %v s, the saturation trend's peaks reach the knee in %v s (%v)", got, want.PeakSeconds, ok)
 	}

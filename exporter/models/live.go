@@ -7,6 +7,7 @@ import (
 	"github.com/storcast/storcast/exporter/source"
 	"github.com/storcast/storcast/forecaster/conservation"
 	"github.com/storcast/storcast/forecaster/insideout"
+	"github.com/storcast/storcast/forecaster/trend"
 )
 
 // Capacity returns the fitted capacity model, nil when there is none.
@@ -160,7 +161,7 @@ var LoadFactors = []float64{1, 1.25, 1.5, 2}
 // per snapshot and every scrape and API request reads it.
 type Outlook struct {
 	// ETAs are the saturation ETAs by limit (see SaturationETAs).
-	ETAs map[string]float64
+	ETAs map[string]ETA
 	// LatencyKnee is the served latency model's SLO crossing per bound;
 	// HasLatency is false without a latency model.
 	LatencyKnee Band
@@ -227,6 +228,23 @@ func (s Set) LatencyAtLoad(latency Latency, obs features.Observed, f float64) (B
 	return ul.AtUtilization(res.Utilization)
 }
 
+// ETA is one saturation ETA in seconds from the observation, +Inf when the
+// limit is not reached within the horizon.
+type ETA struct {
+	Seconds float64
+	// Early and Late bound Seconds (Early ≤ Seconds ≤ Late): when the upper
+	// and the lower end of the utilization trend's 95% prediction band of
+	// the daily peaks reach the limit. HasBand is false without them (the
+	// demand trend's line in IOPS, the fallback, has no band of its peaks).
+	Early, Late float64
+	HasBand     bool
+}
+
+// bandedETA is the ETA of a utilization trend's crossings, with its band.
+func bandedETA(e trend.SaturationETA) ETA {
+	return ETA{Seconds: e.PeakSeconds, Early: e.EarlySeconds, Late: e.LateSeconds, HasBand: true}
+}
+
 // SaturationETAs returns the ETAs by limit, in seconds from the
 // observation, +Inf when the limit is not reached:
 //
@@ -240,26 +258,34 @@ func (s Set) LatencyAtLoad(latency Latency, obs features.Observed, f float64) (B
 //     when the demand trend's mean reaches the knee.
 //   - either: +Inf beyond a year (trend.DefaultHorizonSeconds).
 //
+// With the utilization trend, each ETA has its band. Already there (the
+// utilization at 1, the latency over its SLO), the ETA and its band are 0.
 // A limit without its models is absent.
-func (s Set) SaturationETAs(obs features.Observed, hasObs bool, live Live, sloSeconds float64, latency Latency) map[string]float64 {
-	out := map[string]float64{}
+func (s Set) SaturationETAs(obs features.Observed, hasObs bool, live Live, sloSeconds float64, latency Latency) map[string]ETA {
+	out := map[string]ETA{}
 	if !hasObs {
 		return out
 	}
 	overSLO := sloSeconds > 0 && obs.LatencySeconds > sloSeconds
 	if ut := s.Utilization(); ut != nil && live.HasCapacityAtMix {
-		out["max_iops"] = ut.ETA(obs.Time, live.CapacityAtMix.Utilization, overSLO).PeakSeconds
+		out["max_iops"] = bandedETA(ut.ETA(obs.Time, live.CapacityAtMix.Utilization, overSLO))
 	} else if tr := s.Trend(); tr != nil && live.HasCapacityAtMix {
-		out["max_iops"] = tr.ETA(obs.Time, live.CapacityAtMix.MaxTotalIOPS)
+		out["max_iops"] = ETA{Seconds: tr.ETA(obs.Time, live.CapacityAtMix.MaxTotalIOPS)}
 		if overSLO || live.CapacityAtMix.Utilization >= 1 {
-			out["max_iops"] = 0
+			out["max_iops"] = ETA{}
 		}
 	}
 	if latency != nil {
 		if overSLO {
-			out["latency_slo"] = 0
-		} else if k := latency.Crossing(sloSeconds).Upper; !math.IsNaN(k) {
+			out["latency_slo"] = ETA{HasBand: s.Utilization() != nil}
+		} else if k := latency.Crossing(sloSeconds); !math.IsNaN(k.Upper) {
 			if eta, ok := s.loadETA(obs.Time, k); ok {
+				if m := out["max_iops"]; eta.HasBand && math.IsNaN(k.Lower) && m.HasBand {
+					// The latency's lower band stays under the SLO up to
+					// capacity, where it diverges: the SLO is breached by
+					// the time the cluster saturates at the latest.
+					eta.Late = math.Max(eta.Seconds, m.Late)
+				}
 				out["latency_slo"] = eta
 			}
 		}
@@ -267,18 +293,25 @@ func (s Set) SaturationETAs(obs features.Observed, hasObs bool, live Live, sloSe
 	return out
 }
 
-// loadETA is when demand reaches iops: the utilization trend's daily peaks,
-// else the demand trend's mean; ok is false without either.
-func (s Set) loadETA(now, iops float64) (float64, bool) {
+// loadETA is when demand reaches the knee's pessimistic end (knee.Upper,
+// where the latency's upper band crosses the SLO): the utilization trend's
+// daily peaks, with their band (the late end against the knee's optimistic
+// end, knee.Lower; +Inf when that does not cross before capacity), else the
+// demand trend's mean; ok is false without either.
+func (s Set) loadETA(now float64, knee Band) (ETA, bool) {
 	if ut := s.Utilization(); ut != nil {
-		if e, ok := ut.LoadETA(now, iops); ok {
-			return e.PeakSeconds, true
+		late := knee.Lower
+		if math.IsNaN(late) {
+			late = math.Inf(1)
+		}
+		if e, ok := ut.LoadETA(now, knee.Upper, knee.Upper, late); ok {
+			return bandedETA(e), true
 		}
 	}
 	if tr := s.Trend(); tr != nil {
-		return tr.ETA(now, iops), true
+		return ETA{Seconds: tr.ETA(now, knee.Upper)}, true
 	}
-	return 0, false
+	return ETA{}, false
 }
 
 // CheckLatency is the accuracy trigger of the served latency model l: its

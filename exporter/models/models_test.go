@@ -83,7 +83,7 @@ func TestDemandTrendETABeyondAYear(t *testing.T) {
 		inf   bool
 	}{{30 * 86400, false}, {300 * 86400, false}, {2 * 365 * 86400, true}} {
 		live := Live{HasCapacityAtMix: true, CapacityAtMix: conservation.Result{MaxTotalIOPS: obs.IOPS + 0.01*c.ahead, Utilization: 0.5}}
-		eta := Set{Trend: m}.SaturationETAs(obs, true, live, 0, nil)["max_iops"]
+		eta := Set{Trend: m}.SaturationETAs(obs, true, live, 0, nil)["max_iops"].Seconds
 		if c.inf != math.IsInf(eta, 1) || (!c.inf && math.Abs(eta-c.ahead) > 0.01*c.ahead) {
 			t.Errorf("crossing %v days ahead: ETA %v s", c.ahead/86400, eta)
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/storcast/storcast/exporter/config"
 	"github.com/storcast/storcast/exporter/features"
@@ -90,6 +91,18 @@ func capacityAtReadRatio(capm *conservation.Model, o features.Observed, r float6
 	return res.MaxTotalIOPS
 }
 
+// capacityBandAtReadRatio is the band of capacityAtReadRatio (the
+// calibration's: where one more saturated run would land); NaNs when the
+// capacity model cannot place it.
+func capacityBandAtReadRatio(capm *conservation.Model, o features.Observed, r float64) (lower, upper float64) {
+	o.ReadIOPS, o.WriteIOPS, o.IOPS = r, 1-r, 1
+	res, err := capm.AtMix(features.OpClasses(o))
+	if err != nil || !(res.MaxTotalIOPSLower > 0) || !finite(res.MaxTotalIOPSUpper) {
+		return math.NaN(), math.NaN()
+	}
+	return res.MaxTotalIOPSLower, res.MaxTotalIOPSUpper
+}
+
 // mixLimit is the capacity at the forecast read ratio relative to cRef.
 // The read ratio's daily-mean line is extrapolated from the latest window
 // at its slope after the bend, if it bends, so a drift that sped up goes
@@ -102,25 +115,55 @@ func capacityAtReadRatio(capm *conservation.Model, o features.Observed, r float6
 // can end; the bend and the cycle, its harmonics chosen by BIC, at 3
 // (TestSaturationETAByStartHour). Sizes stay the latest window's. A read
 // ratio the capacity model cannot place takes its neighbour's value.
+//
+// The limit's band (the ETA's band) is the read ratio's and the
+// capacity's: the read ratio within its prediction band at the latest
+// window, widening with its slope's standard error ahead (also when the
+// slope is held), and the capacity's band at each read ratio (the
+// calibration's runs; none without them). Without them the ETA's band was
+// demand's alone, minutes wide on a noise-free history where the read
+// ratio's lag put the ETA hours late (TestSaturationETAByStartHour).
 func mixLimit(capm *conservation.Model, ref features.Observed, cRef float64, mix *trend.UtilizationTrend) *trend.Limit {
 	lim := &trend.Limit{T0: ref.Time, ReadRatio0: mix.TrendAt(ref.Time), Cycle: mix.DailyCycle(), Capacity: make([]float64, capacityTablePoints)}
-	if b, se := mix.Slope(); math.Abs(b) > 2*se {
+	b, se := mix.Slope()
+	if math.Abs(b) > 2*se {
 		lim.Slope = b / trend.Day
 	}
-	prev := math.NaN()
+	if z, level, slopeSE := mix.Z, mix.PredictionSE(ref.Time), math.Max(se, mix.BacktestSlopeError); finite(z) && z > 0 && finite(level) && finite(slopeSE) {
+		lim.Z, lim.LevelSE, lim.SlopeSE = z, level, slopeSE/trend.Day
+	}
+	lower, upper := make([]float64, capacityTablePoints), make([]float64, capacityTablePoints)
 	for k := range lim.Capacity {
-		v := capacityAtReadRatio(capm, ref, float64(k)/(capacityTablePoints-1)) / cRef
+		r := float64(k) / (capacityTablePoints - 1)
+		lim.Capacity[k] = capacityAtReadRatio(capm, ref, r) / cRef
+		lo, hi := capacityBandAtReadRatio(capm, ref, r)
+		lower[k], upper[k] = lo/cRef, hi/cRef
+	}
+	fillGaps(lim.Capacity)
+	fillGaps(lower)
+	fillGaps(upper)
+	if !slices.Equal(lower, lim.Capacity) || !slices.Equal(upper, lim.Capacity) {
+		lim.CapacityLower, lim.CapacityUpper = lower, upper
+	}
+	return lim
+}
+
+// fillGaps gives each value of a capacity table that is not a positive
+// number its neighbour's: the one before it, or for a leading gap the one
+// after.
+func fillGaps(table []float64) {
+	prev := math.NaN()
+	for k, v := range table {
 		if finite(v) && v > 0 {
 			prev = v
 		}
-		lim.Capacity[k] = prev
+		table[k] = prev
 	}
-	for k := capacityTablePoints - 2; k >= 0; k-- { // the leading gap, if any
-		if math.IsNaN(lim.Capacity[k]) {
-			lim.Capacity[k] = lim.Capacity[k+1]
+	for k := len(table) - 2; k >= 0; k-- {
+		if math.IsNaN(table[k]) {
+			table[k] = table[k+1]
 		}
 	}
-	return lim
 }
 
 // Decode implements Fitter.
@@ -160,10 +203,12 @@ func (m *UtilizationFit) ETA(now, currentU float64, overSLO bool) trend.Saturati
 
 // LoadETA is when demand's trend reaches iops (the latency knee: a load at
 // today's mix, held there), as ETA does for the capacity: first by its
-// daily peaks. ok is false without the reference capacity.
-func (m *UtilizationFit) LoadETA(now, iops float64) (eta trend.SaturationETA, ok bool) {
+// daily peaks; the band's early end against lowIOPS, its late end against
+// highIOPS (+Inf: no late end). ok is false without the reference
+// capacity.
+func (m *UtilizationFit) LoadETA(now, iops, lowIOPS, highIOPS float64) (eta trend.SaturationETA, ok bool) {
 	if !(m.ReferenceIOPS > 0) || !finite(m.ReferenceIOPS) {
 		return trend.SaturationETA{}, false
 	}
-	return m.T.LevelETA(now, iops/m.ReferenceIOPS), true
+	return m.T.LevelETA(now, iops/m.ReferenceIOPS, lowIOPS/m.ReferenceIOPS, highIOPS/m.ReferenceIOPS), true
 }

@@ -49,7 +49,7 @@ func TestLandingPageInChromium(t *testing.T) {
 		`class="band"`, `class="mean"`, `class="observed"`, `class="slo"`, `class="knee"`, `class="capacity"`,
 		"no model fitted yet",
 		// The saturation ETA, with its date, and what a waiting trend waits for.
-		`data-limit="max_iops">in 40 days <small>2027-01-02 23:59 UTC</small></dd>`,
+		`data-limit="max_iops">in 40 days <small>2027-01-02 23:59 UTC · 95%: 36 days to 45 days</small></dd>`,
 		"demand trend waiting for 24 more windows with load",
 		// The trend plot: the band and the mean over time, the history, the limit and the ETA marker.
 		`aria-label="Demand trend over time for cluster ceph-prod"`,

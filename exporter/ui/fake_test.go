@@ -186,7 +186,10 @@ func demoProvider() *fakeProvider {
 				"mlisp":        {Fitted: true, AccuracyRatio: 0.88, AccuracyMeasured: true, TrainingSamples: 10080},
 				"trend":        {Fitted: true, AccuracyRatio: 0.91, AccuracyMeasured: true, TrainingSamples: 10080},
 			}, DataAsOfUnix: demoAsOf, LastFitUnix: lastFit, NextFitUnix: lastFit + 3600,
-				SaturationETAs: []apiv1.SaturationETA{{Limit: "latency_slo", Seconds: prod.eta(27720)}, {Limit: "max_iops", Seconds: prod.eta(37500)}}},
+				// With the saturation trend's bands: the knee's optimistic
+				// end not crossed before capacity, no late end.
+				SaturationETAs: []apiv1.SaturationETA{{Limit: "latency_slo", Seconds: prod.eta(27720), Band: &apiv1.ETABand{Early: prod.eta(26500)}},
+					{Limit: "max_iops", Seconds: prod.eta(37500), Band: &apiv1.ETABand{Early: prod.eta(36000), Late: prod.eta(39500)}}}},
 			{Name: "ceph-new", Kind: "ceph", Models: map[string]apiv1.ModelStatus{
 				"conservation": {Fitted: false, Error: "only 3 samples in the lookback, need 30"},
 				"trend":        {Fitted: false, Error: "trend: 6 windows with load, need at least 30", Waiting: "waiting for 24 more windows with load (about 24m0s)"},

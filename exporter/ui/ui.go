@@ -159,6 +159,7 @@ type etaView struct {
 	Label string // what is reached
 	Text  string // "in 40 days", "now", "not reached"
 	Date  string // the date it is reached, "" when never
+	Band  string // "95%: 30 h to 2.5 days", "" without a band
 	// Seconds from the anchor, -1 when never; used by the trend plot.
 	Seconds float64
 }
@@ -307,6 +308,7 @@ func buildTimeline(ctx context.Context, p Provider, c apiv1.Cluster, now time.Ti
 			ev.Seconds = *e.Seconds
 			ev.Text = "in " + formatDuration(*e.Seconds)
 			ev.Date = formatTime(anchor + *e.Seconds)
+			ev.Band = etaBand(e.Band)
 			if e.Limit == "max_iops" {
 				ahead = math.Max(trendMinAhead, math.Min(trendMaxAhead, 1.25**e.Seconds))
 			}
@@ -368,6 +370,17 @@ func formatDuration(sec float64) string {
 	default:
 		return strconv.FormatFloat(sec/(365.25*86400), 'f', 1, 64) + " years"
 	}
+}
+
+// etaBand says an ETA's 95% band in words: "" without one.
+func etaBand(b *apiv1.ETABand) string {
+	if b == nil || b.Early == nil || !isFinite(*b.Early) {
+		return ""
+	}
+	if b.Late == nil || !isFinite(*b.Late) {
+		return "95%: from " + formatDuration(*b.Early) + ", maybe not within a year"
+	}
+	return "95%: " + formatDuration(*b.Early) + " to " + formatDuration(*b.Late)
 }
 
 // headroomRatio is 1 - iops/max clamped to [0,1]; NaN when max is not positive.

@@ -69,8 +69,8 @@ func TestLandingPageFigures(t *testing.T) {
 		// Demand grows 16k IOPS in 40 days from 21.5k: it reaches the 37.5k capacity in
 		// 40 days and the SLO knee's upper bound (27720) in 6220/16000*40 = 15.55 days,
 		// from the data's time 2026-11-23 23:59 UTC.
-		`data-limit="max_iops">in 40 days <small>2027-01-02 23:59 UTC</small></dd>`,
-		`data-limit="latency_slo">in 16 days <small>2026-12-09 13:11 UTC</small></dd>`,
+		`data-limit="max_iops">in 40 days <small>2027-01-02 23:59 UTC · 95%: 36 days to 45 days</small></dd>`,
+		`data-limit="latency_slo">in 16 days <small>2026-12-09 13:11 UTC · 95%: from 12 days, maybe not within a year</small></dd>`,
 		`<span class="data-as-of">2026-11-23 23:59 UTC (60 s ago)</span>`,
 		`<span class="last-fit">2026-11-23 23:39 UTC (21 min ago)</span>`,
 		`<span class="next-fit">by 2026-11-24 00:39 UTC (in 39 min)</span>`,

@@ -2,6 +2,7 @@ package trend
 
 import (
 	"encoding/json"
+	"iter"
 	"math"
 	"sort"
 
@@ -117,6 +118,11 @@ type UtilizationTrend struct {
 	// BendAt is the Unix time at which the line bends, its slope changing
 	// by the last coefficient; 0: a straight line.
 	BendAt float64 `json:"bendAt,omitempty"`
+	// BacktestSlopeError is the error per day ahead of the line's own
+	// forecasts from origins 6-24 h before the end (with the bend option
+	// and two days of history; 0 otherwise): what the slope's standard
+	// error does not hold, a drift that keeps changing (see doc.go).
+	BacktestSlopeError float64 `json:"backtestSlopeErrorPerDay,omitempty"`
 	// Limit is the level the trend is compared with, in the fitted
 	// quantity's units; nil: 1 (the utilization of a fixed frontier).
 	Limit *Limit `json:"limit,omitempty"`
@@ -131,24 +137,82 @@ type UtilizationTrend struct {
 // peak are the write-heavy ones, the capacity at the peak is below that
 // at the day's mean mix. Capacity tabulates the relative capacity at read
 // ratios 0, 1/(n−1), …, 1, interpolated linearly.
+//
+// The band (optional): the read ratio at t lies within
+// ± Z·√(LevelSE² + (SlopeSE·(t − T0))²) of its forecast (the level's
+// prediction error, one window's noise included, and the slope's, which
+// grows with the time ahead; a slope held at 0 as not significant has
+// its standard error too), and CapacityLower and CapacityUpper tabulate the
+// ends of the capacity's own band (the calibration's) as Capacity does.
+// The limit's band at t is the lowest lower end and the highest upper end
+// over that range of read ratios (Band).
 type Limit struct {
-	T0         float64   `json:"t0"`
-	ReadRatio0 float64   `json:"readRatio0"`
-	Slope      float64   `json:"slopePerSecond"`
-	Cycle      []float64 `json:"cycle,omitempty"`
-	Capacity   []float64 `json:"capacity"`
+	T0            float64   `json:"t0"`
+	ReadRatio0    float64   `json:"readRatio0"`
+	Slope         float64   `json:"slopePerSecond"`
+	Cycle         []float64 `json:"cycle,omitempty"`
+	Capacity      []float64 `json:"capacity"`
+	Z             float64   `json:"z,omitempty"`
+	LevelSE       float64   `json:"levelSE,omitempty"`
+	SlopeSE       float64   `json:"slopeSEPerSecond,omitempty"`
+	CapacityLower []float64 `json:"capacityLower,omitempty"`
+	CapacityUpper []float64 `json:"capacityUpper,omitempty"`
 }
 
 // At is the limit at t; NaN for a corrupt table or cycle.
-func (l *Limit) At(t float64) float64 { return l.at(t, true) }
+func (l *Limit) At(t float64) float64 {
+	r := l.readRatio(t, true)
+	if math.IsNaN(r) {
+		return math.NaN()
+	}
+	return interpolate(l.Capacity, r)
+}
 
 // meanAt is the limit at the day's mean mix (without the mix's cycle),
 // which the daily mean of demand is compared with.
-func (l *Limit) meanAt(t float64) float64 { return l.at(t, false) }
+func (l *Limit) meanAt(t float64) float64 {
+	r := l.readRatio(t, false)
+	if math.IsNaN(r) {
+		return math.NaN()
+	}
+	return interpolate(l.Capacity, r)
+}
 
-func (l *Limit) at(t float64, cycle bool) float64 {
+// Band is the limit's band at t: the lowest lower end and the highest upper
+// end of the capacity's band over the read ratio's band (see Limit); the
+// limit itself at both ends without a band; NaN for a corrupt limit or
+// band.
+func (l *Limit) Band(t float64) (lower, upper float64) {
+	r := l.readRatio(t, true)
 	n := len(l.Capacity)
-	if n < 2 || len(l.Cycle)%2 != 0 || len(l.Cycle) > 2*maxHarmonics {
+	badTable := func(c []float64) bool { return c != nil && len(c) != n }
+	if math.IsNaN(r) || badTable(l.CapacityLower) || badTable(l.CapacityUpper) ||
+		!(l.Z >= 0) || !(l.LevelSE >= 0) || !(l.SlopeSE >= 0) || math.IsInf(l.Z*(l.LevelSE+l.SlopeSE), 0) {
+		return math.NaN(), math.NaN()
+	}
+	d := l.Z * math.Hypot(l.LevelSE, l.SlopeSE*(t-l.T0))
+	lo, hi := math.Max(r-d, 0), math.Min(r+d, 1)
+	lowTable, highTable := l.Capacity, l.Capacity
+	if l.CapacityLower != nil {
+		lowTable = l.CapacityLower
+	}
+	if l.CapacityUpper != nil {
+		highTable = l.CapacityUpper
+	}
+	lower, upper = interpolate(lowTable, lo), interpolate(highTable, lo)
+	lower, upper = math.Min(lower, interpolate(lowTable, hi)), math.Max(upper, interpolate(highTable, hi))
+	// The table's points inside (lo, hi): a piecewise linear function
+	// takes its extremes at its knots or the interval's ends.
+	for k := int(math.Floor(lo*float64(n-1))) + 1; k < n && float64(k) < hi*float64(n-1); k++ {
+		lower, upper = math.Min(lower, lowTable[k]), math.Max(upper, highTable[k])
+	}
+	return lower, upper
+}
+
+// readRatio is the forecast read ratio at t, with the mix's daily cycle
+// or without it, clamped to [0, 1]; NaN for a corrupt limit.
+func (l *Limit) readRatio(t float64, cycle bool) float64 {
+	if len(l.Capacity) < 2 || len(l.Cycle)%2 != 0 || len(l.Cycle) > 2*maxHarmonics {
 		return math.NaN()
 	}
 	r := l.ReadRatio0 + l.Slope*(t-l.T0)
@@ -159,14 +223,17 @@ func (l *Limit) at(t float64, cycle bool) float64 {
 			r += l.Cycle[k]*math.Cos(h*w) + l.Cycle[k+1]*math.Sin(h*w)
 		}
 	}
-	r = math.Min(math.Max(r, 0), 1)
-	if math.IsNaN(r) {
-		return math.NaN()
-	}
+	return math.Min(math.Max(r, 0), 1) // NaN stays NaN
+}
+
+// interpolate reads the table of values at read ratios 0, 1/(n−1), …, 1
+// at r in [0, 1], linearly.
+func interpolate(table []float64, r float64) float64 {
+	n := len(table)
 	x := r * float64(n-1)
 	i := min(int(x), n-2)
 	f := x - float64(i)
-	return l.Capacity[i]*(1-f) + l.Capacity[i+1]*f
+	return table[i]*(1-f) + table[i+1]*f
 }
 
 // FitUtilization fits the utilization trend of the frontier (times in Unix
@@ -296,7 +363,34 @@ func FitUtilization(times, u []float64, opts UtilizationOptions) (*UtilizationTr
 		}
 		return nil, inputError("u", "no growth form could be fitted")
 	}
+	if opts.Bend && binned {
+		bt, by := bins(best.Growth)
+		best.BacktestSlopeError = backtestSlopeError(bt, by, form, binFrom, last)
+	}
 	return best, nil
+}
+
+// backtestSlopeError is the error per day ahead of the line refitted at
+// the origins 6, 12, 18 and 24 h before last that have a day and a half of
+// bins before them (its bend chosen there as at the end), predicting the
+// bins after each up to last: √(Σe²/Σh²) over every predicted bin, e its
+// error and h its time ahead in days. 0 without an origin.
+func backtestSlopeError(bt, by []float64, form cycleForm, first, last float64) float64 {
+	var see, shh float64
+	for origin, n := range backtestOrigins(bt, first, last) {
+		ut, ok := fitBins(bt[:n], by[:n], form, chooseBend(bt[:n], by[:n], form, first, origin))
+		if !ok {
+			continue
+		}
+		for i := n; i < len(bt); i++ {
+			e, h := by[i]-ut.curve(bt[i], true), (bt[i]-origin)/Day
+			see, shh = see+e*e, shh+h*h
+		}
+	}
+	if !(shh > 0) || !finite(see) {
+		return 0
+	}
+	return math.Sqrt(see / shh)
 }
 
 func fitHarmonic(times, u []float64, g Growth, form cycleForm, bendAt float64, opts UtilizationOptions) (*UtilizationTrend, error) {
@@ -597,6 +691,15 @@ func (ut *UtilizationTrend) curve(t float64, cycle bool) float64 {
 // halfWidth is the prediction band's half-width at t in the fitted scale:
 // z·s·√(1 + xᵀ(XᵀWX)⁻¹x).
 func (ut *UtilizationTrend) halfWidth(t float64, cycle bool) float64 {
+	return ut.Z * ut.predictionSE(t, cycle)
+}
+
+// PredictionSE is the standard error of one window's value at t about the
+// forecast with the daily cycle, in the fitted scale: the band's
+// half-width over Z (the forecast's error and one window's noise).
+func (ut *UtilizationTrend) PredictionSE(t float64) float64 { return ut.predictionSE(t, true) }
+
+func (ut *UtilizationTrend) predictionSE(t float64, cycle bool) float64 {
 	if !ut.valid() {
 		return math.NaN()
 	}
@@ -608,7 +711,7 @@ func (ut *UtilizationTrend) halfWidth(t float64, cycle bool) float64 {
 			q += x[i] * ut.Cov[i*p+j] * x[j]
 		}
 	}
-	return ut.Z * ut.ResidualStd * math.Sqrt(1+math.Max(q, 0))
+	return ut.ResidualStd * math.Sqrt(1+math.Max(q, 0))
 }
 
 func (ut *UtilizationTrend) unscale(v float64) float64 {
@@ -665,8 +768,9 @@ type SaturationETA struct {
 	// PeakSeconds: until the daily peaks (trend plus the daily cycle)
 	// reach capacity — the ETA to act on.
 	PeakSeconds float64
-	// EarlySeconds and LateSeconds bound PeakSeconds: until the upper and
-	// the lower band of the peaks reach capacity.
+	// EarlySeconds and LateSeconds bound PeakSeconds: until the upper
+	// band of the peaks reaches the lower end of the limit's band, and the
+	// lower band of the peaks its upper end.
 	EarlySeconds float64
 	LateSeconds  float64
 	// MeanSeconds: until the trend without the daily cycle (the daily
@@ -716,26 +820,34 @@ func (ut *UtilizationTrend) ETA(now, currentU float64, overSLO bool) SaturationE
 	case currentU >= 1:
 		return SaturationETA{Reason: "saturated"}
 	}
-	if ut.Limit != nil {
-		return ut.crossings(now, ut.Limit.At, ut.Limit.meanAt)
+	if l := ut.Limit; l != nil {
+		lower := func(t float64) float64 { lo, _ := l.Band(t); return lo }
+		upper := func(t float64) float64 { _, hi := l.Band(t); return hi }
+		return ut.crossings(now, l.At, l.meanAt, lower, upper)
 	}
 	one := func(float64) float64 { return 1 }
-	return ut.crossings(now, one, one)
+	return ut.crossings(now, one, one, one, one)
 }
 
 // LevelETA is when the trend reaches a fixed level (in the trend's units)
 // instead of its Limit: the daily peaks, the band's ends and the mean, as
-// for ETA. The exporter asks it for the load at which latency crosses its
-// SLO.
-func (ut *UtilizationTrend) LevelETA(now, level float64) SaturationETA {
+// for ETA, the early end against lowLevel and the late end against
+// highLevel (the level's own band; both level when it has none). The
+// exporter asks it for the load at which latency crosses its SLO.
+func (ut *UtilizationTrend) LevelETA(now, level, lowLevel, highLevel float64) SaturationETA {
 	lim := func(float64) float64 { return level }
-	return ut.crossings(now, lim, lim)
+	lo := func(float64) float64 { return lowLevel }
+	hi := func(float64) float64 { return highLevel }
+	return ut.crossings(now, lim, lim, lo, hi)
 }
 
 // crossings scans the trend from now for the first time each of its
 // curves reaches limit; the daily mean is compared with meanLimit, the
-// limit without the mix's daily cycle.
-func (ut *UtilizationTrend) crossings(now float64, limit, meanLimit func(float64) float64) SaturationETA {
+// limit without the mix's daily cycle. The band's early end is the upper
+// band of the peaks reaching the limit's lower end, its late end the lower
+// band reaching the limit's upper end: the demand's uncertainty and the
+// limit's together.
+func (ut *UtilizationTrend) crossings(now float64, limit, meanLimit, limitLower, limitUpper func(float64) float64) SaturationETA {
 	inf := math.Inf(1)
 	if !finite(now) || now+etaStep == now || !ut.valid() {
 		// Also a trend decoded from corrupt JSON: no forecast.
@@ -779,8 +891,8 @@ func (ut *UtilizationTrend) crossings(now float64, limit, meanLimit func(float64
 	}
 	return SaturationETA{
 		PeakSeconds:  cross(func(t float64) float64 { return ut.curve(t, true) }, limit),
-		EarlySeconds: cross(func(t float64) float64 { return ut.curve(t, true) + ut.halfWidth(t, true) }, limit),
-		LateSeconds:  cross(func(t float64) float64 { return ut.curve(t, true) - ut.halfWidth(t, true) }, limit),
+		EarlySeconds: cross(func(t float64) float64 { return ut.curve(t, true) + ut.halfWidth(t, true) }, limitLower),
+		LateSeconds:  cross(func(t float64) float64 { return ut.curve(t, true) - ut.halfWidth(t, true) }, limitUpper),
 		MeanSeconds:  cross(func(t float64) float64 { return ut.curve(t, false) }, meanLimit),
 	}
 }
@@ -842,22 +954,13 @@ func chooseBend(bt, by []float64, h cycleForm, first, last float64) float64 {
 	// The forecasting test.
 	var errStraight, errBent float64
 	tried := 0
-	for j := 1; j <= 4; j++ {
-		origin := last - float64(j)*bendOriginStep
-		// A bend needs half a day either side and a cycle to be told from.
-		// Origins before the bend count what both lines miss, which keeps
-		// a bend seen for less than most of a day (TestRecentBend) and one
-		// that a wander's turn passed off as a bend straight: on a
-		// wandering mix, counting only origins past the bend let 5 of 40
-		// bend instead of 3, and the error 36 h ahead was a third above the
-		// straight line's instead of a fifth (two fixed harmonics).
-		if origin-first < 1.5*Day {
-			continue
-		}
-		n := 0
-		for n < len(bt) && bt[n] <= origin {
-			n++
-		}
+	// Origins before the bend count what both lines miss, which keeps a
+	// bend seen for less than most of a day (TestRecentBend) and one that a
+	// wander's turn passed off as a bend straight: on a wandering mix,
+	// counting only origins past the bend let 5 of 40 bend instead of 3,
+	// and the error 36 h ahead was a third above the straight line's
+	// instead of a fifth (two fixed harmonics).
+	for origin, n := range backtestOrigins(bt, first, last) {
 		tb, _, _, _ := bestBend(bt[:n], by[:n], h, first, origin)
 		if tb == 0 {
 			continue
@@ -878,6 +981,28 @@ func chooseBend(bt, by []float64, h cycleForm, first, last float64) float64 {
 		return 0
 	}
 	return tau
+}
+
+// backtestOrigins yields the origins 6, 12, 18 and 24 h before last
+// (bendOriginStep apart) that have a day and a half of bins after first
+// before them (a bend needs half a day either side and a cycle to be told
+// from), each with the number of bins bt up to it.
+func backtestOrigins(bt []float64, first, last float64) iter.Seq2[float64, int] {
+	return func(yield func(float64, int) bool) {
+		for j := 1; j <= 4; j++ {
+			origin := last - float64(j)*bendOriginStep
+			if origin-first < 1.5*Day {
+				continue
+			}
+			n := 0
+			for n < len(bt) && bt[n] <= origin {
+				n++
+			}
+			if !yield(origin, n) {
+				return
+			}
+		}
+	}
 }
 
 // hourlyMedians bins the series from first to last (in g's fitted scale)
@@ -987,21 +1112,75 @@ func binResiduals(ut *UtilizationTrend, bt, by []float64) (res []float64, sse fl
 	return res, sse
 }
 
+// orthonormalColumns is an orthonormal basis of the columns of ut's design
+// at times bt (cycle included), by modified Gram–Schmidt, each column
+// orthogonalized twice (the second pass takes what rounding left of the
+// earlier ones); ok is false when a column lies in the span of the others.
+func orthonormalColumns(bt []float64, ut *UtilizationTrend) (q [][]float64, ok bool) {
+	p := ut.params()
+	q = make([][]float64, p)
+	for j := range q {
+		q[j] = make([]float64, len(bt))
+	}
+	for i, t := range bt {
+		for j, v := range ut.row(t, true) {
+			q[j][i] = v
+		}
+	}
+	for j, c := range q {
+		before := math.Sqrt(dot(c, c))
+		for pass := 0; pass < 2; pass++ {
+			for _, b := range q[:j] {
+				d := dot(b, c)
+				for i := range c {
+					c[i] -= d * b[i]
+				}
+			}
+		}
+		n := math.Sqrt(dot(c, c))
+		if !(n > 1e-10*before) {
+			return nil, false
+		}
+		for i := range c {
+			c[i] /= n
+		}
+	}
+	return q, true
+}
+
+func dot(a, b []float64) float64 {
+	var s float64
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
+
 // bestBend is the bend on the bin grid (first + k·bendBin, at least
 // minBendSegment from first and from last) whose bent line fits the bins
 // with the least squared error: its time (0: none could be fitted), the
 // straight line's and its squared errors, and its residuals.
+//
+// Each candidate's squared error is the straight line's less what the
+// hinge z = max(0, t − τ) adds (Frisch–Waugh): SSE₁ = SSE₀ − (zᵀr₀)²/‖Mz‖²,
+// r₀ the straight line's residuals and Mz the hinge's part orthogonal to
+// the straight design (z − Q·Qᵀz, Q an orthonormal basis of its columns),
+// so a candidate costs O(m·p) and no fit; only the best is fitted
+// (TestBestBendAgainstRefits).
 func bestBend(bt, by []float64, h cycleForm, first, last float64) (tau, sse0, sse1 float64, res []float64) {
-	sse := func(bendAt float64) (float64, []float64) {
-		ut, ok := fitBins(bt, by, h, bendAt)
-		if !ok {
-			return math.NaN(), nil
-		}
-		r, s := binResiduals(ut, bt, by)
-		return s, r
+	straight, ok := fitBins(bt, by, h, 0)
+	if !ok {
+		return 0, math.NaN(), math.Inf(1), nil
 	}
-	sse0, _ = sse(0)
+	r0, sse0 := binResiduals(straight, bt, by)
+	q, ok := orthonormalColumns(bt, straight)
+	if !ok {
+		return 0, sse0, math.Inf(1), nil
+	}
+	m := len(bt)
+	z := make([]float64, m)
 	sse1 = math.Inf(1)
+	best := 0.0
 	for k := 1; k <= maxBendBins; k++ { // bounded: first + bendBin may round to first
 		t := first + float64(k)*bendBin
 		if !(t < last) {
@@ -1010,9 +1189,32 @@ func bestBend(bt, by []float64, h cycleForm, first, last float64) (tau, sse0, ss
 		if t-first < minBendSegment || last-t < minBendSegment || t == 0 { // BendAt 0 is a straight line
 			continue
 		}
-		if s, r := sse(t); s < sse1 {
-			tau, sse1, res = t, s, r
+		var zr float64
+		for i, x := range bt {
+			z[i] = math.Max(0, x-t) / Day
+			zr += z[i] * r0[i]
+		}
+		for _, c := range q { // z becomes Mz
+			d := dot(c, z)
+			for i := range z {
+				z[i] -= d * c[i]
+			}
+		}
+		mm := dot(z, z)
+		if !(mm > 1e-12*float64(m)) { // the hinge lies in the straight design: no bend there
+			continue
+		}
+		if s := math.Max(sse0-zr*zr/mm, 0); s < sse1 {
+			best, sse1 = t, s
 		}
 	}
-	return tau, sse0, sse1, res
+	if best == 0 {
+		return 0, sse0, sse1, nil
+	}
+	bent, ok := fitBins(bt, by, h, best)
+	if !ok {
+		return 0, sse0, math.Inf(1), nil
+	}
+	res, sse1 = binResiduals(bent, bt, by)
+	return best, sse0, sse1, res
 }

@@ -9,7 +9,7 @@ import (
 
 // FuzzFitUtilization: arbitrary (time, utilization) pairs either fail with
 // an error or give a trend whose ETA is never negative or NaN, with
-// early ≤ peak ≤ late, and 0 everywhere when the caller reports saturation;
+// early ≤ peak ≤ late (also against a limit with a band), and 0 everywhere when the caller reports saturation;
 // bit 2 of growth lets the line bend, which must then lie inside the
 // history with a finite slope after it.
 func FuzzFitUtilization(f *testing.F) {
@@ -69,6 +69,13 @@ func FuzzFitUtilization(f *testing.F) {
 		}
 		if s := ut.ETA(now, 1, false); s.PeakSeconds != 0 || s.MeanSeconds != 0 {
 			t.Fatalf("saturated but ETA %+v", s)
+		}
+		// Against a limit with a band (the read ratio's and the capacity's)
+		// the order holds too.
+		ut.Limit = &Limit{T0: now, ReadRatio0: 0.5, Slope: -0.05 / Day, Capacity: []float64{0.8, 1, 1.2},
+			Z: 1.96, LevelSE: 0.03, SlopeSE: 0.02 / Day, CapacityLower: []float64{0.7, 0.9, 1.1}, CapacityUpper: []float64{0.9, 1.1, 1.3}}
+		if e := ut.ETA(now, 0.5, false); !(e.EarlySeconds <= e.PeakSeconds && e.PeakSeconds <= e.LateSeconds) || math.IsNaN(e.EarlySeconds) {
+			t.Fatalf("ETA band against a banded limit out of order: %+v", e)
 		}
 	})
 }

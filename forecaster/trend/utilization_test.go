@@ -365,7 +365,7 @@ func TestLevelETA(t *testing.T) {
 			t.Fatal(err)
 		}
 		now := ts[len(ts)-1]
-		got, want := ut.LevelETA(now, c.level), us1.ETA(now, 0, false)
+		got, want := ut.LevelETA(now, c.level, c.level, c.level), us1.ETA(now, 0, false)
 		for _, p := range [][2]float64{{got.PeakSeconds, want.PeakSeconds}, {got.EarlySeconds, want.EarlySeconds}, {got.LateSeconds, want.LateSeconds}, {got.MeanSeconds, want.MeanSeconds}} {
 			if math.Abs(p[0]-p[1]) > 2 { // the bisection's second
 				t.Errorf("%s: LevelETA %+v, ETA of the scaled series %+v", c.name, got, want)

@@ -1,0 +1,85 @@
+package models
+
+import (
+	"math"
+	"testing"
+
+	"github.com/storcast/storcast/exporter/features"
+	"github.com/storcast/storcast/forecaster/conservation"
+	"github.com/storcast/storcast/forecaster/trend"
+)
+
+// kneeLatency is a latency model that only answers where its bounds cross
+// the SLO.
+type kneeLatency struct{ knee Band }
+
+func (kneeLatency) Curve() []LatencyPoint        { return nil }
+func (kneeLatency) At(float64) (Band, bool)      { return Band{}, false }
+func (l kneeLatency) Crossing(float64) Band      { return l.knee }
+func (kneeLatency) Accuracy() float64            { return math.NaN() }
+func (kneeLatency) Samples() int                 { return 1 }
+func (kneeLatency) Scores() map[string]float64   { return nil }
+func (kneeLatency) MarshalJSON() ([]byte, error) { return []byte("{}"), nil }
+
+// TestSaturationETABands: with the utilization trend each ETA has its band,
+// Early ≤ Seconds ≤ Late. The latency_slo band runs from the knee's
+// pessimistic end (its upper bound's crossing, the ETA's own level) to its
+// optimistic end (the lower bound's); where the lower bound does not cross
+// before capacity, to the max_iops band's late end. Over the SLO, the ETA
+// and its band are 0; the demand trend's line in IOPS has no band.
+// Demand, in units of the capacity at the mix (5000 IOPS), grows 0.01 a
+// day from 0.4 (2000 IOPS); the knee at 3000 IOPS is met in 20 days.
+func TestSaturationETABands(t *testing.T) {
+	const now, capacity = 1.7e9, 5000.0
+	ut := &UtilizationFit{N: 864, ReferenceIOPS: capacity, T: &trend.UtilizationTrend{Growth: trend.GrowthLinear, Coef: []float64{0.4, 0.01},
+		TMean: now, FirstT: now - 3*trend.Day, LastT: now, N: 864, ResidualStd: 0.01, Z: 1.96, Cov: []float64{0.01, 0, 0, 0.01}, Horizon: trend.DefaultHorizonSeconds}}
+	obs := features.Observed{Time: now, IOPS: 2000, LatencySeconds: 0.001}
+	live := Live{HasCapacityAtMix: true, CapacityAtMix: conservation.Result{MaxTotalIOPS: capacity, Utilization: 0.4}}
+	set := Set{Saturation: ut}
+	for _, c := range []struct {
+		name  string
+		knee  Band
+		late  func(maxIOPS ETA) float64 // the latency_slo band's late end
+		early float64                   // days
+	}{
+		{"the knee's band crossed", Band{Upper: 3000, Mean: 3200, Lower: 3400}, func(ETA) float64 {
+			e, _ := ut.LoadETA(now, 3400, 3400, 3400)
+			return e.LateSeconds
+		}, 20},
+		{"the lower bound not before capacity", Band{Upper: 3000, Mean: 3200, Lower: math.NaN()}, func(m ETA) float64 { return m.Late }, 20},
+	} {
+		etas := set.SaturationETAs(obs, true, live, 0.005, kneeLatency{c.knee})
+		m, l := etas["max_iops"], etas["latency_slo"]
+		for name, e := range map[string]ETA{"max_iops": m, "latency_slo": l} {
+			if !e.HasBand || !(e.Early <= e.Seconds && e.Seconds <= e.Late) || !(e.Early > 0) || math.IsInf(e.Late, 1) {
+				t.Errorf("%s: %s ETA %+v, want a finite band around it", c.name, name, e)
+			}
+		}
+		if want := 60 * trend.Day; math.Abs(m.Seconds-want) > 1 {
+			t.Errorf("%s: max_iops ETA %v d, want 60 d", c.name, m.Seconds/trend.Day)
+		}
+		if want := c.early * trend.Day; math.Abs(l.Seconds-want) > 1 {
+			t.Errorf("%s: latency_slo ETA %v d, want %v d", c.name, l.Seconds/trend.Day, c.early)
+		}
+		if want := c.late(m); l.Late != want {
+			t.Errorf("%s: latency_slo band's late end %v d, want %v d", c.name, l.Late/trend.Day, want/trend.Day)
+		}
+	}
+	over := obs
+	over.LatencySeconds = 0.01
+	if l := set.SaturationETAs(over, true, live, 0.005, kneeLatency{Band{Upper: 3000}})["latency_slo"]; l != (ETA{HasBand: true}) {
+		t.Errorf("over the SLO: latency_slo %+v, want 0 with a band of 0", l)
+	}
+	var ts, ys []float64
+	for i := 0; i < 1440; i++ {
+		ts, ys = append(ts, now-float64(1439-i)*60), append(ys, 2000+float64(i)/10)
+	}
+	demand, err := DemandTrend{}.FitSeries(ts, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	etas := Set{Trend: demand}.SaturationETAs(obs, true, live, 0.005, kneeLatency{Band{Upper: 3000}})
+	if len(etas) != 2 || etas["max_iops"].HasBand || etas["latency_slo"].HasBand || !(etas["latency_slo"].Seconds > 0) {
+		t.Errorf("the demand trend's line in IOPS: ETAs %+v, want both without a band", etas)
+	}
+}
