@@ -125,10 +125,8 @@ func capacityBandAtReadRatio(capm *conservation.Model, o features.Observed, r fl
 // ratio's lag put the ETA hours late (TestSaturationETAByStartHour).
 func mixLimit(capm *conservation.Model, ref features.Observed, cRef float64, mix *trend.UtilizationTrend) *trend.Limit {
 	lim := &trend.Limit{T0: ref.Time, ReadRatio0: mix.TrendAt(ref.Time), Cycle: mix.DailyCycle(), Capacity: make([]float64, capacityTablePoints)}
-	b, se := mix.Slope()
-	if math.Abs(b) > 2*se {
-		lim.Slope = b / trend.Day
-	}
+	lim.Slope = mix.DriftSlope() / trend.Day
+	_, se := mix.Slope()
 	if z, level, slopeSE := mix.Z, mix.PredictionSE(ref.Time), math.Max(se, mix.BacktestSlopeError); finite(z) && z > 0 && finite(level) && finite(slopeSE) {
 		lim.Z, lim.LevelSE, lim.SlopeSE = z, level, slopeSE/trend.Day
 	}
