@@ -64,10 +64,12 @@ type SaturationETA struct {
 	Band *ETABand `json:"band,omitempty"`
 }
 
-// ETABand bounds a saturation ETA: when the upper (Early) and the lower
-// (Late) end of the demand trend's 95% prediction band of its daily peaks
-// reach the limit, in seconds from DataAsOfUnix; null when that end does
-// not within the horizon.
+// ETABand bounds a saturation ETA (95%): Early when the upper end of the
+// demand trend's band of its daily peaks reaches the lower end of the
+// limit's band (the capacity's over the forecast mix's; the latency knee's
+// pessimistic end), Late when its lower end reaches the upper end of the
+// limit's; in seconds from DataAsOfUnix, null when that end is not reached
+// within the horizon.
 type ETABand struct {
 	Early *float64 `json:"early"`
 	Late  *float64 `json:"late"`

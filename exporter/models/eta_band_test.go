@@ -25,7 +25,7 @@ func (kneeLatency) MarshalJSON() ([]byte, error) { return []byte("{}"), nil }
 // Early ≤ Seconds ≤ Late. The latency_slo band runs from the knee's
 // pessimistic end (its upper bound's crossing, the ETA's own level) to its
 // optimistic end (the lower bound's); where the lower bound does not cross
-// before capacity, to the max_iops band's late end. Over the SLO, the ETA
+// before capacity or lies past it, to the max_iops band's late end. Over the SLO, the ETA
 // and its band are 0; the demand trend's line in IOPS has no band.
 // Demand, in units of the capacity at the mix (5000 IOPS), grows 0.01 a
 // day from 0.4 (2000 IOPS); the knee at 3000 IOPS is met in 20 days.
@@ -36,17 +36,17 @@ func TestSaturationETABands(t *testing.T) {
 	obs := features.Observed{Time: now, IOPS: 2000, LatencySeconds: 0.001}
 	live := Live{HasCapacityAtMix: true, CapacityAtMix: conservation.Result{MaxTotalIOPS: capacity, Utilization: 0.4}}
 	set := Set{Saturation: ut}
+	atLevel := func(iops float64) trend.SaturationETA { e, _ := ut.LoadETA(now, iops, iops, iops); return e }
 	for _, c := range []struct {
-		name  string
-		knee  Band
-		late  func(maxIOPS ETA) float64 // the latency_slo band's late end
-		early float64                   // days
+		name string
+		knee Band
+		late func(maxIOPS ETA) float64 // the latency_slo band's late end
 	}{
-		{"the knee's band crossed", Band{Upper: 3000, Mean: 3200, Lower: 3400}, func(ETA) float64 {
-			e, _ := ut.LoadETA(now, 3400, 3400, 3400)
-			return e.LateSeconds
-		}, 20},
-		{"the lower bound not before capacity", Band{Upper: 3000, Mean: 3200, Lower: math.NaN()}, func(m ETA) float64 { return m.Late }, 20},
+		{"the knee's band crossed", Band{Upper: 3000, Mean: 3200, Lower: 3400}, func(ETA) float64 { return atLevel(3400).LateSeconds }},
+		{"the lower bound not before capacity", Band{Upper: 3000, Mean: 3200, Lower: math.NaN()}, func(m ETA) float64 { return m.Late }},
+		// An IOPS-axis curve (M-LISP) runs past capacity: the late end is
+		// max_iops's, not that of a knee the cluster cannot reach.
+		{"the lower bound past capacity", Band{Upper: 3000, Mean: 4000, Lower: 6000}, func(m ETA) float64 { return m.Late }},
 	} {
 		etas := set.SaturationETAs(obs, true, live, 0.005, kneeLatency{c.knee})
 		m, l := etas["max_iops"], etas["latency_slo"]
@@ -58,8 +58,11 @@ func TestSaturationETABands(t *testing.T) {
 		if want := 60 * trend.Day; math.Abs(m.Seconds-want) > 1 {
 			t.Errorf("%s: max_iops ETA %v d, want 60 d", c.name, m.Seconds/trend.Day)
 		}
-		if want := c.early * trend.Day; math.Abs(l.Seconds-want) > 1 {
-			t.Errorf("%s: latency_slo ETA %v d, want %v d", c.name, l.Seconds/trend.Day, c.early)
+		if want := 20 * trend.Day; math.Abs(l.Seconds-want) > 1 {
+			t.Errorf("%s: latency_slo ETA %v d, want 20 d", c.name, l.Seconds/trend.Day)
+		}
+		if want := atLevel(3000).EarlySeconds; l.Early != want {
+			t.Errorf("%s: latency_slo band's early end %v d, want %v d (demand's upper band at the knee's pessimistic end)", c.name, l.Early/trend.Day, want/trend.Day)
 		}
 		if want := c.late(m); l.Late != want {
 			t.Errorf("%s: latency_slo band's late end %v d, want %v d", c.name, l.Late/trend.Day, want/trend.Day)
@@ -81,5 +84,50 @@ func TestSaturationETABands(t *testing.T) {
 	etas := Set{Trend: demand}.SaturationETAs(obs, true, live, 0.005, kneeLatency{Band{Upper: 3000}})
 	if len(etas) != 2 || etas["max_iops"].HasBand || etas["latency_slo"].HasBand || !(etas["latency_slo"].Seconds > 0) {
 		t.Errorf("the demand trend's line in IOPS: ETAs %+v, want both without a band", etas)
+	}
+}
+
+// TestCapacityTables: the capacity at every read ratio with its band's
+// ends, lower ≤ capacity ≤ upper at every point (trend.Limit reads no band
+// otherwise), the band from the calibration's runs; no band without runs.
+func TestCapacityTables(t *testing.T) {
+	ref := features.Observed{ReadIOPS: 1, WriteIOPS: 1, IOPS: 2, ReadSizeBytes: 16384, WriteSizeBytes: 16384, IOSizeBytes: 16384}
+	for _, c := range []struct {
+		name   string
+		cal    conservation.Calibration
+		banded bool
+	}{
+		{"runs", conservation.Calibration{
+			Points: []conservation.Point{
+				{IOSizeBytes: 4096, ReadIOPS: 37620, WriteIOPS: 4038, ReadRuns: []float64{42196, 37118, 33545}, WriteRuns: []float64{4580, 3835, 3700}},
+				{IOSizeBytes: 65536, ReadIOPS: 16943, WriteIOPS: 3379, ReadRuns: []float64{19412, 16312, 15105}, WriteRuns: []float64{3886, 3148, 3103}},
+			},
+			Mixed: []conservation.MixedPoint{
+				{IOSizeBytes: 4096, ReadRatio: 0.5, IOPS: 7055, Runs: []float64{8003, 6094, 7069}},
+				{IOSizeBytes: 65536, ReadRatio: 0.5, IOPS: 5021, Runs: []float64{5347, 5255, 4459}},
+			}}, true},
+		{"one run each", conservation.Calibration{Points: []conservation.Point{
+			{IOSizeBytes: 4096, ReadIOPS: 37620, WriteIOPS: 4038}, {IOSizeBytes: 65536, ReadIOPS: 16943, WriteIOPS: 3379}}}, false},
+	} {
+		capm, err := conservation.NewModel(c.cal)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cRef := capacityAtReadRatio(capm, ref, 0.5)
+		capacity, lower, upper := capacityTables(capm, ref, cRef)
+		if len(capacity) != capacityTablePoints || (lower != nil) != c.banded || (upper != nil) != c.banded {
+			t.Fatalf("%s: %d points, band %v/%v, want a band %v", c.name, len(capacity), lower != nil, upper != nil, c.banded)
+		}
+		if got := capacity[(capacityTablePoints-1)/2]; math.Abs(got-1) > 1e-12 {
+			t.Errorf("%s: the capacity at 50%% reads %v of itself", c.name, got)
+		}
+		for k, v := range capacity {
+			if !(v > 0) {
+				t.Fatalf("%s: capacity %v at point %d", c.name, v, k)
+			}
+			if c.banded && !(lower[k] <= v && v <= upper[k] && lower[k] < upper[k]) {
+				t.Fatalf("%s: at point %d the band [%v, %v] does not hold the capacity %v", c.name, k, lower[k], upper[k], v)
+			}
+		}
 	}
 }

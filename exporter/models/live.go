@@ -233,9 +233,11 @@ func (s Set) LatencyAtLoad(latency Latency, obs features.Observed, f float64) (B
 type ETA struct {
 	Seconds float64
 	// Early and Late bound Seconds (Early ≤ Seconds ≤ Late): when the upper
-	// and the lower end of the utilization trend's 95% prediction band of
-	// the daily peaks reach the limit. HasBand is false without them (the
-	// demand trend's line in IOPS, the fallback, has no band of its peaks).
+	// end of the utilization trend's 95% prediction band of the daily
+	// peaks reaches the lower end of the limit's band, and its lower end
+	// the upper end of the limit's (see SaturationETAs). HasBand is false
+	// without them (the demand trend's line in IOPS, the fallback, has no
+	// band of its peaks).
 	Early, Late float64
 	HasBand     bool
 }
@@ -258,9 +260,12 @@ func bandedETA(e trend.SaturationETA) ETA {
 //     when the demand trend's mean reaches the knee.
 //   - either: +Inf beyond a year (trend.DefaultHorizonSeconds).
 //
-// With the utilization trend, each ETA has its band. Already there (the
-// utilization at 1, the latency over its SLO), the ETA and its band are 0.
-// A limit without its models is absent.
+// With the utilization trend, each ETA has its band: for max_iops the
+// capacity's band (the calibration's) over the forecast read ratio's band
+// (trend.Limit); for latency_slo the knee's pessimistic to its optimistic
+// end, the late end never after max_iops's (the latency diverges at
+// capacity). Already there (the utilization at 1, the latency over its
+// SLO), the ETA and its band are 0. A limit without its models is absent.
 func (s Set) SaturationETAs(obs features.Observed, hasObs bool, live Live, sloSeconds float64, latency Latency) map[string]ETA {
 	out := map[string]ETA{}
 	if !hasObs {
@@ -280,11 +285,13 @@ func (s Set) SaturationETAs(obs features.Observed, hasObs bool, live Live, sloSe
 			out["latency_slo"] = ETA{HasBand: s.Utilization() != nil}
 		} else if k := latency.Crossing(sloSeconds); !math.IsNaN(k.Upper) {
 			if eta, ok := s.loadETA(obs.Time, k); ok {
-				if m := out["max_iops"]; eta.HasBand && math.IsNaN(k.Lower) && m.HasBand {
-					// The latency's lower band stays under the SLO up to
-					// capacity, where it diverges: the SLO is breached by
-					// the time the cluster saturates at the latest.
-					eta.Late = math.Max(eta.Seconds, m.Late)
+				if m := out["max_iops"]; eta.HasBand && m.HasBand {
+					// The latency diverges at capacity: the SLO is
+					// breached by the time the cluster saturates at the
+					// latest, whether the knee's optimistic end lies
+					// beyond capacity (an IOPS-axis curve runs past it)
+					// or does not cross before it.
+					eta.Late = math.Max(eta.Seconds, math.Min(eta.Late, m.Late))
 				}
 				out["latency_slo"] = eta
 			}
@@ -296,12 +303,13 @@ func (s Set) SaturationETAs(obs features.Observed, hasObs bool, live Live, sloSe
 // loadETA is when demand reaches the knee's pessimistic end (knee.Upper,
 // where the latency's upper band crosses the SLO): the utilization trend's
 // daily peaks, with their band (the late end against the knee's optimistic
-// end, knee.Lower; +Inf when that does not cross before capacity), else the
-// demand trend's mean; ok is false without either.
+// end, knee.Lower, never below knee.Upper; +Inf when that does not cross
+// before capacity), else the demand trend's mean; ok is false without
+// either.
 func (s Set) loadETA(now float64, knee Band) (ETA, bool) {
 	if ut := s.Utilization(); ut != nil {
-		late := knee.Lower
-		if math.IsNaN(late) {
+		late := math.Max(knee.Lower, knee.Upper)
+		if math.IsNaN(knee.Lower) {
 			late = math.Inf(1)
 		}
 		if e, ok := ut.LoadETA(now, knee.Upper, knee.Upper, late); ok {

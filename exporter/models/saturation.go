@@ -91,16 +91,30 @@ func capacityAtReadRatio(capm *conservation.Model, o features.Observed, r float6
 	return res.MaxTotalIOPS
 }
 
-// capacityBandAtReadRatio is the band of capacityAtReadRatio (the
-// calibration's: where one more saturated run would land); NaNs when the
-// capacity model cannot place it.
-func capacityBandAtReadRatio(capm *conservation.Model, o features.Observed, r float64) (lower, upper float64) {
+// capacityBandAtReadRatio is capacityAtReadRatio and its band (the
+// calibration's: where one more saturated run would land), all NaN where
+// the capacity model cannot place the mix; where it can place the central
+// figure but not the band (an end model that cannot place a size), the
+// central figure at both ends.
+func capacityBandAtReadRatio(capm *conservation.Model, o features.Observed, r float64) (central, lower, upper float64) {
+	nan := math.NaN()
 	o.ReadIOPS, o.WriteIOPS, o.IOPS = r, 1-r, 1
-	res, err := capm.AtMix(features.OpClasses(o))
-	if err != nil || !(res.MaxTotalIOPSLower > 0) || !finite(res.MaxTotalIOPSUpper) {
-		return math.NaN(), math.NaN()
+	classes := features.OpClasses(o)
+	res, err := capm.AtMix(classes)
+	if err != nil {
+		if res, err = capm.AtMixCentral(classes); err != nil {
+			return nan, nan, nan
+		}
+		res.MaxTotalIOPSLower, res.MaxTotalIOPSUpper = res.MaxTotalIOPS, res.MaxTotalIOPS
 	}
-	return res.MaxTotalIOPSLower, res.MaxTotalIOPSUpper
+	if !(res.MaxTotalIOPS > 0) || !finite(res.MaxTotalIOPS) {
+		return nan, nan, nan
+	}
+	lower, upper = math.Min(res.MaxTotalIOPSLower, res.MaxTotalIOPS), math.Max(res.MaxTotalIOPSUpper, res.MaxTotalIOPS)
+	if !(lower > 0) || !finite(upper) {
+		lower, upper = res.MaxTotalIOPS, res.MaxTotalIOPS
+	}
+	return res.MaxTotalIOPS, lower, upper
 }
 
 // mixLimit is the capacity at the forecast read ratio relative to cRef.
@@ -130,38 +144,40 @@ func mixLimit(capm *conservation.Model, ref features.Observed, cRef float64, mix
 	if z, level, slopeSE := mix.Z, mix.PredictionSE(ref.Time), math.Max(se, mix.BacktestSlopeError); finite(z) && z > 0 && finite(level) && finite(slopeSE) {
 		lim.Z, lim.LevelSE, lim.SlopeSE = z, level, slopeSE/trend.Day
 	}
-	lower, upper := make([]float64, capacityTablePoints), make([]float64, capacityTablePoints)
-	for k := range lim.Capacity {
-		r := float64(k) / (capacityTablePoints - 1)
-		lim.Capacity[k] = capacityAtReadRatio(capm, ref, r) / cRef
-		lo, hi := capacityBandAtReadRatio(capm, ref, r)
-		lower[k], upper[k] = lo/cRef, hi/cRef
-	}
-	fillGaps(lim.Capacity)
-	fillGaps(lower)
-	fillGaps(upper)
-	if !slices.Equal(lower, lim.Capacity) || !slices.Equal(upper, lim.Capacity) {
-		lim.CapacityLower, lim.CapacityUpper = lower, upper
-	}
+	lim.Capacity, lim.CapacityLower, lim.CapacityUpper = capacityTables(capm, ref, cRef)
 	return lim
 }
 
-// fillGaps gives each value of a capacity table that is not a positive
-// number its neighbour's: the one before it, or for a leading gap the one
-// after.
-func fillGaps(table []float64) {
-	prev := math.NaN()
-	for k, v := range table {
-		if finite(v) && v > 0 {
-			prev = v
+// capacityTables tabulates the capacity at the sizes of ref over read
+// ratios 0, 0.5%, …, 1, relative to cRef, and its band's ends (nil when
+// the band has no width anywhere). A read ratio the capacity model cannot
+// place takes its neighbour's values, the one before it or for a leading
+// gap the one after, all three from the same point, so lower ≤ capacity ≤
+// upper holds at every point (trend.Limit reads no band otherwise).
+func capacityTables(capm *conservation.Model, ref features.Observed, cRef float64) (capacity, lower, upper []float64) {
+	capacity, lower, upper = make([]float64, capacityTablePoints), make([]float64, capacityTablePoints), make([]float64, capacityTablePoints)
+	placed := -1 // the last point placed
+	for k := range capacity {
+		c, lo, hi := capacityBandAtReadRatio(capm, ref, float64(k)/(capacityTablePoints-1))
+		if c, lo, hi = c/cRef, lo/cRef, hi/cRef; finite(c) && c > 0 && lo > 0 && finite(hi) {
+			placed = k
+		} else if placed >= 0 {
+			c, lo, hi = capacity[placed], lower[placed], upper[placed]
 		}
-		table[k] = prev
+		capacity[k], lower[k], upper[k] = c, lo, hi
 	}
-	for k := len(table) - 2; k >= 0; k-- {
-		if math.IsNaN(table[k]) {
-			table[k] = table[k+1]
+	if placed < 0 {
+		return capacity, nil, nil // no read ratio placed: no limit (NaN)
+	}
+	for k := capacityTablePoints - 2; k >= 0; k-- { // the leading gap, if any
+		if !(capacity[k] > 0) || math.IsNaN(lower[k]) || math.IsNaN(upper[k]) {
+			capacity[k], lower[k], upper[k] = capacity[k+1], lower[k+1], upper[k+1]
 		}
 	}
+	if slices.Equal(lower, capacity) && slices.Equal(upper, capacity) {
+		return capacity, nil, nil
+	}
+	return capacity, lower, upper
 }
 
 // Decode implements Fitter.

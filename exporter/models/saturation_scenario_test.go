@@ -227,4 +227,7 @@ func etaByStartHour(t *testing.T, sc *storagesim.Scenario, nextPeak bool, atLeas
 	if covered < 23 {
 		t.Errorf("the ETA's band covers the true crossing at %d of 24 hours of the day; want at least 23", covered)
 	}
+	if inTime < 23 {
+		t.Errorf("the ETA band's early end is before the true crossing or within 10%% of it at %d of 24 hours of the day; want at least 23", inTime)
+	}
 }

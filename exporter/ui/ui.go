@@ -377,10 +377,14 @@ func etaBand(b *apiv1.ETABand) string {
 	if b == nil || b.Early == nil || !isFinite(*b.Early) {
 		return ""
 	}
-	if b.Late == nil || !isFinite(*b.Late) {
-		return "95%: from " + formatDuration(*b.Early) + ", maybe not within a year"
+	early := "now" // the band's upper end is at the limit already
+	if *b.Early > 0 {
+		early = formatDuration(*b.Early)
 	}
-	return "95%: " + formatDuration(*b.Early) + " to " + formatDuration(*b.Late)
+	if b.Late == nil || !isFinite(*b.Late) {
+		return "95%: from " + early + ", maybe not within a year"
+	}
+	return "95%: " + early + " to " + formatDuration(*b.Late)
 }
 
 // headroomRatio is 1 - iops/max clamped to [0,1]; NaN when max is not positive.

@@ -333,6 +333,25 @@ func TestTrendWindow(t *testing.T) {
 	}
 }
 
+// TestETABandInWords: the band's ends in words; an early end at 0 is
+// "now", a late end beyond the horizon (null) "maybe not within a year".
+func TestETABandInWords(t *testing.T) {
+	for _, tc := range []struct {
+		band *apiv1.ETABand
+		want string
+	}{
+		{nil, ""},
+		{&apiv1.ETABand{}, ""},
+		{&apiv1.ETABand{Early: ptr(30 * 3600), Late: ptr(60 * 3600)}, "95%: 30 h to 2.5 days"},
+		{&apiv1.ETABand{Early: ptr(0), Late: ptr(3 * 3600)}, "95%: now to 3 h"},
+		{&apiv1.ETABand{Early: ptr(12 * 86400)}, "95%: from 12 days, maybe not within a year"},
+	} {
+		if got := etaBand(tc.band); got != tc.want {
+			t.Errorf("etaBand(%+v) = %q, want %q", tc.band, got, tc.want)
+		}
+	}
+}
+
 func TestFormatDuration(t *testing.T) {
 	for _, tc := range []struct {
 		sec  float64

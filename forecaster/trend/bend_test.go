@@ -177,8 +177,10 @@ func TestBendCostOnAWanderingMix(t *testing.T) {
 		straight, bent := math.Sqrt(sq[0]/trials), math.Sqrt(sq[1]/trials)
 		t.Logf("%s: RMS error of the read ratio 36 h ahead %.4f straight, %.4f with the bend; its 95%% band holds the truth in %d of %d histories with the slope's standard error, %d with the backtest's error",
 			c.name, straight, bent, covered[0], trials, covered[1])
-		if covered[1] < trials*95/100 {
-			t.Errorf("%s: the read ratio's band holds the truth 36 h ahead in %d of %d histories; want at least 95%%", c.name, covered[1], trials)
+		// A 95% band over 200 histories: at least 90% (three binomial
+		// standard deviations below 95%).
+		if covered[1] < trials*90/100 {
+			t.Errorf("%s: the read ratio's band holds the truth 36 h ahead in %d of %d histories; want at least 90%%", c.name, covered[1], trials)
 		}
 		if bent > c.worstRatio*straight {
 			t.Errorf("%s: the bend's RMS error %.4f, more than %.2f× the straight line's %.4f", c.name, bent, c.worstRatio, straight)
@@ -236,16 +238,43 @@ func TestLimitBand(t *testing.T) {
 	if lo, hi := plain.Band(Day); lo != plain.At(Day) || hi != plain.At(Day) {
 		t.Errorf("no band: [%v, %v], want the limit %v at both ends", lo, hi, plain.At(Day))
 	}
+	// A forecast past all reads is all reads: its band reaches below only
+	// by more than the excess (widened, then clamped).
+	past := &Limit{ReadRatio0: 1.3, Capacity: []float64{1, 2}, Z: 2, LevelSE: 0.05}
+	if lo, hi := past.Band(0); lo != 2 || hi != 2 {
+		t.Errorf("read ratio 1.3 ± 0.1: band [%v, %v], want [2, 2]", lo, hi)
+	}
+	// A band that cannot be read (a damaged saved state) is ignored: the
+	// limit at both ends, never NaN or a panic, so the ETA's band is
+	// demand's alone and stays ordered.
+	long := make([]float64, maxBandTable+1)
+	for k := range long {
+		long[k] = 1
+	}
 	for name, bad := range map[string]Limit{
-		"short lower table": {ReadRatio0: 0.5, Capacity: v, CapacityLower: []float64{1, 1}},
-		"short upper table": {ReadRatio0: 0.5, Capacity: v, CapacityUpper: []float64{1}},
-		"negative SE":       {ReadRatio0: 0.5, Capacity: v, Z: 2, LevelSE: -0.1},
-		"NaN slope SE":      {ReadRatio0: 0.5, Capacity: v, Z: 2, SlopeSE: math.NaN()},
-		"infinite Z":        {ReadRatio0: 0.5, Capacity: v, Z: math.Inf(1), LevelSE: 0.1},
+		"short lower table":         {ReadRatio0: 0.5, Capacity: v, CapacityLower: []float64{1, 1}},
+		"short upper table":         {ReadRatio0: 0.5, Capacity: v, CapacityUpper: []float64{1}},
+		"lower above the capacity":  {ReadRatio0: 0.5, Capacity: v, CapacityLower: []float64{1, 0.9, 1}},
+		"upper below the capacity":  {ReadRatio0: 0.5, Capacity: v, CapacityUpper: []float64{1, 0.7, 1}},
+		"a lower end of 0":          {ReadRatio0: 0.5, Capacity: v, CapacityLower: []float64{0, 0.7, 0.9}},
+		"an infinite upper end":     {ReadRatio0: 0.5, Capacity: v, CapacityUpper: []float64{1, math.Inf(1), 1}},
+		"negative SE":               {ReadRatio0: 0.5, Capacity: v, Z: 2, LevelSE: -0.1},
+		"NaN slope SE":              {ReadRatio0: 0.5, Capacity: v, Z: 2, SlopeSE: math.NaN()},
+		"infinite Z":                {ReadRatio0: 0.5, Capacity: v, Z: math.Inf(1), LevelSE: 0.1},
+		"a table past maxBandTable": {ReadRatio0: 0.5, Capacity: long, Z: 2, LevelSE: 0.1},
 	} {
-		if lo, hi := bad.Band(0); !math.IsNaN(lo) || !math.IsNaN(hi) {
-			t.Errorf("%s: band [%v, %v], want NaN", name, lo, hi)
+		if lo, hi := bad.Band(0); lo != bad.At(0) || hi != bad.At(0) {
+			t.Errorf("%s: band [%v, %v], want the limit %v at both ends", name, lo, hi, bad.At(0))
 		}
+	}
+	// A slope's standard error that overflows ahead: every read ratio.
+	huge := &Limit{ReadRatio0: 0.5, Capacity: v, Z: 2, SlopeSE: 1e300}
+	if lo, hi := huge.Band(1e9); lo != 0.8 || hi != 1 {
+		t.Errorf("a standard error past the largest float: band [%v, %v], want [0.8, 1]", lo, hi)
+	}
+	zero := &Limit{ReadRatio0: 0.5, Capacity: v, SlopeSE: 1e300} // Z 0: no band, not 0·Inf
+	if lo, hi := zero.Band(1e9); lo != 0.8 || hi != 0.8 {
+		t.Errorf("Z 0: band [%v, %v], want the limit 0.8", lo, hi)
 	}
 }
 
@@ -505,9 +534,9 @@ func TestChooseHarmonicsKeepsTheGrowthForm(t *testing.T) {
 	}
 }
 
-// TestBestBendAgainstRefits: the bend bestBend finds by the Frisch–Waugh
-// update is the one refitting the bent line at every candidate finds, with
-// the same squared errors (to 1e-9 of the straight line's), on a bent
+// TestBestBendAgainstRefits: every candidate's squared error by the
+// Frisch–Waugh update (bendCandidates) is the bent line's refitted there,
+// to 1e-9 of the straight line's, and bestBend takes the least, on a bent
 // drift, an accelerating one and a wandering mix, with one to four
 // harmonics.
 func TestBestBendAgainstRefits(t *testing.T) {
@@ -535,28 +564,24 @@ func TestBestBendAgainstRefits(t *testing.T) {
 			first, last := ts[0], ts[len(ts)-1]
 			bt, by := hourlyMedians(ts, us, GrowthLinear, first, last)
 			form := cycleForm{harmonics: h}
-			tau, sse0, sse1, res := bestBend(bt, by, form, first, last)
-			// The refits, as bestBend did before.
+			candidates, worst := 0, 0.0
 			wantTau, wantSSE := 0.0, math.Inf(1)
-			for k := 1; k <= maxBendBins; k++ {
-				x := first + float64(k)*bendBin
-				if !(x < last) {
-					break
-				}
-				if x-first < minBendSegment || last-x < minBendSegment {
-					continue
-				}
-				ut, ok := fitBins(bt, by, form, x)
+			bendCandidates(bt, by, form, first, last, func(tau, sse0, sse1 float64) {
+				ut, ok := fitBins(bt, by, form, tau)
 				if !ok {
-					continue
+					t.Fatalf("%s, %d harmonics: no refit at %v h", c.name, h, (tau-first)/3600)
 				}
-				if _, s := binResiduals(ut, bt, by); s < wantSSE {
-					wantTau, wantSSE = x, s
+				_, s := binResiduals(ut, bt, by)
+				candidates++
+				worst = math.Max(worst, math.Abs(sse1-s)/sse0)
+				if s < wantSSE {
+					wantTau, wantSSE = tau, s
 				}
-			}
-			if tau != wantTau || math.Abs(sse1-wantSSE) > 1e-9*sse0 || len(res) != len(bt) {
-				t.Errorf("%s, %d harmonics: bend at %v h with SSE %.9g (%d residuals); the refits: %v h with %.9g",
-					c.name, h, (tau-first)/3600, sse1, len(res), (wantTau-first)/3600, wantSSE)
+			})
+			tau, _, sse1, res := bestBend(bt, by, form, first, last)
+			if candidates < 48 || worst > 1e-9 || tau != wantTau || sse1 != wantSSE || len(res) != len(bt) {
+				t.Errorf("%s, %d harmonics: %d candidates, the update off the refits by up to %.2g of the straight line's squared error; bend at %v h (%d residuals), the refits' best %v h",
+					c.name, h, candidates, worst, (tau-first)/3600, len(res), (wantTau-first)/3600)
 			}
 		}
 	}

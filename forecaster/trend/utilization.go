@@ -160,38 +160,80 @@ type Limit struct {
 }
 
 // At is the limit at t; NaN for a corrupt table or cycle.
-func (l *Limit) At(t float64) float64 {
-	r := l.readRatio(t, true)
-	if math.IsNaN(r) {
-		return math.NaN()
-	}
-	return interpolate(l.Capacity, r)
-}
+func (l *Limit) At(t float64) float64 { return l.capacityAt(t, true) }
 
 // meanAt is the limit at the day's mean mix (without the mix's cycle),
 // which the daily mean of demand is compared with.
-func (l *Limit) meanAt(t float64) float64 {
-	r := l.readRatio(t, false)
-	if math.IsNaN(r) {
+func (l *Limit) meanAt(t float64) float64 { return l.capacityAt(t, false) }
+
+func (l *Limit) capacityAt(t float64, cycle bool) float64 {
+	r, ok := l.readRatio(t, cycle)
+	if !ok {
 		return math.NaN()
 	}
-	return interpolate(l.Capacity, r)
+	return interpolate(l.Capacity, clamp01(r))
+}
+
+// maxBandTable bounds the capacity table a band is read from: the band
+// scans the table's knots over the read ratio's range at every step of the
+// ETA's search (the exporter writes 201 points).
+const maxBandTable = 1025
+
+// bandOK reports whether the band can be read: standard errors finite and
+// not negative, a capacity table of at most maxBandTable points, and band
+// tables of its length with finite, positive values, lower ≤ capacity ≤
+// upper at every point. A band that is not (a damaged saved state) is
+// ignored, as one saved before the band was: the limit at both ends.
+func (l *Limit) bandOK() bool {
+	n := len(l.Capacity)
+	if !(l.Z >= 0) || !(l.LevelSE >= 0) || !(l.SlopeSE >= 0) || math.IsInf(l.Z+l.LevelSE+l.SlopeSE, 0) || n > maxBandTable {
+		return false
+	}
+	for _, c := range [][]float64{l.CapacityLower, l.CapacityUpper} {
+		if c != nil && len(c) != n {
+			return false
+		}
+	}
+	for k, c := range l.Capacity {
+		lo, hi := c, c
+		if l.CapacityLower != nil {
+			lo = l.CapacityLower[k]
+		}
+		if l.CapacityUpper != nil {
+			hi = l.CapacityUpper[k]
+		}
+		if !(lo > 0 && lo <= c && c <= hi && !math.IsInf(hi, 0)) {
+			return false
+		}
+	}
+	return true
 }
 
 // Band is the limit's band at t: the lowest lower end and the highest upper
 // end of the capacity's band over the read ratio's band (see Limit); the
-// limit itself at both ends without a band; NaN for a corrupt limit or
-// band.
+// limit at both ends without a band or with one that cannot be read
+// (bandOK); NaN for a corrupt limit.
 func (l *Limit) Band(t float64) (lower, upper float64) {
-	r := l.readRatio(t, true)
-	n := len(l.Capacity)
-	badTable := func(c []float64) bool { return c != nil && len(c) != n }
-	if math.IsNaN(r) || badTable(l.CapacityLower) || badTable(l.CapacityUpper) ||
-		!(l.Z >= 0) || !(l.LevelSE >= 0) || !(l.SlopeSE >= 0) || math.IsInf(l.Z*(l.LevelSE+l.SlopeSE), 0) {
+	if !l.bandOK() {
+		m := l.At(t)
+		return m, m
+	}
+	return l.band(t)
+}
+
+// band is Band for a band that bandOK accepted.
+func (l *Limit) band(t float64) (lower, upper float64) {
+	r, ok := l.readRatio(t, true)
+	if !ok {
 		return math.NaN(), math.NaN()
 	}
-	d := l.Z * math.Hypot(l.LevelSE, l.SlopeSE*(t-l.T0))
-	lo, hi := math.Max(r-d, 0), math.Min(r+d, 1)
+	d := 0.0
+	if l.Z > 0 {
+		d = l.Z * math.Hypot(l.LevelSE, l.SlopeSE*(t-l.T0)) // +Inf far enough ahead: every read ratio
+	}
+	// Widened before it is clamped: a forecast past 1 is all reads, and
+	// its band only reaches below 1 by more than the excess.
+	lo, hi := clamp01(r-d), clamp01(r+d)
 	lowTable, highTable := l.Capacity, l.Capacity
 	if l.CapacityLower != nil {
 		lowTable = l.CapacityLower
@@ -203,6 +245,7 @@ func (l *Limit) Band(t float64) (lower, upper float64) {
 	lower, upper = math.Min(lower, interpolate(lowTable, hi)), math.Max(upper, interpolate(highTable, hi))
 	// The table's points inside (lo, hi): a piecewise linear function
 	// takes its extremes at its knots or the interval's ends.
+	n := len(l.Capacity)
 	for k := int(math.Floor(lo*float64(n-1))) + 1; k < n && float64(k) < hi*float64(n-1); k++ {
 		lower, upper = math.Min(lower, lowTable[k]), math.Max(upper, highTable[k])
 	}
@@ -210,12 +253,12 @@ func (l *Limit) Band(t float64) (lower, upper float64) {
 }
 
 // readRatio is the forecast read ratio at t, with the mix's daily cycle
-// or without it, clamped to [0, 1]; NaN for a corrupt limit.
-func (l *Limit) readRatio(t float64, cycle bool) float64 {
+// or without it, not clamped; ok is false for a corrupt limit or a NaN.
+func (l *Limit) readRatio(t float64, cycle bool) (r float64, ok bool) {
 	if len(l.Capacity) < 2 || len(l.Cycle)%2 != 0 || len(l.Cycle) > 2*maxHarmonics {
-		return math.NaN()
+		return math.NaN(), false
 	}
-	r := l.ReadRatio0 + l.Slope*(t-l.T0)
+	r = l.ReadRatio0 + l.Slope*(t-l.T0)
 	if cycle && len(l.Cycle) > 0 {
 		w := 2 * math.Pi * math.Mod(t, Day) / Day
 		for k := 0; k+1 < len(l.Cycle); k += 2 {
@@ -223,12 +266,17 @@ func (l *Limit) readRatio(t float64, cycle bool) float64 {
 			r += l.Cycle[k]*math.Cos(h*w) + l.Cycle[k+1]*math.Sin(h*w)
 		}
 	}
-	return math.Min(math.Max(r, 0), 1) // NaN stays NaN
+	return r, !math.IsNaN(r)
 }
 
+func clamp01(r float64) float64 { return math.Min(math.Max(r, 0), 1) } // NaN stays NaN
+
 // interpolate reads the table of values at read ratios 0, 1/(n−1), …, 1
-// at r in [0, 1], linearly.
+// at r in [0, 1], linearly; NaN for any other r.
 func interpolate(table []float64, r float64) float64 {
+	if !(r >= 0 && r <= 1) {
+		return math.NaN()
+	}
 	n := len(table)
 	x := r * float64(n-1)
 	i := min(int(x), n-2)
@@ -843,8 +891,11 @@ func (ut *UtilizationTrend) ETA(now, currentU float64, overSLO bool) SaturationE
 		return SaturationETA{Reason: "saturated"}
 	}
 	if l := ut.Limit; l != nil {
-		lower := func(t float64) float64 { lo, _ := l.Band(t); return lo }
-		upper := func(t float64) float64 { _, hi := l.Band(t); return hi }
+		lower, upper := l.At, l.At // without a band that can be read: demand's band alone
+		if l.bandOK() {            // checked once, not at every step
+			lower = func(t float64) float64 { lo, _ := l.band(t); return lo }
+			upper = func(t float64) float64 { _, hi := l.band(t); return hi }
+		}
 		return ut.crossings(now, l.At, l.meanAt, lower, upper)
 	}
 	one := func(float64) float64 { return 1 }
@@ -1190,19 +1241,39 @@ func dot(a, b []float64) float64 {
 // so a candidate costs O(m·p) and no fit; only the best is fitted
 // (TestBestBendAgainstRefits).
 func bestBend(bt, by []float64, h cycleForm, first, last float64) (tau, sse0, sse1 float64, res []float64) {
+	sse0, sse1 = math.NaN(), math.Inf(1)
+	bendCandidates(bt, by, h, first, last, func(t, s0, s1 float64) {
+		sse0 = s0
+		if s1 < sse1 {
+			tau, sse1 = t, s1
+		}
+	})
+	if tau == 0 {
+		return 0, sse0, sse1, nil
+	}
+	bent, ok := fitBins(bt, by, h, tau)
+	if !ok {
+		return 0, sse0, math.Inf(1), nil
+	}
+	res, sse1 = binResiduals(bent, bt, by)
+	return tau, sse0, sse1, res
+}
+
+// bendCandidates calls each with every bend on bestBend's grid, the
+// straight line's squared error and the bent line's by the Frisch–Waugh
+// update; with nothing when the straight line cannot be fitted.
+func bendCandidates(bt, by []float64, h cycleForm, first, last float64, each func(tau, sse0, sse1 float64)) {
 	straight, ok := fitBins(bt, by, h, 0)
 	if !ok {
-		return 0, math.NaN(), math.Inf(1), nil
+		return
 	}
 	r0, sse0 := binResiduals(straight, bt, by)
 	q, ok := orthonormalColumns(bt, straight)
 	if !ok {
-		return 0, sse0, math.Inf(1), nil
+		return
 	}
 	m := len(bt)
 	z := make([]float64, m)
-	sse1 = math.Inf(1)
-	best := 0.0
 	for k := 1; k <= maxBendBins; k++ { // bounded: first + bendBin may round to first
 		t := first + float64(k)*bendBin
 		if !(t < last) {
@@ -1211,10 +1282,8 @@ func bestBend(bt, by []float64, h cycleForm, first, last float64) (tau, sse0, ss
 		if t-first < minBendSegment || last-t < minBendSegment || t == 0 { // BendAt 0 is a straight line
 			continue
 		}
-		var zr float64
 		for i, x := range bt {
 			z[i] = math.Max(0, x-t) / Day
-			zr += z[i] * r0[i]
 		}
 		for _, c := range q { // z becomes Mz
 			d := dot(c, z)
@@ -1226,17 +1295,7 @@ func bestBend(bt, by []float64, h cycleForm, first, last float64) (tau, sse0, ss
 		if !(mm > 1e-12*float64(m)) { // the hinge lies in the straight design: no bend there
 			continue
 		}
-		if s := math.Max(sse0-zr*zr/mm, 0); s < sse1 {
-			best, sse1 = t, s
-		}
+		zr := dot(z, r0) // (Mz)ᵀr₀: r₀ is orthogonal to the design up to rounding
+		each(t, sse0, math.Max(sse0-zr*zr/mm, 0))
 	}
-	if best == 0 {
-		return 0, sse0, sse1, nil
-	}
-	bent, ok := fitBins(bt, by, h, best)
-	if !ok {
-		return 0, sse0, math.Inf(1), nil
-	}
-	res, sse1 = binResiduals(bent, bt, by)
-	return best, sse0, sse1, res
 }

@@ -79,3 +79,24 @@ func FuzzFitUtilization(f *testing.F) {
 		}
 	})
 }
+
+// FuzzLimitBand: any limit (as a damaged saved state may hold) gives a band
+// without a panic, and where the band can be read its ends hold the limit.
+func FuzzLimitBand(f *testing.F) {
+	f.Add(fuzzbytes.Of(0, 0.5, 0, 2, 0.05, 1e-6, 1, 0.8, 1, 0.9, 0.7, 0.9, 1.1, 0.9, 1.1, 86400))
+	f.Add(fuzzbytes.Of(0, 1.3, -1e-5, 0, 0, 1e300, 1, 2, math.NaN(), 1, 2, 3, 1e9))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v := fuzzbytes.Floats(data)
+		if len(v) < 7 || len(v) > 64 {
+			return
+		}
+		n := (len(v) - 7) / 3
+		l := &Limit{T0: v[0], ReadRatio0: v[1], Slope: v[2], Z: v[3], LevelSE: v[4], SlopeSE: v[5],
+			Capacity: v[6 : 6+n], CapacityLower: v[6+n : 6+2*n], CapacityUpper: v[6+2*n : 6+3*n]}
+		at := v[len(v)-1]
+		lo, hi := l.Band(at)
+		if m := l.At(at); l.bandOK() && !math.IsNaN(m) && !(lo <= m && m <= hi) {
+			t.Fatalf("limit %v outside its band [%v, %v]: %+v at %v", m, lo, hi, l, at)
+		}
+	})
+}
