@@ -2,6 +2,7 @@ package models
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/storcast/storcast/exporter/features"
@@ -68,6 +69,13 @@ func TestSaturationETABands(t *testing.T) {
 			t.Errorf("%s: latency_slo band's late end %v d, want %v d", c.name, l.Late/trend.Day, want/trend.Day)
 		}
 	}
+	// Without max_iops (no capacity at the mix) the late end is the knee's
+	// optimistic end, never a level below its pessimistic one: bands that
+	// cross (the lower latency bound over the SLO first) are read as ordered.
+	crossed := set.SaturationETAs(obs, true, Live{}, 0.005, kneeLatency{Band{Upper: 3000, Mean: 2800, Lower: 2500}})
+	if l, ok := crossed["latency_slo"]; !ok || !l.HasBand || l.Late != atLevel(3000).LateSeconds || !(l.Late >= l.Seconds) {
+		t.Errorf("a knee whose optimistic end lies below its pessimistic one: latency_slo %+v, want the late end %v d", l, atLevel(3000).LateSeconds/trend.Day)
+	}
 	over := obs
 	over.LatencySeconds = 0.01
 	if l := set.SaturationETAs(over, true, live, 0.005, kneeLatency{Band{Upper: 3000}})["latency_slo"]; l != (ETA{HasBand: true}) {
@@ -129,5 +137,35 @@ func TestCapacityTables(t *testing.T) {
 				t.Fatalf("%s: at point %d the band [%v, %v] does not hold the capacity %v", c.name, k, lower[k], upper[k], v)
 			}
 		}
+	}
+}
+
+// TestFillUnplaced: a point the capacity model could not place (or placed
+// without its band) takes all three values of the last placed point before
+// it, a leading gap those of the first placed; so the band holds the
+// capacity at every point. Filled table by table, the lower end at point 1
+// came from point 0 (0.9), above the capacity it was given from point 2.
+func TestFillUnplaced(t *testing.T) {
+	nan := math.NaN()
+	capacity := []float64{nan, 1.0, 0.8, nan, 0.6}
+	lower := []float64{nan, 0.9, nan, nan, 0.5}
+	upper := []float64{nan, 1.1, nan, nan, 0.7}
+	placed := []bool{false, true, false, false, true}
+	if !fillUnplaced(placed, capacity, lower, upper) {
+		t.Fatal("no point placed")
+	}
+	want := [][]float64{{1.0, 1.0, 1.0, 1.0, 0.6}, {0.9, 0.9, 0.9, 0.9, 0.5}, {1.1, 1.1, 1.1, 1.1, 0.7}}
+	for i, got := range [][]float64{capacity, lower, upper} {
+		if !slices.Equal(got, want[i]) {
+			t.Errorf("table %d: %v, want %v", i, got, want[i])
+		}
+	}
+	for k := range capacity {
+		if !(lower[k] <= capacity[k] && capacity[k] <= upper[k]) {
+			t.Errorf("point %d: band [%v, %v] without the capacity %v", k, lower[k], upper[k], capacity[k])
+		}
+	}
+	if fillUnplaced([]bool{false, false}, []float64{nan, nan}) {
+		t.Error("nothing placed, but fillUnplaced says something was")
 	}
 }

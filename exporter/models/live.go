@@ -263,8 +263,8 @@ func bandedETA(e trend.SaturationETA) ETA {
 // With the utilization trend, each ETA has its band: for max_iops the
 // capacity's band (the calibration's) over the forecast read ratio's band
 // (trend.Limit); for latency_slo the knee's pessimistic to its optimistic
-// end, the late end never after max_iops's (the latency diverges at
-// capacity). Already there (the utilization at 1, the latency over its
+// end, the late end never after max_iops's unless the ETA itself is (the
+// latency diverges at capacity). Already there (the utilization at 1, the latency over its
 // SLO), the ETA and its band are 0. A limit without its models is absent.
 func (s Set) SaturationETAs(obs features.Observed, hasObs bool, live Live, sloSeconds float64, latency Latency) map[string]ETA {
 	out := map[string]ETA{}

@@ -150,34 +150,45 @@ func mixLimit(capm *conservation.Model, ref features.Observed, cRef float64, mix
 
 // capacityTables tabulates the capacity at the sizes of ref over read
 // ratios 0, 0.5%, …, 1, relative to cRef, and its band's ends (nil when
-// the band has no width anywhere). A read ratio the capacity model cannot
-// place takes its neighbour's values, the one before it or for a leading
-// gap the one after, all three from the same point, so lower ≤ capacity ≤
-// upper holds at every point (trend.Limit reads no band otherwise).
+// the band has no width anywhere); a read ratio the capacity model cannot
+// place is filled (fillUnplaced).
 func capacityTables(capm *conservation.Model, ref features.Observed, cRef float64) (capacity, lower, upper []float64) {
 	capacity, lower, upper = make([]float64, capacityTablePoints), make([]float64, capacityTablePoints), make([]float64, capacityTablePoints)
-	placed := -1 // the last point placed
+	placed := make([]bool, capacityTablePoints)
 	for k := range capacity {
 		c, lo, hi := capacityBandAtReadRatio(capm, ref, float64(k)/(capacityTablePoints-1))
-		if c, lo, hi = c/cRef, lo/cRef, hi/cRef; finite(c) && c > 0 && lo > 0 && finite(hi) {
-			placed = k
-		} else if placed >= 0 {
-			c, lo, hi = capacity[placed], lower[placed], upper[placed]
-		}
-		capacity[k], lower[k], upper[k] = c, lo, hi
+		capacity[k], lower[k], upper[k] = c/cRef, lo/cRef, hi/cRef
+		placed[k] = finite(capacity[k]) && capacity[k] > 0 && lower[k] > 0 && finite(upper[k])
 	}
-	if placed < 0 {
+	if !fillUnplaced(placed, capacity, lower, upper) {
 		return capacity, nil, nil // no read ratio placed: no limit (NaN)
-	}
-	for k := capacityTablePoints - 2; k >= 0; k-- { // the leading gap, if any
-		if !(capacity[k] > 0) || math.IsNaN(lower[k]) || math.IsNaN(upper[k]) {
-			capacity[k], lower[k], upper[k] = capacity[k+1], lower[k+1], upper[k+1]
-		}
 	}
 	if slices.Equal(lower, capacity) && slices.Equal(upper, capacity) {
 		return capacity, nil, nil
 	}
 	return capacity, lower, upper
+}
+
+// fillUnplaced gives every point of the tables that was not placed the
+// values of the last placed point before it, or for a leading gap of the
+// first placed after it: all tables from the same point, so lower ≤
+// capacity ≤ upper holds wherever it held at the placed points (trend.Limit
+// reads no band otherwise). It reports whether any point was placed.
+func fillUnplaced(placed []bool, tables ...[]float64) bool {
+	from := slices.Index(placed, true)
+	if from < 0 {
+		return false
+	}
+	for k, ok := range placed {
+		if ok {
+			from = k
+			continue
+		}
+		for _, t := range tables {
+			t[k] = t[from]
+		}
+	}
+	return true
 }
 
 // Decode implements Fitter.

@@ -101,8 +101,9 @@ func scenarioFrame(c *storagesim.Cluster, r source.Range) *source.Frame {
 // slope's standard error and its own forecasts' error from 6-24 h back,
 // which holds the lag) at 24 of 24 in every variant (17, 15, 13 on the 4-,
 // 6- and 8-hour windows before), the early end before the crossing or
-// within 10% of it at 24 of 24 (22, 20, 17, 16 before), the late end
-// mostly the next day's peak.
+// within 10% of it at 24 of 24 (22, 20, 17, 16 before) and not more than
+// 20% before it at 21, 20, 20, 21, the late end mostly the next day's
+// peak.
 func TestSaturationETAByStartHour(t *testing.T) {
 	for _, v := range []struct {
 		name   string
@@ -137,7 +138,7 @@ func TestSaturationETAByStartHour(t *testing.T) {
 func etaByStartHour(t *testing.T, sc *storagesim.Scenario, nextPeak bool, atLeast int) {
 	const step = 5 * time.Minute
 	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	within, covered, inTime := 0, 0, 0
+	within, covered, inTime, tight := 0, 0, 0, 0
 	for h := 0; h < 24; h++ {
 		origin := base.Add(time.Duration(h) * time.Hour)
 		c, err := storagesim.New(sc, 1, origin)
@@ -199,6 +200,9 @@ func etaByStartHour(t *testing.T, sc *storagesim.Scenario, nextPeak bool, atLeas
 		if band.EarlySeconds <= 1.1*want {
 			inTime++
 		}
+		if band.EarlySeconds >= 0.8*want {
+			tight++
+		}
 		t.Logf("history ending %02d:00 UTC: ETA %.2f h [%.2f, %.2f], true crossing %.2f h: %+.1f%% (the first peak clears the capacity by %.1f%%; the next peak's crossing %+.1f%%; demand's peak %+.2f%%, cycle: %d harmonics, profile %v)",
 			end.Hour(), eta/3600, band.EarlySeconds/3600, band.LateSeconds/3600, want/3600, 100*rel, 100*(peak-1), 100*relNext, 100*(fitted/truth-1), uf.T.Harmonics, uf.T.Profile)
 		switch {
@@ -218,7 +222,7 @@ func etaByStartHour(t *testing.T, sc *storagesim.Scenario, nextPeak bool, atLeas
 			t.Errorf("history ending %02d:00 UTC: ETA %+.1f%% from the true crossing, %+.1f%% from the next peak's (the first clears the capacity by %.1f%%)", end.Hour(), 100*rel, 100*relNext, 100*(peak-1))
 		}
 	}
-	t.Logf("within 10%% of the true crossing at %d of 24 hours; the band covers it at %d, its early end in time (before it or within 10%%) at %d", within, covered, inTime)
+	t.Logf("within 10%% of the true crossing at %d of 24 hours; the band covers it at %d, its early end in time (before it or within 10%%) at %d and within 20%% of it at %d", within, covered, inTime, tight)
 	if within < atLeast {
 		t.Errorf("the ETA is within 10%% of the true crossing at %d of 24 hours of the day; want at least %d", within, atLeast)
 	}
@@ -227,7 +231,11 @@ func etaByStartHour(t *testing.T, sc *storagesim.Scenario, nextPeak bool, atLeas
 	if covered < 23 {
 		t.Errorf("the ETA's band covers the true crossing at %d of 24 hours of the day; want at least 23", covered)
 	}
-	if inTime < 23 {
-		t.Errorf("the ETA band's early end is before the true crossing or within 10%% of it at %d of 24 hours of the day; want at least 23", inTime)
+	// Not a band made wide to cover: its early end within a fifth of the
+	// true crossing at 21, 20, 20, 21 of 24 (cosine, 4-, 6-, 8-hour
+	// windows); at the rest it names the day before's peak, which came
+	// within the band of the limit.
+	if tight < 19 {
+		t.Errorf("the ETA band's early end is within 20%% of the true crossing at %d of 24 hours of the day; want at least 19", tight)
 	}
 }

@@ -206,9 +206,9 @@ func TestLimitFollowsTheMixCycle(t *testing.T) {
 // TestLimitBand: the limit's band is the lowest lower end and the highest
 // upper end of the capacity's band over the read ratio's band, which widens
 // with the slope's standard error ahead; a table's knot inside the range
-// counts (a frontier lowest at 50/50 reads); without a band, the limit at
-// both ends; a band that does not match the table, or a negative standard
-// error, gives NaN (no forecast).
+// counts (a frontier lowest at 50/50 reads); without a band, or with one
+// that cannot be read (a damaged saved state), the limit at both ends;
+// never a panic or NaN from infinite read ratios or standard errors.
 func TestLimitBand(t *testing.T) {
 	v := []float64{1, 0.8, 1} // interference: lowest at 50/50
 	l := &Limit{T0: 0, ReadRatio0: 0.5, Capacity: v, Z: 2, LevelSE: 0.05, SlopeSE: 0.1 / Day,
@@ -249,7 +249,7 @@ func TestLimitBand(t *testing.T) {
 	// demand's alone and stays ordered.
 	long := make([]float64, maxBandTable+1)
 	for k := range long {
-		long[k] = 1
+		long[k] = 1 + float64(k)/float64(maxBandTable) // a band over it would differ from the limit
 	}
 	for name, bad := range map[string]Limit{
 		"short lower table":         {ReadRatio0: 0.5, Capacity: v, CapacityLower: []float64{1, 1}},
@@ -275,6 +275,18 @@ func TestLimitBand(t *testing.T) {
 	zero := &Limit{ReadRatio0: 0.5, Capacity: v, SlopeSE: 1e300} // Z 0: no band, not 0·Inf
 	if lo, hi := zero.Band(1e9); lo != 0.8 || hi != 0.8 {
 		t.Errorf("Z 0: band [%v, %v], want the limit 0.8", lo, hi)
+	}
+	// A read ratio and a band both infinite ahead (∞ − ∞): every read
+	// ratio, not a NaN index.
+	wild := &Limit{Slope: 1e308, Z: 1, SlopeSE: 1e308, Capacity: []float64{1, 2}}
+	if lo, hi := wild.Band(10); lo != 1 || hi != 2 {
+		t.Errorf("an infinite read ratio and band: [%v, %v], want [1, 2]", lo, hi)
+	}
+	// On a flat stretch the limit at the forecast itself may round a step
+	// below the band's ends: the band takes it in.
+	flat := &Limit{ReadRatio0: 0.3, Capacity: []float64{0.1, 0.1}, CapacityLower: []float64{0.1, 0.1}, CapacityUpper: []float64{0.1, 0.1}, Z: 1, LevelSE: 0.2}
+	if lo, hi := flat.Band(0); !(lo <= flat.At(0) && flat.At(0) <= hi) {
+		t.Errorf("flat table: band [%v, %v] without the limit %v", lo, hi, flat.At(0))
 	}
 }
 

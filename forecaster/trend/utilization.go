@@ -234,6 +234,9 @@ func (l *Limit) band(t float64) (lower, upper float64) {
 	// Widened before it is clamped: a forecast past 1 is all reads, and
 	// its band only reaches below 1 by more than the excess.
 	lo, hi := clamp01(r-d), clamp01(r+d)
+	if math.IsNaN(lo) || math.IsNaN(hi) { // r and d both infinite: every read ratio
+		lo, hi = 0, 1
+	}
 	lowTable, highTable := l.Capacity, l.Capacity
 	if l.CapacityLower != nil {
 		lowTable = l.CapacityLower
@@ -241,8 +244,13 @@ func (l *Limit) band(t float64) (lower, upper float64) {
 	if l.CapacityUpper != nil {
 		highTable = l.CapacityUpper
 	}
+	// The ends, the knots between and the forecast itself (rounding may
+	// put the limit at r a step below the ends on a flat stretch).
 	lower, upper = interpolate(lowTable, lo), interpolate(highTable, lo)
 	lower, upper = math.Min(lower, interpolate(lowTable, hi)), math.Max(upper, interpolate(highTable, hi))
+	if c := clamp01(r); !math.IsNaN(c) {
+		lower, upper = math.Min(lower, interpolate(lowTable, c)), math.Max(upper, interpolate(highTable, c))
+	}
 	// The table's points inside (lo, hi): a piecewise linear function
 	// takes its extremes at its knots or the interval's ends.
 	n := len(l.Capacity)
@@ -660,7 +668,8 @@ func (ut *UtilizationTrend) solveWeighted(X *mat.Dense, y, w []float64) (mat.Den
 // or no forecast otherwise.
 func (ut *UtilizationTrend) valid() bool {
 	p := ut.params()
-	return ut.coefOK() && len(ut.Cov) == p*p
+	finiteNonNeg := func(v float64) bool { return v >= 0 && !math.IsInf(v, 1) }
+	return ut.coefOK() && len(ut.Cov) == p*p && finiteNonNeg(ut.Z) && finiteNonNeg(ut.ResidualStd)
 }
 
 // coefOK reports whether the coefficients fit the shape, which is all the
@@ -746,6 +755,9 @@ func (ut *UtilizationTrend) curve(t float64, cycle bool) float64 {
 // halfWidth is the prediction band's half-width at t in the fitted scale:
 // z·s·√(1 + xᵀ(XᵀWX)⁻¹x).
 func (ut *UtilizationTrend) halfWidth(t float64, cycle bool) float64 {
+	if ut.Z == 0 {
+		return 0 // not 0·Inf
+	}
 	return ut.Z * ut.predictionSE(t, cycle)
 }
 
@@ -765,6 +777,9 @@ func (ut *UtilizationTrend) predictionSE(t float64, cycle bool) float64 {
 		for j := 0; j < p; j++ {
 			q += x[i] * ut.Cov[i*p+j] * x[j]
 		}
+	}
+	if math.IsNaN(q) { // a damaged covariance: no width known, the widest band
+		return math.Inf(1)
 	}
 	return ut.ResidualStd * math.Sqrt(1+math.Max(q, 0))
 }
@@ -1232,7 +1247,8 @@ func dot(a, b []float64) float64 {
 // bestBend is the bend on the bin grid (first + k·bendBin, at least
 // minBendSegment from first and from last) whose bent line fits the bins
 // with the least squared error: its time (0: none could be fitted), the
-// straight line's and its squared errors, and its residuals.
+// straight line's squared error (NaN without a candidate) and its own, and
+// its residuals.
 //
 // Each candidate's squared error is the straight line's less what the
 // hinge z = max(0, t − τ) adds (Frisch–Waugh): SSE₁ = SSE₀ − (zᵀr₀)²/‖Mz‖²,

@@ -85,6 +85,7 @@ func FuzzFitUtilization(f *testing.F) {
 func FuzzLimitBand(f *testing.F) {
 	f.Add(fuzzbytes.Of(0, 0.5, 0, 2, 0.05, 1e-6, 1, 0.8, 1, 0.9, 0.7, 0.9, 1.1, 0.9, 1.1, 86400))
 	f.Add(fuzzbytes.Of(0, 1.3, -1e-5, 0, 0, 1e300, 1, 2, math.NaN(), 1, 2, 3, 1e9))
+	f.Add(fuzzbytes.Of(0, 0, 1e308, 1, 0, 1e308, 1, 2, 1, 2, 1, 2, 10)) // ∞ − ∞ read ratios
 	f.Fuzz(func(t *testing.T, data []byte) {
 		v := fuzzbytes.Floats(data)
 		if len(v) < 7 || len(v) > 64 {
