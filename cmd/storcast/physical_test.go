@@ -207,5 +207,13 @@ func TestPhysicalModelOnScenarios(t *testing.T) {
 		default:
 			t.Errorf("saturation ETA %.1f%% from the true crossing, %.1f%% from the next peak's (limits for a first peak under 10%% over the capacity: by its top in %.2f h, or 10%% of the next peak's crossing)", 100*rel, 100*relNext, untilTop/3600)
 		}
+		// The ETA's 95% band, as the exporter serves it, holds the true
+		// crossing (in-process it does at every hour a history can end).
+		early := query1(t, base, `storcast_saturation_eta_seconds_bound{cluster="sim",limit="max_iops",bound="lower"}`)
+		late := query1(t, base, `storcast_saturation_eta_seconds_bound{cluster="sim",limit="max_iops",bound="upper"}`)
+		t.Logf("its band [%.2f, %.2f] h", early/3600, late/3600)
+		if !(early <= eta && eta <= late) || !(early <= want && want <= late) {
+			t.Errorf("the ETA %.2f h and the true crossing %.2f h against the band [%.2f, %.2f] h: want both inside", eta/3600, want/3600, early/3600, late/3600)
+		}
 	})
 }
