@@ -135,6 +135,18 @@ func colour(p *Panel, name, c string, extra ...Property) {
 	p.FieldConfig.Overrides = append(p.FieldConfig.Overrides, Override{Matcher: Matcher{ID: "byName", Options: name}, Properties: props})
 }
 
+// bandKeepingLower draws the series named upper as a band filled down to
+// the one named lower, in one colour: the lower keeps a thin line and its
+// legend entry (it may be drawn alone), the upper is only the fill's edge.
+func bandKeepingLower(p *Panel, lower, upper, c string, opacity int) {
+	colour(p, lower, c, Property{ID: "custom.lineWidth", Value: 1})
+	colour(p, upper, c,
+		Property{ID: "custom.lineWidth", Value: 0},
+		Property{ID: "custom.hideFrom", Value: map[string]any{"legend": true, "tooltip": false, "viz": false}},
+		Property{ID: "custom.fillBelowTo", Value: lower},
+		Property{ID: "custom.fillOpacity", Value: opacity})
+}
+
 func dashed() Property {
 	return Property{ID: "custom.lineStyle", Value: map[string]any{"fill": "dash", "dash": []int{10, 10}}}
 }
@@ -249,12 +261,7 @@ func ClusterHeadroom() Dashboard {
 	// A band as the knee's (upper filled down to lower), but the lower
 	// bound keeps a thin line and its legend: alone (a history that never
 	// saturated) it is the only max IOPS there is.
-	colour(iops, "max lower bound", "red", Property{ID: "custom.lineWidth", Value: 1})
-	colour(iops, "max upper bound", "red",
-		Property{ID: "custom.lineWidth", Value: 0},
-		Property{ID: "custom.hideFrom", Value: map[string]any{"legend": true, "tooltip": false, "viz": false}},
-		Property{ID: "custom.fillBelowTo", Value: "max lower bound"},
-		Property{ID: "custom.fillOpacity", Value: 20})
+	bandKeepingLower(iops, "max lower bound", "max upper bound", "red", 20)
 	hr := l.add(12, 9, timeseries("Headroom and utilization", "Headroom = 1 - utilization, both at the current mix.", "percentunit",
 		// A soft 0..1 axis: utilization past 1 and headroom below 0 (a
 		// saturated cluster) are drawn, not clipped.
@@ -278,12 +285,9 @@ func ClusterHeadroom() Dashboard {
 	for _, lc := range [][2]string{{"max_iops", "red"}, {"latency_slo", "orange"}} {
 		limit, fixed := lc[0], lc[1]
 		colour(etaOverTime, limit, fixed)
-		colour(etaOverTime, limit+" earliest", fixed, Property{ID: "custom.lineWidth", Value: 1})
-		colour(etaOverTime, limit+" latest", fixed,
-			Property{ID: "custom.lineWidth", Value: 0},
-			Property{ID: "custom.hideFrom", Value: map[string]any{"legend": true, "tooltip": false, "viz": false}},
-			Property{ID: "custom.fillBelowTo", Value: limit + " earliest"},
-			Property{ID: "custom.fillOpacity", Value: 15})
+		// The late end is often +Inf (filtered out): the early end keeps
+		// its line.
+		bandKeepingLower(etaOverTime, limit+" earliest", limit+" latest", fixed, 15)
 	}
 
 	capCurve := l.add(12, 10, &Panel{Type: "trend", Title: "Capacity curve over read ratio",

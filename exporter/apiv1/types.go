@@ -69,7 +69,9 @@ type SaturationETA struct {
 // limit's band (the capacity's over the forecast mix's; the latency knee's
 // pessimistic end), Late when its lower end reaches the upper end of the
 // limit's; in seconds from DataAsOfUnix, null when that end is not reached
-// within the horizon.
+// within the horizon. Early and Late are, in that order, the series
+// storcast_saturation_eta_seconds_bound's bound="lower" and bound="upper"
+// (named here for what they are in time).
 type ETABand struct {
 	Early *float64 `json:"early"`
 	Late  *float64 `json:"late"`

@@ -26,8 +26,9 @@ func (kneeLatency) MarshalJSON() ([]byte, error) { return []byte("{}"), nil }
 // Early ≤ Seconds ≤ Late. The latency_slo band runs from the knee's
 // pessimistic end (its upper bound's crossing, the ETA's own level) to its
 // optimistic end (the lower bound's); where the lower bound does not cross
-// before capacity or lies past it, to the max_iops band's late end. Over the SLO, the ETA
-// and its band are 0; the demand trend's line in IOPS has no band.
+// before capacity or lies past it, to the max_iops band's late end. Over
+// the SLO, the ETA and its band are 0; the demand trend's line in IOPS has
+// no band.
 // Demand, in units of the capacity at the mix (5000 IOPS), grows 0.01 a
 // day from 0.4 (2000 IOPS); the knee at 3000 IOPS is met in 20 days.
 func TestSaturationETABands(t *testing.T) {

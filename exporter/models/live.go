@@ -264,8 +264,9 @@ func bandedETA(e trend.SaturationETA) ETA {
 // capacity's band (the calibration's) over the forecast read ratio's band
 // (trend.Limit); for latency_slo the knee's pessimistic to its optimistic
 // end, the late end never after max_iops's unless the ETA itself is (the
-// latency diverges at capacity). Already there (the utilization at 1, the latency over its
-// SLO), the ETA and its band are 0. A limit without its models is absent.
+// latency diverges at capacity). Already there (the utilization at 1, the
+// latency over its SLO), the ETA and its band are 0. A limit without its
+// models is absent.
 func (s Set) SaturationETAs(obs features.Observed, hasObs bool, live Live, sloSeconds float64, latency Latency) map[string]ETA {
 	out := map[string]ETA{}
 	if !hasObs {
@@ -282,7 +283,8 @@ func (s Set) SaturationETAs(obs features.Observed, hasObs bool, live Live, sloSe
 	}
 	if latency != nil {
 		if overSLO {
-			out["latency_slo"] = ETA{HasBand: s.Utilization() != nil}
+			ut := s.Utilization()
+			out["latency_slo"] = ETA{HasBand: ut != nil && ut.hasReference()} // as loadETA gives one
 		} else if k := latency.Crossing(sloSeconds); !math.IsNaN(k.Upper) {
 			if eta, ok := s.loadETA(obs.Time, k); ok {
 				if m := out["max_iops"]; eta.HasBand && m.HasBand {
@@ -307,17 +309,19 @@ func (s Set) SaturationETAs(obs features.Observed, hasObs bool, live Live, sloSe
 // before capacity), else the demand trend's mean; ok is false without
 // either.
 func (s Set) loadETA(now float64, knee Band) (ETA, bool) {
+	// The upper latency band crosses the SLO first, at the lower IOPS.
+	pessimistic, optimistic := knee.Upper, knee.Lower
 	if ut := s.Utilization(); ut != nil {
-		late := math.Max(knee.Lower, knee.Upper)
-		if math.IsNaN(knee.Lower) {
+		late := math.Max(optimistic, pessimistic)
+		if math.IsNaN(optimistic) {
 			late = math.Inf(1)
 		}
-		if e, ok := ut.LoadETA(now, knee.Upper, knee.Upper, late); ok {
+		if e, ok := ut.LoadETA(now, pessimistic, pessimistic, late); ok {
 			return bandedETA(e), true
 		}
 	}
 	if tr := s.Trend(); tr != nil {
-		return ETA{Seconds: tr.ETA(now, knee.Upper)}, true
+		return ETA{Seconds: tr.ETA(now, pessimistic)}, true
 	}
 	return ETA{}, false
 }

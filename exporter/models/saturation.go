@@ -80,11 +80,17 @@ func (f SaturationFitter) Fit(_ context.Context, in Input) (Fitted, error) {
 	return &UtilizationFit{T: ut, N: len(obs), ReadRatio: mix, ReferenceIOPS: cRef}, nil
 }
 
+// classesAtReadRatio are the op classes of one operation per second at
+// the sizes of o with read ratio r: a mix, for the capacity there.
+func classesAtReadRatio(o features.Observed, r float64) []conservation.OpClass {
+	o.ReadIOPS, o.WriteIOPS, o.IOPS = r, 1-r, 1
+	return features.OpClasses(o)
+}
+
 // capacityAtReadRatio is the max total IOPS at the sizes of o with read
 // ratio r (by operations); NaN when the capacity model cannot place it.
 func capacityAtReadRatio(capm *conservation.Model, o features.Observed, r float64) float64 {
-	o.ReadIOPS, o.WriteIOPS, o.IOPS = r, 1-r, 1
-	res, err := capm.AtMixCentral(features.OpClasses(o))
+	res, err := capm.AtMixCentral(classesAtReadRatio(o, r))
 	if err != nil || !(res.MaxTotalIOPS > 0) || !finite(res.MaxTotalIOPS) {
 		return math.NaN()
 	}
@@ -98,8 +104,7 @@ func capacityAtReadRatio(capm *conservation.Model, o features.Observed, r float6
 // central figure at both ends.
 func capacityBandAtReadRatio(capm *conservation.Model, o features.Observed, r float64) (central, lower, upper float64) {
 	nan := math.NaN()
-	o.ReadIOPS, o.WriteIOPS, o.IOPS = r, 1-r, 1
-	classes := features.OpClasses(o)
+	classes := classesAtReadRatio(o, r)
 	res, err := capm.AtMix(classes)
 	if err != nil {
 		if res, err = capm.AtMixCentral(classes); err != nil {
@@ -138,7 +143,7 @@ func capacityBandAtReadRatio(capm *conservation.Model, o features.Observed, r fl
 // demand's alone, minutes wide on a noise-free history where the read
 // ratio's lag put the ETA hours late (TestSaturationETAByStartHour).
 func mixLimit(capm *conservation.Model, ref features.Observed, cRef float64, mix *trend.UtilizationTrend) *trend.Limit {
-	lim := &trend.Limit{T0: ref.Time, ReadRatio0: mix.TrendAt(ref.Time), Cycle: mix.DailyCycle(), Capacity: make([]float64, capacityTablePoints)}
+	lim := &trend.Limit{T0: ref.Time, ReadRatio0: mix.TrendAt(ref.Time), Cycle: mix.DailyCycle()}
 	lim.Slope = mix.DriftSlope() / trend.Day
 	_, se := mix.Slope()
 	if z, level, slopeSE := mix.Z, mix.PredictionSE(ref.Time), math.Max(se, mix.BacktestSlopeError); finite(z) && z > 0 && finite(level) && finite(slopeSE) {
@@ -158,7 +163,7 @@ func capacityTables(capm *conservation.Model, ref features.Observed, cRef float6
 	for k := range capacity {
 		c, lo, hi := capacityBandAtReadRatio(capm, ref, float64(k)/(capacityTablePoints-1))
 		capacity[k], lower[k], upper[k] = c/cRef, lo/cRef, hi/cRef
-		placed[k] = finite(capacity[k]) && capacity[k] > 0 && lower[k] > 0 && finite(upper[k])
+		placed[k] = !math.IsNaN(c) // all three placed, or none
 	}
 	if !fillUnplaced(placed, capacity, lower, upper) {
 		return capacity, nil, nil // no read ratio placed: no limit (NaN)
@@ -226,13 +231,18 @@ func (m *UtilizationFit) ETA(now, currentU float64, overSLO bool) trend.Saturati
 	return m.T.ETA(now, currentU, overSLO)
 }
 
+// hasReference reports whether the fit knows the capacity its demand is in
+// units of (a state saved before it was kept does not): a load's ETA needs
+// it.
+func (m *UtilizationFit) hasReference() bool { return m.ReferenceIOPS > 0 && finite(m.ReferenceIOPS) }
+
 // LoadETA is when demand's trend reaches iops (the latency knee: a load at
 // today's mix, held there), as ETA does for the capacity: first by its
 // daily peaks; the band's early end against lowIOPS, its late end against
 // highIOPS (+Inf: no late end). ok is false without the reference
 // capacity.
 func (m *UtilizationFit) LoadETA(now, iops, lowIOPS, highIOPS float64) (eta trend.SaturationETA, ok bool) {
-	if !(m.ReferenceIOPS > 0) || !finite(m.ReferenceIOPS) {
+	if !m.hasReference() {
 		return trend.SaturationETA{}, false
 	}
 	return m.T.LevelETA(now, iops/m.ReferenceIOPS, lowIOPS/m.ReferenceIOPS, highIOPS/m.ReferenceIOPS), true

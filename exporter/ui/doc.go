@@ -16,7 +16,9 @@
 //	                 IOSizeBytes is a size nobody issues; it is shown only when
 //	                 the classes are not given)
 //	saturation ETAs  Cluster.SaturationETAs: when the demand trend's daily peaks
-//	                 reach max IOPS and the latency SLO knee, from Cluster.DataAsOfUnix;
+//	                 reach max IOPS and the latency SLO knee, from Cluster.DataAsOfUnix,
+//	                 with SaturationETA.Band in words ("95%: 36 days to 45 days",
+//	                 "from 12 days, maybe not within a year" without a late end);
 //	                 a demand trend that has not fitted shows what it waits for
 //	data as of       Cluster.DataAsOfUnix, LastFitUnix and NextFitUnix, with
 //	                 "ago"/"in" against the server's clock

@@ -203,6 +203,12 @@ func TestLimitFollowsTheMixCycle(t *testing.T) {
 	}
 }
 
+// bandAt is the limit's band at t, as the ETA's search reads it.
+func bandAt(l *Limit, t float64) (lower, upper float64) {
+	lo, hi := l.bandEnds()
+	return lo(t), hi(t)
+}
+
 // TestLimitBand: the limit's band is the lowest lower end and the highest
 // upper end of the capacity's band over the read ratio's band, which widens
 // with the slope's standard error ahead; a table's knot inside the range
@@ -220,7 +226,7 @@ func TestLimitBand(t *testing.T) {
 		{Day, 0.7, 0.9 + 0.4*2*math.Hypot(0.05, 0.1)},
 		{-Day, 0.7, 0.9 + 0.4*2*math.Hypot(0.05, 0.1)},
 	} {
-		lo, hi := l.Band(c.t)
+		lo, hi := bandAt(l, c.t)
 		if math.Abs(lo-c.lower) > 1e-12 || math.Abs(hi-c.upper) > 1e-12 {
 			t.Errorf("band at %v d: [%v, %v], want [%v, %v]", c.t/Day, lo, hi, c.lower, c.upper)
 		}
@@ -231,17 +237,17 @@ func TestLimitBand(t *testing.T) {
 	// The read ratio's band is clamped to [0, 1].
 	wide := *l
 	wide.LevelSE = 1
-	if lo, hi := wide.Band(0); lo != 0.7 || hi != 1.1 {
+	if lo, hi := bandAt(&wide, 0); lo != 0.7 || hi != 1.1 {
 		t.Errorf("band over every read ratio: [%v, %v], want [0.7, 1.1]", lo, hi)
 	}
 	plain := &Limit{T0: 0, ReadRatio0: 0.3, Capacity: v}
-	if lo, hi := plain.Band(Day); lo != plain.At(Day) || hi != plain.At(Day) {
+	if lo, hi := bandAt(plain, Day); lo != plain.At(Day) || hi != plain.At(Day) {
 		t.Errorf("no band: [%v, %v], want the limit %v at both ends", lo, hi, plain.At(Day))
 	}
 	// A forecast past all reads is all reads: its band reaches below only
 	// by more than the excess (widened, then clamped).
 	past := &Limit{ReadRatio0: 1.3, Capacity: []float64{1, 2}, Z: 2, LevelSE: 0.05}
-	if lo, hi := past.Band(0); lo != 2 || hi != 2 {
+	if lo, hi := bandAt(past, 0); lo != 2 || hi != 2 {
 		t.Errorf("read ratio 1.3 ± 0.1: band [%v, %v], want [2, 2]", lo, hi)
 	}
 	// A band that cannot be read (a damaged saved state) is ignored: the
@@ -263,29 +269,29 @@ func TestLimitBand(t *testing.T) {
 		"infinite Z":                {ReadRatio0: 0.5, Capacity: v, Z: math.Inf(1), LevelSE: 0.1},
 		"a table past maxBandTable": {ReadRatio0: 0.5, Capacity: long, Z: 2, LevelSE: 0.1},
 	} {
-		if lo, hi := bad.Band(0); lo != bad.At(0) || hi != bad.At(0) {
+		if lo, hi := bandAt(&bad, 0); lo != bad.At(0) || hi != bad.At(0) {
 			t.Errorf("%s: band [%v, %v], want the limit %v at both ends", name, lo, hi, bad.At(0))
 		}
 	}
 	// A slope's standard error that overflows ahead: every read ratio.
 	huge := &Limit{ReadRatio0: 0.5, Capacity: v, Z: 2, SlopeSE: 1e300}
-	if lo, hi := huge.Band(1e9); lo != 0.8 || hi != 1 {
+	if lo, hi := bandAt(huge, 1e9); lo != 0.8 || hi != 1 {
 		t.Errorf("a standard error past the largest float: band [%v, %v], want [0.8, 1]", lo, hi)
 	}
 	zero := &Limit{ReadRatio0: 0.5, Capacity: v, SlopeSE: 1e300} // Z 0: no band, not 0·Inf
-	if lo, hi := zero.Band(1e9); lo != 0.8 || hi != 0.8 {
+	if lo, hi := bandAt(zero, 1e9); lo != 0.8 || hi != 0.8 {
 		t.Errorf("Z 0: band [%v, %v], want the limit 0.8", lo, hi)
 	}
 	// A read ratio and a band both infinite ahead (∞ − ∞): every read
 	// ratio, not a NaN index.
 	wild := &Limit{Slope: 1e308, Z: 1, SlopeSE: 1e308, Capacity: []float64{1, 2}}
-	if lo, hi := wild.Band(10); lo != 1 || hi != 2 {
+	if lo, hi := bandAt(wild, 10); lo != 1 || hi != 2 {
 		t.Errorf("an infinite read ratio and band: [%v, %v], want [1, 2]", lo, hi)
 	}
 	// On a flat stretch the limit at the forecast itself may round a step
 	// below the band's ends: the band takes it in.
 	flat := &Limit{ReadRatio0: 0.3, Capacity: []float64{0.1, 0.1}, CapacityLower: []float64{0.1, 0.1}, CapacityUpper: []float64{0.1, 0.1}, Z: 1, LevelSE: 0.2}
-	if lo, hi := flat.Band(0); !(lo <= flat.At(0) && flat.At(0) <= hi) {
+	if lo, hi := bandAt(flat, 0); !(lo <= flat.At(0) && flat.At(0) <= hi) {
 		t.Errorf("flat table: band [%v, %v] without the limit %v", lo, hi, flat.At(0))
 	}
 }

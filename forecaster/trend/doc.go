@@ -158,8 +158,8 @@
 // give √(Σ(e² − s²)/Σh²), h in days, s² the bins' noise about the
 // origin's fit (in every error whatever the time ahead). A forecast's band
 // taking the larger of the two held the truth 36 h ahead in 191 of 200
-// wandering histories where
-// the standard error alone held it in 104 (TestBendCostOnAWanderingMix).
+// wandering histories where the standard error alone held it in 104
+// (TestBendCostOnAWanderingMix).
 //
 // Peaks, not the mean: the latency SLO is violated at the daily peak, so
 // PeakSeconds is the first time the full curve (trend plus daily cycle)
@@ -170,7 +170,7 @@
 // (W the robust weights of the last weighted solve; s the weighted
 // residual scale √(Σ wᵢrᵢ² / (Σ wᵢ − p)) of that solve's residuals rᵢ, at
 // the weights wᵢ they give, one reweighting later), reach the lower and
-// the upper end of the limit's band (Limit.Band: the capacity's band over
+// the upper end of the limit's band (the capacity's band over
 // the read ratio's, r̂(t) ± z·√(LevelSE² + (SlopeSE·(t − T0))²); 1 at both
 // ends without a Limit). With demand's band alone the ETA's band was
 // minutes wide where the limit's forecast was hours off.

@@ -119,9 +119,11 @@ type UtilizationTrend struct {
 	// by the last coefficient; 0: a straight line.
 	BendAt float64 `json:"bendAt,omitempty"`
 	// BacktestSlopeError is the error per day ahead of the line's own
-	// forecasts from origins 6-24 h before the end (with the bend option
-	// and two days of history; 0 otherwise): what the slope's standard
-	// error does not hold, a drift that keeps changing (see doc.go).
+	// forecasts from origins 6-24 h before the end (with the bend option,
+	// from two days of history, the origins that have a day and a half
+	// before them; 0 otherwise, or when the errors are no larger than the
+	// bins' noise): what the slope's standard error does not hold, a drift
+	// that keeps changing (see doc.go).
 	BacktestSlopeError float64 `json:"backtestSlopeErrorPerDay,omitempty"`
 	// Limit is the level the trend is compared with, in the fitted
 	// quantity's units; nil: 1 (the utilization of a fixed frontier).
@@ -145,7 +147,7 @@ type UtilizationTrend struct {
 // its standard error too), and CapacityLower and CapacityUpper tabulate the
 // ends of the capacity's own band (the calibration's) as Capacity does.
 // The limit's band at t is the lowest lower end and the highest upper end
-// over that range of read ratios (Band).
+// over that range of read ratios (bandEnds).
 type Limit struct {
 	T0            float64   `json:"t0"`
 	ReadRatio0    float64   `json:"readRatio0"`
@@ -176,8 +178,12 @@ func (l *Limit) capacityAt(t float64, cycle bool) float64 {
 
 // maxBandTable bounds the capacity table a band is read from: the band
 // scans the table's knots over the read ratio's range at every step of the
-// ETA's search (the exporter writes 201 points).
+// ETA's search (the exporter's table has a few hundred points).
 const maxBandTable = 1025
+
+// finiteNonNeg reports whether v is a number in [0, +Inf): a standard
+// error, a z or a scale a saved state may hold.
+func finiteNonNeg(v float64) bool { return v >= 0 && !math.IsInf(v, 1) }
 
 // bandOK reports whether the band can be read: standard errors finite and
 // not negative, a capacity table of at most maxBandTable points, and band
@@ -186,7 +192,7 @@ const maxBandTable = 1025
 // ignored, as one saved before the band was: the limit at both ends.
 func (l *Limit) bandOK() bool {
 	n := len(l.Capacity)
-	if !(l.Z >= 0) || !(l.LevelSE >= 0) || !(l.SlopeSE >= 0) || math.IsInf(l.Z+l.LevelSE+l.SlopeSE, 0) || n > maxBandTable {
+	if !finiteNonNeg(l.Z) || !finiteNonNeg(l.LevelSE) || !finiteNonNeg(l.SlopeSE) || n > maxBandTable {
 		return false
 	}
 	for _, c := range [][]float64{l.CapacityLower, l.CapacityUpper} {
@@ -209,19 +215,20 @@ func (l *Limit) bandOK() bool {
 	return true
 }
 
-// Band is the limit's band at t: the lowest lower end and the highest upper
-// end of the capacity's band over the read ratio's band (see Limit); the
-// limit at both ends without a band or with one that cannot be read
-// (bandOK); NaN for a corrupt limit.
-func (l *Limit) Band(t float64) (lower, upper float64) {
+// bandEnds returns the ends of the limit's band as functions of time: the
+// lowest lower end and the highest upper end of the capacity's band over
+// the read ratio's band (see Limit); the limit at both ends without a band
+// or with one that cannot be read (bandOK, checked once here, not at every
+// step of the ETA's search); NaN for a corrupt limit.
+func (l *Limit) bandEnds() (lower, upper func(t float64) float64) {
 	if !l.bandOK() {
-		m := l.At(t)
-		return m, m
+		return l.At, l.At
 	}
-	return l.band(t)
+	return func(t float64) float64 { lo, _ := l.band(t); return lo },
+		func(t float64) float64 { _, hi := l.band(t); return hi }
 }
 
-// band is Band for a band that bandOK accepted.
+// band is the band at t of a band that bandOK accepted.
 func (l *Limit) band(t float64) (lower, upper float64) {
 	r, ok := l.readRatio(t, true)
 	if !ok {
@@ -668,7 +675,6 @@ func (ut *UtilizationTrend) solveWeighted(X *mat.Dense, y, w []float64) (mat.Den
 // or no forecast otherwise.
 func (ut *UtilizationTrend) valid() bool {
 	p := ut.params()
-	finiteNonNeg := func(v float64) bool { return v >= 0 && !math.IsInf(v, 1) }
 	return ut.coefOK() && len(ut.Cov) == p*p && finiteNonNeg(ut.Z) && finiteNonNeg(ut.ResidualStd)
 }
 
@@ -906,11 +912,7 @@ func (ut *UtilizationTrend) ETA(now, currentU float64, overSLO bool) SaturationE
 		return SaturationETA{Reason: "saturated"}
 	}
 	if l := ut.Limit; l != nil {
-		lower, upper := l.At, l.At // without a band that can be read: demand's band alone
-		if l.bandOK() {            // checked once, not at every step
-			lower = func(t float64) float64 { lo, _ := l.band(t); return lo }
-			upper = func(t float64) float64 { _, hi := l.band(t); return hi }
-		}
+		lower, upper := l.bandEnds()
 		return ut.crossings(now, l.At, l.meanAt, lower, upper)
 	}
 	one := func(float64) float64 { return 1 }
@@ -1226,7 +1228,7 @@ func orthonormalColumns(bt []float64, ut *UtilizationTrend) (q [][]float64, ok b
 			}
 		}
 		n := math.Sqrt(dot(c, c))
-		if !(n > 1e-10*before) {
+		if !(n > 1e-10*before) { // all but rounding of the column lay in the others' span
 			return nil, false
 		}
 		for i := range c {
@@ -1308,7 +1310,9 @@ func bendCandidates(bt, by []float64, h cycleForm, first, last float64, each fun
 			}
 		}
 		mm := dot(z, z)
-		if !(mm > 1e-12*float64(m)) { // the hinge lies in the straight design: no bend there
+		// The hinge lies in the straight design (what is left of it is
+		// rounding, against a hinge of order m days² in all): no bend there.
+		if !(mm > 1e-12*float64(m)) {
 			continue
 		}
 		zr := dot(z, r0) // (Mz)ᵀr₀: r₀ is orthogonal to the design up to rounding

@@ -9,9 +9,10 @@ import (
 
 // FuzzFitUtilization: arbitrary (time, utilization) pairs either fail with
 // an error or give a trend whose ETA is never negative or NaN, with
-// early ≤ peak ≤ late (also against a limit with a band), and 0 everywhere when the caller reports saturation;
-// bit 2 of growth lets the line bend, which must then lie inside the
-// history with a finite slope after it.
+// early ≤ peak ≤ late (also against a limit with a band), and 0
+// everywhere when the caller reports saturation; bit 2 of growth lets the
+// line bend, which must then lie inside the history with a finite slope
+// after it.
 func FuzzFitUtilization(f *testing.F) {
 	var seed []float64
 	for i := 0; i < 40; i++ {
@@ -95,7 +96,7 @@ func FuzzLimitBand(f *testing.F) {
 		l := &Limit{T0: v[0], ReadRatio0: v[1], Slope: v[2], Z: v[3], LevelSE: v[4], SlopeSE: v[5],
 			Capacity: v[6 : 6+n], CapacityLower: v[6+n : 6+2*n], CapacityUpper: v[6+2*n : 6+3*n]}
 		at := v[len(v)-1]
-		lo, hi := l.Band(at)
+		lo, hi := bandAt(l, at)
 		if m := l.At(at); l.bandOK() && !math.IsNaN(m) && !(lo <= m && m <= hi) {
 			t.Fatalf("limit %v outside its band [%v, %v]: %+v at %v", m, lo, hi, l, at)
 		}
