@@ -10,19 +10,19 @@ import (
 )
 
 // The capacity-anchored latency model refitted on what it learned from in
-// thirty-nine real-Ceph CI runs of 2026-11-24, 25, 27, 28 and 29 (testdata/recorded-latency, written
+// forty real-Ceph CI runs of 2026-11-24, 25, 27, 28 and 29 (testdata/recorded-latency, written
 // by e2e/ceph/latency-record.sh from each run's archive: the what-if
 // snapshot's windows, the 50% ramp's 20-60% steps, U ≤ 0.6) and read at the
 // two higher steps of that ramp, against the IOPS fio did and the op latency
 // Ceph measured there (each run's e2e/ceph/results/latest.md). The figures
 // are pinned to 0.5% so that a change to the model shows its effect on real
 // data here first. At the 80% step: +54 / +39 / +13 / −9 / +2 / +49 / +73 /
-// +32 / +29 / +112 / −36 / +23 / +59 / −32 / +49 / −16 / +7 / +7 / +21 / +58 / +60 / +40 / +31 / +131 / +272 / −27 / +20 / +132 / +21 / +81 / +54 / −22 / −13 / +34 / +28 / −13 / +14 / −18 / +62%; the exponent of the open-loop curve
+// +32 / +29 / +112 / −36 / +23 / +59 / −32 / +49 / −16 / +7 / +7 / +21 / +58 / +60 / +40 / +31 / +131 / +272 / −27 / +20 / +132 / +21 / +81 / +54 / −22 / −13 / +34 / +28 / −13 / +14 / −18 / +62 / −21%; the exponent of the open-loop curve
 // stays 1 (M/G/1) in the first two, the five from 20:52 to 00:23, 02:29,
 // 03:29 and 2026-11-27 15:16, 17:56, 22:19, 23:17 and 2026-11-28 02:09, 07:18, 11:13, 12:13 and 17:49 and 2026-11-29 06:15, where the history cannot tell, and leaves it for 0.25 / 0 / 0.5 / 0.5 in the
-// others and 0 at 11:10, 11:51, 12:45, 16:16, 16:50 and 20:27 and 2026-11-28 05:10, 08:38, 13:40, 15:02, 19:44, 20:59 and 23:56 and 2026-11-29 03:30, 2 at 19:37 (forecaster/queueing "Shapes"; the rule was chosen on the first
+// others and 0 at 11:10, 11:51, 12:45, 16:16, 16:50 and 20:27 and 2026-11-28 05:10, 08:38, 13:40, 15:02, 19:44, 20:59 and 23:56 and 2026-11-29 03:30 and 07:15, 2 at 19:37 (forecaster/queueing "Shapes"; the rule was chosen on the first
 // four, with M/G/1 they were +71% and +57% in the third and fourth; the last
-// thirty-five came after it). 06:05 chose Q = 0 with L0 = 0 (op latency in
+// thirty-six came after it). 06:05 chose Q = 0 with L0 = 0 (op latency in
 // proportion to the load) and failed live, a curve of 0 at no load, until
 // the curve held its value below the lowest utilization seen. 02:03's calibration put the capacity 21% over what the load
 // then measured at this mix, so its U and latency came out low. Past the lower bound of the
@@ -31,7 +31,7 @@ import (
 // stays below the 50 ms SLO up to capacity (the near-lines, whose knee was
 // NaN while the band held the curve's last finite value). Asserted as
 // properties: the knee lies below the measured saturated IOPS except at
-// 20:20, and the 80% step's latency inside the band except at 2026-11-27
+// 20:20 and 2026-11-29 07:15 (calibrations over the load), and the 80% step's latency inside the band except at 2026-11-27
 // 11:10 (the first record after the rule was last changed, kept as it fell:
 // a miss) and 2026-11-29 06:15 (the curve high, the band above the step); in sixteen records (pinned) the 80% step lies past the capacity
 // band's lower bound, so it is covered only by a band without an upper bound. 11:51's
@@ -87,6 +87,7 @@ func TestRecordedLatencyRecomputed(t *testing.T) {
 		{"2026-11-28T2356.json", step{5059, 1.71}, step{6770, 2.47}, 1.950, 5247.1, false},
 		{"2026-11-29T0330.json", step{5440, 2.20}, step{6574, 2.50}, 1.812, 6253.3, false},
 		{"2026-11-29T0615.json", step{5446, 1.95}, step{6616, 2.47}, 3.155, 6139.6, false},
+		{"2026-11-29T0715.json", step{5469, 2.96}, step{6128, 2.64}, 2.352, 6484.2, false},
 	}
 	within20, oracleWithin20 := 0, 0
 	for _, r := range runs {
@@ -134,8 +135,12 @@ func TestRecordedLatencyRecomputed(t *testing.T) {
 			t.Errorf("%s: at the 80%% step %.3f ms, knee %.1f IOPS; pinned %.3f ms, %.1f IOPS", r.name, 1e3*b.Mean, knee, r.meanF80, r.knee)
 		}
 		// 20:20's calibration put the capacity 23% over what the load then
-		// measured at this mix; the knee follows it.
-		if below := knee < r.sat.iops; below != (r.name != "2026-11-24T2020.json") {
+		// measured at this mix; the knee follows it. So did 2026-11-29
+		// 07:15's, whose calibration's 50/50 4 KiB point was 11.6% over the
+		// load's 50/50 step (6,837 against 6,128 IOPS): the run showed its
+		// knee at 6,486 IOPS as served live, 105.8% of the measured
+		// saturation, the refit 6,484; kept, as 20:20 was.
+		if below := knee < r.sat.iops; below != (r.name != "2026-11-24T2020.json" && r.name != "2026-11-29T0715.json") {
 			t.Errorf("%s: knee %.0f IOPS against the measured saturated %.0f: below %v", r.name, knee, r.sat.iops, below)
 		}
 		// 11:10's op latency stayed flat from the 60% step to the 80% one
@@ -171,8 +176,8 @@ func TestRecordedLatencyRecomputed(t *testing.T) {
 	}
 	// The misses at the 80% step are mostly not the capacity's: with the
 	// measured saturated IOPS as the capacity (an oracle no live model has)
-	// the step is within 20% in one more record only (11 of 39, the model 10;
-	// 2026-11-28 05:10 and 08:38 missed by a hair, +20.2% and +21%, 08:38 +16.7% as served live; 11:13 +81% refitted, +42% as served live; 12:13 +54%, +48% live; 13:40 −22% refitted and live; 15:02 −13%, within 20%, refitted and live; 17:49 +34% refitted, +1% with the oracle, −2.1% as served live; 19:44 +28% refitted and with the oracle, +23.5% as served live; 20:59 −13% refitted and with the oracle, −13.4% as served live, within 20%; 23:56 +14% refitted and with the oracle, +11.5% as served live, within 20%; 2026-11-29 03:30 −18% refitted and with the oracle, −12.5% as served live, within 20%; 06:15 +62% refitted, +71% with the oracle, +59.9% as served live, the measured latency below the band). The curve above the history
+	// the step is within 20% in one more record only (11 of 40, the model 10;
+	// 2026-11-28 05:10 and 08:38 missed by a hair, +20.2% and +21%, 08:38 +16.7% as served live; 11:13 +81% refitted, +42% as served live; 12:13 +54%, +48% live; 13:40 −22% refitted and live; 15:02 −13%, within 20%, refitted and live; 17:49 +34% refitted, +1% with the oracle, −2.1% as served live; 19:44 +28% refitted and with the oracle, +23.5% as served live; 20:59 −13% refitted and with the oracle, −13.4% as served live, within 20%; 23:56 +14% refitted and with the oracle, +11.5% as served live, within 20%; 2026-11-29 03:30 −18% refitted and with the oracle, −12.5% as served live, within 20%; 06:15 +62% refitted, +71% with the oracle, +59.9% as served live, the measured latency below the band; 07:15 −21% refitted and with the oracle (Q = 0), −20.0% as served live, within 20% by a hair, −19.99%). The curve above the history
 	// (U 0.6 to 0.8) is what misses: Ceph's op latency carries only the
 	// part of the clients' queue that waits inside the OSD.
 	if within20 != 10 || oracleWithin20 != 11 {
