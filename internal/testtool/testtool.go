@@ -1,6 +1,7 @@
 package testtool
 
 import (
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -29,15 +30,48 @@ func Need(t testing.TB, program string, alternatives ...string) string {
 	return ""
 }
 
-// FreePort returns a TCP port on 127.0.0.1 that was free when asked.
+// FreePort returns a TCP port on 127.0.0.1 that was free when asked, from
+// below the kernel's ephemeral range when there is room: a port the kernel
+// hands out (port 0) goes back to the pool it gives outgoing connections
+// their local ports from, and a test that started its server a minute
+// later (after a backfill, waiting for a step) found it taken by one of
+// Prometheus's scrapes ("bind: address already in use").
 func FreePort(t testing.TB) string {
 	t.Helper()
+	if lo, ok := ephemeralLow(); ok && lo > minFixedPort+1000 {
+		for range 50 {
+			port := minFixedPort + rand.IntN(lo-minFixedPort)
+			if l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port)); err == nil {
+				l.Close()
+				return strconv.Itoa(port)
+			}
+		}
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
 	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+}
+
+// minFixedPort is the lowest port FreePort picks itself: above the
+// well-known and most registered services' ports.
+const minFixedPort = 20000
+
+// ephemeralLow is the lowest port of the kernel's ephemeral range (Linux's
+// ip_local_port_range); ok is false where it cannot be read.
+func ephemeralLow() (int, bool) {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 0, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) != 2 {
+		return 0, false
+	}
+	lo, err := strconv.Atoi(f[0])
+	return lo, err == nil
 }
 
 // FreeAddr returns "127.0.0.1:port" with a port from FreePort.

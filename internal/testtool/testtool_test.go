@@ -1,8 +1,10 @@
 package testtool
 
 import (
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +20,28 @@ func TestNeedTakesTheFirstAlternativeFound(t *testing.T) {
 func TestFreeAddrIsLoopback(t *testing.T) {
 	if a := FreeAddr(t); !strings.HasPrefix(a, "127.0.0.1:") || a == "127.0.0.1:0" {
 		t.Errorf("FreeAddr = %q", a)
+	}
+}
+
+// TestFreePortBelowTheEphemeralRange: where the kernel's ephemeral range
+// can be read and leaves room, the port comes from below it (outgoing
+// connections never take it between the test's asking and its server's
+// binding), and it can be listened on.
+func TestFreePortBelowTheEphemeralRange(t *testing.T) {
+	lo, ok := ephemeralLow()
+	if !ok || lo <= minFixedPort+1000 {
+		t.Skipf("no room below the ephemeral range (%d, %v)", lo, ok)
+	}
+	for range 20 {
+		p, err := strconv.Atoi(FreePort(t))
+		if err != nil || p < minFixedPort || p >= lo {
+			t.Fatalf("FreePort = %d (%v), want in [%d, %d)", p, err, minFixedPort, lo)
+		}
+		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+		if err != nil {
+			t.Fatalf("port %d from FreePort: %v", p, err)
+		}
+		l.Close()
 	}
 }
 
