@@ -210,11 +210,10 @@ func TestCapacityFitterTestsTheCalibrationFile(t *testing.T) {
 	}
 }
 
-// The test at every capacity fit: a week at 5 minutes (2,016 windows) of a
-// calibration with three runs per figure and a 50/50 point per size, the
-// sizes and mix wandering.
-func BenchmarkHistoryLoad(b *testing.B) {
-	cal := conservation.Calibration{
+// calibrationWithRuns is a calibration of two sizes with three runs per
+// figure and a 50/50 point per size: its max IOPS has a band.
+func calibrationWithRuns() conservation.Calibration {
+	return conservation.Calibration{
 		Points: []conservation.Point{
 			{IOSizeBytes: 4096, ReadIOPS: 37620, WriteIOPS: 4038, ReadRuns: []float64{42196, 37118, 33545}, WriteRuns: []float64{4580, 3835, 3700}},
 			{IOSizeBytes: 65536, ReadIOPS: 16943, WriteIOPS: 3379, ReadRuns: []float64{19412, 16312, 15105}, WriteRuns: []float64{3886, 3148, 3103}},
@@ -224,7 +223,13 @@ func BenchmarkHistoryLoad(b *testing.B) {
 			{IOSizeBytes: 65536, ReadRatio: 0.5, IOPS: 5021, Runs: []float64{5347, 5255, 4459}},
 		},
 	}
-	m, err := conservation.NewModel(cal)
+}
+
+// The test at every capacity fit: a week at 5 minutes (2,016 windows) of a
+// calibration with three runs per figure and a 50/50 point per size, the
+// sizes and mix wandering.
+func BenchmarkHistoryLoad(b *testing.B) {
+	m, err := conservation.NewModel(calibrationWithRuns())
 	if err != nil {
 		b.Fatal(err)
 	}

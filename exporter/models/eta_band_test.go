@@ -106,15 +106,7 @@ func TestCapacityTables(t *testing.T) {
 		cal    conservation.Calibration
 		banded bool
 	}{
-		{"runs", conservation.Calibration{
-			Points: []conservation.Point{
-				{IOSizeBytes: 4096, ReadIOPS: 37620, WriteIOPS: 4038, ReadRuns: []float64{42196, 37118, 33545}, WriteRuns: []float64{4580, 3835, 3700}},
-				{IOSizeBytes: 65536, ReadIOPS: 16943, WriteIOPS: 3379, ReadRuns: []float64{19412, 16312, 15105}, WriteRuns: []float64{3886, 3148, 3103}},
-			},
-			Mixed: []conservation.MixedPoint{
-				{IOSizeBytes: 4096, ReadRatio: 0.5, IOPS: 7055, Runs: []float64{8003, 6094, 7069}},
-				{IOSizeBytes: 65536, ReadRatio: 0.5, IOPS: 5021, Runs: []float64{5347, 5255, 4459}},
-			}}, true},
+		{"runs", calibrationWithRuns(), true},
 		{"one run each", conservation.Calibration{Points: []conservation.Point{
 			{IOSizeBytes: 4096, ReadIOPS: 37620, WriteIOPS: 4038}, {IOSizeBytes: 65536, ReadIOPS: 16943, WriteIOPS: 3379}}}, false},
 	} {
