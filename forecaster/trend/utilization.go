@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -1218,32 +1219,19 @@ func orthonormalColumns(bt []float64, ut *UtilizationTrend) (q [][]float64, ok b
 		}
 	}
 	for j, c := range q {
-		before := math.Sqrt(dot(c, c))
+		before := floats.Norm(c, 2)
 		for pass := 0; pass < 2; pass++ {
 			for _, b := range q[:j] {
-				d := dot(b, c)
-				for i := range c {
-					c[i] -= d * b[i]
-				}
+				floats.AddScaled(c, -floats.Dot(b, c), b)
 			}
 		}
-		n := math.Sqrt(dot(c, c))
+		n := floats.Norm(c, 2)
 		if !(n > 1e-10*before) { // all but rounding of the column lay in the others' span
 			return nil, false
 		}
-		for i := range c {
-			c[i] /= n
-		}
+		floats.Scale(1/n, c)
 	}
 	return q, true
-}
-
-func dot(a, b []float64) float64 {
-	var s float64
-	for i := range a {
-		s += a[i] * b[i]
-	}
-	return s
 }
 
 // bestBend is the bend on the bin grid (first + k·bendBin, at least
@@ -1304,18 +1292,15 @@ func bendCandidates(bt, by []float64, h cycleForm, first, last float64, each fun
 			z[i] = math.Max(0, x-t) / Day
 		}
 		for _, c := range q { // z becomes Mz
-			d := dot(c, z)
-			for i := range z {
-				z[i] -= d * c[i]
-			}
+			floats.AddScaled(z, -floats.Dot(c, z), c)
 		}
-		mm := dot(z, z)
+		mm := floats.Dot(z, z)
 		// The hinge lies in the straight design (what is left of it is
 		// rounding, against a hinge of order m days² in all): no bend there.
 		if !(mm > 1e-12*float64(m)) {
 			continue
 		}
-		zr := dot(z, r0) // (Mz)ᵀr₀: r₀ is orthogonal to the design up to rounding
+		zr := floats.Dot(z, r0) // (Mz)ᵀr₀: r₀ is orthogonal to the design up to rounding
 		each(t, sse0, math.Max(sse0-zr*zr/mm, 0))
 	}
 }
