@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Growth is the form of the utilization trend.
@@ -826,16 +827,38 @@ func (ut *UtilizationTrend) Slope() (perDay, stdErr float64) {
 // DriftSlope is the slope per day at the end of the history (after the
 // bend) when it is a drift, beyond two standard errors (windows that
 // wander together counted as fewer), else 0: the read ratio's line is
-// extrapolated at it. Gating on the backtest's error too
-// (BacktestSlopeError) took a flat mix's wander for a drift in 6 of 200
-// histories instead of 72, but held a true drift of 0.02 a day under
-// short-memory noise in most, its forecast 36 h ahead erring by an RMS
-// 0.0205 instead of 0.0048: that error feeds the band, not the gate.
+// extrapolated at it. Where that count is small the bar is Student's t
+// at its degrees of freedom instead (driftCritical): a flat mix that
+// wanders for hours reads as a drift in 53 of 200 histories instead of
+// 72. Gating on the backtest's error too (BacktestSlopeError) took it for
+// a drift in 6, but held a true drift of 0.02 a day under short-memory
+// noise in most, its forecast 36 h ahead erring by an RMS 0.0205 instead
+// of 0.0048: that error feeds the band, not the gate.
 func (ut *UtilizationTrend) DriftSlope() float64 {
-	if b, se := ut.Slope(); math.Abs(b) > 2*se {
+	if b, se := ut.Slope(); math.Abs(b) > ut.driftCritical()*se {
 		return b
 	}
 	return 0
+}
+
+// driftCritical is how many standard errors make a drift: 2, or the
+// two-sided 95% quantile of Student's t at the windows' effective count
+// N(1 − ρ)/(1 + ρ) less the fit's coefficients where that is larger (the
+// effective-sample-size test of a trend in an autocorrelated series,
+// Santer et al., "Statistical significance of trends and trend
+// differences in layer-average atmospheric temperature time series",
+// 2000). A mix that wanders for hours leaves a few independent windows in
+// three days, and a slope two standard errors out is then no rarity;
+// noise that forgets in minutes leaves hundreds and the bar stays at 2.
+// +Inf (never a drift) when the effective count does not exceed the
+// coefficients.
+func (ut *UtilizationTrend) driftCritical() float64 {
+	rho := math.Min(math.Max(ut.ResidualLag1, 0), 0.99)
+	dof := float64(ut.N)*(1-rho)/(1+rho) - float64(len(ut.Coef))
+	if !(dof > 0) {
+		return math.Inf(1)
+	}
+	return math.Max(2, distuv.StudentsT{Mu: 0, Sigma: 1, Nu: dof}.Quantile(0.975))
 }
 
 // DailyCycle is the fitted daily cycle's coefficients in the fitted
