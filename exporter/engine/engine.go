@@ -84,6 +84,10 @@ type cluster struct {
 	// derivePanicked: deriving the live values panicked once (its stack is
 	// logged once); written only by the cluster's loop.
 	derivePanicked bool
+	// outlookPanicked: computing the outlook panicked once (publish; its
+	// stack is logged once). Written by whoever publishes: the loop, or
+	// Start before the loop runs.
+	outlookPanicked bool
 	// stop ends the loop and done is closed once it has returned (set by
 	// Start under Engine.mu; nil: no loop was started).
 	stop context.CancelFunc
@@ -129,6 +133,22 @@ func (e *Engine) Start(ctx context.Context, cfg *config.Config) (kept int) {
 		<-c.done
 	}
 
+	// New clusters' saved states are restored before e.mu is taken:
+	// reading and decoding a state file (up to 64 MiB, a slow disk) and
+	// moving a damaged one aside must not hold up the API's snapshots nor
+	// /-/ready. e.clusters changes only under e.lifecycle, which Start
+	// holds, so it can be read here without e.mu.
+	fresh := map[string]*cluster{}
+	for i := range cfg.Clusters {
+		cc := cfg.Clusters[i]
+		if e.clusters[cc.Name] == nil && fresh[cc.Name] == nil {
+			c := &cluster{name: cc.Name, cfg: cc} // restore reads which models cc enables
+			e.publish(c, &Snapshot{Cluster: cc.Name, Kind: cc.Kind, Models: e.emptyStatuses(&cc)})
+			e.restore(c, cfg.StateDir)
+			fresh[cc.Name] = c
+		}
+	}
+
 	// After e.mu is released (defers run last first): reading state_dir
 	// must not hold up the API's snapshots.
 	defer e.warnUnusedStates(cfg)
@@ -146,9 +166,7 @@ func (e *Engine) Start(ctx context.Context, cfg *config.Config) (kept int) {
 		cc := cfg.Clusters[i]
 		c := old[cc.Name]
 		if c == nil {
-			c = &cluster{name: cc.Name, cfg: cc} // restore reads which models cc enables
-			c.publish(&Snapshot{Cluster: cc.Name, Kind: cc.Kind, Models: e.emptyStatuses(&cc)})
-			e.restore(c, cfg.StateDir)
+			c = fresh[cc.Name]
 		}
 		e.clusters[cc.Name] = c
 		e.order = append(e.order, cc.Name)

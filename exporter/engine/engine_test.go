@@ -903,3 +903,65 @@ func TestETAStableOnSteadyHistory(t *testing.T) {
 		t.Errorf("saturation %.1f..%.1f h after the first fit, the true crossing %.1f h: want within 20%% early, never late", lo, hi, tt)
 	}
 }
+
+// blockingDecoder is a latency fitter whose decoding of a saved model
+// blocks until released (a state file on a slow disk, a large one).
+type blockingDecoder struct {
+	blockingLatency
+}
+
+func (b blockingDecoder) Decode([]byte) (models.Fitted, error) {
+	close(b.entered)
+	<-b.release
+	return nil, errors.New("released")
+}
+
+// TestRestoreNeverBlocksReaders: while a reload restores a new cluster's
+// saved state, the API's readers (snapshots, /-/ready) get the other
+// clusters' snapshots at once: Start held the engine's lock across the
+// restore, so every scrape and readiness probe waited for the file to be
+// read and decoded.
+func TestRestoreNeverBlocksReaders(t *testing.T) {
+	cfg := testConfig(t, "http://127.0.0.1:1") // no Prometheus: nothing is fitted nor saved
+	if err := state.Save(cfg.StateDir, &state.Cluster{Cluster: "b", Fitted: map[string]json.RawMessage{models.MLISP: json.RawMessage(`{}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	bd := blockingDecoder{newBlockingLatency()}
+	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := New(Options{Source: src, Fitters: append(baseFitters(), bd), Now: (&clock{t: testNow}).Now})
+	e.Start(context.Background(), cfg)
+	defer e.Stop()
+	two := *cfg
+	b := cfg.Clusters[0]
+	b.Name = "b"
+	two.Clusters = []config.Cluster{cfg.Clusters[0], b}
+	started := make(chan struct{})
+	go func() {
+		defer close(started)
+		e.Start(context.Background(), &two)
+	}()
+	<-bd.entered // the reload is now decoding b's saved model
+	read := make(chan bool)
+	go func() {
+		e.Ready()
+		read <- e.Snapshot("a") != nil
+	}()
+	select {
+	case ok := <-read:
+		if !ok {
+			t.Error("no snapshot of a during the reload")
+		}
+		close(bd.release)
+	case <-time.After(10 * time.Second):
+		t.Error("the readers waited for the restore of another cluster's state")
+		close(bd.release)
+		<-read
+	}
+	<-started
+	if e.Snapshot("b") == nil {
+		t.Error("b not started after its restore")
+	}
+}

@@ -52,7 +52,7 @@ func (e *Engine) fit(ctx context.Context, cfg *config.Config, c *cluster, log *s
 	// Saved before it is published, so that the snapshot says how its own
 	// save went; readers keep the previous snapshot meanwhile.
 	e.save(cfg.StateDir, c, next)
-	c.publish(next)
+	e.publish(c, next)
 	log.Info("fit done", "seconds", time.Since(start).Seconds())
 }
 
@@ -99,7 +99,7 @@ func (e *Engine) fetchLookback(ctx context.Context, cfg *config.Config, c *clust
 			next := c.snap.Load().clone()
 			next.SourceUp, next.SourceError = false, err.Error()
 			e.markStale(cfg, next)
-			c.publish(next)
+			e.publish(c, next)
 		}
 		return nil, r, false
 	}

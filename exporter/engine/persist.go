@@ -101,12 +101,12 @@ func (e *Engine) restore(c *cluster, dir string) {
 			c.noSave = true
 			s.StateSaveError = noSaveError
 			s.StateRestoreError = fmt.Sprintf("saved state unreadable (%v) and not moved aside (%v): not saved until the next start, so that the file is kept", err, mvErr)
-			c.publish(s)
+			e.publish(c, s)
 			log.Error("saved state unreadable and not moved aside: not saving this cluster's state until the next start, so that the file is kept", "err", err, "move_err", mvErr)
 			return
 		}
 		s.StateRestoreError = fmt.Sprintf("saved state unreadable (%v): moved aside to %s, the models are refitted", err, aside)
-		c.publish(s)
+		e.publish(c, s)
 		log.Warn("saved state unreadable: moved aside, the models are refitted", "err", err, "kept_as", aside)
 		return
 	}
@@ -179,10 +179,10 @@ func (e *Engine) restore(c *cluster, dir string) {
 		s = c.snap.Load().clone()
 		s.persisted = persistedOf(saved, st.Models) // none served: all written back
 		s.StateRestoreError = "saved models not restored: " + err.Error() + "; refitted when the source answers"
-		c.publish(s)
+		e.publish(c, s)
 		return
 	}
-	c.publish(s)
+	e.publish(c, s)
 	log.Info("loaded saved state", "saved", time.Unix(int64(st.SavedUnix), 0).UTC())
 }
 

@@ -70,7 +70,7 @@ func (e *Engine) refresh(ctx context.Context, cfg *config.Config, c *cluster, lo
 		log.Warn("refresh failed; serving the last forecasts, marked stale", "err", err)
 		next.SourceUp, next.SourceError = false, err.Error()
 		e.markStale(cfg, next)
-		c.publish(next)
+		e.publish(c, next)
 		return
 	}
 	// The backend answered. No sample within the freshness window means the
@@ -83,7 +83,7 @@ func (e *Engine) refresh(ctx context.Context, cfg *config.Config, c *cluster, lo
 		}
 		next.SourceUp, next.NoRecentData, next.SourceError = false, true, err.Error()
 		e.markStale(cfg, next)
-		c.publish(next)
+		e.publish(c, next)
 		return
 	}
 	next.SourceUp, next.SourceError, next.NoRecentData = true, "", false
@@ -95,7 +95,7 @@ func (e *Engine) refresh(ctx context.Context, cfg *config.Config, c *cluster, lo
 	next.WarmingUp = features.WarmingUp(frame, obs.Time, window)
 	e.derive(cfg, c, next, frame)
 	e.markStale(cfg, next)
-	c.publish(next)
+	e.publish(c, next)
 }
 
 // derive recomputes what depends on the latest observation: the models'

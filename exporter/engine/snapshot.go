@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"maps"
+	"runtime/debug"
 	"time"
 
 	"github.com/storcast/storcast/exporter/apiv1"
@@ -98,9 +99,25 @@ func (s *Snapshot) ComputeOutlook() {
 
 // publish completes next and makes it the cluster's snapshot: readers see
 // either the previous snapshot or this one, whole, and never wait for it.
-func (c *cluster) publish(next *Snapshot) {
+// A panic in a model's code while computing the outlook (a defect met on
+// some cluster's data, as derive guards the live values) publishes the
+// snapshot without an outlook — no ETAs, no latency at extra load — and is
+// logged, with its stack the first time; the process and the other
+// clusters go on.
+func (e *Engine) publish(c *cluster, next *Snapshot) {
+	defer c.snap.Store(next)
+	defer func() {
+		if r := recover(); r != nil {
+			next.Outlook = models.Outlook{}
+			if !c.outlookPanicked {
+				e.log.Error("computing the outlook panicked; none is served until it passes", "cluster", c.name, "panic", r, "stack", string(debug.Stack()))
+			} else {
+				e.log.Error("computing the outlook panicked again; none is served", "cluster", c.name, "panic", r)
+			}
+			c.outlookPanicked = true
+		}
+	}()
 	next.ComputeOutlook()
-	c.snap.Store(next)
 }
 
 // Latency is the latency model served: the configured one

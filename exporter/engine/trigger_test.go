@@ -97,3 +97,50 @@ func TestDerivePanicKeepsServing(t *testing.T) {
 		t.Errorf("after a panic deriving them: live values %+v; want none (the last ones were served as fresh)", s.Live)
 	}
 }
+
+// panickingLatency is a fitted latency model whose SLO crossing panics (a
+// defect met on some cluster's data), reached only from the outlook.
+type panickingLatency struct{ panickingChecker }
+
+func (panickingLatency) Curve() []models.LatencyPoint                           { return nil }
+func (panickingLatency) At(float64) (models.Band, bool)                         { return models.Band{}, false }
+func (panickingLatency) Accuracy() float64                                      { return math.NaN() }
+func (panickingLatency) MarshalJSON() ([]byte, error)                           { return []byte("{}"), nil }
+func (panickingLatency) Crossing(float64) models.Band                           { panic("a defect met in the outlook") }
+func (panickingLatency) Check(*source.Frame, features.Observed, float64) string { return "" }
+
+// TestOutlookPanicKeepsServing: a panic in a model's code while the
+// outlook is computed, which every publish does (a refresh, a fit, a
+// restore), publishes the snapshot without an outlook and is logged (its
+// stack the first time), instead of taking the process down: derive's
+// guard covered the live values only, and the same defect met again in
+// the outlook (a capacity model without its frontier beside a latency
+// model: the latency at extra load asks the frontier) crashed the loop.
+func TestOutlookPanicKeepsServing(t *testing.T) {
+	var logs testtool.SyncBuffer
+	e := New(Options{Now: (&clock{t: testNow}).Now, Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	obs := features.Observed{ReadIOPS: 500, WriteIOPS: 500, IOPS: 1000, ReadRatio: 0.5, IOSizeBytes: 4096,
+		ReadSizeBytes: 4096, WriteSizeBytes: 4096, LatencySeconds: 0.002}
+	cl := &cluster{name: "a"}
+	for i, set := range []models.Set{
+		{models.MLISP: panickingLatency{}},
+		{models.Conservation: &models.Capacity{}, models.MLISP: latencyAtAnyLoad{}},
+	} {
+		s := &Snapshot{Cluster: "a", Observed: obs, HasObserved: true, Set: set, LatencyModel: models.MLISP,
+			Outlook: models.Outlook{HasLatency: true}}
+		e.publish(cl, s)
+		if got := cl.snap.Load(); got != s || got.Outlook.HasLatency || len(got.Outlook.LatencyAtLoad) != 0 {
+			t.Errorf("set %d: published %p (want %p) with outlook %+v; want the snapshot without an outlook", i, got, s, got.Outlook)
+		}
+	}
+	if l := logs.String(); !strings.Contains(l, "computing the outlook panicked; none is served") || !strings.Contains(l, "a defect met in the outlook") ||
+		strings.Count(l, "[running]") != 1 || !strings.Contains(l, "computing the outlook panicked again") {
+		t.Errorf("want the first panic logged with its stack, the second without:\n%s", l)
+	}
+}
+
+// latencyAtAnyLoad is a fitted latency model that answers everywhere.
+type latencyAtAnyLoad struct{ panickingLatency }
+
+func (latencyAtAnyLoad) At(float64) (models.Band, bool) { return models.Band{Mean: 0.001}, true }
+func (latencyAtAnyLoad) Crossing(float64) models.Band   { return models.Band{} }

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -122,11 +123,15 @@ func (m *Metrics) Forget(clusters []string) {
 // NewPrometheus returns a source for cfg counting into m (nil: counters
 // that are not registered).
 func NewPrometheus(cfg config.Prometheus, m *Metrics, log *slog.Logger) (*Prometheus, error) {
-	rt, err := commoncfg.NewRoundTripperFromConfig(cfg.HTTPConfig, "storcast")
+	// The client, not only its transport: follow_redirects lives in the
+	// client's CheckRedirect (false: a redirect is the answer, and the
+	// credentials never reach the host it names).
+	hc, err := commoncfg.NewClientFromConfig(cfg.HTTPConfig, "storcast")
 	if err != nil {
 		return nil, fmt.Errorf("prometheus.http_config: %w", err)
 	}
-	client, err := api.NewClient(api.Config{Address: cfg.URL, RoundTripper: countingRT{next: rt, limit: int64(cfg.MaxResponseBytes)}})
+	hc.Transport = countingRT{next: hc.Transport, limit: int64(cfg.MaxResponseBytes)}
+	client, err := api.NewClient(api.Config{Address: cfg.URL, Client: hc})
 	if err != nil {
 		return nil, fmt.Errorf("prometheus.url: %w", err)
 	}
@@ -247,6 +252,9 @@ func (p *Prometheus) ProbeCluster(ctx context.Context, cl *config.Cluster, r Ran
 		go func(i int, j job) {
 			defer wg.Done()
 			defer func() { <-p.sem }()
+			// As in Fetch: a defect in handling an answer fails this probe,
+			// not the process (the probe runs at every start).
+			defer p.recoverAnswer(cl.Name, j, func(err error) { out[i].Err = err })
 			m, _, err := p.query(ctx, cl.Name, j.query, r)
 			if err == nil {
 				err = j.checkSeries(m, r)
@@ -298,16 +306,13 @@ func (p *Prometheus) Fetch(ctx context.Context, cl *config.Cluster, r Range) (*F
 			defer func() { <-p.sem }()
 			// Whatever the upstream sent, a defect in handling it fails
 			// this fetch (the models are kept, stale), not the process.
-			defer func() {
-				if v := recover(); v != nil {
-					p.log.Error("panic handling a query's answer", "cluster", cl.Name, "query", j.query, "panic", v, "stack", string(debug.Stack()))
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = fmt.Errorf("%s: handling the answer failed: %v", strings.TrimSpace(j.role+" "+j.signal), v)
-					}
-					mu.Unlock()
+			defer p.recoverAnswer(cl.Name, j, func(err error) {
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = err
 				}
-			}()
+				mu.Unlock()
+			})
 			m, st, err := p.query(ctx, cl.Name, j.query, r)
 			if err == nil {
 				err = j.checkSeries(m, r)
@@ -375,6 +380,16 @@ func align(v []float64, vals []model.SamplePair, r Range) {
 	}
 }
 
+// recoverAnswer, deferred in a query's goroutine, turns a panic while
+// handling the query's answer into an error passed to fail, logged with
+// its stack.
+func (p *Prometheus) recoverAnswer(cluster string, j job, fail func(error)) {
+	if v := recover(); v != nil {
+		p.log.Error("panic handling a query's answer", "cluster", cluster, "query", j.query, "panic", v, "stack", string(debug.Stack()))
+		fail(fmt.Errorf("%s: handling the answer failed: %v", strings.TrimSpace(j.role+" "+j.signal), v))
+	}
+}
+
 // query runs one range query with timeout and retries.
 func (p *Prometheus) query(ctx context.Context, cluster, q string, r Range) (model.Matrix, QueryStats, error) {
 	var st QueryStats
@@ -389,10 +404,16 @@ func (p *Prometheus) query(ctx context.Context, cluster, q string, r Range) (mod
 			m, ok := val.(model.Matrix)
 			if w := partialAnswer(warnings); w != "" {
 				err = fmt.Errorf("%w: %s", ErrPartialAnswer, w)
+			} else if val == nil {
+				// client_golang leaves the value nil for a 200 answer
+				// without "data" ({"status":"success"}, "data": null).
+				err = errors.New("the answer has no data (want a matrix)")
 			} else if !ok {
 				err = fmt.Errorf("query returned %s, want matrix", val.Type())
 			} else if len(m) > p.cfg.MaxSeriesPerQuery {
 				err = fmt.Errorf("%w: %d series, limit %d (prometheus.max_series_per_query)", ErrTooManySeries, len(m), p.cfg.MaxSeriesPerQuery)
+			} else if i := slices.Index(m, nil); i >= 0 {
+				err = fmt.Errorf("the answer's series %d is null", i)
 			} else {
 				st.Series += len(m)
 				for _, s := range m {

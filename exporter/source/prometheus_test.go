@@ -132,10 +132,9 @@ func TestRetriesThenSucceeds(t *testing.T) {
 	fake := promfake.New(testWorkload().Answer)
 	defer fake.Close()
 	p, m := testSource(t, fake.URL, func(c *config.Prometheus) { c.Retries = 3 })
-	fails := 0
+	var fails atomic.Int64 // the queries retry concurrently
 	p.sleepBefore = func(ctx context.Context, d time.Duration) error {
-		fails++
-		if fails == 2 {
+		if fails.Add(1) == 2 {
 			fake.SetMode(promfake.Healthy)
 		}
 		return nil

@@ -8,11 +8,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	commoncfg "github.com/prometheus/common/config"
 	"github.com/prometheus/common/model"
 
 	"github.com/storcast/storcast/exporter/config"
@@ -161,6 +163,75 @@ func TestUpstreamTextBounded(t *testing.T) {
 		}
 		if got := testutil.ToFloat64(m.Errors.WithLabelValues("a", c.reason)); got != 8 {
 			t.Errorf("%s: %v counted as %s, want 8", c.name, got, c.reason)
+		}
+	}
+}
+
+// A 200 answer without data, or with a null series, fails the query with
+// a message saying so, in a fetch and in the start-up probe alike:
+// client_golang leaves the value nil for the first, and handling it
+// panicked (recovered in a fetch, with a stack logged at every refresh;
+// not in the probe, which runs at every start: the process died).
+func TestAnswerWithoutDataFails(t *testing.T) {
+	r := Range{Start: testNow.Add(-10 * time.Minute), End: testNow, Step: time.Minute}
+	cl := testCluster(t)
+	cl.Hosts = config.Hosts{}
+	for _, c := range []struct{ body, want string }{
+		{`{"status":"success"}`, "the answer has no data (want a matrix)"},
+		{`{}`, "the answer has no data (want a matrix)"},
+		{`{"status":"success","data":null}`, "the answer has no data (want a matrix)"},
+		{`{"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[1795000000,"1"]]},null]}}`, "the answer's series 1 is null"},
+	} {
+		p, _ := testSource(t, answerServer(t, 200, c.body).URL, func(c *config.Prometheus) { c.Retries = 0 })
+		_, err := p.Fetch(context.Background(), cl, r)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "runtime error") {
+			t.Errorf("fetch, answer %s: err %v, want %q", c.body, err, c.want)
+		}
+		probes := p.ProbeCluster(context.Background(), cl, r)
+		if len(probes) == 0 {
+			t.Fatalf("answer %s: no probes", c.body)
+		}
+		for _, pr := range probes {
+			if pr.Err == nil || !strings.Contains(pr.Err.Error(), c.want) {
+				t.Errorf("probe %s, answer %s: err %v, want %q", pr.Query, c.body, pr.Err, c.want)
+			}
+		}
+	}
+}
+
+// prometheus.http_config.follow_redirects: false is honoured: a redirect
+// is the answer (an error naming it), and the bearer token never reaches
+// the host it names. It was ignored: the transport alone was built from
+// the HTTP config, and Go's client followed the redirect with the
+// credentials. With the default (true) the redirect is followed.
+func TestFollowRedirectsHonoured(t *testing.T) {
+	r := Range{Start: testNow.Add(-10 * time.Minute), End: testNow, Step: time.Minute}
+	cl := testCluster(t)
+	cl.Hosts = config.Hosts{}
+	var reached atomic.Int64
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		reached.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"status":"success","data":`+oneSeries+`}`)
+	}))
+	t.Cleanup(other.Close)
+	redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		http.Redirect(w, req, other.URL+req.URL.RequestURI(), http.StatusFound)
+	}))
+	t.Cleanup(redirecting.Close)
+	for _, follow := range []bool{false, true} {
+		reached.Store(0)
+		p, _ := testSource(t, redirecting.URL, func(c *config.Prometheus) {
+			c.Retries = 0
+			c.HTTPConfig.FollowRedirects = follow
+			c.HTTPConfig.Authorization = &commoncfg.Authorization{Type: "Bearer", Credentials: "s3cret"}
+		})
+		_, err := p.Fetch(context.Background(), cl, r)
+		switch {
+		case !follow && (err == nil || !strings.Contains(err.Error(), "302") || reached.Load() != 0):
+			t.Errorf("follow_redirects false: err %v, the other host reached %d times; want an error naming 302 and no request there", err, reached.Load())
+		case follow && (err != nil || reached.Load() == 0):
+			t.Errorf("follow_redirects true: err %v, the other host reached %d times; want the redirect followed", err, reached.Load())
 		}
 	}
 }
