@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/storcast/storcast/exporter/apiv1"
+	"github.com/storcast/storcast/grafana-plugin/pkg/storcast"
 	"github.com/storcast/storcast/internal/textcut"
 )
 
@@ -37,6 +38,13 @@ var ForecastSeries = []string{"iops", "max_iops", "headroom_ratio", "utilization
 // Prometheus bounds a range query; the step grows to stay under it.
 const MaxForecastPoints = apiv1.MaxForecastPoints
 
+// maxEcho bounds the bytes of a query's field echoed in an error: the value
+// comes from outside, and a dashboard or an alert rule can make it huge.
+const maxEcho = 64
+
+// echo is s as an error quotes it, cut to maxEcho bytes.
+func echo[S ~string](s S) string { return strconv.Quote(textcut.Cut(string(s), maxEcho)) }
+
 // Query is the JSON of one query, as the editor writes it.
 type Query struct {
 	QueryType string `json:"queryType"`
@@ -45,7 +53,7 @@ type Query struct {
 	// forecast
 	Series  Text `json:"series"`  // one of ForecastSeries; "iops" when empty
 	Horizon Text `json:"horizon"` // extends the end past the dashboard's, e.g. "7d"
-	Step    Text `json:"step"`    // minimum step, e.g. "5m"; Grafana's interval otherwise
+	Step    Text `json:"step"`    // minimum step, "5m" or seconds; Grafana's interval otherwise
 
 	// capacity curve and what-if
 	IOSize Text `json:"ioSize"` // "4KiB", 4096; what-if also "4KiB:70%,1MiB:30%"
@@ -79,7 +87,7 @@ func (t *Text) UnmarshalJSON(b []byte) error {
 			// An UnmarshalTypeError, the one error encoding/json adds the
 			// field's name to (ParseQuery words it); the value cut, as it
 			// comes from outside.
-			return &json.UnmarshalTypeError{Value: textcut.Cut(string(b), 64), Type: reflect.TypeFor[Text]()}
+			return &json.UnmarshalTypeError{Value: textcut.Cut(string(b), maxEcho), Type: reflect.TypeFor[Text]()}
 		}
 		*t = Text(n.String())
 	}
@@ -114,13 +122,18 @@ func ParseQuery(q backend.DataQuery) (Query, error) {
 	switch m.QueryType {
 	case QueryForecast, QueryLatencyCurve, QueryCapacityCurve, QueryWhatIf, QueryRuleSets:
 	default:
-		return Query{}, fmt.Errorf("queryType: unknown query type %q (want %s)", m.QueryType, strings.Join(QueryTypes, ", "))
+		return Query{}, fmt.Errorf("queryType: unknown query type %s (want %s)", echo(m.QueryType), strings.Join(QueryTypes, ", "))
 	}
 	if m.Cluster == "" {
 		return Query{}, fmt.Errorf("cluster: missing; pick one of storcast's clusters")
 	}
+	// storcast refuses a longer name (a what-if body or a URL past its
+	// limits would come back as an error about neither).
+	if len(m.Cluster) > apiv1.MaxClusterNameBytes {
+		return Query{}, fmt.Errorf("cluster: %s is %d bytes; storcast takes at most %d", echo(m.Cluster), len(m.Cluster), apiv1.MaxClusterNameBytes)
+	}
 	if strings.Contains(m.Cluster, "$") {
-		return Query{}, fmt.Errorf("cluster: %q still holds a template variable: it was not replaced before the query reached the plugin (is the variable defined?)", m.Cluster)
+		return Query{}, fmt.Errorf("cluster: %s still holds a template variable: it was not replaced before the query reached the plugin (is the variable defined?)", echo(m.Cluster))
 	}
 	return m, nil
 }
@@ -135,8 +148,10 @@ type Forecast struct {
 // ForecastRequest resolves a forecast query over Grafana's time range tr
 // with Grafana's interval: the end moves past tr.To by the horizon, the step
 // is the larger of the query's step, the interval, one second, and what
-// keeps the points under MaxForecastPoints.
-func (m Query) ForecastRequest(tr backend.TimeRange, interval time.Duration) (Forecast, error) {
+// keeps the points under MaxForecastPoints. Start and end must lie within
+// storcast's range of now (apiv1.MaxTimeOffsetSeconds); now is the plugin's
+// clock, standing for storcast's.
+func (m Query) ForecastRequest(tr backend.TimeRange, interval time.Duration, now time.Time) (Forecast, error) {
 	f := Forecast{Cluster: m.Cluster, Series: string(m.Series), Start: tr.From, End: tr.To}
 	if f.Series == "" {
 		f.Series = "iops"
@@ -146,17 +161,15 @@ func (m Query) ForecastRequest(tr backend.TimeRange, interval time.Duration) (Fo
 		known = known || s == f.Series
 	}
 	if !known {
-		return Forecast{}, fmt.Errorf("series: unknown series %q (want %s)", f.Series, strings.Join(ForecastSeries, ", "))
+		return Forecast{}, fmt.Errorf("series: unknown series %s (want %s)", echo(f.Series), strings.Join(ForecastSeries, ", "))
 	}
 	if m.Horizon != "" {
 		h, err := model.ParseDuration(string(m.Horizon))
 		if err != nil {
-			return Forecast{}, fmt.Errorf("horizon: %q is not a duration like 7d or 12h: %v", m.Horizon, err)
+			// Not err: it quotes the whole value.
+			return Forecast{}, fmt.Errorf("horizon: %s is not a duration like 7d or 12h", echo(m.Horizon))
 		}
-		// storcast answers no time further than this from its clock.
-		if time.Duration(h).Seconds() > apiv1.MaxTimeOffsetSeconds {
-			return Forecast{}, fmt.Errorf("horizon: %q is longer than the %.0f days storcast forecasts ahead", m.Horizon, apiv1.MaxTimeOffsetSeconds/86400)
-		}
+		// Its length is not bounded here: the end it gives is, below.
 		f.End = f.End.Add(time.Duration(h))
 	}
 	if !f.End.After(f.Start) {
@@ -164,11 +177,12 @@ func (m Query) ForecastRequest(tr backend.TimeRange, interval time.Duration) (Fo
 	}
 	f.Step = max(interval, time.Second)
 	if m.Step != "" {
-		s, err := model.ParseDuration(string(m.Step))
-		if err != nil || s <= 0 {
-			return Forecast{}, fmt.Errorf("step: %q is not a positive duration like 5m", m.Step)
+		// storcast's own parser: seconds ("300") or a Prometheus duration.
+		s, err := apiv1.ParseDurationParam("step", string(m.Step), 0)
+		if err != nil {
+			return Forecast{}, err
 		}
-		f.Step = max(f.Step, time.Duration(s))
+		f.Step = max(f.Step, durationOf(s))
 	}
 	// storcast answers floor(span/step) + 1 points: at most
 	// MaxForecastPoints needs step > span/MaxForecastPoints, strictly
@@ -177,7 +191,35 @@ func (m Query) ForecastRequest(tr backend.TimeRange, interval time.Duration) (Fo
 	if span := f.End.Sub(f.Start); f.Step <= span/MaxForecastPoints {
 		f.Step = (span / MaxForecastPoints).Truncate(time.Second) + time.Second
 	}
-	return f, nil
+	// storcast's own check, so that its refusal, naming start or end (which
+	// the user never set), does not come back instead.
+	_, err := apiv1.CheckForecastRange(storcast.UnixSeconds(f.Start), storcast.UnixSeconds(f.End), f.Step.Seconds(), storcast.UnixSeconds(now))
+	var pe *apiv1.ParamError
+	if err == nil {
+		return f, nil
+	} else if !errors.As(err, &pe) || (pe.Param != "start" && pe.Param != "end") {
+		return Forecast{}, fmt.Errorf("time range: %v", err) // not reached: end > start, and the step was fitted above
+	}
+	beyond := fmt.Sprintf("more than %.0f days from now (%s), further than storcast answers",
+		apiv1.MaxTimeOffsetSeconds/86400, now.UTC().Format(time.RFC3339))
+	switch {
+	case pe.Param == "start":
+		return Forecast{}, fmt.Errorf("time range: from %s is %s", f.Start.UTC().Format(time.RFC3339), beyond)
+	case m.Horizon != "":
+		return Forecast{}, fmt.Errorf("horizon: %s after the time range's end %s ends the forecast at %s, %s",
+			echo(m.Horizon), tr.To.UTC().Format(time.RFC3339), f.End.UTC().Format(time.RFC3339), beyond)
+	}
+	return Forecast{}, fmt.Errorf("time range: to %s is %s", f.End.UTC().Format(time.RFC3339), beyond)
+}
+
+// durationOf is sec seconds; past time.Duration's range (about 292 years,
+// which storcast accepts: one point) it is the longest Duration, which gives
+// the same single point.
+func durationOf(sec float64) time.Duration {
+	if sec >= math.MaxInt64/float64(time.Second) {
+		return math.MaxInt64
+	}
+	return time.Duration(sec * float64(time.Second))
 }
 
 // Capacity is a resolved capacity-curve query.
@@ -200,7 +242,7 @@ func (m Query) CapacityRequest() (Capacity, error) {
 	if m.Points != "" {
 		n, err := strconv.Atoi(string(m.Points))
 		if err != nil || n < apiv1.MinCurvePoints || n > apiv1.MaxCurvePoints {
-			return Capacity{}, fmt.Errorf("points: %q is not a whole number in %d..%d", m.Points, apiv1.MinCurvePoints, apiv1.MaxCurvePoints)
+			return Capacity{}, fmt.Errorf("points: %s is not a whole number in %d..%d", echo(m.Points), apiv1.MinCurvePoints, apiv1.MaxCurvePoints)
 		}
 		c.Points = n
 	}
@@ -230,14 +272,14 @@ func (m Query) WhatIfRequest() (apiv1.WhatIfRequest, error) {
 		// (it refuses a load left at or below zero itself).
 		if err != nil || !(math.Abs(v) <= apiv1.MaxExtraIOPS) {
 			lim := strconv.FormatFloat(apiv1.MaxExtraIOPS, 'f', -1, 64)
-			return r, fmt.Errorf("extraIops: %q is not a number in -%s..%s", m.ExtraIOPS, lim, lim)
+			return r, fmt.Errorf("extraIops: %s is not a number in -%s..%s", echo(m.ExtraIOPS), lim, lim)
 		}
 		r.ExtraIOPS = v
 	}
 	if m.HostsAdded != "" {
 		n, err := strconv.Atoi(string(m.HostsAdded))
 		if err != nil || n < 0 || n > apiv1.MaxHostsAdded {
-			return r, fmt.Errorf("hostsAdded: %q is not a whole number in 0..%d", m.HostsAdded, apiv1.MaxHostsAdded)
+			return r, fmt.Errorf("hostsAdded: %s is not a whole number in 0..%d", echo(m.HostsAdded), apiv1.MaxHostsAdded)
 		}
 		r.HostsAdded = n
 	}
@@ -250,16 +292,16 @@ func ParseRatio(s string) (float64, error) {
 	pct := strings.HasSuffix(s, "%")
 	v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(s, "%")), 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%q is not a ratio like 0.7 or 70%%", s)
+		return 0, fmt.Errorf("%s is not a ratio like 0.7 or 70%%", echo(s))
 	}
 	if pct {
 		v /= 100
 	}
 	if v < 0 || v > 1 {
 		if !pct && v <= 100 {
-			return 0, fmt.Errorf("%q is outside 0..1 (write %g%% for a percentage)", s, v)
+			return 0, fmt.Errorf("%s is outside 0..1 (write %g%% for a percentage)", echo(s), v)
 		}
-		return 0, fmt.Errorf("%q is outside 0..100%%", s)
+		return 0, fmt.Errorf("%s is outside 0..100%%", echo(s))
 	}
 	return v, nil
 }
@@ -288,11 +330,11 @@ func ParseBytes(s string) (float64, error) {
 	}
 	v, err := strconv.ParseFloat(num, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%q is not a size like 4096, 4KiB or 1MiB", s)
+		return 0, fmt.Errorf("%s is not a size like 4096, 4KiB or 1MiB", echo(s))
 	}
 	v *= factor
 	if v < apiv1.MinIOSizeBytes || v > apiv1.MaxIOSizeBytes {
-		return 0, fmt.Errorf("%q is outside storcast's %d B..%d MiB", s, apiv1.MinIOSizeBytes, apiv1.MaxIOSizeBytes>>20)
+		return 0, fmt.Errorf("%s is outside storcast's %d B..%d MiB", echo(s), apiv1.MinIOSizeBytes, apiv1.MaxIOSizeBytes>>20)
 	}
 	return v, nil
 }
@@ -317,7 +359,7 @@ func ParseIOSizeMix(s string) ([]apiv1.IOSizeShare, error) {
 	for _, p := range parts {
 		size, share, found := strings.Cut(p, ":")
 		if !found {
-			return nil, fmt.Errorf("%q: each size of a mix needs its share, like 4KiB:70%%", strings.TrimSpace(p))
+			return nil, fmt.Errorf("%s: each size of a mix needs its share, like 4KiB:70%%", echo(strings.TrimSpace(p)))
 		}
 		b, err := ParseBytes(size)
 		if err != nil {
@@ -325,13 +367,13 @@ func ParseIOSizeMix(s string) ([]apiv1.IOSizeShare, error) {
 		}
 		r, err := ParseRatio(share)
 		if err != nil {
-			return nil, fmt.Errorf("share of %s: %v", strings.TrimSpace(size), err)
+			return nil, fmt.Errorf("share of %s: %v", textcut.Cut(strings.TrimSpace(size), maxEcho), err)
 		}
 		sum += r
 		mix = append(mix, apiv1.IOSizeShare{Bytes: b, Share: r})
 	}
 	if math.Abs(sum-1) > 1e-6 {
-		return nil, fmt.Errorf("%q: shares add up to %g, not 100%%", s, math.Round(sum*1000)/10)
+		return nil, fmt.Errorf("%s: shares add up to %g, not 100%%", echo(s), math.Round(sum*1000)/10)
 	}
 	return mix, nil
 }

@@ -1,6 +1,9 @@
 package models
 
 import (
+	"encoding/json"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +12,11 @@ import (
 
 	"github.com/storcast/storcast/exporter/apiv1"
 )
+
+func js(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}
 
 func TestParseRatio(t *testing.T) {
 	good := map[string]float64{"0.7": 0.7, "70%": 0.7, " 100 % ": 1, "0": 0, "1": 1, "12.5%": 0.125}
@@ -117,6 +125,33 @@ func TestParseQuery(t *testing.T) {
 			t.Errorf("ParseQuery(%s) error = %v, want it to contain %q", js, err, want)
 		}
 	}
+	// storcast takes at most apiv1.MaxClusterNameBytes; what a longer
+	// name would give (a what-if body or a URL past storcast's limits) says
+	// nothing of the cluster. The name is echoed cut to 64 bytes.
+	most := strings.Repeat("c", apiv1.MaxClusterNameBytes)
+	if q, err := ParseQuery(backend.DataQuery{JSON: js(map[string]string{"cluster": most})}); err != nil || q.Cluster != most {
+		t.Errorf("a cluster of %d bytes: %v", apiv1.MaxClusterNameBytes, err)
+	}
+	for _, n := range []int{apiv1.MaxClusterNameBytes + 1, 2 << 20} {
+		_, err := ParseQuery(backend.DataQuery{JSON: js(map[string]string{"cluster": strings.Repeat("c", n)})})
+		want := fmt.Sprintf(`cluster: "%s..." is %d bytes; storcast takes at most %d`, strings.Repeat("c", 64), n, apiv1.MaxClusterNameBytes)
+		if err == nil || err.Error() != want {
+			t.Errorf("a cluster of %d bytes: error %.200v; want %q", n, err, want)
+		}
+	}
+	// Every echo of a field is cut.
+	long := strings.Repeat("x", 1000)
+	for js, want := range map[string]string{
+		`{"cluster":"$` + long[:200] + `"}`:          `cluster: "$` + long[:63] + `..." still holds a template variable`,
+		`{"queryType":"` + long + `","cluster":"c"}`: `queryType: unknown query type "` + long[:64] + `..." (want`,
+	} {
+		if _, err := ParseQuery(backend.DataQuery{JSON: []byte(js)}); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("error %.200v; want it to begin %q", err, want)
+		}
+	}
+	if _, err := (Query{Cluster: "c", Points: Text(long)}).CapacityRequest(); err == nil || !strings.HasPrefix(err.Error(), `points: "`+long[:64]+`..." is not`) {
+		t.Errorf("points: error %.200v; want the value cut", err)
+	}
 	// The variable reached the plugin unreplaced (an expression or an alert
 	// rule, say): the message must not claim the dashboard lacks it.
 	if _, err := ParseQuery(backend.DataQuery{JSON: []byte(`{"cluster":"$cluster"}`)}); err == nil || strings.Contains(err.Error(), "dashboard") {
@@ -133,7 +168,7 @@ func TestForecastFieldsTrimmed(t *testing.T) {
 	}
 	from := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	tr := backend.TimeRange{From: from, To: from.Add(24 * time.Hour)}
-	f, err := q.ForecastRequest(tr, time.Minute)
+	f, err := q.ForecastRequest(tr, time.Minute, from)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,17 +181,17 @@ func TestForecastRequest(t *testing.T) {
 	from := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	tr := backend.TimeRange{From: from, To: from.Add(24 * time.Hour)}
 
-	f, err := Query{Cluster: "c"}.ForecastRequest(tr, time.Minute)
+	f, err := Query{Cluster: "c"}.ForecastRequest(tr, time.Minute, from)
 	if err != nil || f.Series != "iops" || f.Step != time.Minute || !f.End.Equal(tr.To) || !f.Start.Equal(from) {
 		t.Errorf("defaults: %+v, %v", f, err)
 	}
-	f, err = Query{Cluster: "c", Series: "max_iops", Horizon: "7d", Step: "5m"}.ForecastRequest(tr, time.Minute)
+	f, err = Query{Cluster: "c", Series: "max_iops", Horizon: "7d", Step: "5m"}.ForecastRequest(tr, time.Minute, from)
 	if err != nil || !f.End.Equal(tr.To.Add(7*24*time.Hour)) || f.Step != 5*time.Minute {
 		t.Errorf("horizon and step: %+v, %v", f, err)
 	}
 	// Interval 0 and a year-long range: the step grows to keep <= MaxForecastPoints points.
 	long := backend.TimeRange{From: from, To: from.Add(365 * 24 * time.Hour)}
-	f, err = Query{Cluster: "c"}.ForecastRequest(long, 0)
+	f, err = Query{Cluster: "c"}.ForecastRequest(long, 0, from)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +201,7 @@ func TestForecastRequest(t *testing.T) {
 	// A span of exactly MaxForecastPoints steps would be one point too many
 	// (storcast answers floor(span/step) + 1 points): the step grows.
 	exact := backend.TimeRange{From: from, To: from.Add(MaxForecastPoints * time.Minute)}
-	f, err = Query{Cluster: "c", Step: "1m"}.ForecastRequest(exact, time.Minute)
+	f, err = Query{Cluster: "c", Step: "1m"}.ForecastRequest(exact, time.Minute, from)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +212,7 @@ func TestForecastRequest(t *testing.T) {
 	// overflows a Duration (it once read as negative and the step shrank to
 	// 55 s, 11,000 points where one was asked for).
 	week := backend.TimeRange{From: from, To: from.Add(7 * 24 * time.Hour)}
-	f, err = Query{Cluster: "c", Step: "30d"}.ForecastRequest(week, time.Minute)
+	f, err = Query{Cluster: "c", Step: "30d"}.ForecastRequest(week, time.Minute, from)
 	if err != nil || f.Step != 30*24*time.Hour {
 		t.Errorf("step 30d over a week: %v, %v", f.Step, err)
 	}
@@ -187,14 +222,71 @@ func TestForecastRequest(t *testing.T) {
 		{Cluster: "c", Step: "0s"}:        `step: "0s" is not a positive duration`,
 		{Cluster: "c", Horizon: "-2d"}:    `horizon: "-2d"`,
 		// storcast answers no time more than ten years from its clock.
-		{Cluster: "c", Horizon: "20y"}: `horizon: "20y" is longer than the 3652 days storcast forecasts ahead`,
+		{Cluster: "c", Horizon: "20y"}: `horizon: "20y" after the time range's end 2026-01-02T00:00:00Z ends the forecast at 2045-12-28T00:00:00Z, more than 3652 days from now (2026-01-01T00:00:00Z), further than storcast answers`,
 	} {
-		if _, err := q.ForecastRequest(tr, time.Minute); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := q.ForecastRequest(tr, time.Minute, from); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%+v: error = %v, want it to contain %q", q, err, want)
 		}
 	}
-	if _, err := (Query{Cluster: "c"}).ForecastRequest(backend.TimeRange{From: from, To: from}, time.Minute); err == nil {
+	if _, err := (Query{Cluster: "c"}).ForecastRequest(backend.TimeRange{From: from, To: from}, time.Minute, from); err == nil {
 		t.Error("an empty time range was accepted")
+	}
+}
+
+// TestForecastStepIsStorcasts: the step is parsed by storcast's own parser
+// (apiv1.ParseDurationParam), bare seconds included, with its message.
+func TestForecastStepIsStorcasts(t *testing.T) {
+	from := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	tr := backend.TimeRange{From: from, To: from.Add(24 * time.Hour)}
+	for step, want := range map[Text]time.Duration{"300": 5 * time.Minute, "90.5": 90500 * time.Millisecond, "5m": 5 * time.Minute, "1d": 24 * time.Hour} {
+		if f, err := (Query{Cluster: "c", Step: step}).ForecastRequest(tr, time.Second, from); err != nil || f.Step != want {
+			t.Errorf("step %q: %v, %v; want %v", step, f.Step, err, want)
+		}
+	}
+	// Past time.Duration's range (storcast accepts it: one point): the
+	// longest Duration, not an overflow.
+	if f, err := (Query{Cluster: "c", Step: "1e10"}).ForecastRequest(tr, time.Second, from); err != nil || f.Step != math.MaxInt64 {
+		t.Errorf("step 1e10: %v, %v; want the longest Duration", f.Step, err)
+	}
+	for _, step := range []string{"soon", "0", "-300", "1.5h", "Inf"} {
+		_, want := apiv1.ParseDurationParam("step", step, 0)
+		if _, err := (Query{Cluster: "c", Step: Text(step)}).ForecastRequest(tr, time.Second, from); want == nil || err == nil || err.Error() != want.Error() {
+			t.Errorf("step %q: error %v; want storcast's %v", step, err, want)
+		}
+	}
+}
+
+// TestForecastTimeRangeWithinStorcasts: start and end must lie within
+// apiv1.MaxTimeOffsetSeconds of now, or storcast refuses them naming start
+// and end, which the user never set; the error names the time range or the
+// horizon instead.
+func TestForecastTimeRangeWithinStorcasts(t *testing.T) {
+	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	year := 365 * 24 * time.Hour
+	for _, c := range []struct {
+		from, to time.Time
+		horizon  Text
+		want     string
+	}{
+		{now.Add(-20 * year), now, "", "time range: from 2006-06-06T00:00:00Z is more than 3652 days from now (2026-06-01T00:00:00Z), further than storcast answers"},
+		{now, now.Add(11 * year), "", "time range: to 2037-05-29T00:00:00Z is more than 3652 days"},
+		{now.Add(-time.Hour), now.Add(5 * year), "7y", `horizon: "7y" after the time range's end 2031-05-31T00:00:00Z ends the forecast at 2038-05-29T00:00:00Z, more than 3652 days`},
+	} {
+		_, err := Query{Cluster: "c", Horizon: c.horizon}.ForecastRequest(backend.TimeRange{From: c.from, To: c.to}, time.Minute, now)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v..%v horizon %q: error %v; want it to contain %q", c.from, c.to, c.horizon, err, c.want)
+		}
+	}
+	// Within the bound, a long horizon is fine: the end is what storcast
+	// bounds, not the horizon.
+	tr := backend.TimeRange{From: now.Add(-6 * year), To: now.Add(-5 * year)}
+	if f, err := (Query{Cluster: "c", Horizon: "12y"}).ForecastRequest(tr, time.Minute, now); err != nil || !f.End.Equal(now.Add(7*year)) {
+		t.Errorf("horizon 12y from 5 years ago: %+v, %v", f, err)
+	}
+	// Nine years either side: within (storcast answers it, contract_test).
+	tr = backend.TimeRange{From: now.Add(-9 * year), To: now.Add(9 * year)}
+	if _, err := (Query{Cluster: "c"}).ForecastRequest(tr, time.Minute, now); err != nil {
+		t.Errorf("nine years either side: %v", err)
 	}
 }
 

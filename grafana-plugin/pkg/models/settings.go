@@ -3,7 +3,6 @@ package models
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/grafana/grafana-plugin-sdk-go/backend"
@@ -14,12 +13,21 @@ import (
 // DefaultTimeout bounds one call to storcast when the settings do not say.
 const DefaultTimeout = 10 * time.Second
 
+// MinTimeoutSeconds and MaxTimeoutSeconds bound a timeout that is set. Below
+// the minimum no call can be answered (1e-10 would even truncate to an
+// already expired 0 ns): every query would fail as "did not answer in time".
+const (
+	MinTimeoutSeconds = 0.1
+	MaxTimeoutSeconds = 600
+)
+
 // PluginSettings are the data source's settings.
 type PluginSettings struct {
 	// URL of storcast, from jsonData.url; the data source's own URL field
 	// (the provisioning file's top-level url) is used when jsonData has none.
 	URL string `json:"url"`
-	// TimeoutSeconds bounds each call to storcast; 0 means DefaultTimeout.
+	// TimeoutSeconds bounds each call to storcast; 0 means DefaultTimeout,
+	// others are in MinTimeoutSeconds..MaxTimeoutSeconds.
 	TimeoutSeconds float64 `json:"timeoutSeconds"`
 
 	Secrets SecretPluginSettings `json:"-"`
@@ -55,8 +63,9 @@ func LoadPluginSettings(source backend.DataSourceInstanceSettings) (PluginSettin
 	if _, err := storcast.ParseURL(s.URL); err != nil {
 		return PluginSettings{}, err
 	}
-	if s.TimeoutSeconds < 0 || math.IsNaN(s.TimeoutSeconds) || s.TimeoutSeconds > 600 {
-		return PluginSettings{}, fmt.Errorf("timeoutSeconds: %g is outside 0..600", s.TimeoutSeconds)
+	if s.TimeoutSeconds != 0 && !(s.TimeoutSeconds >= MinTimeoutSeconds && s.TimeoutSeconds <= MaxTimeoutSeconds) {
+		return PluginSettings{}, fmt.Errorf("timeoutSeconds: %g is outside %g..%g (0 or none: the default, %v)",
+			s.TimeoutSeconds, MinTimeoutSeconds, float64(MaxTimeoutSeconds), DefaultTimeout)
 	}
 	s.Secrets.Token = source.DecryptedSecureJSONData["token"]
 	if s.Secrets.Token != "" && source.BasicAuthEnabled {

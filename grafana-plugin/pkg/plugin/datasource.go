@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/grafana/grafana-plugin-sdk-go/backend"
 	"github.com/grafana/grafana-plugin-sdk-go/backend/httpclient"
@@ -151,7 +152,7 @@ func (d *Datasource) query(ctx context.Context, q backend.DataQuery) (res backen
 }
 
 func (d *Datasource) forecast(ctx context.Context, q backend.DataQuery, m models.Query) backend.DataResponse {
-	f, err := m.ForecastRequest(q.TimeRange, q.Interval)
+	f, err := m.ForecastRequest(q.TimeRange, q.Interval, time.Now())
 	if err != nil {
 		return badQuery(err)
 	}

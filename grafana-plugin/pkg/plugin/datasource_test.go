@@ -640,3 +640,54 @@ func TestRuleSets(t *testing.T) {
 		t.Errorf("no catalog: %v, want an error naming advisor.catalog_file", r.Error)
 	}
 }
+
+// TestForecastWithMorePointsThanAsked: an answer with more points than the
+// request asks for is not storcast's (a forecast has at most
+// floor((end-start)/step) + 1, a capacity curve the points asked for, or
+// apiv1.MaxCurvePoints): 11,001 points of `{}` fit well under
+// storcast.MaxBodyBytes but cost far more as frames. It is a bad response
+// (502) naming the points; an answer of exactly the count is fine.
+func TestForecastWithMorePointsThanAsked(t *testing.T) {
+	var n int // points the fake answers with
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		pts := "[" + strings.TrimSuffix(strings.Repeat("{},", n), ",") + "]"
+		if r.URL.Path == "/api/v1/forecast" {
+			_, _ = fmt.Fprintf(w, `{"status":"success","data":{"cluster":"c","series":"iops","unit":"iops","points":%s,"observed":[]}}`, pts)
+			return
+		}
+		_, _ = fmt.Fprintf(w, `{"status":"success","data":{"cluster":"c","ioSizeBytes":4096,"points":%s,"current":{}}}`, pts)
+	}))
+	defer srv.Close()
+	d := newDS(t, srv.URL, "", nil)
+
+	// One hour at a one-hour step: two points, at start and end.
+	to := time.Now().Truncate(time.Hour)
+	forecast := backend.DataQuery{QueryType: "forecast", Interval: time.Hour,
+		TimeRange: backend.TimeRange{From: to.Add(-time.Hour), To: to}, JSON: js(map[string]any{"cluster": "c"})}
+	capacity := func(points any) backend.DataQuery {
+		return backend.DataQuery{QueryType: "capacityCurve", JSON: js(map[string]any{"cluster": "c", "points": points})}
+	}
+	for _, c := range []struct {
+		name    string
+		q       backend.DataQuery
+		n, most int
+	}{
+		{"forecast", forecast, 11001, 2},
+		{"forecast, one too many", forecast, 3, 2},
+		{"capacity curve of 11", capacity(11), 12, 11},
+		{"capacity curve, storcast's default", capacity(nil), apiv1.MaxCurvePoints + 1, apiv1.MaxCurvePoints},
+	} {
+		n = c.n
+		r := query(t, d, c.q)
+		want := fmt.Sprintf("the answer has %d points; the request asks for at most %d", c.n, c.most)
+		if r.Error == nil || r.Status != backend.StatusBadGateway || !strings.Contains(r.Error.Error(), want) || len(r.Frames) != 0 {
+			t.Errorf("%s: status %d error %v, %d frames; want %d containing %q", c.name, r.Status, r.Error, len(r.Frames), backend.StatusBadGateway, want)
+		}
+		n = c.most
+		r = query(t, d, c.q)
+		mustOK(t, r)
+		if got := r.Frames[0].Rows(); got != c.most {
+			t.Errorf("%s: %d rows, want %d", c.name, got, c.most)
+		}
+	}
+}

@@ -96,6 +96,28 @@ func TestCheckHealthSaysWhy(t *testing.T) {
 	}
 }
 
+// TestURLWithPasswordIsRefused: a URL holding a user and password would be
+// shown in Save & test's message and details and in errors; it is refused,
+// pointing at the basic auth settings, and the password shown nowhere.
+func TestURLWithPasswordIsRefused(t *testing.T) {
+	sc := storcasttest.New(storcasttest.Options{BasicAuthUser: "admin", BasicAuthPassword: "s3cret"})
+	defer sc.Close()
+	u := strings.Replace(sc.URL, "://", "://admin:s3cret@", 1)
+	d := newDS(t, u, "", nil)
+	h, err := d.CheckHealth(context.Background(), &backend.CheckHealthRequest{})
+	if err != nil || h.Status != backend.HealthStatusError || !strings.Contains(h.Message, "must not hold a user or password; set them in the data source's basic auth settings") ||
+		strings.Contains(h.Message+string(h.JSONDetails), "s3cret") {
+		t.Errorf("health: %+v, %v", h, err)
+	}
+	r := query(t, d, backend.DataQuery{QueryType: "latencyCurve", JSON: js(map[string]any{"cluster": "ceph-a"})})
+	if r.Error == nil || r.Status != backend.StatusBadRequest || strings.Contains(r.Error.Error(), "s3cret") {
+		t.Errorf("query: %d %v", r.Status, r.Error)
+	}
+	if n := len(sc.Requests()); n != 0 {
+		t.Errorf("storcast was called %d times", n)
+	}
+}
+
 func TestClustersResource(t *testing.T) {
 	sc := storcasttest.New(storcasttest.Options{})
 	defer sc.Close()

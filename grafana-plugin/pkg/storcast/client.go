@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -41,8 +42,9 @@ func New(baseURL, token string, hc *http.Client) (*Client, error) {
 	return &Client{base: u, token: token, http: hc}, nil
 }
 
-// ParseURL checks that s is an absolute http or https URL without query or
-// fragment, and returns it with any trailing slash removed.
+// ParseURL checks that s is an absolute http or https URL without user
+// information, query or fragment, and returns it with any trailing slash
+// removed.
 func ParseURL(s string) (*url.URL, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -50,7 +52,13 @@ func ParseURL(s string) (*url.URL, error) {
 	}
 	u, err := url.Parse(s)
 	if err != nil {
-		return nil, fmt.Errorf("storcast URL %q: %v", s, err)
+		// Not s, nor err (which quotes s): a password in it would be shown.
+		return nil, fmt.Errorf("storcast URL: %v", rootCause(err))
+	}
+	if u.User != nil {
+		// The URL is shown (Save & test, its details, errors): a password
+		// in it would be too. Basic auth has its own, secret, settings.
+		return nil, fmt.Errorf("storcast URL %s: must not hold a user or password; set them in the data source's basic auth settings (user, password)", u.Redacted())
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return nil, fmt.Errorf("storcast URL %q: scheme must be http or https", s)
@@ -72,14 +80,14 @@ func (c *Client) URL() string { return c.base.String() }
 // BuildInfo calls GET /api/v1/status/buildinfo.
 func (c *Client) BuildInfo(ctx context.Context) (apiv1.BuildInfo, error) {
 	var out apiv1.BuildInfo
-	err := c.do(ctx, http.MethodGet, "/api/v1/status/buildinfo", nil, nil, &out)
+	err := c.do(ctx, http.MethodGet, "/api/v1/status/buildinfo", nil, nil, &out, nil)
 	return out, err
 }
 
 // Clusters calls GET /api/v1/clusters.
 func (c *Client) Clusters(ctx context.Context) ([]apiv1.Cluster, error) {
 	var out []apiv1.Cluster
-	err := c.do(ctx, http.MethodGet, "/api/v1/clusters", nil, nil, &out)
+	err := c.do(ctx, http.MethodGet, "/api/v1/clusters", nil, nil, &out, nil)
 	return out, err
 }
 
@@ -94,30 +102,65 @@ type ForecastParams struct {
 // Query returns the URL query of p, with times as Unix seconds and the step
 // in seconds, as the API documents.
 func (p ForecastParams) Query() url.Values {
+	start, end, step := p.seconds()
 	v := url.Values{}
 	v.Set("cluster", p.Cluster)
 	v.Set("series", p.Series)
-	v.Set("start", unixSeconds(p.Start))
-	v.Set("end", unixSeconds(p.End))
-	v.Set("step", strconv.FormatFloat(p.Step.Seconds(), 'f', -1, 64))
+	v.Set("start", strconv.FormatFloat(start, 'f', -1, 64))
+	v.Set("end", strconv.FormatFloat(end, 'f', -1, 64))
+	v.Set("step", strconv.FormatFloat(step, 'f', -1, 64))
 	return v
 }
 
-func unixSeconds(t time.Time) string {
-	return strconv.FormatFloat(float64(t.UnixMilli())/1000, 'f', -1, 64)
+// seconds are p's start, end and step as Query sends them.
+func (p ForecastParams) seconds() (start, end, step float64) {
+	return UnixSeconds(p.Start), UnixSeconds(p.End), p.Step.Seconds()
+}
+
+// UnixSeconds is t as the client sends a time: Unix seconds, to the
+// millisecond.
+func UnixSeconds(t time.Time) float64 { return float64(t.UnixMilli()) / 1000 }
+
+// maxPoints is the most points storcast answers p with: one a step from start
+// to end, floor((end-start)/step) + 1 as apiv1.CheckForecastRange counts them,
+// and never more than apiv1.MaxForecastPoints.
+func (p ForecastParams) maxPoints() int {
+	start, end, step := p.seconds()
+	n := max(math.Floor((end-start)/step)+1, 0)
+	if !(n <= apiv1.MaxForecastPoints) { // also NaN, from a zero step and span
+		return apiv1.MaxForecastPoints
+	}
+	return int(n)
 }
 
 // Forecast calls GET /api/v1/forecast.
 func (c *Client) Forecast(ctx context.Context, p ForecastParams) (apiv1.Forecast, error) {
 	var out apiv1.Forecast
-	err := c.do(ctx, http.MethodGet, "/api/v1/forecast", p.Query(), nil, &out)
-	return out, err
+	limit := p.maxPoints()
+	err := c.do(ctx, http.MethodGet, "/api/v1/forecast", p.Query(), nil, &out, func() string {
+		return tooMany(len(out.Points), limit)
+	})
+	if err != nil {
+		return apiv1.Forecast{}, err // not what it decoded: it may be huge
+	}
+	return out, nil
+}
+
+// tooMany says what is wrong with an answer of n points where the request
+// asks for at most limit, or is "" when n is within. A point of "{}," is 3
+// bytes of JSON but 32 decoded and more in a frame: an answer under
+// MaxBodyBytes that is not storcast's could cost gigabytes.
+func tooMany(n, limit int) string {
+	if n <= limit {
+		return ""
+	}
+	return fmt.Sprintf("the answer has %d points; the request asks for at most %d", n, limit)
 }
 
 // LatencyCurve calls GET /api/v1/latency_curve.
 func (c *Client) LatencyCurve(ctx context.Context, cluster string) (apiv1.LatencyCurve, error) {
 	var out apiv1.LatencyCurve
-	err := c.do(ctx, http.MethodGet, "/api/v1/latency_curve", url.Values{"cluster": {cluster}}, nil, &out)
+	err := c.do(ctx, http.MethodGet, "/api/v1/latency_curve", url.Values{"cluster": {cluster}}, nil, &out, nil)
 	return out, err
 }
 
@@ -129,18 +172,25 @@ func (c *Client) CapacityCurve(ctx context.Context, cluster string, ioSizeBytes 
 	if ioSizeBytes > 0 {
 		v.Set("io_size_bytes", strconv.FormatFloat(ioSizeBytes, 'f', -1, 64))
 	}
+	limit := apiv1.MaxCurvePoints // storcast's default is within it
 	if points > 0 {
 		v.Set("points", strconv.Itoa(points))
+		limit = min(points, apiv1.MaxCurvePoints)
 	}
 	var out apiv1.CapacityCurve
-	err := c.do(ctx, http.MethodGet, "/api/v1/capacity_curve", v, nil, &out)
-	return out, err
+	err := c.do(ctx, http.MethodGet, "/api/v1/capacity_curve", v, nil, &out, func() string {
+		return tooMany(len(out.Points), limit)
+	})
+	if err != nil {
+		return apiv1.CapacityCurve{}, err
+	}
+	return out, nil
 }
 
 // RuleSets calls GET /api/v1/rulesets.
 func (c *Client) RuleSets(ctx context.Context, cluster string) (apiv1.RuleSets, error) {
 	var out apiv1.RuleSets
-	err := c.do(ctx, http.MethodGet, "/api/v1/rulesets", url.Values{"cluster": {cluster}}, nil, &out)
+	err := c.do(ctx, http.MethodGet, "/api/v1/rulesets", url.Values{"cluster": {cluster}}, nil, &out, nil)
 	return out, err
 }
 
@@ -151,11 +201,13 @@ func (c *Client) WhatIf(ctx context.Context, req apiv1.WhatIfRequest) (apiv1.Wha
 		return apiv1.WhatIfResult{}, &Error{Kind: Internal, Msg: "encoding the what-if request: " + err.Error()}
 	}
 	var out apiv1.WhatIfResult
-	err = c.do(ctx, http.MethodPost, "/api/v1/whatif", nil, body, &out)
+	err = c.do(ctx, http.MethodPost, "/api/v1/whatif", nil, body, &out, nil)
 	return out, err
 }
 
-func (c *Client) do(ctx context.Context, method, path string, query url.Values, body []byte, out any) error {
+// do calls storcast and decodes the data of its answer into out; check, when
+// not nil, then says what is wrong with out ("" if nothing), a bad response.
+func (c *Client) do(ctx context.Context, method, path string, query url.Values, body []byte, out any, check func() string) error {
 	u := *c.base
 	u.Path += path
 	if query != nil {
@@ -220,6 +272,11 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	}
 	if err := json.Unmarshal(env.Data, out); err != nil {
 		return &Error{Kind: BadResponse, Endpoint: endpoint, HTTPStatus: resp.StatusCode, Msg: "decoding data: " + err.Error()}
+	}
+	if check != nil {
+		if msg := check(); msg != "" {
+			return &Error{Kind: BadResponse, Endpoint: endpoint, HTTPStatus: resp.StatusCode, Msg: msg}
+		}
 	}
 	return nil
 }

@@ -12,10 +12,13 @@
 //	NotFound     storcast answered 404 not_found (cluster)   -> Not found
 //	Unavailable  storcast answered 503 (no model fitted yet) -> Service unavailable
 //	Internal     storcast answered 500, or an unknown status -> Internal
-//	BadResponse  the answer was not a storcast envelope      -> Bad gateway
+//	BadResponse  the answer was not a storcast envelope,     -> Bad gateway
+//	             or had more points than the request asks for
 //	Unauthorized 401 or 403: storcast's basic auth (its web  -> Unauthorized
 //	             config file) or a proxy wants credentials
 //
 // Response bodies are read up to MaxBodyBytes; a longer answer is an error,
-// not a truncated result.
+// not a truncated result. A forecast or capacity curve with more points than
+// asked for is one too: within MaxBodyBytes, its frames could still cost
+// gigabytes.
 package storcast
