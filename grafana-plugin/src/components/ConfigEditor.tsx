@@ -16,7 +16,7 @@ export function ConfigEditor({ options, onOptionsChange }: Props) {
 
   return (
     <>
-      <InlineField label="storcast URL" labelWidth={labelWidth} tooltip="Where storcast serves its HTTP API" required>
+      <InlineField label="storcast URL" labelWidth={labelWidth} tooltip="Where storcast serves its HTTP API; no user or password in it (basic auth has its own fields below)" required>
         <Input
           id="storcast-url"
           aria-label="storcast URL"
@@ -26,12 +26,12 @@ export function ConfigEditor({ options, onOptionsChange }: Props) {
           onChange={(e: ChangeEvent<HTMLInputElement>) => setJSON({ url: e.currentTarget.value })}
         />
       </InlineField>
-      <InlineField label="Timeout (s)" labelWidth={labelWidth} tooltip="Bound on each call to storcast; 10 s when empty">
+      <InlineField label="Timeout (s)" labelWidth={labelWidth} tooltip="Bound on each call to storcast, 0.1 to 600 s; 10 s when empty or 0">
         <Input
           id="storcast-timeout"
           aria-label="Timeout"
           type="number"
-          min={0}
+          min={0.1}
           max={600}
           width={10}
           placeholder="10"

@@ -119,7 +119,7 @@ export function QueryEditor({ query, onChange, onRunQuery, datasource }: Props) 
             />
           </InlineField>
           {text('horizon', 'Horizon', 'none', 'How far past the dashboard\'s end the request goes (e.g. 7d), for alert rules and tables: a time series panel draws only within the dashboard\'s range, so set its end in the future (now+7d) to see the forecast')}
-          {text('step', 'Min step', 'auto', 'Smallest step between points (e.g. 5m); Grafana\'s interval otherwise')}
+          {text('step', 'Min step', 'auto', 'Smallest step between points (e.g. 5m, or 300 for seconds); Grafana\'s interval otherwise')}
         </InlineFieldRow>
       )}
       {type === 'capacityCurve' && (
