@@ -285,6 +285,7 @@ func TestParseThresholdsErrors(t *testing.T) {
 		{"selector: 'cluster!=\"a\", job=~\"storcast-(eu|us)\"'\nstorcast_job: storcast-ap\n", `bad.yml: selector: job=~"storcast-(eu|us)" does not match storcast_job "storcast-ap", the job StorcastExporterDown watches: set storcast_job to the job the selector picks`},
 		{"selector: 'job=\"storcast\" cluster=\"a\"'\n", `bad.yml: selector: "job=\"storcast\" cluster=\"a\"" is not label matchers like job="storcast": 1:17: parse error: unexpected identifier "cluster" in label matching, expected "," or "}"`},
 		{"interval: fast\n", `bad.yml: interval: "fast" is not a positive Prometheus duration`},
+		{"saturation:\n  eta: late\n", `bad.yml: saturation.eta: "late" is not point (the forecast) or early (the early end of its 95% band)`},
 		{"headrom:\n  warning_ratio: 0.3\n", "bad.yml: line 1: unknown field headrom"},
 		{"headroom:\n  warning_ratio: 0.3\n  critical: 0.1\nsaturation:\n  horizon: 3d\n  fr: 1h\n", "bad.yml: line 3: unknown field critical; line 6: unknown field fr"},
 		{"headroom:\n  warning_ratio: 0.3\n---\nheadroom:\n  warning_ratio: 0.1\n", "bad.yml: more than one YAML document"},
@@ -518,6 +519,41 @@ func TestAlertmanagerInhibition(t *testing.T) {
 	} {
 		if got := inhibited(c.a, firing); got != c.muted {
 			t.Errorf("%v: inhibited %v, want %v", c.a, got, c.muted)
+		}
+	}
+}
+
+// TestEarlyETAAlerts: with saturation.eta: early the saturation alerts fire
+// on the early end of the ETA's 95% band, on the ETA where there is no band
+// (testdata/early-eta.test.yml); the default rules fail that file (they
+// wait for the ETA itself), so it tells the two apart.
+func TestEarlyETAAlerts(t *testing.T) {
+	promtool := testtool.Need(t, "promtool")
+	tests, err := os.ReadFile("testdata/early-eta.test.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		eta  string
+		pass bool
+	}{{ETAEarly, true}, {ETAPoint, false}} {
+		th, err := ParseThresholds([]byte("saturation:\n  eta: "+c.eta+"\n"), "eta-"+c.eta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rules, err := Generate(th, "eta-"+c.eta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		for name, data := range map[string][]byte{"storcast.rules.yml": rules, "early-eta.test.yml": tests} {
+			if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out, err := exec.Command(promtool, "test", "rules", filepath.Join(dir, "early-eta.test.yml")).CombinedOutput()
+		if (err == nil) != c.pass {
+			t.Errorf("saturation.eta %s: promtool test rules err %v, want passing %v:\n%s", c.eta, err, c.pass, out)
 		}
 	}
 }

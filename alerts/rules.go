@@ -95,6 +95,22 @@ func Rules(t Thresholds) []Rule {
 	etaIn := func(why string) string {
 		return `{{ if eq $value 0.0 }}now (` + why + `){{ else }}in {{ $value | humanizeDuration }}{{ end }}`
 	}
+	// eta is a saturation alert's expression for limit: the forecast ETA
+	// under the horizon, or with saturation.eta early the early end of its
+	// 95% band, the ETA itself where storcast exports no band (a demand
+	// trend without the saturation model).
+	eta := func(limit string) string {
+		point := sel("storcast_saturation_eta_seconds", `limit="`+limit+`"`)
+		if t.Saturation.ETA != ETAEarly {
+			return unlessWarming(point+" < "+seconds(horizon), "limit")
+		}
+		early := sel("storcast_saturation_eta_seconds_bound", `limit="`+limit+`"`, `bound="lower"`)
+		return unlessWarming("(\n  "+early+"\n    or ignoring (bound)\n  "+point+"\n) < "+seconds(horizon), "limit", "bound")
+	}
+	etaWhich, reaches, crosses := "", "reaches", "crosses"
+	if t.Saturation.ETA == ETAEarly {
+		etaWhich, reaches, crosses = " (the early end of the ETA's 95% band)", "may reach", "may cross"
+	}
 	// up selects the storcast scrape job's up series.
 	up := `up{job="` + t.StorcastJob + `"}`
 	return []Rule{
@@ -109,14 +125,14 @@ func Rules(t Thresholds) []Rule {
 			"Storcast's conservation model puts cluster {{ $labels.cluster }} at {{ $value | humanizePercentage }} headroom at the current mix; "+
 				"latency will climb steeply with any more load."),
 		rule("StorcastMaxIOPSSaturationPredicted", "warning",
-			unlessWarming(sel("storcast_saturation_eta_seconds", `limit="max_iops"`)+" < "+seconds(horizon), "limit"), t.Saturation.For,
-			"Cluster {{ $labels.cluster }} is predicted to reach its max IOPS within "+horizon.String()+".",
-			"At the current demand trend, cluster {{ $labels.cluster }} reaches the max IOPS of its current workload mix "+
+			eta("max_iops"), t.Saturation.For,
+			"Cluster {{ $labels.cluster }} is predicted to reach its max IOPS within "+horizon.String()+etaWhich+".",
+			"At the current demand trend, cluster {{ $labels.cluster }} "+reaches+" the max IOPS of its current workload mix "+
 				etaIn("its utilization is already at 1, or its latency over its SLO")+"."),
 		rule("StorcastLatencySLOBreachPredicted", "warning",
-			unlessWarming(sel("storcast_saturation_eta_seconds", `limit="latency_slo"`)+" < "+seconds(horizon), "limit"), t.Saturation.For,
-			"Cluster {{ $labels.cluster }} is predicted to breach its latency SLO within "+horizon.String()+".",
-			"At the current demand trend, the predicted latency of cluster {{ $labels.cluster }} crosses its SLO "+
+			eta("latency_slo"), t.Saturation.For,
+			"Cluster {{ $labels.cluster }} is predicted to breach its latency SLO within "+horizon.String()+etaWhich+".",
+			"At the current demand trend, the predicted latency of cluster {{ $labels.cluster }} "+crosses+" its SLO "+
 				etaIn("its observed latency is already over the SLO")+"."),
 		rule("StorcastLatencySLOAtExtraLoad", "warning",
 			sel("storcast_predicted_latency_seconds", `load_factor="`+fmt.Sprint(t.Latency.LoadFactor)+`"`, `bound="mean"`)+

@@ -18,6 +18,12 @@ import (
 //go:embed thresholds.yml
 var defaultThresholdsYAML []byte
 
+// The saturation alerts' ETA (Thresholds.Saturation.ETA).
+const (
+	ETAPoint = "point"
+	ETAEarly = "early"
+)
+
 // Thresholds are the numbers in the alert rules (see thresholds.yml for the
 // meaning of each).
 type Thresholds struct {
@@ -35,6 +41,10 @@ type Thresholds struct {
 	Saturation struct {
 		Horizon model.Duration `yaml:"horizon"`
 		For     model.Duration `yaml:"for"`
+		// ETA is which end the saturation alerts compare with the
+		// horizon: ETAPoint (the forecast) or ETAEarly (the early end of
+		// its 95% band, for a plan that must not be late).
+		ETA string `yaml:"eta"`
 	} `yaml:"saturation"`
 	Latency struct {
 		LoadFactor float64        `yaml:"load_factor"`
@@ -153,6 +163,9 @@ func (t Thresholds) Validate() error {
 		if err != nil {
 			return err
 		}
+	}
+	if t.Saturation.ETA != ETAPoint && t.Saturation.ETA != ETAEarly {
+		return fmt.Errorf("saturation.eta: %q is not %s (the forecast) or %s (the early end of its 95%% band)", t.Saturation.ETA, ETAPoint, ETAEarly)
 	}
 	if t.Headroom.CriticalRatio >= t.Headroom.WarningRatio {
 		return fmt.Errorf("headroom.critical_ratio: %v must be below headroom.warning_ratio %v", t.Headroom.CriticalRatio, t.Headroom.WarningRatio)
