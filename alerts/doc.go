@@ -12,6 +12,9 @@
 //	StorcastMaxIOPSSaturationPredicted
 //	                                  storcast_saturation_eta_seconds{limit="max_iops"} < x.saturation.horizon
 //	StorcastLatencySLOBreachPredicted storcast_saturation_eta_seconds{limit="latency_slo"} < x.saturation.horizon
+//	                                  (with x.saturation.eta early, both on the band's early end,
+//	                                  storcast_saturation_eta_seconds_bound{bound="lower"}, or the ETA
+//	                                  where there is no band)
 //	StorcastLatencySLOAtExtraLoad     storcast_predicted_latency_seconds{load_factor=x.latency.load_factor, bound="mean"}
 //	                                    > ignoring (load_factor, bound) storcast_latency_slo_seconds
 //	StorcastModelStale                storcast_model_stale == 1
