@@ -30,10 +30,13 @@ var Signals = []string{"read_ops", "write_ops", "read_bytes", "write_bytes", "la
 // Bounds of the numeric keys. The minimums keep a typo ("1ns", "1ms") from
 // turning the fit loop or the refresh into a busy loop against Prometheus;
 // the retry bounds keep a failing Prometheus from holding a query for hours
-// (10 retries at the capped backoff wait at most ~10 minutes).
+// (10 retries at the capped backoff wait at most ~10 minutes). MaxTimeout
+// keeps a "never time out" (100y) from overflowing the fit's deadline,
+// four timeouts: negative, every fit and probe failed at once.
 const (
 	MinInterval     = time.Second            // fit.interval, fit.refresh_interval, fit.step
 	MinTimeout      = 100 * time.Millisecond // prometheus.timeout
+	MaxTimeout      = time.Hour              // prometheus.timeout
 	MaxRetries      = 10                     // prometheus.retries
 	MaxRetryBackoff = time.Minute            // prometheus.retry_backoff, and the cap of its doubling
 	MaxPoints       = 11000                  // fit.lookback / fit.step: Prometheus's limit per series
@@ -220,7 +223,7 @@ func (c *Config) Validate() error {
 		}
 		u, err := url.Parse(p.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("prometheus.url: %q is not an http(s) URL", p.URL)
+			return fmt.Errorf("prometheus.url: %q is not an http(s) URL", redactUserinfo(p.URL))
 		}
 	}
 	if err := p.HTTPConfig.Validate(); err != nil {
@@ -231,6 +234,9 @@ func (c *Config) Validate() error {
 	}
 	if p.Timeout < MinTimeout {
 		return fmt.Errorf("prometheus.timeout: %s is shorter than the minimum %s", p.Timeout, MinTimeout)
+	}
+	if p.Timeout > MaxTimeout {
+		return fmt.Errorf("prometheus.timeout: %s is longer than the maximum %s", model.Duration(p.Timeout), model.Duration(MaxTimeout))
 	}
 	if p.Retries < 0 {
 		return errors.New("prometheus.retries: must not be negative")
@@ -483,3 +489,12 @@ func sortedKeys(m map[string]string) []string {
 	sortStrings(out)
 	return out
 }
+
+// userinfo is the "user:password@" of a URL's authority, wherever it sits in
+// a string that may not parse as a URL ("http//admin:s3cret@prom:9090" is a
+// path to url.Parse, so URL.Redacted cannot see it).
+var userinfo = regexp.MustCompile(`([^/@:\s]*):[^/@\s]*@`)
+
+// redactUserinfo replaces a password in s with "xxxxx", as URL.Redacted
+// does: a mistyped URL is echoed in the log and in /-/reload's answer.
+func redactUserinfo(s string) string { return userinfo.ReplaceAllString(s, "${1}:xxxxx@") }

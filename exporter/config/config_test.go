@@ -391,3 +391,21 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// An anchor outside prometheus.http_config used inside it loads: the
+// section is encoded again for its own decoder, and the anchor was not in
+// it ("unknown anchor 'p' referenced" for a valid file).
+func TestAliasIntoHTTPConfig(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "storcast.yml")
+	y := "clusters: [{name: a, kind: ceph, matchers: [&m 'cluster=\"a\"']}]\nprometheus:\n  url: http://p:9090\n  http_config:\n    http_headers: {X-Cluster: {values: [*m]}}\n"
+	if err := os.WriteFile(file, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := c.Prometheus.HTTPConfig.HTTPHeaders; h == nil || len(h.Headers["X-Cluster"].Values) != 1 || h.Headers["X-Cluster"].Values[0] != `cluster="a"` {
+		t.Errorf("http_headers %+v, want X-Cluster from the anchor", h)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -175,6 +176,14 @@ func decodeFile(c *Config, data []byte) error {
 // anchors referring to each other can otherwise stand for billions.
 const maxNodes = 50000
 
+// at names path in a message: the top level has no key path.
+func at(path string) string {
+	if path == "" {
+		return "the top level"
+	}
+	return path
+}
+
 func oneLine(err error) string {
 	return strings.ReplaceAll(strings.TrimPrefix(err.Error(), "yaml: "), "\n", "; ")
 }
@@ -192,7 +201,7 @@ var (
 // decodeNode sets v from n; path is the key path for messages.
 func decodeNode(v reflect.Value, n *yaml.Node, path string, budget *int) error {
 	if *budget--; *budget < 0 {
-		return fmt.Errorf("decoding configuration: '%s': more than %d values (aliases expanded)", path, maxNodes)
+		return fmt.Errorf("decoding configuration: '%s': more than %d values (aliases expanded)", at(path), maxNodes)
 	}
 	if n.Kind == yaml.AliasNode {
 		n = n.Alias
@@ -201,11 +210,11 @@ func decodeNode(v reflect.Value, n *yaml.Node, path string, budget *int) error {
 		return nil // "key:" with no value keeps the default
 	}
 	if v.Addr().Type().Implements(obsoleteUnmarshalerType) {
-		return decodeForeign(v, n, path)
+		return decodeForeign(v, n, path, budget)
 	}
 	if v.Addr().Type().Implements(textUnmarshalerType) || v.Type() == durationType || isScalarKind(v.Kind()) {
 		if n.Kind != yaml.ScalarNode {
-			return fmt.Errorf("decoding configuration: '%s' expected a single value, got a %s", path, nodeKind(n))
+			return fmt.Errorf("decoding configuration: '%s' expected a single value, got a %s", at(path), nodeKind(n))
 		}
 		if v.Addr().Type().Implements(textUnmarshalerType) {
 			if err := v.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(n.Value)); err != nil {
@@ -214,17 +223,17 @@ func decodeNode(v reflect.Value, n *yaml.Node, path string, budget *int) error {
 			return nil
 		}
 		if v.Kind() == reflect.String && n.Tag != "!!str" {
-			return fmt.Errorf("decoding configuration: '%s' expected a string, got %s %s (quote it)", path, n.Tag, n.Value)
+			return fmt.Errorf("decoding configuration: '%s' expected a string, got %s %s (quote it)", at(path), n.Tag, n.Value)
 		}
 		if err := decodeText(v, n.Value); err != nil {
-			return fmt.Errorf("decoding configuration: '%s' %v", path, err)
+			return fmt.Errorf("decoding configuration: '%s' %v", at(path), err)
 		}
 		return nil
 	}
 	switch v.Kind() {
 	case reflect.Struct:
 		if n.Kind != yaml.MappingNode {
-			return fmt.Errorf("decoding configuration: '%s' expected a map of keys, got a %s", path, nodeKind(n))
+			return fmt.Errorf("decoding configuration: '%s' expected a map of keys, got a %s", at(path), nodeKind(n))
 		}
 		fields := map[string]int{}
 		for i := 0; i < v.NumField(); i++ {
@@ -250,16 +259,12 @@ func decodeNode(v reflect.Value, n *yaml.Node, path string, budget *int) error {
 			}
 		}
 		if len(unknown) > 0 {
-			p := path
-			if p == "" {
-				p = "the top level"
-			}
-			return fmt.Errorf("decoding configuration: '%s' has invalid keys: %s", p, strings.Join(unknown, ", "))
+			return fmt.Errorf("decoding configuration: '%s' has invalid keys: %s", at(path), strings.Join(unknown, ", "))
 		}
 		return nil
 	case reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
-			return fmt.Errorf("decoding configuration: '%s' expected a list, got a %s", path, nodeKind(n))
+			return fmt.Errorf("decoding configuration: '%s' expected a list, got a %s", at(path), nodeKind(n))
 		}
 		out := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
 		for i, e := range n.Content {
@@ -275,7 +280,7 @@ func decodeNode(v reflect.Value, n *yaml.Node, path string, budget *int) error {
 		return nil
 	case reflect.Map:
 		if n.Kind != yaml.MappingNode {
-			return fmt.Errorf("decoding configuration: '%s' expected a map, got a %s", path, nodeKind(n))
+			return fmt.Errorf("decoding configuration: '%s' expected a map, got a %s", at(path), nodeKind(n))
 		}
 		m := reflect.MakeMap(v.Type())
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -292,31 +297,90 @@ func decodeNode(v reflect.Value, n *yaml.Node, path string, budget *int) error {
 		v.Set(m)
 		return nil
 	}
-	return fmt.Errorf("decoding configuration: '%s' has a type the decoder does not know (%s)", path, v.Type())
+	return fmt.Errorf("decoding configuration: '%s' has a type the decoder does not know (%s)", at(path), v.Type())
 }
 
 // decodeForeign hands a node to a type's own YAML decoding, strictly. yaml.v3
 // has no strict Node.Decode, so the node is encoded back to YAML and decoded
-// with KnownFields.
-func decodeForeign(v reflect.Value, n *yaml.Node, path string) error {
+// with KnownFields: its aliases expanded first (an anchor elsewhere in the
+// file is not in the encoded part), and the lines of an error mapped back to
+// the file's.
+func decodeForeign(v reflect.Value, n *yaml.Node, path string, budget *int) error {
 	if n.Kind != yaml.MappingNode {
-		return fmt.Errorf("decoding configuration: '%s' expected a map of keys, got a %s", path, nodeKind(n))
+		return fmt.Errorf("decoding configuration: '%s' expected a map of keys, got a %s", at(path), nodeKind(n))
 	}
-	b, err := yaml.Marshal(n)
+	expanded, err := expandAliases(n, budget)
+	if err != nil {
+		return fmt.Errorf("decoding configuration: '%s': %v", at(path), err)
+	}
+	b, err := yaml.Marshal(expanded)
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
 	if err := yamlstrict.Decode(b, v.Addr().Interface()); err != nil {
-		msg := oneLine(err)
+		msg := yamlstrict.Message(err)
 		for _, p := range yamlstrict.Problems(err) {
 			if p.UnknownField != "" {
 				msg = "unknown key " + p.UnknownField
 				break
 			}
 		}
-		return fmt.Errorf("%s: %s", path, msg)
+		return fmt.Errorf("%s: %s", path, fileLines(msg, b, expanded))
 	}
 	return nil
+}
+
+// expandAliases returns a copy of n in which every alias is a copy of the
+// node it names, counting the nodes against budget (a few anchors can stand
+// for billions).
+func expandAliases(n *yaml.Node, budget *int) (*yaml.Node, error) {
+	if *budget--; *budget < 0 {
+		return nil, fmt.Errorf("more than %d values (aliases expanded)", maxNodes)
+	}
+	if n.Kind == yaml.AliasNode {
+		return expandAliases(n.Alias, budget)
+	}
+	c := *n
+	c.Anchor = ""
+	c.Content = make([]*yaml.Node, len(n.Content))
+	for i, e := range n.Content {
+		var err error
+		if c.Content[i], err = expandAliases(e, budget); err != nil {
+			return nil, err
+		}
+	}
+	return &c, nil
+}
+
+// lineRef is "line N" in a YAML error message.
+var lineRef = regexp.MustCompile(`\bline (\d+)\b`)
+
+// fileLines rewrites the lines msg names in encoded (the YAML of the node
+// orig) as the lines of the file orig came from: the two trees have the same
+// shape, so their nodes pair up in order.
+func fileLines(msg string, encoded []byte, orig *yaml.Node) string {
+	var doc yaml.Node
+	if yaml.Unmarshal(encoded, &doc) != nil || len(doc.Content) == 0 {
+		return msg
+	}
+	lines := map[int]int{}
+	var pair func(a, b *yaml.Node)
+	pair = func(a, b *yaml.Node) {
+		if _, ok := lines[a.Line]; !ok {
+			lines[a.Line] = b.Line
+		}
+		for i := range min(len(a.Content), len(b.Content)) {
+			pair(a.Content[i], b.Content[i])
+		}
+	}
+	pair(doc.Content[0], orig)
+	return lineRef.ReplaceAllStringFunc(msg, func(ref string) string {
+		n, _ := strconv.Atoi(lineRef.FindStringSubmatch(ref)[1])
+		if l, ok := lines[n]; ok {
+			return "line " + strconv.Itoa(l)
+		}
+		return ref
+	})
 }
 
 // decodeText sets a scalar v from text, as written in YAML, an environment
