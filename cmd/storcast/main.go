@@ -258,6 +258,16 @@ func parseFlags(args []string, stderr io.Writer) (o *options, code int, ok bool)
 		fmt.Fprintf(stderr, "storcast: unexpected argument %q: storcast takes flags only (a boolean flag is set false as --flag=false; the configuration file is --config.file)\n", fs.Arg(0))
 		return nil, 2, false
 	}
+	// Flags that would otherwise be ignored, or start a demo with no data
+	// for days, are refused.
+	if o.checkRemote && !o.check {
+		fmt.Fprintf(stderr, "storcast: --config.check.remote: only with --config.check (it adds the queries' check to it; without, storcast would start serving)\n")
+		return nil, 2, false
+	}
+	if o.demoAge < 0 {
+		fmt.Fprintf(stderr, "storcast: --demo.age: %v is negative: it is how long ago the demo cluster started (its scenario's origin would lie in the future, with no data until then)\n", o.demoAge)
+		return nil, 2, false
+	}
 	var err error
 	if o.shard, err = o.shardFlags.resolve(fs, osHostname); err != nil {
 		fmt.Fprintf(stderr, "storcast: %v\n", err)
@@ -311,21 +321,27 @@ func (a *app) Shard() collector.Shard { return *a.shardReport.Load() }
 
 // newApp builds the metrics registry, the source (Prometheus or the demo
 // cluster) and the engine for cfg.
-func newApp(o *options, cfg *config.Config, shardReport collector.Shard, log *slog.Logger) (*app, error) {
+func newApp(o *options, cfg *config.Config, shardReport collector.Shard, log *slog.Logger) (_ *app, err error) {
 	a := &app{opts: o, log: log, cfg: cfg, promDigest: settingsDigest(cfg.Prometheus), reg: prometheus.NewRegistry(),
 		reloads: collector.NewConfigReload(time.Now())}
 	a.shardReport.Store(&shardReport)
 	a.reg.MustRegister(versioncollector.NewCollector("storcast"), collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), a.reloads)
-	var err error
 	if a.srcMetrics, err = source.NewMetrics(a.reg); err != nil {
 		return nil, fmt.Errorf("registering metrics: %w", err)
 	}
 	if cfg.Demo {
-		demoSrc, err := demo.New(o.demoScenario, 1, time.Now(), o.demoAge)
-		if err != nil {
-			return nil, fmt.Errorf("demo: %w", err)
+		demoSrc, demoErr := demo.New(o.demoScenario, 1, time.Now(), o.demoAge)
+		if demoErr != nil {
+			return nil, fmt.Errorf("demo: %w", demoErr)
 		}
 		a.demoSrc = demoSrc
+		// run closes it once newApp returns the app; before, a failure
+		// here left its temporary directory behind.
+		defer func() {
+			if err != nil {
+				a.demoSrc.Close()
+			}
+		}()
 		if err := prepareDemo(cfg, a.demoSrc); err != nil {
 			return nil, fmt.Errorf("demo: %w", err)
 		}

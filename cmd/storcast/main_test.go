@@ -768,3 +768,24 @@ func startDemoStarting(t *testing.T) (*mainProcess, *syncBuffer, string) {
 	}
 	return cmd, out, addr
 }
+
+// TestFailedDemoStartRemovesItsData: a demo whose start fails after its
+// in-process Prometheus was made (here its calibration cannot be written:
+// a directory stands where the file goes) exits 1 and leaves no
+// storcast-demo-* directory in TMPDIR; each such failed start left one.
+func TestFailedDemoStartRemovesItsData(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	state := t.TempDir()
+	if err := os.Mkdir(filepath.Join(state, "demo-calibration.yml"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var errb syncBuffer
+	if code := run([]string{"--demo", "--state.dir=" + state, "--web.listen-address=127.0.0.1:0"}, io.Discard, &errb, nil); code != 1 || !strings.Contains(errb.String(), "demo: ") {
+		t.Fatalf("exit %d, stderr %q; want exit 1 and the demo's error", code, errb.String())
+	}
+	left, err := filepath.Glob(filepath.Join(tmp, "storcast-demo-*"))
+	if err != nil || len(left) != 0 {
+		t.Errorf("left behind in TMPDIR: %v (%v)", left, err)
+	}
+}

@@ -121,6 +121,10 @@ func TestShardFlags(t *testing.T) {
 		// Arguments left over are refused: "--demo false" ran the demo.
 		{args: []string{"--demo", "false"}, wantErr: `unexpected argument "false": storcast takes flags only (a boolean flag is set false as --flag=false; the configuration file is --config.file)`},
 		{args: []string{"storcast.yml"}, wantErr: `unexpected argument "storcast.yml": storcast takes flags only (a boolean flag is set false as --flag=false; the configuration file is --config.file)`},
+		// Ignored before: the check flag alone started the server; a
+		// negative age put the demo's origin in the future, with no data.
+		{args: []string{"--config.check.remote"}, wantErr: "--config.check.remote: only with --config.check (it adds the queries' check to it; without, storcast would start serving)"},
+		{args: []string{"--demo", "--demo.age=-150h"}, wantErr: "--demo.age: -150h0m0s is negative: it is how long ago the demo cluster started (its scenario's origin would lie in the future, with no data until then)"},
 		// --shard.from-hostname=false gives no index: --shard.index does.
 		{args: []string{"--shard.total=3", "--shard.from-hostname=false", "--shard.index=1"}, index: 1, total: 3},
 	} {
