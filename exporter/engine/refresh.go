@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"runtime/debug"
 	"time"
 
 	"github.com/storcast/storcast/exporter/config"
@@ -112,12 +111,7 @@ func (e *Engine) derive(cfg *config.Config, c *cluster, s *Snapshot, recent *sou
 			if !derived {
 				s.Live = models.Live{}
 			}
-			if !c.derivePanicked {
-				e.log.Error("deriving the live values panicked; none are served until it passes", "cluster", c.name, "panic", r, "stack", string(debug.Stack()))
-			} else {
-				e.log.Error("deriving the live values panicked again; none are served", "cluster", c.name, "panic", r)
-			}
-			c.derivePanicked = true
+			e.logPanic(c, "deriving the live values", "none are served", &c.derivePanicked, r)
 		}
 	}()
 	s.Live = s.Set.Derive(s.Observed, s.HasObserved, recent)

@@ -109,15 +109,21 @@ func (e *Engine) publish(c *cluster, next *Snapshot) {
 	defer func() {
 		if r := recover(); r != nil {
 			next.Outlook = models.Outlook{}
-			if !c.outlookPanicked {
-				e.log.Error("computing the outlook panicked; none is served until it passes", "cluster", c.name, "panic", r, "stack", string(debug.Stack()))
-			} else {
-				e.log.Error("computing the outlook panicked again; none is served", "cluster", c.name, "panic", r)
-			}
-			c.outlookPanicked = true
+			e.logPanic(c, "computing the outlook", "none is served", &c.outlookPanicked, r)
 		}
 	}()
 	next.ComputeOutlook()
+}
+
+// logPanic logs the panic r met in c's models while doing what, with its
+// stack the first time (*seen false): the same defect meets every refresh.
+func (e *Engine) logPanic(c *cluster, what, unserved string, seen *bool, r any) {
+	if !*seen {
+		e.log.Error(what+" panicked; "+unserved+" until it passes", "cluster", c.name, "panic", r, "stack", string(debug.Stack()))
+	} else {
+		e.log.Error(what+" panicked again; "+unserved, "cluster", c.name, "panic", r)
+	}
+	*seen = true
 }
 
 // Latency is the latency model served: the configured one
