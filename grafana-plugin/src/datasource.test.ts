@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { vi } from 'vitest';
-import { CoreApp, type DataSourceInstanceSettings } from '@grafana/data';
+import { CoreApp, type DataSourceInstanceSettings, type ScopedVars } from '@grafana/data';
 import type { DataQuery } from '@grafana/schema';
 
 import { DataSource } from './datasource';
@@ -10,12 +10,23 @@ import { StorcastOptions, StorcastQuery, templatedFields } from './types';
 
 // Grafana's own DataSourceWithBackend, so that what the data source inherits
 // from it (interpolateVariablesInQueries) is tested too; only the template
-// service is a stand-in: $name and ${name} from the scoped vars.
+// service is a stand-in: $name and ${name} from the scoped vars, a value
+// given to the format function when there is one; else, as Grafana's
+// default (glob) format, several values as {a,b}.
 vi.mock('@grafana/runtime', async (importOriginal) => ({
   ...(await importOriginal<typeof import('@grafana/runtime')>()),
   getTemplateSrv: () => ({
-    replace: (s: string, scoped: Record<string, { value: string }> = {}) =>
-      s.replace(/\$\{?(\w+)\}?/g, (m: string, name: string) => scoped[name]?.value ?? m),
+    replace: (s: string, scoped: Record<string, { value: string | string[] }> = {}, format?: unknown) =>
+      s.replace(/\$\{?(\w+)\}?/g, (m: string, name: string) => {
+        const v = scoped[name]?.value;
+        if (v === undefined) {
+          return m;
+        }
+        if (typeof format === 'function') {
+          return format(v) as string;
+        }
+        return Array.isArray(v) ? (v.length > 1 ? `{${v.join(',')}}` : v.join('')) : v;
+      }),
   }),
 }));
 
@@ -90,6 +101,25 @@ describe('DataSource', () => {
     const out = ds.applyTemplateVariables({ refId: 'A', ioSize: '${size}KiB', readRatio: '' }, { size: { text: '', value: '64' } });
     expect(out.ioSize).toBe('64KiB');
     expect(out.readRatio).toBe('');
+  });
+
+  it('fails a query whose cluster variable holds several values', () => {
+    // Grafana's default format sent them as one cluster named "{a,b}".
+    const multi = { cluster: { text: 'a + b', value: ['a', 'b'] } } as unknown as ScopedVars;
+    const query: StorcastQuery = { refId: 'A', queryType: 'forecast', cluster: '$cluster' };
+    expect(() => ds.applyTemplateVariables(query, multi)).toThrow(
+      'cluster: $cluster holds several values; repeat the panel by it'
+    );
+    expect(() => ds.interpolateVariablesInQueries([query], multi, [])).toThrow(/holds several values/);
+    // Other fields keep Grafana's default format.
+    expect(ds.applyTemplateVariables({ refId: 'A', cluster: 'c', ioSize: '$cluster' }, multi).ioSize).toBe('{a,b}');
+  });
+
+  it('takes a cluster variable holding one value, as a list or not', () => {
+    const query: StorcastQuery = { refId: 'A', queryType: 'forecast', cluster: '$cluster' };
+    const one = { cluster: { text: 'a', value: ['a'] } } as unknown as ScopedVars;
+    expect(ds.applyTemplateVariables(query, one).cluster).toBe('a');
+    expect(ds.applyTemplateVariables(query, { cluster: { text: 'a', value: 'a' } }).cluster).toBe('a');
   });
 
   it('does not send a query without a cluster, or a hidden one', () => {

@@ -24,7 +24,7 @@ export class DataSource extends DataSourceWithBackend<StorcastQuery, StorcastOpt
     for (const key of templatedFields) {
       const v = query[key];
       if (typeof v === 'string' && v !== '') {
-        out[key] = srv.replace(v, scopedVars);
+        out[key] = key === 'cluster' ? srv.replace(v, scopedVars, oneCluster(v)) : srv.replace(v, scopedVars);
       }
     }
     return out;
@@ -45,4 +45,23 @@ export class DataSource extends DataSourceWithBackend<StorcastQuery, StorcastOpt
     const clusters = await this.getClusters();
     return clusters.map((c) => ({ text: c.name, value: c.name }));
   }
+}
+
+/**
+ * A template format for the cluster: Grafana's default would join several
+ * values of a multi-value variable as "{ceph-a,swift-b}", sent as one cluster
+ * name that storcast does not know. A query asks about one cluster, so
+ * several values fail the query, thrown as DataSourceWithBackend.query itself
+ * throws for an unknown data source: Grafana shows it as the panel's error.
+ */
+function oneCluster(field: string) {
+  return (value: unknown): string => {
+    if (Array.isArray(value)) {
+      if (value.length > 1) {
+        throw new Error(`cluster: ${field} holds several values; repeat the panel by it`);
+      }
+      return String(value[0] ?? '');
+    }
+    return String(value ?? '');
+  };
 }

@@ -102,6 +102,46 @@ describe('QueryEditor', () => {
     expect(onRunQuery).toHaveBeenCalledTimes(2);
   });
 
+  it('shows a query replaced from outside, and does not write the old value back', async () => {
+    // Explore's query history replaces the query while the editor stays mounted.
+    const onChange = vi.fn();
+    const onRunQuery = vi.fn();
+    const ds = fakeDatasource(() => Promise.resolve(clusters));
+    const editor = (horizon: string) => (
+      <QueryEditor
+        datasource={ds}
+        query={{ refId: 'A', queryType: 'forecast', cluster: 'ceph-a', horizon }}
+        onChange={onChange}
+        onRunQuery={onRunQuery}
+      />
+    );
+    const { rerender } = render(editor('7d'));
+    await settle();
+    expect(screen.getByLabelText('Horizon')).toHaveValue('7d');
+    rerender(editor('1d'));
+    expect(screen.getByLabelText('Horizon')).toHaveValue('1d');
+    const user = userEvent.setup();
+    await user.click(screen.getByLabelText('Horizon'));
+    await user.tab();
+    expect(onChange).not.toHaveBeenCalled();
+    expect(onRunQuery).not.toHaveBeenCalled();
+  });
+
+  it('does not rerun a saved numeric field that was not edited', async () => {
+    // An older saved query holds points as a number.
+    const { onChange, onRunQuery } = setup({ queryType: 'capacityCurve', cluster: 'ceph-a', points: 21 as unknown as string });
+    await settle();
+    expect(screen.getByLabelText('Points')).toHaveValue('21');
+    const user = userEvent.setup();
+    await user.click(screen.getByLabelText('Points'));
+    await user.tab();
+    expect(onChange).not.toHaveBeenCalled();
+    expect(onRunQuery).not.toHaveBeenCalled();
+    await user.type(screen.getByLabelText('Points'), '0');
+    await user.tab();
+    expect(onChange).toHaveBeenLastCalledWith(expect.objectContaining({ points: '210' }));
+  });
+
   it('shows the capacity curve fields', async () => {
     setup({ queryType: 'capacityCurve', cluster: 'ceph-a', ioSize: '4KiB' });
     await settle();

@@ -56,22 +56,31 @@ export function QueryEditor({ query, onChange, onRunQuery, datasource }: Props) 
     onRunQuery();
   };
   // Text fields apply on blur, so a query does not run on every key.
-  const text = (key: keyof StorcastQuery, label: string, placeholder: string, tooltip: string, width = 16) => (
-    <InlineField label={label} labelWidth={labelWidth} tooltip={tooltip}>
-      <Input
-        id={`storcast-${key}`}
-        aria-label={label}
-        width={width}
-        placeholder={placeholder}
-        defaultValue={(query[key] as string | undefined) ?? ''}
-        onBlur={(e: ChangeEvent<HTMLInputElement>) => {
-          if (e.currentTarget.value !== (query[key] ?? '')) {
-            update({ [key]: e.currentTarget.value });
-          }
-        }}
-      />
-    </InlineField>
-  );
+  const text = (key: keyof StorcastQuery, label: string, placeholder: string, tooltip: string, width = 16) => {
+    // String(): an older saved query may hold a number (points: 21), which
+    // is no edit when the field shows "21".
+    const saved = String(query[key] ?? '');
+    return (
+      <InlineField label={label} labelWidth={labelWidth} tooltip={tooltip}>
+        <Input
+          // Keyed on the saved value: a query replaced from outside (Explore's
+          // history) remounts the field with it, rather than the field showing,
+          // and at its next blur writing back, the old one.
+          key={saved}
+          id={`storcast-${key}`}
+          aria-label={label}
+          width={width}
+          placeholder={placeholder}
+          defaultValue={saved}
+          onBlur={(e: ChangeEvent<HTMLInputElement>) => {
+            if (e.currentTarget.value !== saved) {
+              update({ [key]: e.currentTarget.value });
+            }
+          }}
+        />
+      </InlineField>
+    );
+  };
 
   return (
     <div>
