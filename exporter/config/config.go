@@ -14,6 +14,8 @@ import (
 	commoncfg "github.com/prometheus/common/config"
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/promql/parser"
+
+	"github.com/storcast/storcast/internal/redact"
 )
 
 // Cluster kinds.
@@ -223,7 +225,7 @@ func (c *Config) Validate() error {
 		}
 		u, err := url.Parse(p.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("prometheus.url: %q is not an http(s) URL", redactUserinfo(p.URL))
+			return fmt.Errorf("prometheus.url: %q is not an http(s) URL", redact.Userinfo(p.URL))
 		}
 	}
 	if err := p.HTTPConfig.Validate(); err != nil {
@@ -489,12 +491,3 @@ func sortedKeys(m map[string]string) []string {
 	sortStrings(out)
 	return out
 }
-
-// userinfo is the "user:password@" of a URL's authority, wherever it sits in
-// a string that may not parse as a URL ("http//admin:s3cret@prom:9090" is a
-// path to url.Parse, so URL.Redacted cannot see it).
-var userinfo = regexp.MustCompile(`([^/@:\s]*):[^/@\s]*@`)
-
-// redactUserinfo replaces a password in s with "xxxxx", as URL.Redacted
-// does: a mistyped URL is echoed in the log and in /-/reload's answer.
-func redactUserinfo(s string) string { return userinfo.ReplaceAllString(s, "${1}:xxxxx@") }

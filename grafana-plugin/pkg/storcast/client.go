@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/storcast/storcast/exporter/apiv1"
+	"github.com/storcast/storcast/internal/redact"
 )
 
 // MaxBodyBytes bounds what the client reads from one storcast response.
@@ -61,13 +62,13 @@ func ParseURL(s string) (*url.URL, error) {
 		return nil, fmt.Errorf("storcast URL %s: must not hold a user or password; set them in the data source's basic auth settings (user, password)", u.Redacted())
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("storcast URL %q: scheme must be http or https", s)
+		return nil, fmt.Errorf("storcast URL %q: scheme must be http or https", redact.Userinfo(s))
 	}
 	if u.Host == "" {
-		return nil, fmt.Errorf("storcast URL %q: no host", s)
+		return nil, fmt.Errorf("storcast URL %q: no host", redact.Userinfo(s))
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("storcast URL %q: must not have a query or fragment", s)
+		return nil, fmt.Errorf("storcast URL %q: must not have a query or fragment", redact.Userinfo(s))
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""

@@ -108,3 +108,15 @@ func TestTimeoutAndPathPrefix(t *testing.T) {
 		t.Errorf("path %q, err %v", got, err)
 	}
 }
+
+// A URL that is refused for its scheme, host, query or fragment is echoed
+// with its password hidden: "admin:pw@storcast" is a scheme "admin" to
+// url.Parse, with no user to refuse.
+func TestRefusedURLHidesItsPassword(t *testing.T) {
+	for _, s := range []string{"admin:s3cret@storcast:9595", "ftp://u:s3cret@storcast", "http://storcast:9595?u=a:s3cret@x"} {
+		_, err := storcast.ParseURL(s)
+		if err == nil || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("ParseURL(%q): %v; want an error without the password", s, err)
+		}
+	}
+}
