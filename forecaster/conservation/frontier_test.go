@@ -436,3 +436,32 @@ func TestAtMixAllocatesNothing(t *testing.T) {
 		t.Errorf("AtMix allocates %v times per call", n)
 	}
 }
+
+// TestUtilizationNeverFallsPastCapacity: with γ < 0 (a 50/50 point above
+// the paper's line: γ = −0.24 here, accepted) U along a mix rises to a
+// peak at least 1 and fell after it: at 1.6 times the max at 50/50 it read
+// 0.96 (a finite latency served past capacity), at 3 times −1.0. Along the
+// ray U is non-decreasing, below 1 exactly below capacity, at least 1 past
+// it.
+func TestUtilizationNeverFallsPastCapacity(t *testing.T) {
+	m, err := NewModel(Calibration{Points: []Point{{IOSizeBytes: 4096, ReadIOPS: 1000, WriteIOPS: 1000}},
+		Mixed: []MixedPoint{{IOSizeBytes: 4096, ReadRatio: 0.5, IOPS: 5000.0 / 3}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := m.Interference(); len(g) != 1 || math.Abs(g[0].Gamma+0.24) > 1e-9 {
+		t.Fatalf("γ fits %+v, want −0.24", g)
+	}
+	const max = 5000.0 / 3
+	prev := 0.0
+	for _, f := range []float64{0.5, 0.8, 0.99, 1, 1.01, 1.2, 1.6, 2, 3, 10} {
+		res, err := m.AtMixCentral([]OpClass{{Op: Read, IOSizeBytes: 4096, Rate: f * max / 2}, {Op: Write, IOSizeBytes: 4096, Rate: f * max / 2}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(res.LoadRatio-f) > 1e-9 || (f < 1) != (res.Utilization < 1) || res.Utilization < prev {
+			t.Errorf("%v× the max: load ratio %v, U %v (the last %v); want U below 1 exactly below capacity, non-decreasing", f, res.LoadRatio, res.Utilization, prev)
+		}
+		prev = res.Utilization
+	}
+}

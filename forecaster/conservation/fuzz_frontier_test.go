@@ -73,6 +73,11 @@ func FuzzFrontier(f *testing.F) {
 		if !(res.MaxTotalIOPS > 0) || math.IsNaN(res.Utilization) || res.MaxTotalIOPSLower > res.MaxTotalIOPS || res.MaxTotalIOPSUpper < res.MaxTotalIOPS {
 			t.Fatalf("AtMix on %+v: %+v", cal, res)
 		}
+		// Past capacity U is at least 1, below it under 1 (with γ < 0 U
+		// fell back after its peak: TestUtilizationNeverFallsPastCapacity).
+		if res.LoadRatio >= 1+1e-9 && res.Utilization < 1 || res.LoadRatio < 1-1e-9 && res.Utilization >= 1 {
+			t.Fatalf("AtMix on %+v: load ratio %v but U %v", cal, res.LoadRatio, res.Utilization)
+		}
 		if _, err := json.Marshal(res); err != nil {
 			t.Fatalf("result does not encode: %v", err)
 		}

@@ -555,8 +555,9 @@ type Result struct {
 	MaxTotalIOPS float64 `json:"maxTotalIops"` // s·CurrentIOPS, s the scale with U(s·load) = 1
 	MaxReadIOPS  float64 `json:"maxReadIops"`  // s · read rates
 	MaxWriteIOPS float64 `json:"maxWriteIops"` // s · write rates
-	Utilization  float64 `json:"utilization"`  // U at the current load: Σ shares + interference
-	// Interference is the interference part of Utilization (0 when γ = 0).
+	Utilization  float64 `json:"utilization"`  // U at the current load: Σ shares + interference (past capacity see utilizationPastPeak)
+	// Interference is the interference part of U = Σ shares + Interference
+	// (0 when γ = 0).
 	Interference float64 `json:"interference"`
 	// LoadRatio = CurrentIOPS / MaxTotalIOPS (equals Utilization when γ = 0).
 	LoadRatio     float64 `json:"loadRatio"`
@@ -574,6 +575,24 @@ type Result struct {
 	Extrapolated       bool    `json:"extrapolated"` // some class's size lies outside the calibrated range
 	// Interpolation is the form used across sizes (LogLog or Cost).
 	Interpolation string `json:"interpolation"`
+}
+
+// utilizationPastPeak is U = L + Q at the current load, kept from falling
+// back past capacity: with γ < 0 (reads and writes helping each other) U(s) =
+// sL + s²Q peaks at s = −L/(2Q), at least 1 where γ is accepted, and falls
+// after it, below 1 and then below 0 at loads far past capacity, which the
+// callers' "U ≥ 1: saturated" would read as room left. Past the peak U is
+// held at the peak's value −L²/(4Q); past capacity (loadRatio ≥ 1) it is at
+// least 1. Below capacity the load is on the rising side and U is L + Q.
+func utilizationPastPeak(L, Q, loadRatio float64) float64 {
+	u := L + Q
+	if Q < 0 && L+2*Q < 0 {
+		u = -L * L / (4 * Q)
+	}
+	if loadRatio >= 1 {
+		u = math.Max(u, 1)
+	}
+	return u
 }
 
 // AtMix returns the capacity at the mix of classes. Every class i uses the
@@ -727,6 +746,7 @@ func (m *Model) AtMixCentral(classes []OpClass) (Result, error) {
 		res.MaxReadIOPS = readTotal / inv
 		res.MaxWriteIOPS = writeTotal / inv
 		res.HeadroomRatio = 1 - inv
+		res.Utilization = utilizationPastPeak(L, Q, inv)
 	}
 	res.HeadroomIOPS = res.MaxTotalIOPS - res.CurrentIOPS
 	res.MaxTotalIOPSLower, res.MaxTotalIOPSUpper = res.MaxTotalIOPS, res.MaxTotalIOPS
