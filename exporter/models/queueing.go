@@ -73,13 +73,25 @@ func axisAt(capm *conservation.Model, o features.Observed) (mixAxis, bool) {
 	return a, a.L > 0 && finite(a.L) && finite(a.Q)
 }
 
-func (a mixAxis) u(iops float64) float64 { return a.L*iops + a.Q*iops*iops }
-
-func (a mixAxis) iops(u float64) float64 {
-	if a.Q == 0 {
-		return u / a.L
+// u is the utilization at iops. With Q < 0 (γ < 0) L·t + Q·t² peaks past
+// capacity and falls after it: there it is held at the peak, and past
+// capacity it is at least 1 (as conservation's Result.Utilization), so that
+// no load past capacity reads as a finite latency.
+func (a mixAxis) u(iops float64) float64 {
+	u := a.L*iops + a.Q*iops*iops
+	if a.Q < 0 && a.L+2*a.Q*iops < 0 {
+		u = -a.L * a.L / (4 * a.Q)
 	}
-	return (-a.L + math.Sqrt(a.L*a.L+4*a.Q*u)) / (2 * a.Q)
+	if iops >= a.iops(1) {
+		u = math.Max(u, 1)
+	}
+	return u
+}
+
+// iops is the load at utilization u on the rising side: the smaller root
+// of Q·t² + L·t − u = 0, written so that it does not cancel when |Q|·u ≪ L².
+func (a mixAxis) iops(u float64) float64 {
+	return 2 * u / (a.L + math.Sqrt(a.L*a.L+4*a.Q*u))
 }
 
 // QueueingFitter fits latency against the capacity frontier's utilization
@@ -332,6 +344,11 @@ func (l *queueingLatency) AtUtilization(u float64) (Band, bool) {
 
 var _ UtilizationLatency = (*queueingLatency)(nil)
 
+// kneeTail are the utilizations past the served curve's last point at which
+// Crossing looks for the SLO too, up to forecaster/queueing's knee search's
+// end.
+var kneeTail = []float64{0.996, 0.997, 0.998, 0.999}
+
 // Crossing is, per bound, the lowest IOPS below capacity at which the
 // bound reaches slo (linear between the curve's points); NaN when it does
 // not before capacity.
@@ -340,13 +357,21 @@ func (l *queueingLatency) Crossing(slo float64) Band {
 	if !(slo > 0) {
 		return b
 	}
+	// The served curve stops a step below capacity (U 0.995); the knee may
+	// lie above it, as the model's own knee search (to U 0.999) finds.
+	pts := l.curve
+	for _, u := range kneeTail {
+		if b, ok := l.At(l.Axis.iops(u)); ok {
+			pts = append(pts[:len(pts):len(pts)], LatencyPoint{IOPS: l.Axis.iops(u), Band: b})
+		}
+	}
 	cross := func(get func(p LatencyPoint) float64) float64 {
-		for k, p := range l.curve {
+		for k, p := range pts {
 			if v := get(p); v >= slo {
 				if k == 0 {
 					return p.IOPS
 				}
-				q := l.curve[k-1]
+				q := pts[k-1]
 				f := (slo - get(q)) / (v - get(q))
 				return q.IOPS + f*(p.IOPS-q.IOPS)
 			}

@@ -216,3 +216,58 @@ func TestLatencyAtLoadPastCapacityWhateverTheModel(t *testing.T) {
 		}
 	}
 }
+
+// TestKneeBetweenTheCurveAndCapacity: the served curve stops at U 0.995,
+// a step below capacity; an SLO the latency reaches above it (0.4 s on the
+// ramp's L0 0.4 ms + 1 ms·U/(1 − U): at U 0.9975) had no knee (NaN: no
+// storcast_latency_knee_iops, no latency_slo ETA) though the model's own
+// knee search goes to 0.999. It is found there, below capacity.
+func TestKneeBetweenTheCurveAndCapacity(t *testing.T) {
+	plain := conservation.Calibration{Points: []conservation.Point{
+		{IOSizeBytes: 4096, ReadIOPS: 18052, WriteIOPS: 3142},
+		{IOSizeBytes: 65536, ReadIOPS: 9999, WriteIOPS: 2338},
+	}}
+	l, _, res := fitOnRamp(t, plain, 0.4)
+	k := l.Crossing(0.4)
+	lo, hi := l.Axis.iops(0.995), res.MaxTotalIOPS
+	if !(k.Mean > lo && k.Mean < hi) || !(k.Upper <= k.Mean) {
+		t.Errorf("knee %+v; want its mean between U 0.995 (%v IOPS) and capacity (%v), the upper's no later", k, lo, hi)
+	}
+}
+
+// TestPastCapacityWithNegativeInterference: with γ < 0 (here −0.24: a 50/50
+// point above the paper's line) U along the mix peaks past capacity and
+// fell after it, so a load twice the max read U 0.96: the latency at
+// extra load was finite there. Past capacity the latency at extra load is
+// saturated, and the capacity-anchored model's axis reads U ≥ 1 (no
+// latency) at every load past the max, below 1 below it.
+func TestPastCapacityWithNegativeInterference(t *testing.T) {
+	capFit, err := NewCapacity(conservation.Calibration{Points: []conservation.Point{{IOSizeBytes: 4096, ReadIOPS: 1000, WriteIOPS: 1000}},
+		Mixed: []conservation.MixedPoint{{IOSizeBytes: 4096, ReadRatio: 0.5, IOPS: 5000.0 / 3}}}, "file", 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const max = 5000.0 / 3
+	obs := features.Observed{ReadRatio: 0.5, IOSizeBytes: 4096, ReadSizeBytes: 4096, WriteSizeBytes: 4096,
+		ReadIOPS: 0.4 * max, WriteIOPS: 0.4 * max, IOPS: 0.8 * max}
+	l := iopsLatency{c: 10 * max} // finite far past capacity: only the frontier can say saturated
+	set := Set{Conservation: capFit, MLISP: l}
+	for _, f := range LoadFactors {
+		b, ok := set.LatencyAtLoad(l, obs, f)
+		if past := 0.8*f >= 1; !ok || past != math.IsInf(b.Mean, 1) {
+			t.Errorf("at %v× (%.2f of the max): %+v, ok %v; want +Inf exactly past capacity", f, 0.8*f, b, ok)
+		}
+	}
+	axis, ok := axisAt(capFit.Model(), obs)
+	if !ok || !(axis.Q < 0) {
+		t.Fatalf("axis %+v, ok %v; want one with Q < 0", axis, ok)
+	}
+	prev := 0.0
+	for _, f := range []float64{0.5, 0.99, 1.01, 1.5, 2, 3, 10} {
+		u := axis.u(f * max)
+		if (f < 1) != (u < 1) || u < prev {
+			t.Errorf("axis at %v× the max: U %v (the last %v); want below 1 exactly below capacity, non-decreasing", f, u, prev)
+		}
+		prev = u
+	}
+}

@@ -57,8 +57,8 @@ type LinearOIO struct {
 }
 
 // FitLinearOIO fits the BASIL-style line to observed (IOPS, latency) pairs.
-// It needs at least 3 pairs, IOPS ≥ 0, latency > 0 and not constant, and OIO
-// that is not constant.
+// It needs at least 3 pairs, IOPS ≥ 0, latency > 0 and not constant, OIO
+// that is not constant, and a line whose latency at no OIO is positive.
 func FitLinearOIO(iops, latency []float64) (*LinearOIO, error) {
 	if err := checkLoadLatency(iops, latency, 3); err != nil {
 		return nil, err
@@ -84,6 +84,11 @@ func FitLinearOIO(iops, latency []float64) (*LinearOIO, error) {
 	m := &LinearOIO{A: a, B: ml - a*mo}
 	if math.IsNaN(m.A) || math.IsInf(m.A, 0) || math.IsNaN(m.B) || math.IsInf(m.B, 0) {
 		return nil, inputError("latency", "the line fit is not finite (IOPS·latency overflows)")
+	}
+	// B is the latency at no load: at or below 0, B/(1 − Aλ) would predict
+	// a negative latency below 1/A and +Inf at loads observed.
+	if !(m.B > 0) {
+		return nil, inputError("latency", "the line's latency at no outstanding IO is %v s, not positive: the pairs do not follow the line", m.B)
 	}
 	return m, nil
 }

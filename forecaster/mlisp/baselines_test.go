@@ -130,6 +130,11 @@ func TestBaselinesRejectBadInput(t *testing.T) {
 	if _, err := FitLinearOIO([]float64{1, 2, 4}, []float64{4, 2, 1}); err == nil || !strings.Contains(err.Error(), "constant") {
 		t.Errorf("constant OIO: %v", err)
 	}
+	// Latency falling as IOPS rises: the line's intercept is negative, and
+	// B/(1 − Aλ) predicted −0.62 ms at 50 IOPS and +Inf at 100, a load seen.
+	if _, err := FitLinearOIO([]float64{110, 100, 95}, []float64{0.001, 0.002, 0.003}); err == nil || !strings.Contains(err.Error(), "not positive") {
+		t.Errorf("a line with a negative latency at no load: err %v, want refused", err)
+	}
 }
 
 // TestQueueingFitWhateverTheUnits: the same latencies in units 1e160 times

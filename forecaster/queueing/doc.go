@@ -13,7 +13,9 @@
 //
 // which holds M/M/1 (L0 = A = S, so L = S/(1 − U)) and M/D/1 (L0 = S,
 // A = S/2, Pollaczek–Khinchine) exactly. It is linear in (L0, A): fitted by
-// least squares on relative errors (weights 1/L²) with the bounds enforced.
+// least squares on relative errors (weights 1/L²) with the bounds enforced,
+// on the samples below capacity (a window at U ≥ 1, which a calibration that
+// puts capacity low gives, has no finite value of the shape to score).
 //
 // How fast latency rises toward capacity is then asked of the history: the
 // family is widened to L0 + A·U/(1 − U)^Q for Q on the grid 0, ¼ … 2 (Q = 1
@@ -75,7 +77,8 @@
 // samples above are scored at d = x/x' − 1, and at a point of the full model
 // the band is μ·exp(LowerQ·s(d)), μ·exp(UpperQ·s(d)), s(d) = 0.1 + max(d,0)²,
 // d = x/XMax − 1 — never narrower than μ·exp(±2σ), σ the residual standard
-// deviation after Kriging. Both ends are positive wherever μ is. Without a
+// deviation after Kriging, nor wider than μ·10^±9 (the latency span Fit
+// accepts: from a history ending at U 0.03, d reaches 32 near capacity). Both ends are positive wherever μ is. Without a
 // calibration (fewer than 20 scored samples) the band is μ·exp(±(2σ + d⁺)).
 // The upper band is also made non-decreasing.
 //

@@ -84,3 +84,56 @@ func TestOpenShapeInverse(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenFitIgnoresSaturatedWindows: a window at U ≥ 1 (a calibration
+// that puts capacity low, a burst past it) is left out of the open-loop
+// shape, as it is of the residual: scored at U 0.999, where U/(1 − U) is
+// 999, one such window outweighed the 50 others and took the fit (the
+// latency at U 0.8 several times too low). Over 20 M/M/1 histories with
+// one window at U 1.05 and 5× the service time, Q = 1 is kept and L(0.8)
+// is within 11% of the truth, as without it (TestOpenExponent).
+func TestOpenFitIgnoresSaturatedWindows(t *testing.T) {
+	for s := range 20 {
+		h := openHistory(rand.New(rand.NewPCG(uint64(s), 11)), 50, 0.6, 0.05, mm1Latency)
+		h = append(h, Sample{U: 1.05, Throughput: 1.05 * truthC, Latency: 5 * truthS})
+		m, err := Fit(h, Options{Class: Open})
+		if err != nil {
+			t.Fatalf("seed %d: %v", s, err)
+		}
+		p, err := m.At(0.8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := math.Abs(p.Mean/mm1Latency(0.8) - 1); m.Open.Q != 1 || e > 0.11 {
+			t.Errorf("seed %d: Q %v, L(0.8) %.4g s for %.4g s (%.0f%% off); want Q 1 and within 11%%", s, m.Open.Q, p.Mean, mm1Latency(0.8), 100*e)
+		}
+	}
+}
+
+// TestFitLightlyLoadedHistory: a cluster that never ran past 3% of its
+// capacity still gets a model. The band widens as (U/UMax − 1)² ahead,
+// about 1,000 times its width at U 0.999 from a history that ends at 0.03:
+// exp of that overflowed, the curve was not finite and Fit failed. The
+// band's half-width is bounded (the latency span Fit accepts, 10⁹); the
+// curve and band stay finite and ordered up to capacity.
+func TestFitLightlyLoadedHistory(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	h := make([]Sample, 200)
+	for i := range h {
+		u := 0.01 + 0.02*rng.Float64()
+		h[i] = Sample{U: u, Throughput: u * truthC, Latency: mm1Latency(u) * math.Exp(0.1*rng.NormFloat64())}
+	}
+	m, err := Fit(h, Options{Class: Open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []float64{0.02, 0.5, 0.9, 0.99, 0.998} {
+		p, err := m.At(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !(p.Lower > 0 && p.Lower <= p.Mean && p.Mean <= p.Upper) || math.IsInf(p.Upper, 0) {
+			t.Errorf("U %v: band %v ≤ %v ≤ %v; want finite, positive and ordered", u, p.Lower, p.Mean, p.Upper)
+		}
+	}
+}

@@ -266,8 +266,8 @@ func horizontalRSS(samples []Sample, inverse func(l float64) float64) float64 {
 	return rss
 }
 
-// uClampOpen is the highest utilization the open-loop fit evaluates; samples
-// at or above 1 are scored there.
+// uClampOpen is the highest utilization the open-loop shape is evaluated at
+// (the shape diverges at 1); the fit leaves samples at U ≥ 1 out.
 const uClampOpen = 0.999
 
 // exponentMargin is the AIC difference an exponent other than 1 must win
@@ -306,12 +306,16 @@ func openExponent(samples []Sample, m1 OpenShape) OpenShape {
 }
 
 // fitOpenAt fits L0 and A at exponent q by least squares on relative errors
-// (weights 1/L²), with L0, A ≥ 0.
+// (weights 1/L²), with L0, A ≥ 0, on the samples below capacity: one at
+// U ≥ 1, scored at uClampOpen where U/(1 − U) is 999, outweighed every other
+// (TestOpenFitIgnoresSaturatedWindows); the residual leaves them out too.
 func fitOpenAt(samples []Sample, q float64) (OpenShape, error) {
 	var s11, s12, s22, b1, b2 float64
 	for _, s := range samples {
-		u := math.Min(s.U, uClampOpen)
-		z := openZ(u, q)
+		if s.U >= 1 {
+			continue
+		}
+		z := openZ(s.U, q)
 		w := 1 / (s.Latency * s.Latency)
 		s11 += w
 		s12 += w * z
@@ -343,10 +347,15 @@ func fitOpenAt(samples []Sample, q float64) (OpenShape, error) {
 	return o, nil
 }
 
+// relSSE is the relative squared error of o on the samples below capacity
+// (as fitOpenAt).
 func relSSE(samples []Sample, o OpenShape) float64 {
 	var e float64
 	for _, s := range samples {
-		r := (s.Latency - o.At(math.Min(s.U, uClampOpen))) / s.Latency
+		if s.U >= 1 {
+			continue
+		}
+		r := (s.Latency - o.At(s.U)) / s.Latency
 		e += r * r
 	}
 	return e
@@ -662,10 +671,15 @@ func (m *Model) band(mean, x float64) (lower, upper float64) {
 	}
 	if m.Calibration != nil {
 		lower, upper = m.Calibration.Band(mean, d)
-		// Never narrower than the fit's own noise.
-		return math.Min(lower, mean*math.Exp(-2*m.Sigma)), math.Max(upper, mean*math.Exp(2*m.Sigma))
+		// Never narrower than the fit's own noise, never wider than the
+		// latency span Fit accepts: the width grows as d² ahead, and a
+		// history that ends at U 0.03 is at d ≈ 32 near capacity, where
+		// its exponential overflowed (TestFitLightlyLoadedHistory).
+		lower = math.Max(math.Min(lower, mean*math.Exp(-2*m.Sigma)), mean/maxLatencySpan)
+		upper = math.Min(math.Max(upper, mean*math.Exp(2*m.Sigma)), mean*maxLatencySpan)
+		return lower, upper
 	}
-	w := 2*m.Sigma + math.Max(d, 0)
+	w := math.Min(2*m.Sigma+math.Max(d, 0), math.Log(maxLatencySpan))
 	return mean * math.Exp(-w), mean * math.Exp(w)
 }
 
