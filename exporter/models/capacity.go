@@ -135,7 +135,7 @@ func (f CapacityFitter) Fit(_ context.Context, in Input) (Fitted, error) {
 			if berr == nil && b.IOPS > 0 {
 				// The estimate's own reason too: which size bands lacked
 				// saturated windows, and why.
-				return &CapacityBound{Bound: b, Reason: reason + "; " + err.Error(), N: b.Windows}, nil
+				return &CapacityBound{Bound: b, Reason: reason + "; " + err.Error(), N: b.Windows, Windows: conservation.BoundWindows(ws)}, nil
 			}
 		}
 		// No lower bound to serve either: the capacity model waits for
@@ -193,6 +193,26 @@ type CapacityBound struct {
 	Bound  conservation.Bound `json:"bound"`
 	Reason string             `json:"reason"`
 	N      int                `json:"samples"`
+	// Windows are the history's windows the bound needs at any mix
+	// (conservation.BoundWindows): the mix moves between fits, and the
+	// bound served is the one at the mix observed (At).
+	Windows []conservation.Window `json:"windows,omitempty"`
+}
+
+// At is the bound on max total IOPS at the observed mix, recomputed from
+// the kept windows: the fit's bound is for the mix of its time, and a
+// bound of 1,000 IOPS proved at 90% reads was served at 10% reads, where
+// the same history proves 111. Without an observation, or kept windows (a
+// state saved before them), the fit's.
+func (b *CapacityBound) At(obs features.Observed, hasObs bool) float64 {
+	if !hasObs || len(b.Windows) == 0 || !(obs.IOSizeBytes > 0) {
+		return b.Bound.IOPS
+	}
+	nb, _, err := conservation.LowerBoundFromHistory(b.Windows, obs.IOSizeBytes, obs.ReadRatio)
+	if err != nil {
+		return b.Bound.IOPS
+	}
+	return nb.IOPS
 }
 
 var _ Fitted = (*CapacityBound)(nil)

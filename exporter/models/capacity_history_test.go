@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/storcast/storcast/exporter/config"
+	"github.com/storcast/storcast/exporter/features"
 	"github.com/storcast/storcast/exporter/source"
 	"github.com/storcast/storcast/forecaster/conservation"
 )
@@ -253,6 +254,51 @@ func BenchmarkHistoryLoad(b *testing.B) {
 		h, err := testHistoryLoad(m, f)
 		if err != nil || h.Windows != n-2 {
 			b.Fatalf("%+v %v: want %d windows", h, err, n-2)
+		}
+	}
+}
+
+// TestLowerBoundFollowsTheMix: a history that never saturated proves a
+// lower bound on max IOPS at a mix. It was computed at the fit's mix and
+// served until the next fit whatever the mix did: 1,000 IOPS proved at
+// 90% reads (900 reads/s and 100 writes/s served) was served at 10% reads,
+// where the same history proves 100/0.9 = 111. The bound served follows
+// the mix observed, through a saved state too.
+func TestLowerBoundFollowsTheMix(t *testing.T) {
+	n := 60
+	start := time.Unix(1.79e9, 0)
+	f := &source.Frame{Range: source.Range{Start: start, End: start.Add(time.Duration(n-1) * time.Minute), Step: time.Minute},
+		Signals: map[string][]float64{}}
+	for k, v := range map[string]float64{source.ReadOps: 900, source.WriteOps: 100, source.ReadBytes: 900 * 4096, source.WriteBytes: 100 * 4096} {
+		f.Signals[k] = make([]float64, n)
+		for i := range n {
+			f.Signals[k][i] = v
+		}
+	}
+	at := func(rho float64) features.Observed {
+		return features.Observed{ReadRatio: rho, IOSizeBytes: 4096, ReadSizeBytes: 4096, WriteSizeBytes: 4096, ReadIOPS: 1000 * rho, WriteIOPS: 1000 * (1 - rho), IOPS: 1000}
+	}
+	fitted, err := CapacityFitter{}.Fit(context.Background(), Input{Cluster: &config.Cluster{Name: "c"}, Frame: f, Observed: at(0.9), HasObserved: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, ok := fitted.(*CapacityBound)
+	if !ok || b.Bound.IOPS != 1000 {
+		t.Fatalf("fitted %T %+v; want a lower bound of 1000 IOPS", fitted, fitted)
+	}
+	data, err := json.Marshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	restored, err := CapacityFitter{}.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, m := range map[string]Fitted{"fitted": b, "restored": restored} {
+		for _, c := range []struct{ rho, want float64 }{{0.9, 1000}, {0.1, 100 / 0.9}, {0.5, 200}} {
+			if got := (Set{Conservation: m}).Derive(at(c.rho), true, nil).MaxIOPSLowerBound; math.Abs(got-c.want) > 1e-9*c.want {
+				t.Errorf("%s, at %.0f%% reads: bound %v, want %v", name, 100*c.rho, got, c.want)
+			}
 		}
 	}
 }

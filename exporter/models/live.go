@@ -127,7 +127,7 @@ func (s Set) Derive(obs features.Observed, hasObs bool, recent *source.Frame) Li
 	var l Live
 	l.CapacityAtMix, l.HasCapacityAtMix = s.AtMix(obs, hasObs)
 	if b, ok := s[Conservation].(*CapacityBound); ok {
-		l.MaxIOPSLowerBound = b.Bound.IOPS
+		l.MaxIOPSLowerBound = b.At(obs, hasObs)
 	}
 	if a, ok := s[Advisor].(*AdvisorFit); ok && hasObs && !obs.Idle {
 		rs := a.predictRuleSets(obs)

@@ -511,6 +511,87 @@ func TestImportFioClientServerAndErrors(t *testing.T) {
 	}
 }
 
+// Options as fio applies them (checked against fio 3.33's own runs, null
+// engine, norandommap): the job's setting of an option under any of its
+// names replaces the global one whole, rwmixread and rwmixwrite are one
+// setting whose last given counts (fio's JSON keeps the job file's order,
+// a key given twice twice), and a bssplit or bsrange overrides bs whatever
+// the sections. Each case: a 100% read job (10000 IOPS), a 100% write job
+// (5000) and possibly a mixed job (6000 in all), one group each.
+func TestImportFioOptionPrecedence(t *testing.T) {
+	job := func(group, role, opts string) string {
+		iops := map[string]string{"r": `"read":{"iops":10000},"write":{"iops":0}`, "w": `"read":{"iops":0},"write":{"iops":5000}`, "m": `"read":{"iops":3000},"write":{"iops":3000}`}[role]
+		return `{"jobname":"` + role + `","groupid":` + group + `,"job options":` + opts + `,` + iops + `}`
+	}
+	for _, c := range []struct {
+		name, global string
+		r, w, m      string  // the jobs' options ("": no mixed job)
+		size, mix    float64 // the points' size; the mixed point's read ratio
+		err          string
+	}{
+		// fio ran 70% reads: the job's rwmixwrite replaces the global
+		// rwmixread (the import said 0.5).
+		{name: "global rwmixread, job rwmixwrite", global: `{"rw":"randrw","rwmixread":"50","bs":"4k"}`,
+			r: `{"rw":"randread"}`, w: `{"rw":"randwrite"}`, m: `{"rwmixwrite":"30"}`, size: 4096, mix: 0.7},
+		// The split's op-weighted mean, (4096 + 65536)/2 = 34816 (the
+		// import said 4096).
+		{name: "global bs, job bssplit", global: `{"bs":"4k"}`,
+			r: `{"rw":"randread","bssplit":"4k/50:64k/50"}`, w: `{"rw":"randwrite","bssplit":"4k/50:64k/50"}`, size: 34816},
+		// fio ran the global split, mean 34.8 KB, not the job's 64k.
+		{name: "global bssplit, job bs", global: `{"bssplit":"4k/50:64k/50"}`,
+			r: `{"rw":"randread","bs":"64k"}`, w: `{"rw":"randwrite","bs":"64k"}`, size: 34816},
+		{name: "pure job", global: `{}`,
+			r: `{"rw":"randread","bs":"8k"}`, w: `{"rw":"randwrite","bs":"8k"}`, m: `{"rw":"randrw","rwmixwrite":"30","bs":"8k"}`, size: 8192, mix: 0.7},
+		// Within a section the later of the two counts: fio ran 70%, then 60%.
+		{name: "rwmixread then rwmixwrite", global: `{}`,
+			r: `{"rw":"randread"}`, w: `{"rw":"randwrite"}`, m: `{"rw":"randrw","rwmixread":"60","rwmixwrite":"30"}`, size: 4096, mix: 0.7},
+		{name: "rwmixwrite then rwmixread", global: `{}`,
+			r: `{"rw":"randread"}`, w: `{"rw":"randwrite"}`, m: `{"rw":"randrw","rwmixwrite":"30","rwmixread":"60"}`, size: 4096, mix: 0.6},
+		// rwmixwrite=10 then rwmixwrite=40, as fio writes it: 60% reads.
+		{name: "a key twice", global: `{}`,
+			r: `{"rw":"randread"}`, w: `{"rw":"randwrite"}`, m: `{"rw":"randrw","rwmixwrite":"10","rwmixwrite":"40"}`, size: 4096, mix: 0.6},
+		// The job's readwrite and blocksize replace the global rw and bs
+		// (the import read the reads' job as randrw at 64 KiB).
+		{name: "job aliases over global names", global: `{"rw":"randrw","rwmixwrite":"20","bs":"64k"}`,
+			r: `{"readwrite":"randread","blocksize":"16k"}`, w: `{"readwrite":"randwrite","blocksize":"16k"}`, m: `{"readwrite":"randrw","rwmixread":"60","blocksize":"16k"}`, size: 16384, mix: 0.6},
+		{name: "job names over global aliases", global: `{"readwrite":"randrw","blocksize":"64k","rwmixread":"40"}`,
+			r: `{"rw":"randread","bs":"16k"}`, w: `{"rw":"randwrite","bs":"16k"}`, m: `{"rwmixwrite":"25","bs":"16k"}`, size: 16384, mix: 0.75},
+		// fio ran the global range (4k-8k: a mean of 6 KB), not the job's
+		// 64k (the import took 65536).
+		{name: "global bsrange, job bs", global: `{"bsrange":"4k-8k"}`,
+			r: `{"rw":"randread","bs":"64k"}`, w: `{"rw":"randwrite","bs":"64k"}`, err: "block size ranges (bsrange) cannot be calibration points"},
+	} {
+		jobs := []string{job("0", "r", c.r), job("1", "w", c.w)}
+		if c.m != "" {
+			jobs = append(jobs, job("2", "m", c.m))
+		}
+		cal, err := ImportFio([]byte(`{"global options":` + c.global + `,"jobs":[` + strings.Join(jobs, ",") + `]}`))
+		if c.err != "" {
+			if err == nil || !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: error %v, want %q", c.name, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		for i := range cal.Points {
+			cal.Points[i].Source = ""
+		}
+		for i := range cal.Mixed {
+			cal.Mixed[i].Source = ""
+		}
+		want := Calibration{Points: []Point{{IOSizeBytes: c.size, ReadIOPS: 10000, WriteIOPS: 5000}}}
+		if c.m != "" {
+			want.Mixed = []MixedPoint{{IOSizeBytes: c.size, ReadRatio: c.mix, IOPS: 6000}}
+		}
+		if !reflect.DeepEqual(cal, want) {
+			t.Errorf("%s: imported %+v, want %+v", c.name, cal, want)
+		}
+	}
+}
+
 // fioSize reads sizes as fio does: under its default kb_base=1024 the IEC
 // suffixes (the whole "kib", "mib") are powers of 1000 and the others of
 // 1024, under kb_base=1000 the reverse.

@@ -18,22 +18,80 @@ import (
 // In client/server mode (fio --client=host1 --client=host2 ...) the per-host
 // jobs are in client_stats, next to an "All clients" sum.
 type fioOutput struct {
-	Version       string         `json:"fio version"`
-	GlobalOptions map[string]any `json:"global options"`
-	Jobs          []fioJob       `json:"jobs"`
-	ClientStats   []fioJob       `json:"client_stats"`
+	Version       string     `json:"fio version"`
+	GlobalOptions fioOptions `json:"global options"`
+	Jobs          []fioJob   `json:"jobs"`
+	ClientStats   []fioJob   `json:"client_stats"`
 }
 
 type fioJob struct {
-	JobName       string         `json:"jobname"`
-	GroupID       int            `json:"groupid"`
-	Error         int            `json:"error"`
-	Hostname      string         `json:"hostname"`
-	GlobalOptions map[string]any `json:"global options"`
-	JobOptions    map[string]any `json:"job options"`
-	Read          fioDirection   `json:"read"`
-	Write         fioDirection   `json:"write"`
+	JobName       string       `json:"jobname"`
+	GroupID       int          `json:"groupid"`
+	Error         int          `json:"error"`
+	Hostname      string       `json:"hostname"`
+	GlobalOptions fioOptions   `json:"global options"`
+	JobOptions    fioOptions   `json:"job options"`
+	Read          fioDirection `json:"read"`
+	Write         fioDirection `json:"write"`
 }
+
+// fioOptions is one options section of fio's JSON ("job options", "global
+// options") in the order written. fio writes a section in its job file's
+// order (a key given twice, twice) and applies the options in that order,
+// so of rwmixread and rwmixwrite, which set each other, the later one
+// counts: a map would lose which that is.
+type fioOptions []fioOption
+
+type fioOption struct{ name, value string }
+
+func (o *fioOptions) UnmarshalJSON(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok == nil {
+		*o = nil
+		return nil
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return fmt.Errorf("options must be a JSON object, got %v", tok)
+	}
+	var opts fioOptions
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		name, ok := tok.(string)
+		if !ok {
+			return fmt.Errorf("options: key %v is not a string", tok)
+		}
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return err
+		}
+		opts = append(opts, fioOption{name, fmt.Sprint(v)})
+	}
+	*o = opts
+	return nil
+}
+
+// last is the last setting in the section of any of names (the aliases of
+// one option, or options that set each other) and the name it was given
+// under.
+func (o fioOptions) last(names ...string) (name, value string, ok bool) {
+	for i := len(o) - 1; i >= 0; i-- {
+		if slices.Contains(names, o[i].name) {
+			return o[i].name, o[i].value, true
+		}
+	}
+	return "", "", false
+}
+
+// fioSetting is the setting a job runs with of one option given under any
+// of names, and the name that set it ("", "" when none did).
+type fioSetting func(names ...string) (name, value string)
 
 type fioDirection struct {
 	IOPS float64 `json:"iops"`
@@ -54,8 +112,13 @@ type fioDirection struct {
 // numjobs) are repeated runs: the figure is their mean and the runs are
 // kept (Point.ReadRuns, ...). When groups differ in load setting (an iodepth
 // sweep), the setting with the highest mean is the saturated figure.
-// Options are read from the job, then from the global options, then fio's
-// defaults (rw=read, bs=4k). Text before the JSON object (fio prints
+// Options are taken as fio applies them: the job's setting of an option,
+// under any of its names (rw or readwrite, bs or blocksize, and rwmixread
+// or rwmixwrite, which set each other), replaces the global one whole;
+// within a section the last one given counts (rwmixwrite=30 after
+// rwmixread=60: 70% reads); a bssplit in either overrides bs in either, a
+// bsrange in either is refused; unset, fio's defaults (rw=read, bs=4k,
+// rwmixread=50). Text before the JSON object (fio prints
 // warnings there) is skipped. Every calibrated size needs both a read and a
 // write measurement. What imports makes a model: NewModel's refusal is
 // returned as the import's.
@@ -101,22 +164,25 @@ func ImportFio(data []byte) (Calibration, error) {
 		if j.Error != 0 {
 			return Calibration{}, inputError(name, "fio reported error %d", j.Error)
 		}
-		opt := func(k string) string {
-			for _, m := range []map[string]any{j.JobOptions, j.GlobalOptions, out.GlobalOptions} {
-				if v, ok := m[k]; ok {
-					return fmt.Sprint(v)
+		// fio starts a job from the global options and applies the job's
+		// over them: the first section that sets an option decides it.
+		set := func(names ...string) (string, string) {
+			for _, sec := range []fioOptions{j.JobOptions, j.GlobalOptions, out.GlobalOptions} {
+				if n, v, ok := sec.last(names...); ok {
+					return n, v
 				}
 			}
-			return ""
+			return "", ""
 		}
-		kind, mix, err := fioKind(opt)
+		opt := func(k string) string { _, v := set(k); return v }
+		kind, mix, err := fioKind(set)
 		if err != nil {
 			return Calibration{}, inputError(name, "%v", err)
 		}
 		if kind == fioSkip {
 			continue
 		}
-		readSize, writeSize, err := fioBlockSizes(opt)
+		readSize, writeSize, err := fioBlockSizes(set)
 		if err != nil {
 			return Calibration{}, inputError(name+".bs", "%v", err)
 		}
@@ -279,11 +345,8 @@ const (
 )
 
 // fioKind returns the job's pattern and, for a mixed job, its read percent.
-func fioKind(opt func(string) string) (fioJobKind, float64, error) {
-	rw := opt("rw")
-	if rw == "" {
-		rw = opt("readwrite")
-	}
+func fioKind(set fioSetting) (fioJobKind, float64, error) {
+	_, rw := set("rw", "readwrite")
 	if i := strings.IndexByte(rw, ':'); i >= 0 {
 		rw = rw[:i] // "randread:8" (sequential offset modifier)
 	}
@@ -296,18 +359,17 @@ func fioKind(opt func(string) string) (fioJobKind, float64, error) {
 		return fioSkip, 0, nil
 	case "rw", "readwrite", "randrw":
 		mix := 50.0
-		if v := opt("rwmixread"); v != "" {
+		// fio: rwmixread=x sets the writes to 100 − x, rwmixwrite the
+		// other way round, so one setting of the two.
+		if name, v := set("rwmixread", "rwmixwrite"); v != "" {
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil {
-				return 0, 0, fmt.Errorf("rwmixread %q: not a number", v)
+				return 0, 0, fmt.Errorf("%s %q: not a number", name, v)
 			}
 			mix = f
-		} else if v := opt("rwmixwrite"); v != "" {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				return 0, 0, fmt.Errorf("rwmixwrite %q: not a number", v)
+			if name == "rwmixwrite" {
+				mix = 100 - f
 			}
-			mix = 100 - f
 		}
 		switch {
 		case mix == 100:
@@ -330,30 +392,33 @@ func fioKind(opt func(string) string) (fioJobKind, float64, error) {
 // workload's own size split, which carries the interference between sizes
 // that mean sizes from counters hide. Block size ranges (bsrange) cannot be
 // calibration points.
-func fioBlockSizes(opt func(string) string) (readSize, writeSize float64, err error) {
-	bs := opt("bs")
-	if bs == "" {
-		bs = opt("blocksize")
-	}
+//
+// fio sizes the I/O from a bssplit or bsrange whenever one is set, bs only
+// filling in what they leave unset, so either overrides bs whichever
+// section each is in (fio 3.33: a global bssplit=4k/50:64k/50 with a job's
+// bs=64k ran a mean of 34.8 KB).
+func fioBlockSizes(set fioSetting) (readSize, writeSize float64, err error) {
 	// kb_base=1000 makes fio's k/m/g (not Ki/Mi/Gi) powers of 1000.
-	decimal := opt("kb_base") == "1000"
-	if bs == "" {
-		if split := opt("bssplit"); split != "" {
-			parts := strings.Split(split, ",")
-			if readSize, err = bssplitMean(parts[0], decimal); err != nil {
+	_, kb := set("kb_base")
+	decimal := kb == "1000"
+	if _, v := set("bsrange", "blocksize_range"); v != "" {
+		return 0, 0, fmt.Errorf("block size ranges (bsrange) cannot be calibration points")
+	}
+	if _, split := set("bssplit"); split != "" {
+		parts := strings.Split(split, ",")
+		if readSize, err = bssplitMean(parts[0], decimal); err != nil {
+			return 0, 0, err
+		}
+		writeSize = readSize
+		if len(parts) > 1 && strings.TrimSpace(parts[1]) != "" {
+			if writeSize, err = bssplitMean(parts[1], decimal); err != nil {
 				return 0, 0, err
 			}
-			writeSize = readSize
-			if len(parts) > 1 && strings.TrimSpace(parts[1]) != "" {
-				if writeSize, err = bssplitMean(parts[1], decimal); err != nil {
-					return 0, 0, err
-				}
-			}
-			return readSize, writeSize, nil
 		}
-		if opt("bsrange") != "" || opt("blocksize_range") != "" {
-			return 0, 0, fmt.Errorf("block size ranges (bsrange) cannot be calibration points")
-		}
+		return readSize, writeSize, nil
+	}
+	_, bs := set("bs", "blocksize")
+	if bs == "" {
 		return 4096, 4096, nil // fio's default
 	}
 	parse := func(s string) (float64, error) { return fioSize(s, decimal) }

@@ -506,6 +506,50 @@ func TestBandReachesRunsBeyondTheFamily(t *testing.T) {
 	}
 }
 
+// Under the Cost interpolation the frontier at a calibrated size is the
+// cost fit's, which need not pass through the figures: γ is fitted and
+// AtMix evaluates against the fit, so the band's ends must be checked
+// against it too. Three sizes whose IOPS fall faster from 4 to 16 KiB than
+// from 16 to 64 KiB: the fit puts 4 KiB at 0.92258 of its figures (time per
+// op is concave in size here, and the least-squares line lies above it at
+// the ends). The upper end's 4 KiB capacity, 1.01·1390 in its figures, is
+// 1295.2 in the fit: the 2600 run at 50/50 is just beyond its family (it
+// would need 1300) and its γ is held where the frontier turns back, short
+// of the run; judged by the figures instead, 1404 reaches the run and the
+// band stopped at 2442.
+func TestBandReachesRunsUnderCost(t *testing.T) {
+	runs := func(v float64) []float64 {
+		r := make([]float64, 40)
+		for i := range r {
+			r[i] = v * (0.99 + 0.02*float64(i%2))
+		}
+		return r
+	}
+	var pts []Point
+	for _, p := range []struct{ size, iops float64 }{{4096, 1390}, {16384, 695}, {65536, 417}} {
+		pts = append(pts, Point{IOSizeBytes: p.size, ReadIOPS: p.iops, WriteIOPS: p.iops, ReadRuns: runs(p.iops), WriteRuns: runs(p.iops)})
+	}
+	c := Calibration{
+		Interpolation: Cost,
+		Points:        pts,
+		Mixed:         []MixedPoint{{IOSizeBytes: 4096, ReadRatio: 0.5, IOPS: 1700, Runs: []float64{800, 2600}}},
+	}
+	m, err := NewModel(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := m.SizeForm(); f.Used != Cost || !near(1/(f.ReadC0+f.ReadC1*4096), 0.92258*1390, 1e-5) {
+		t.Fatalf("the case needs a cost fit 7.7%% under the 4 KiB figures: %+v", f)
+	}
+	mid, err := m.AtMix([]OpClass{{Op: Read, IOSizeBytes: 4096, Rate: 50}, {Op: Write, IOSizeBytes: 4096, Rate: 50}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(mid.MaxTotalIOPSUpper >= 2600*(1-1e-9)) || !(mid.MaxTotalIOPSLower <= 800*(1+1e-9)) {
+		t.Errorf("band at 50/50 %v..%v, want it to reach the runs' 800..2600", mid.MaxTotalIOPSLower, mid.MaxTotalIOPSUpper)
+	}
+}
+
 // The band is a 95% prediction interval for one more saturated run: a
 // cluster whose truth is the frontier (γ 0 and 0.25), calibrated with 2
 // or 3 runs of every figure at the lab's 5% noise, then measured once more

@@ -196,6 +196,53 @@ func LowerBoundFromHistory(windows []Window, ioSizeBytes, readRatio float64) (Bo
 		mix, b.IOPS, b.Window, w.ReadIOPS, w.WriteIOPS, b.Windows), nil
 }
 
+// BoundWindows is the part of windows LowerBoundFromHistory needs at any
+// read ratio and size: per octave size band, the windows no other window of
+// the band outserves in both reads and writes (a dominated window's t_k is
+// never the largest), in the order given. Kept with a bound, it recomputes
+// the bound at the mix observed later without the whole history; invalid
+// windows are left out (LowerBoundFromHistory refuses them).
+func BoundWindows(windows []Window) []Window {
+	type keyed struct {
+		band float64
+		i    int
+	}
+	var idx []keyed
+	for i, w := range windows {
+		if w.IOSizeBytes > 0 && check.Finite(w.IOSizeBytes) && w.ReadIOPS >= 0 && w.WriteIOPS >= 0 && check.Finite(w.ReadIOPS) && check.Finite(w.WriteIOPS) {
+			idx = append(idx, keyed{math.Round(math.Log2(w.IOSizeBytes)), i})
+		}
+	}
+	// By band, then reads descending, then writes descending: a window is
+	// kept when it serves more writes than every one before it in its band.
+	sort.SliceStable(idx, func(a, b int) bool {
+		wa, wb := windows[idx[a].i], windows[idx[b].i]
+		switch {
+		case idx[a].band != idx[b].band:
+			return idx[a].band < idx[b].band
+		case wa.ReadIOPS != wb.ReadIOPS:
+			return wa.ReadIOPS > wb.ReadIOPS
+		}
+		return wa.WriteIOPS > wb.WriteIOPS
+	})
+	keep := make([]bool, len(windows))
+	for k := 0; k < len(idx); {
+		band, best := idx[k].band, -1.0
+		for ; k < len(idx) && idx[k].band == band; k++ {
+			if w := windows[idx[k].i]; w.WriteIOPS > best {
+				keep[idx[k].i], best = true, w.WriteIOPS
+			}
+		}
+	}
+	var out []Window
+	for i, w := range windows {
+		if keep[i] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 // InterferenceFromHistory fits the read/write interference γ per size band
 // from saturated history windows, keeping the capacities of a benchmark
 // calibration cal (the path when fio measured the pure points but no

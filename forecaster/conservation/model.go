@@ -322,7 +322,8 @@ func NewModel(c Calibration) (*Model, error) {
 // end, past its run, down) by the ratio of the run to its frontier there,
 // and refits γ: the band widens, at the pure mixes too, because the runs do
 // not fit one frontier. Only mixed points at calibrated sizes are reached;
-// a few rounds, as refitting γ moves the frontier.
+// a few rounds, as refitting γ (and under Cost the fit across sizes,
+// which follows a scaled figure only in part) moves the frontier.
 func (e *Model) reachMixed(upper bool) (*Model, error) {
 	for round := 0; round < 4; round++ {
 		scale := map[float64]float64{}
@@ -335,7 +336,10 @@ func (e *Model) reachMixed(upper bool) (*Model, error) {
 			if i == len(e.logSize) || e.logSize[i] != ls {
 				continue
 			}
-			t, err := MaxAtReadRatio(e.read[i], e.write[i], gammaAt(e.gammaLogSz, e.gammaVal, ls), p.ReadRatio)
+			// The capacities γ was fitted to and AtMix uses: under Cost
+			// the fit's, not the figures (it need not pass through them).
+			r, w, _ := e.at(ls)
+			t, err := MaxAtReadRatio(r, w, gammaAt(e.gammaLogSz, e.gammaVal, ls), p.ReadRatio)
 			if err != nil {
 				return nil, err
 			}
