@@ -505,6 +505,12 @@ func TestWhatIfRegression(t *testing.T) {
 	if r.LatencyModel != models.MLISP || r.LatencySeconds.Mean == nil || math.Abs(*r.LatencySeconds.Mean-0.006) > 1e-12 || !strings.Contains(r.LatencyNote, "beyond the history") {
 		t.Errorf("beyond the history: %+v, want the latency model's 6 ms and a note", r)
 	}
+	// Below the history (U 0.1 and up): a line goes on down, to 0 ms and
+	// less, which was served as the regression's answer.
+	decode(`{"cluster":"a","extraIops":-1800}`) // U ≈ 0.03
+	if r.LatencyModel != models.MLISP || !strings.Contains(r.LatencyNote, "below the history's 0.10") {
+		t.Errorf("below the history: %+v, want the latency model's and a note", r)
+	}
 	decode(`{"cluster":"a","extraIops":8000}`) // past capacity
 	if r.LatencySeconds.Mean != nil || !strings.Contains(r.LatencyNote, "past capacity") || r.UtilizationRatio < 1 {
 		t.Errorf("past capacity: %+v, want no latency and the reason", r)

@@ -57,7 +57,7 @@ func point(f *source.Frame, i int) (Observed, bool) {
 		return math.NaN()
 	}
 	r, w, rb, wb := at(source.ReadOps), at(source.WriteOps), at(source.ReadBytes), at(source.WriteBytes)
-	if !finite(r) || !finite(w) || !finite(rb) || !finite(wb) || r < 0 || w < 0 || r+w <= 0 || !finite(r+w) {
+	if !finite(r) || !finite(w) || !finite(rb) || !finite(wb) || r < 0 || w < 0 || rb < 0 || wb < 0 || r+w <= 0 || !finite(r+w) {
 		return Observed{}, false
 	}
 	o := Observed{ReadIOPS: r, WriteIOPS: w, IOPS: r + w, ReadRatio: r / (r + w), IOSizeBytes: (rb + wb) / (r + w), LatencySeconds: at(source.Latency)}
@@ -86,12 +86,20 @@ func point(f *source.Frame, i int) (Observed, bool) {
 // (a stale or absent series), naming the signals and their queries.
 func Current(f *source.Frame, maxAge int) (Observed, error) {
 	times := f.Times()
+	// loaded: a newer point had operations whose mix cannot be measured
+	// (no byte rates): the cluster is busy, and an older idle point is
+	// not what it does now.
+	loaded := false
 	for i := len(times) - 1; i >= 0 && i >= len(times)-maxAge; i-- {
 		if o, ok := point(f, i); ok {
 			o.Time = times[i]
 			return o, nil
 		}
-		if idle(f, i) {
+		if busy(f, i) {
+			loaded = true
+			continue
+		}
+		if idle(f, i) && !loaded {
 			o := Observed{Time: times[i], Idle: true, LatencySeconds: math.NaN()}
 			for j := i - 1; j >= 0; j-- {
 				if b, ok := point(f, j); ok {
@@ -101,6 +109,10 @@ func Current(f *source.Frame, maxAge int) (Observed, error) {
 			}
 			return o, nil
 		}
+	}
+	if loaded {
+		return Observed{}, fmt.Errorf("%w: operations in the last %d steps but no byte rates to measure their mix (%s (%s), %s (%s))", ErrNoData, maxAge,
+			source.ReadBytes, f.Queries[source.ReadBytes], source.WriteBytes, f.Queries[source.WriteBytes])
 	}
 	var missing []string
 	for _, sig := range []string{source.ReadOps, source.WriteOps, source.ReadBytes, source.WriteBytes} {
@@ -191,6 +203,12 @@ func MeasuredLoad(f *source.Frame, window time.Duration) []Observed {
 }
 
 // idle reports whether grid point i has both ops series present and zero.
+// busy says whether point i has operations (finite, not negative, some).
+func busy(f *source.Frame, i int) bool {
+	r, w := f.Signals[source.ReadOps], f.Signals[source.WriteOps]
+	return i < len(r) && i < len(w) && finite(r[i]) && finite(w[i]) && r[i] >= 0 && w[i] >= 0 && r[i]+w[i] > 0
+}
+
 func idle(f *source.Frame, i int) bool {
 	r, w := f.Signals[source.ReadOps], f.Signals[source.WriteOps]
 	return i < len(r) && i < len(w) && r[i] == 0 && w[i] == 0

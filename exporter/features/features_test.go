@@ -65,6 +65,12 @@ func TestNegativeAndIdlePointsAreDropped(t *testing.T) {
 	if len(ws) != 1 || ws[0].ReadIOPS != 100 || ws[0].WriteIOPS != 0 || ws[0].IOSizeBytes != 4096 || ws[0].LatencySeconds != 0 {
 		t.Errorf("windows %+v, want only the last point (latency unknown -> 0)", ws)
 	}
+	// A negative byte rate (a generic query's deriv() of a gauge) is no
+	// measurement either: it was kept, with a read size of −4096 bytes.
+	neg := frame([]float64{100}, []float64{100}, []float64{-409600}, []float64{1228800}, []float64{0.001})
+	if ws := CapacityWindows(neg); len(ws) != 0 {
+		t.Errorf("a negative byte rate: windows %+v, want none", ws)
+	}
 	// Demand keeps the idle point as a demand of 0 (not the invalid one).
 	ts, iops := Demand(f)
 	if len(ts) != 2 || ts[0] != 1060 || iops[0] != 0 || ts[1] != 1120 || iops[1] != 100 {
@@ -259,6 +265,13 @@ func TestCurrentIdleAndEmpty(t *testing.T) {
 	classes, ok := MixClasses(o)
 	if !ok || classes[0].Rate != 0.75 || classes[1].Rate != 0.25 || classes[1].IOSizeBytes != 65536 {
 		t.Errorf("mix classes %+v %v", classes, ok)
+	}
+	// Operations whose bytes are missing, after an idle point: busy, its
+	// mix unknown, not the idle point (it read idle: headroom 1 and no
+	// advisor while load arrived).
+	busyNoBytes := frame([]float64{0, 500}, []float64{0, 500}, []float64{0, nan}, []float64{0, nan}, []float64{nan, nan})
+	if o, err := Current(busyNoBytes, 2); !errors.Is(err, ErrNoData) || !strings.Contains(err.Error(), "no byte rates") {
+		t.Errorf("ops without bytes after an idle point: %+v, %v; want no data naming the byte rates", o, err)
 	}
 	empty := frame([]float64{nan, nan}, []float64{nan, nan}, []float64{nan, nan}, []float64{nan, nan}, []float64{nan, nan})
 	empty.Queries = map[string]string{source.ReadOps: `sum(rate(ceph_osd_op_r{cluster="x"}[1m]))`}

@@ -267,6 +267,10 @@ func (m *WhatIfFit) Latency(o features.Observed, res conservation.Result) WhatIf
 		return WhatIfLatency{Reason: "at or past capacity: no finite latency"}
 	case u > m.MaxUtilization:
 		return WhatIfLatency{Reason: fmt.Sprintf("utilization %.2f is beyond the history's %.2f", u, m.MaxUtilization)}
+	case u < m.minUtilization():
+		// Below the history a line keeps going down too, to a latency of
+		// 0 or less (hosts added, negative extra IOPS).
+		return WhatIfLatency{Reason: fmt.Sprintf("utilization %.2f is below the history's %.2f", u, m.minUtilization())}
 	}
 	row := whatIfRow(o.ReadRatio, o.ReadSizeBytes, o.WriteSizeBytes, o.IOSizeBytes, u)
 	if reason := m.outsideHistory(row); reason != "" {
@@ -276,10 +280,22 @@ func (m *WhatIfFit) Latency(o features.Observed, res conservation.Result) WhatIf
 	if !finite(mean) {
 		return WhatIfLatency{Reason: "the model's prediction is not finite"}
 	}
+	if !(mean > 0) {
+		return WhatIfLatency{Reason: fmt.Sprintf("the model predicts %.3g ms, no latency", mean)}
+	}
 	half := 1.96 * m.Learners[0].CVRMSEMillis
 	return WhatIfLatency{Served: true, Band: Band{
 		Lower: math.Max(mean-half, 0) / 1e3, Mean: math.Max(mean, 0) / 1e3, Upper: math.Max(mean+half, 0) / 1e3,
 	}}
+}
+
+// minUtilization is the lowest utilization among the training windows.
+func (m *WhatIfFit) minUtilization() float64 {
+	lo := math.Inf(1)
+	for _, x := range m.X {
+		lo = math.Min(lo, x[whatIfU])
+	}
+	return lo
 }
 
 // Margins past the training windows' range within which the regression

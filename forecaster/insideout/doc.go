@@ -14,7 +14,13 @@
 //
 // named "role/metric/stat". The vector's length depends only on the schema,
 // so a model trained on N hosts predicts from M ≠ N hosts: sum carries the
-// aggregate load, mean/std the balance, p95 the hot spots.
+// aggregate load, mean/std the balance, p95 the hot spots. Where a role had
+// one host count N through the whole training, sum = N·mean in every
+// window: the two columns are one after standardization and the Lasso,
+// visiting mean first, gave it all the weight, so that after a scale-out
+// to M hosts at the same load the prediction read N/M of it. The weight of
+// such a mean is moved to its sum, w/N (the same predictions on the
+// training windows; TestFixedHostCountModelScalesOut).
 //
 // # Two-level learner (the paper's Algorithm 1)
 //
