@@ -404,3 +404,30 @@ func TestDiurnalWindow(t *testing.T) {
 		}
 	}
 }
+
+// A square daily window shorter than the 5-minute search grid is found: a
+// 3-minute window (13:58:30-14:01:30 UTC) at 1.5 times a steady 8000 IOPS,
+// over the capacity (8447), from an origin at 00:02 UTC whose grid points
+// are 13:57 and 14:02. Only events' instants were added to the grid, not
+// the switches of a square cycle, and the crossing was a day later or none.
+func TestSaturationTimeShortSquareWindow(t *testing.T) {
+	sc, err := LoadScenario("steady")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Load.BaseIOPS = 8000
+	sc.Load.Diurnal = DailyCycle{Amplitude: 0.5, PeakHour: 14, Shape: "square", Hours: 0.05}
+	sc.Events = nil
+	origin := time.Date(2026, 1, 1, 0, 2, 0, 0, time.UTC)
+	c, err := New(sc, 1, origin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := time.Date(2026, 1, 1, 13, 58, 30, 0, time.UTC)
+	for _, from := range []time.Duration{0, 13 * time.Hour} {
+		tr := c.Truth(origin.Add(from), 0)
+		if tr.SaturationTime == nil || tr.SaturationTime.Sub(want).Abs() > time.Second {
+			t.Errorf("from origin + %s: saturation at %v, want %v", from, tr.SaturationTime, want)
+		}
+	}
+}

@@ -295,7 +295,7 @@ func (c *Cluster) saturationTime(from float64) (float64, bool) {
 		return from, true
 	}
 	const step, horizon = 300.0, 90 * 86400.0
-	instants := c.sc.eventInstants(from, from+horizon)
+	instants := append(c.sc.eventInstants(from, from+horizon), c.cycleSwitches(from, from+horizon)...)
 	for s := from + step; s <= from+horizon; s += step {
 		instants = append(instants, s)
 	}
@@ -326,4 +326,34 @@ func refineCrossing(sat func(float64) bool, lo, hi, from float64) float64 {
 		}
 	}
 	return math.Max(from, math.Round(hi))
+}
+
+// cycleSwitches lists the seconds after the origin in (from, to] at which a
+// square daily cycle (demand's or the read ratio's) switches, and the middle
+// of its window and of the rest of the day (at a switch itself rounding may
+// put the hour on either side): a window shorter than the search's grid
+// step opens and closes between two of its points, as an event's can.
+func (c *Cluster) cycleSwitches(from, to float64) []float64 {
+	var out []float64
+	origin := float64(c.origin.Unix())
+	for _, d := range []DailyCycle{c.sc.Load.Diurnal, c.sc.Load.ReadRatioDiurnal} {
+		if d.Shape != "square" || !(d.Amplitude > 0) {
+			continue
+		}
+		width := d.Hours
+		if width == 0 {
+			width = 12
+		}
+		for _, hour := range []float64{d.PeakHour - width/2, d.PeakHour + width/2, d.PeakHour, d.PeakHour + 12} {
+			// The first s ≥ 0 whose time of day is hour, then every day.
+			first := math.Mod(math.Mod(hour*3600-origin, 86400)+86400, 86400)
+			s := first + math.Max(math.Floor((from-first)/86400)+1, 0)*86400
+			for ; s <= to; s += 86400 {
+				if s > from {
+					out = append(out, s)
+				}
+			}
+		}
+	}
+	return out
 }
