@@ -70,13 +70,17 @@ func (r *Report) check() []Check {
 
 	if b.FactorOff > 0 {
 		w, d = worstMix(func(m MixScore) (float64, bool) {
+			// The frontier at the mix measured, as the conservation check
+			// reads it (m.Model is at the planned read share and one mean
+			// size: 5,415 against 7,328 at 2026-11-29 07:15's mixed-size
+			// step, measured at 74% reads).
 			x := math.NaN()
-			if m.Measured > 0 && m.Model > 0 {
-				x = factorOff(m.Model, m.Measured)
+			if p := m.predicted(); m.Measured > 0 && p > 0 {
+				x = factorOff(p, m.Measured)
 				if b.RequireStorcast {
 					x = math.NaN()
 					if m.HaveLive && m.Live > 0 {
-						x = math.Max(factorOff(m.Model, m.Measured), factorOff(m.Live, m.Measured))
+						x = math.Max(factorOff(p, m.Measured), factorOff(m.Live, m.Measured))
 					}
 				}
 			}
@@ -174,10 +178,14 @@ func (r *Report) check() []Check {
 	add("Inside-Out storcast_predicted_iops MAPE over the load", io, b.InsideOutMAPE, fmt.Sprintf("%d windows", r.InsideOutN))
 
 	sum, cnt := 0.0, 0
+	var wrongUnit string
 	for _, s := range r.Steps {
 		if s.HighRamp && s.HaveForecast && s.HaveClusterLat {
 			sum += relErr(s.ForecastLat.Mean, s.ClusterLatency)
 			cnt++
+			if offByTen(s.ForecastLat.Mean, s.ClusterLatency) && wrongUnit == "" {
+				wrongUnit = s.Name
+			}
 		}
 	}
 	ml := math.NaN()
@@ -185,6 +193,9 @@ func (r *Report) check() []Check {
 		ml = sum / float64(cnt)
 	}
 	detail := fmt.Sprintf("%d higher steps", cnt)
+	if wrongUnit != "" {
+		ml, detail = math.Inf(1), fmt.Sprintf("%s: a forecast off by more than 10 times (%s)", detail, wrongUnit)
+	}
 	if r.MLISPErr != "" {
 		detail += ": " + r.MLISPErr
 	}
@@ -257,6 +268,12 @@ func (r *Report) whatIfOtherModel(want string) (float64, string) {
 // factorOff is how many times too high or too low pred is, minus one:
 // 0 when equal, 1 when off by 2x in either direction.
 func factorOff(pred, meas float64) float64 { return math.Max(pred/meas, meas/pred) - 1 }
+
+// offByTen says whether pred is off from meas by more than ten times either
+// way (or not positive): a relative error caps an under-prediction at 100%,
+// under the gross bounds of the latency and Inside-Out checks, so a figure in
+// the wrong unit (seconds read as milliseconds, a prediction of 0) passed them.
+func offByTen(pred, meas float64) bool { return !(pred > 0) || factorOff(pred, meas) > 9 }
 
 // heldOutChecks scores the frontier at the measured mixes: at the
 // calibrated size, at the held-out sizes, and the band. Each is

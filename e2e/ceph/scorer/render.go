@@ -185,7 +185,7 @@ func (r *Report) Markdown() string {
 		w("No forecast: %s\n", r.MLISPErr)
 	} else {
 		w("Trained on the ramp's lower steps only (a storcast whose lookback ended before the higher steps); ")
-		w("read at the IOPS %s measured in each higher step, against the mean op latency %s measured there. ", sys.Client, sys.Name)
+		w("read at the op rate %[1]s counted over each higher step (the axis storcast sees; not %[2]s's IOPS), against the mean op latency %[1]s measured there. ", sys.Name, sys.Client)
 		w("SLO %.0f ms (%s latency); knee (upper band crosses the SLO) %s IOPS, (mean crosses) %s IOPS; ", 1000*r.MLISP.SLOSeconds, r.MLISP.Latency, bandNum(r.MLISP.KneeIOPS.Upper), bandNum(r.MLISP.KneeIOPS.Mean))
 		if r.HaveMeasuredKnee {
 			w("measured knee (the ramp's %s latency crosses the SLO, linear between steps) %.0f IOPS", sys.Name, r.MeasuredKnee)
@@ -202,7 +202,7 @@ func (r *Report) Markdown() string {
 				continue
 			}
 			if !s.HaveForecast {
-				w("| %s | %.0f | %s | n/a | n/a | n/a |\n", s.latencyLabel(), s.Fio.IOPS(), ms(s.ClusterLatency, s.HaveClusterLat))
+				w("| %s | %.0f | %s | n/a | n/a | n/a |\n", s.latencyLabel(), s.ModelIOPS(), ms(s.ClusterLatency, s.HaveClusterLat))
 				continue
 			}
 			cov := "no"
@@ -213,7 +213,7 @@ func (r *Report) Markdown() string {
 			if s.ForecastBeyond {
 				beyond = " (beyond curve)"
 			}
-			w("| %s | %.0f%s | %s | %.2f [%.2f, %.2f] | %s | %s |\n", s.latencyLabel(), s.Fio.IOPS(), beyond, ms(s.ClusterLatency, s.HaveClusterLat),
+			w("| %s | %.0f%s | %s | %.2f [%.2f, %.2f] | %s | %s |\n", s.latencyLabel(), s.ModelIOPS(), beyond, ms(s.ClusterLatency, s.HaveClusterLat),
 				1000*s.ForecastLat.Mean, 1000*s.ForecastLat.Lower, 1000*orInf(s.ForecastLat.Upper), errOr(s.ForecastLat.Mean, s.ClusterLatency, s.HaveClusterLat), cov)
 		}
 		cov, n, within := r.latencyCoverage(0.2)
@@ -449,7 +449,7 @@ func (r *Report) kneeVsSaturated(c *apiv1.LatencyCurve) (knee float64, which str
 	}
 	for _, s := range r.Steps {
 		if s.Plan.Ramp && s.Plan.Saturated() {
-			return knee, which, s.Fio.IOPS(), true
+			return knee, which, s.ModelIOPS(), true
 		}
 	}
 	return 0, "", 0, false
@@ -554,7 +554,7 @@ func (r *Report) renderWhatIf(w func(string, ...any)) {
 		return
 	}
 	w("A storcast over the same lookback as M-LISP's (the ramp's lower steps), calibrated like the main one, asked `POST /api/v1/whatif` at today's mix for today's IOPS (%.0f) times 1..3; ", r.WhatIf.IOPS0)
-	w("read at the IOPS %s measured in each higher step. The model column says what answered: `whatif:<learner>` (the cross-validated regression, ", sys.Client)
+	w("read at the op rate %s counted over each higher step (the axis storcast sees). The model column says what answered: `whatif:<learner>` (the cross-validated regression, ", sys.Name)
 	w("only within the utilization, read ratio and sizes its history covered), `queueing` or `mlisp` (the capacity-anchored latency model beyond), `saturated` where the what-if reports no finite latency (at or past capacity); `may saturate` where the band has no upper bound (the load at or past the lower bound of capacity), and a step inside such a band is covered `only unbounded`.\n\n")
 	w("| step | IOPS | measured ms | what-if ms [band] | model | error | covered | M-LISP error |\n|---|---:|---:|---:|---|---:|:---:|---:|\n")
 	var n, within, finite, unbounded int
@@ -586,15 +586,15 @@ func (r *Report) renderWhatIf(w func(string, ...any)) {
 		}
 		switch {
 		case !s.HaveWhatIf:
-			w("| %s | %.0f | %s | n/a | n/a | n/a | n/a | %s |\n", s.latencyLabel(), s.Fio.IOPS(), ms(s.ClusterLatency, s.HaveClusterLat), ml)
+			w("| %s | %.0f | %s | n/a | n/a | n/a | n/a | %s |\n", s.latencyLabel(), s.ModelIOPS(), ms(s.ClusterLatency, s.HaveClusterLat), ml)
 		case s.WhatIfPast:
-			w("| %s | %.0f | %s | saturated (U %.2f) | saturated | n/a | n/a | %s |\n", s.latencyLabel(), s.Fio.IOPS(), ms(s.ClusterLatency, s.HaveClusterLat), s.WhatIf.UtilizationRatio, ml)
+			w("| %s | %.0f | %s | saturated (U %.2f) | saturated | n/a | n/a | %s |\n", s.latencyLabel(), s.ModelIOPS(), ms(s.ClusterLatency, s.HaveClusterLat), s.WhatIf.UtilizationRatio, ml)
 		default:
 			up := "may saturate"
 			if !s.WhatIf.MaySaturate() {
 				up = fmt.Sprintf("%.2f", 1000*orInf(s.WhatIf.Upper))
 			}
-			w("| %s | %.0f | %s | %.2f [%.2f, %s] | %s | %s | %s | %s |\n", s.latencyLabel(), s.Fio.IOPS(), ms(s.ClusterLatency, s.HaveClusterLat),
+			w("| %s | %.0f | %s | %.2f [%.2f, %s] | %s | %s | %s | %s |\n", s.latencyLabel(), s.ModelIOPS(), ms(s.ClusterLatency, s.HaveClusterLat),
 				1000*s.WhatIf.Mean, 1000*s.WhatIf.Lower, up, s.WhatIf.Model, errOr(s.WhatIf.Mean, s.ClusterLatency, s.HaveClusterLat), cov, ml)
 		}
 	}

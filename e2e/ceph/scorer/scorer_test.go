@@ -451,3 +451,58 @@ func TestStepShortOfItsRate(t *testing.T) {
 		}
 	}
 }
+
+// A forecast far too low fails the gross checks as one far too high does:
+// the mean relative error caps an under-prediction at 100%, under the
+// latency check's 150% and Inside-Out's 300%, so a latency forecast 1000
+// times too low (seconds for milliseconds) or an IOPS prediction of 0
+// passed them.
+func TestGrossChecksCatchUnderPrediction(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		forecast float64 // seconds, measured 0.03
+		wantPass bool
+	}{{"1000× too low", 0.03e-3, false}, {"1000× too high", 30, false}, {"40% low", 0.018, true}} {
+		r := &Report{Sys: cephSystem, Bounds: Bounds{MLISP: 1.5}}
+		r.Steps = []StepScore{{StepRecord: StepRecord{Name: "r50-f80"}, HighRamp: true, HaveForecast: true, ForecastLat: apiv1.LatencyPoint{Mean: c.forecast},
+			ClusterLatency: 0.03, HaveClusterLat: true}}
+		for _, ch := range r.check() {
+			if ch.Name == "M-LISP latency forecast (lower steps) vs measured at higher steps" && ch.Pass != c.wantPass {
+				t.Errorf("%s: check %+v, want pass %v", c.name, ch, c.wantPass)
+			}
+		}
+	}
+	meas := map[int64]float64{1: 1000, 2: 1000, 3: 1000}
+	for _, c := range []struct {
+		pred float64
+		inf  bool
+	}{{0, true}, {1e-3, true}, {50, true}, {600, false}, {3000, false}} {
+		mape, n, _ := mapeOver(map[int64]float64{1: c.pred, 2: c.pred, 3: c.pred}, meas)
+		if n != 3 || math.IsInf(mape, 1) != c.inf {
+			t.Errorf("Inside-Out at %v for 1000: MAPE %v over %d windows, want +Inf %v", c.pred, mape, n, c.inf)
+		}
+	}
+}
+
+// The factor check reads the frontier at the mix measured, as the
+// conservation check does, not at the planned read share and one mean size
+// (2026-11-29 07:15's mixed-size step: 6,645 measured at 74% reads, the
+// frontier 7,328 there, 5,415 at the planned 50%).
+func TestFactorCheckAtTheMeasuredMix(t *testing.T) {
+	r := &Report{Sys: cephSystem, Bounds: Bounds{FactorOff: 0.2}}
+	m := MixScore{ReadPct: 50, BS: "4k,64k", Measured: 6645, Model: 5415}
+	m.Side.Have, m.Side.Frontier.MaxTotalIOPS = true, 7328
+	r.Mixes = []MixScore{m}
+	found := false
+	for _, c := range r.check() {
+		if c.Name == "conservation model and storcast_max_iops vs measured max, as a factor either way" {
+			found = true
+			if !c.Pass || math.Abs(c.Value-(7328.0/6645-1)) > 1e-9 {
+				t.Errorf("factor check %+v, want %.3f and a pass", c, 7328.0/6645-1)
+			}
+		}
+	}
+	if !found {
+		t.Error("no factor check")
+	}
+}

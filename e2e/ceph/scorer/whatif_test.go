@@ -221,3 +221,27 @@ func TestWhatIfModelCheck(t *testing.T) {
 		t.Errorf("nothing beyond the history: %v, want NaN (a missing input fails)", n)
 	}
 }
+
+// The latency forecasts are read at the step's load on the models' axis,
+// the op rate Ceph counted over the step (storcast's observations, and the
+// window the measured op latency comes from), not fio's IOPS, which counted
+// 0-6% more at the 80% and saturated steps (2026-11-29 07:15's 80% step:
+// 5,469 by fio, 5,145 by Ceph). On a curve linear in IOPS the forecast is the
+// curve at Ceph's count; fio's where Ceph's is missing.
+func TestForecastsReadAtTheClustersRate(t *testing.T) {
+	curve := &apiv1.LatencyCurve{}
+	for _, x := range []float64{4000, 5000, 6000} {
+		up := x / 5e5
+		curve.Points = append(curve.Points, apiv1.LatencyPoint{IOPS: x, Mean: x / 1e6, Lower: x / 2e6, Upper: &up})
+	}
+	rep := &Report{MLISP: curve, Steps: []StepScore{
+		{StepRecord: StepRecord{Name: "r50-f80"}, HighRamp: true, Fio: FioResult{ReadIOPS: 2734.5, WriteIOPS: 2734.5}, ClusterIOPS: 5145},
+		{StepRecord: StepRecord{Name: "r50-sat"}, HighRamp: true, Fio: FioResult{ReadIOPS: 2900, WriteIOPS: 2900}},
+	}}
+	rep.readForecasts()
+	for i, want := range []float64{5145e-6, 5800e-6} {
+		if s := rep.Steps[i]; !s.HaveForecast || math.Abs(s.ForecastLat.Mean-want) > 1e-12 {
+			t.Errorf("%s: forecast %+v (have %v), want the curve at %.0f IOPS, %v", s.Name, s.ForecastLat, s.HaveForecast, want*1e6, want)
+		}
+	}
+}
