@@ -308,6 +308,12 @@ func TestCalibrationMixesAgainstTheModel(t *testing.T) {
 	if c := mixes[1]; c.IOSizeBytes != 65536 || math.Abs(c.Model-1/(0.5/150+0.5/60)) > 1e-9 {
 		t.Errorf("64 KiB 50/50: %+v, want model %v", c, 1/(0.5/150+0.5/60))
 	}
+	// A run whose draws came out at 40% GETs is scored at 40%, the mix it
+	// did, not the 50% it drew with.
+	runs = `{"jobs":[{"jobname":"cal-r50-4k","read":{"iops":40},"write":{"iops":60}}]}`
+	if mixes, err = ParseCalibrationMixes([]byte(runs), cal); err != nil || len(mixes) != 1 || math.Abs(mixes[0].Model-1/(0.4/240+0.6/80)) > 1e-9 {
+		t.Errorf("a 40/60 run: %+v, %v; want the model at 40%% reads, %v", mixes, err, 1/(0.4/240+0.6/80))
+	}
 }
 
 // A prediction 10x too low is only 90% off as a relative error; the factor

@@ -41,6 +41,7 @@ import (
 	"time"
 
 	"github.com/storcast/storcast/forecaster/conservation"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -498,7 +499,12 @@ func cmdCalibrate(args []string, stderr io.Writer) error {
 		return fmt.Errorf("-rounds: must be at least 1, got %d", *rounds)
 	}
 	// By size, the runs of each point: 100% GET, 100% PUT, 50/50.
-	type pointRuns struct{ get, put, mixed []float64 }
+	// mixedReads sums the mixed runs' GET rates: the point's read share is
+	// the one the runs did (their draws spread it by about a point).
+	type pointRuns struct {
+		get, put, mixed []float64
+		mixedReads      float64
+	}
 	bySize := map[int]*pointRuns{}
 	var runs []JobJSON
 	for range *rounds {
@@ -526,6 +532,7 @@ func cmdCalibrate(args []string, stderr io.Writer) error {
 					pr.put = append(pr.put, j.Write.IOPS)
 				default:
 					pr.mixed = append(pr.mixed, j.Read.IOPS+j.Write.IOPS)
+					pr.mixedReads += j.Read.IOPS
 				}
 			}
 		}
@@ -544,7 +551,11 @@ func cmdCalibrate(args []string, stderr io.Writer) error {
 		pr := bySize[s]
 		cal.Points = append(cal.Points, conservation.Point{IOSizeBytes: float64(s), ReadIOPS: stat.Mean(pr.get, nil), WriteIOPS: stat.Mean(pr.put, nil),
 			ReadRuns: repeated(pr.get), WriteRuns: repeated(pr.put), Source: source})
-		cal.Mixed = append(cal.Mixed, conservation.MixedPoint{IOSizeBytes: float64(s), ReadRatio: 0.5, IOPS: stat.Mean(pr.mixed, nil),
+		share := 0.5
+		if total := floats.Sum(pr.mixed); total > 0 {
+			share = pr.mixedReads / total
+		}
+		cal.Mixed = append(cal.Mixed, conservation.MixedPoint{IOSizeBytes: float64(s), ReadRatio: share, IOPS: stat.Mean(pr.mixed, nil),
 			Runs: repeated(pr.mixed), Source: source})
 	}
 	data, err := conservation.MarshalCalibration(cal)
