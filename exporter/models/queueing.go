@@ -73,19 +73,11 @@ func axisAt(capm *conservation.Model, o features.Observed) (mixAxis, bool) {
 	return a, a.L > 0 && finite(a.L) && finite(a.Q)
 }
 
-// u is the utilization at iops. With Q < 0 (γ < 0) L·t + Q·t² peaks past
-// capacity and falls after it: there it is held at the peak, and past
-// capacity it is at least 1 (as conservation's Result.Utilization), so that
+// u is the utilization at iops, as conservation's Result.Utilization: with
+// Q < 0 (γ < 0) L·t + Q·t² peaks past capacity and falls after it, so that
 // no load past capacity reads as a finite latency.
 func (a mixAxis) u(iops float64) float64 {
-	u := a.L*iops + a.Q*iops*iops
-	if a.Q < 0 && a.L+2*a.Q*iops < 0 {
-		u = -a.L * a.L / (4 * a.Q)
-	}
-	if iops >= a.iops(1) {
-		u = math.Max(u, 1)
-	}
-	return u
+	return conservation.UtilizationPastPeak(a.L*iops, a.Q*iops*iops, iops/a.iops(1))
 }
 
 // iops is the load at utilization u on the rising side: the smaller root
@@ -361,8 +353,9 @@ func (l *queueingLatency) Crossing(slo float64) Band {
 	// lie above it, as the model's own knee search (to U 0.999) finds.
 	pts := l.curve
 	for _, u := range kneeTail {
-		if b, ok := l.At(l.Axis.iops(u)); ok {
-			pts = append(pts[:len(pts):len(pts)], LatencyPoint{IOPS: l.Axis.iops(u), Band: b})
+		x := l.Axis.iops(u)
+		if p, ok := l.At(x); ok {
+			pts = append(pts[:len(pts):len(pts)], LatencyPoint{IOPS: x, Band: p})
 		}
 	}
 	cross := func(get func(p LatencyPoint) float64) float64 {

@@ -559,7 +559,7 @@ type Result struct {
 	MaxTotalIOPS float64 `json:"maxTotalIops"` // s·CurrentIOPS, s the scale with U(s·load) = 1
 	MaxReadIOPS  float64 `json:"maxReadIops"`  // s · read rates
 	MaxWriteIOPS float64 `json:"maxWriteIops"` // s · write rates
-	Utilization  float64 `json:"utilization"`  // U at the current load: Σ shares + interference (past capacity see utilizationPastPeak)
+	Utilization  float64 `json:"utilization"`  // U at the current load: Σ shares + interference (past capacity see UtilizationPastPeak)
 	// Interference is the interference part of U = Σ shares + Interference
 	// (0 when γ = 0).
 	Interference float64 `json:"interference"`
@@ -581,14 +581,14 @@ type Result struct {
 	Interpolation string `json:"interpolation"`
 }
 
-// utilizationPastPeak is U = L + Q at the current load, kept from falling
+// UtilizationPastPeak is U = L + Q at the current load, kept from falling
 // back past capacity: with γ < 0 (reads and writes helping each other) U(s) =
 // sL + s²Q peaks at s = −L/(2Q), at least 1 where γ is accepted, and falls
 // after it, below 1 and then below 0 at loads far past capacity, which the
 // callers' "U ≥ 1: saturated" would read as room left. Past the peak U is
 // held at the peak's value −L²/(4Q); past capacity (loadRatio ≥ 1) it is at
 // least 1. Below capacity the load is on the rising side and U is L + Q.
-func utilizationPastPeak(L, Q, loadRatio float64) float64 {
+func UtilizationPastPeak(L, Q, loadRatio float64) float64 {
 	u := L + Q
 	if Q < 0 && L+2*Q < 0 {
 		u = -L * L / (4 * Q)
@@ -750,7 +750,7 @@ func (m *Model) AtMixCentral(classes []OpClass) (Result, error) {
 		res.MaxReadIOPS = readTotal / inv
 		res.MaxWriteIOPS = writeTotal / inv
 		res.HeadroomRatio = 1 - inv
-		res.Utilization = utilizationPastPeak(L, Q, inv)
+		res.Utilization = UtilizationPastPeak(L, Q, inv)
 	}
 	res.HeadroomIOPS = res.MaxTotalIOPS - res.CurrentIOPS
 	res.MaxTotalIOPSLower, res.MaxTotalIOPSUpper = res.MaxTotalIOPS, res.MaxTotalIOPS
