@@ -20,11 +20,16 @@ type Window struct {
 }
 
 // Estimate is a model's prediction for one window. Models without a band set
-// Lower and Upper to NaN.
+// Lower and Upper to NaN. Saturated says the model answers that the system
+// is at or past its capacity there, where by its contract it gives no
+// finite forecast (the capacity-anchored latency model at U ≥ 1): Run does
+// not score such a window, it counts it (Report.Saturated). An infinite Mean
+// without Saturated is scored, as the infinite error it is.
 type Estimate struct {
-	Mean  float64 `json:"mean"`
-	Lower float64 `json:"lower"`
-	Upper float64 `json:"upper"`
+	Mean      float64 `json:"mean"`
+	Lower     float64 `json:"lower"`
+	Upper     float64 `json:"upper"`
+	Saturated bool    `json:"saturated,omitempty"`
 }
 
 // HasBand reports whether the estimate carries a band.
@@ -94,7 +99,12 @@ type Report struct {
 	Model string  `json:"model"`
 	Split float64 `json:"split"` // X: trained on Load < X, scored on Load > X
 	Train int     `json:"train"` // training windows
-	Test  int     `json:"test"`  // scored windows
+	Test  int     `json:"test"`  // windows above the split
+	// Saturated counts the windows above the split the model answered
+	// saturated (Estimate.Saturated): whether the system was at capacity
+	// there is the capacity model's claim to be scored, not this model's,
+	// and it makes no latency claim to check. The rest are scored.
+	Saturated int `json:"saturated"`
 	// MAPE over every scored window, and Accuracy = max(1 − MAPE, 0).
 	MAPE     float64 `json:"mape"`
 	Accuracy float64 `json:"accuracy"`
@@ -114,7 +124,8 @@ type Report struct {
 //
 // Errors: an empty or non-finite data set, a split that is not positive and
 // finite, fewer than opt.MinTrain windows below the split, no window above it,
-// a non-positive measured target among the scored windows, or the model's own
+// a non-positive measured target among the scored windows, every window above
+// the split answered saturated (nothing to score), or the model's own
 // fit or predict error (wrapped with the model's name).
 func Run(model Forecaster, data []Window, split float64, opt Options) (*Report, error) {
 	if model == nil {
@@ -209,6 +220,10 @@ func Run(model Forecaster, data []Window, split float64, opt Options) (*Report, 
 	inBand, banded := 0, 0
 	for i, w := range test {
 		e := est[i]
+		if e.Saturated {
+			r.Saturated++
+			continue
+		}
 		sumErr += math.Abs(e.Mean-w.Target) / w.Target
 		if e.HasBand() {
 			banded++
@@ -217,13 +232,17 @@ func Run(model Forecaster, data []Window, split float64, opt Options) (*Report, 
 			}
 		}
 	}
-	r.MAPE = sumErr / float64(len(test))
+	scored := len(test) - r.Saturated
+	if scored == 0 {
+		return nil, fmt.Errorf("%w: data: %s answered all %d windows above the split %v saturated: no forecast to score", regress.ErrInput, model.Name(), len(test), split)
+	}
+	r.MAPE = sumErr / float64(scored)
 	if math.IsNaN(r.MAPE) {
 		r.MAPE = math.Inf(1)
 	}
 	r.Accuracy = regress.Accuracy(r.MAPE)
 	r.Coverage = math.NaN()
-	if banded == len(test) {
+	if banded == scored {
 		r.Coverage = float64(inBand) / float64(banded)
 	}
 	for k, m := range opt.Multiples {

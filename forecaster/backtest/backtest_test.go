@@ -107,6 +107,64 @@ func TestRunConstantModel(t *testing.T) {
 	}
 }
 
+// saturatingModel answers saturated (+Inf, Estimate.Saturated) at and
+// past load cap and f(load) below it, as the capacity-anchored latency
+// model does at U ≥ 1.
+type saturatingModel struct {
+	f   func(float64) float64
+	cap float64
+}
+
+func (m saturatingModel) Name() string                    { return "saturating" }
+func (m saturatingModel) Fit([]Window) (Predictor, error) { return m, nil }
+func (m saturatingModel) Predict(test []Window) ([]Estimate, error) {
+	out := make([]Estimate, len(test))
+	for i, w := range test {
+		v := m.f(w.Load)
+		out[i] = Estimate{Mean: v, Lower: v / 2, Upper: 2 * v}
+		if w.Load >= m.cap {
+			inf := math.Inf(1)
+			out[i] = Estimate{Mean: inf, Lower: inf, Upper: inf, Saturated: true}
+		}
+	}
+	return out, nil
+}
+
+// A window answered saturated is counted, not scored: one saturated
+// window among the scored ones no longer drives the accuracy to 0 (the
+// exporter served the capacity-anchored latency model's accuracy as 0 for
+// any history that reached capacity). A model answering every window
+// saturated has nothing to score; an infinite mean without Saturated is
+// still scored as the infinite error it is.
+func TestRunSaturatedWindowsAreCountedNotScored(t *testing.T) {
+	truth := func(x float64) float64 { return 1 + x/100 }
+	r, err := Run(saturatingModel{f: truth, cap: 300}, linearData(), 100, Options{Multiples: []float64{1.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Test != 20 || r.Saturated != 1 || r.MAPE > 1e-12 || r.Accuracy != 1 || r.Coverage != 1 {
+		t.Errorf("one window at capacity: test %d saturated %d MAPE %v accuracy %v coverage %v; want 20, 1, 0, 1, 1",
+			r.Test, r.Saturated, r.MAPE, r.Accuracy, r.Coverage)
+	}
+	_, err = Run(saturatingModel{f: truth, cap: 100}, linearData(), 100, Options{Multiples: []float64{1.5}})
+	if !errors.Is(err, regress.ErrInput) || !strings.Contains(err.Error(), "answered all 20 windows above the split 100 saturated") {
+		t.Errorf("every window saturated: err %v, want an input error saying nothing was scored", err)
+	}
+	inf := &funcModel{f: func(x float64) float64 {
+		if x >= 300 {
+			return math.Inf(1)
+		}
+		return truth(x)
+	}}
+	r, err = Run(inf, linearData(), 100, Options{Multiples: []float64{1.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Saturated != 0 || !math.IsInf(r.MAPE, 1) || r.Accuracy != 0 {
+		t.Errorf("an infinite forecast not marked saturated: saturated %d MAPE %v accuracy %v; want 0, +Inf, 0", r.Saturated, r.MAPE, r.Accuracy)
+	}
+}
+
 type failing struct{ fit bool }
 
 func (f failing) Name() string { return "failing" }

@@ -8,7 +8,9 @@
 // reports
 //
 //	error_i  = |pred_i − meas_i| / meas_i
-//	MAPE     = mean error over the windows above X
+//	MAPE     = mean error over the windows above X (but those the model
+//	           answers saturated: a capacity-anchored model makes no
+//	           latency claim at or past capacity; they are counted)
 //	accuracy = max(1 − MAPE, 0)
 //	coverage = fraction of windows above X whose measured value lies inside
 //	           the predicted band (models with a band only)

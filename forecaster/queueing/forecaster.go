@@ -8,7 +8,8 @@ import (
 
 // Forecaster adapts the model to package backtest: Window.Load is the
 // throughput (IOPS), Window.Target the latency and Window.Features[UColumn]
-// the frontier utilization U. Predictions at U ≥ 1 are saturated (+Inf). A
+// the frontier utilization U. Predictions at U ≥ 1 are saturated (+Inf,
+// Estimate.Saturated: the backtest does not score them as latencies). A
 // window without features (backtest.Run's centre of a load bin no observed
 // window fell in) has no U to read the curve at: its estimate is NaN, as
 // that bin's measurement is.
@@ -55,7 +56,7 @@ func (p predictor) Predict(test []backtest.Window) ([]backtest.Estimate, error) 
 		if err != nil {
 			return nil, err
 		}
-		out[i] = backtest.Estimate{Mean: pt.Mean, Lower: pt.Lower, Upper: pt.Upper}
+		out[i] = backtest.Estimate{Mean: pt.Mean, Lower: pt.Lower, Upper: pt.Upper, Saturated: pt.Saturated}
 	}
 	return out, nil
 }
