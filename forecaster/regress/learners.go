@@ -30,7 +30,8 @@ func (l CART) Fit(X [][]float64, y []float64, params []float64) (Model, error) {
 
 // M5 is the Learner for FitM5 (model trees). Its box is the smallest leaf
 // in [2, 100] and the sd fraction below which a node is not split in
-// [0.001, 0.5] (log scale); defaults are Quinlan's (4, 0.05).
+// [0.001, 0.5] (log scale); defaults 4 and 0.05 (M5's 4 is a node size in
+// Witten & Frank's M5' and Weka's M5P, i.e. minleaf 2; see M5Options).
 type M5 struct{}
 
 // Name implements Learner.

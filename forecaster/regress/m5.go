@@ -11,7 +11,9 @@ import (
 // its default.
 type M5Options struct {
 	// MinLeaf is the smallest number of samples in a leaf; a node with fewer
-	// than 2·MinLeaf samples is not split. Default 4 (Quinlan's M5).
+	// than 2·MinLeaf samples is not split. Default 4. (Witten & Frank's M5'
+	// and Weka's M5P -M 4 leave nodes of fewer than 4 samples unsplit with
+	// at least 2 on a side: MinLeaf 2.)
 	MinLeaf int `json:"minLeaf"`
 	// SDFraction: a node whose target standard deviation is below
 	// SDFraction × sd(root) is not split. Default 0.05 (Quinlan's M5).
@@ -117,7 +119,14 @@ func (n *M5Node) IsLeaf() bool { return n.Left < 0 }
 //
 // Pruning: bottom-up, a subtree is replaced by its node's model when the
 // model's c is no larger than the subtree's (the sample-weighted c of its
-// children). Optional smoothing as in M5Options.
+// children; Witten & Frank's subtreeError). Optional smoothing as in
+// M5Options.
+//
+// Weka's M5P (3.6) differs in its split criterion (the fifth root of the
+// variance, not the sd), its split positions (⌊n/5⌋+1 samples a side), its
+// node models (the attributes tested below, selected by Akaike) and its
+// pruning (RMSE·(n+2ν)/(n−ν) with ν every parameter of the subtree);
+// golden_weka_test.go shows where the two agree exactly and where not.
 type M5Tree struct {
 	Nodes      []M5Node `json:"nodes"` // Nodes[0] is the root
 	P          int      `json:"p"`
@@ -363,15 +372,25 @@ func (b *m5Builder) grow(lo, hi, depth int) int {
 func (b *m5Builder) bestSplit(lo, hi int, sd float64) (feat int, thr float64, ok bool) {
 	n := hi - lo
 	best := 0.0
+	// The sides' moments are taken about the node's mean: raw sums of y²
+	// cancel in Σy²/n − ȳ² when y sits far from zero (y + 2³⁰ grew another
+	// tree than y), and even near it their rounding broke exact ties.
+	var mean float64
+	for _, i := range b.order[0][lo:hi] {
+		mean += b.y[i]
+	}
+	mean /= float64(n)
+	var sT, ssT float64
+	for _, i := range b.order[0][lo:hi] {
+		d := b.y[i] - mean
+		sT += d
+		ssT += d * d
+	}
 	for j := 0; j < b.p; j++ {
 		order := b.order[j][lo:hi]
-		var sL, ssL, sT, ssT float64
-		for _, i := range order {
-			sT += b.y[i]
-			ssT += b.y[i] * b.y[i]
-		}
+		var sL, ssL float64
 		for k := 1; k < n; k++ {
-			yi := b.y[order[k-1]]
+			yi := b.y[order[k-1]] - mean
 			sL += yi
 			ssL += yi * yi
 			if k < b.opt.MinLeaf || n-k < b.opt.MinLeaf {

@@ -61,6 +61,64 @@ func TestM5SDRHandWorked(t *testing.T) {
 	}
 }
 
+// SDR does not depend on where y sits: y and y + 2³⁰ (y on a 2⁻¹⁰ grid, so
+// the shift is exact) must grow the same tree. The split search summed raw
+// y and y² per side, whose difference Σy²/n − ȳ² cancels catastrophically
+// far from zero (here Σy² ≈ 10²⁰, its rounding ≈ 10⁴ against variances of
+// order 1), and grew a different tree.
+func TestM5SplitsShiftInvariant(t *testing.T) {
+	X, y := m5Data(400, 3, 0.1, 11, func(x []float64) float64 {
+		return 5*x[0] + 3*math.Sin(6*x[1])
+	})
+	const shift = 1 << 30
+	ys := make([]float64, len(y))
+	for i := range y {
+		y[i] = math.Round(y[i]*1024) / 1024
+		ys[i] = y[i] + shift
+	}
+	a, err := FitM5(X, y, M5Options{MinLeaf: 2, NoPrune: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := FitM5(X, ys, M5Options{MinLeaf: 2, NoPrune: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Nodes) != len(b.Nodes) {
+		t.Fatalf("%d nodes for y, %d for y + 2^30", len(a.Nodes), len(b.Nodes))
+	}
+	for i := range a.Nodes {
+		na, nb := a.Nodes[i], b.Nodes[i]
+		if na.Feature != nb.Feature || na.Threshold != nb.Threshold || na.N != nb.N || na.IsLeaf() != nb.IsLeaf() {
+			t.Fatalf("node %d: x%d < %v (n %d) for y, x%d < %v (n %d) for y + 2^30",
+				i, na.Feature, na.Threshold, na.N, nb.Feature, nb.Threshold, nb.N)
+		}
+	}
+}
+
+// An exact tie goes to the lower feature index, as bestSplit documents.
+// These five rows of testdata/trees/data-friedman1.csv (a node of the
+// unpruned tree at MinLeaf 2) split into {221, 142} and the rest both by x5
+// and by x7; the raw-sum SDR differed between the two by 1.04e-12 relative
+// (rounding), just past the tie tolerance, and x7 won.
+func TestM5ExactTieGoesToLowerFeature(t *testing.T) {
+	X, y := readCSV(t, "testdata/trees/data-friedman1.csv")
+	rows := []int{27, 142, 221, 267, 275}
+	sub := mat.NewDense(len(rows), 8, nil)
+	ys := make([]float64, len(rows))
+	for a, i := range rows {
+		sub.SetRow(a, X.RawRowView(i))
+		ys[a] = y[i]
+	}
+	tree, err := FitM5(sub, ys, M5Options{MinLeaf: 2, NoPrune: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if root := tree.Nodes[0]; root.IsLeaf() || root.Feature != 5 {
+		t.Errorf("root split on x%d (leaf %v), want x5: x5 and x7 tie and x5 is the lower index", root.Feature, root.IsLeaf())
+	}
+}
+
 // The estimated error c = mean|err|·(n+ν)/(n−ν) by hand: a constant model
 // on y = 1,2,3,4 has mean 2.5, mean |err| 1, ν = 1: c = 1·5/3.
 func TestM5AdjustedErrorHandWorked(t *testing.T) {
@@ -74,6 +132,74 @@ func TestM5AdjustedErrorHandWorked(t *testing.T) {
 	m, c = b.lsq([]int{0, 1, 2, 3}, []int{0})
 	if math.Abs(m.Coef[0]-2) > 1e-9 || math.Abs(m.Intercept-1) > 1e-9 || c > 1e-9 {
 		t.Errorf("line model %+v, c = %v", m, c)
+	}
+}
+
+// Pruning as in Witten & Frank's M5' pseudocode (Data Mining, Fig. 6.15),
+// which Weka's M5P does not follow (golden_weka_test.go), checked on every
+// node of a tree with many decisions: a leaf's Error is its model's
+// c = mean|y − ŷ|·(n+ν)/(n−ν) on its rows, an inner node's Error is its
+// subtree's, the n-weighted mean of its children's, and an inner node was
+// kept only because its own model's c is larger than that.
+func TestM5PruningRule(t *testing.T) {
+	X, y := readCSV(t, "testdata/trees/data-friedman1.csv")
+	tree, err := FitM5(X, y, M5Options{MinLeaf: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := X.Dims()
+	rows := make([][]int, len(tree.Nodes))
+	for i := 0; i < n; i++ {
+		x := X.RawRowView(i)
+		for id := 0; ; {
+			rows[id] = append(rows[id], i)
+			nd := &tree.Nodes[id]
+			if nd.IsLeaf() {
+				break
+			}
+			if x[nd.Feature] < nd.Threshold {
+				id = nd.Left
+			} else {
+				id = nd.Right
+			}
+		}
+	}
+	c := func(id int) float64 {
+		m := &tree.Nodes[id].Model
+		var abs float64
+		for _, i := range rows[id] {
+			abs += math.Abs(y[i] - m.Predict(X.RawRowView(i)))
+		}
+		k, nu := float64(len(rows[id])), float64(len(m.Features)+1)
+		if k <= nu {
+			return abs / k * 10
+		}
+		return abs / k * (k + nu) / (k - nu)
+	}
+	kept := 0
+	for id := range tree.Nodes {
+		nd := &tree.Nodes[id]
+		if len(rows[id]) != nd.N {
+			t.Fatalf("node %d: %d training rows reach it, N = %d", id, len(rows[id]), nd.N)
+		}
+		if nd.IsLeaf() {
+			if math.Abs(nd.Error-c(id)) > 1e-9*c(id) {
+				t.Errorf("leaf %d: Error %v, its model's c %v", id, nd.Error, c(id))
+			}
+			continue
+		}
+		kept++
+		l, r := &tree.Nodes[nd.Left], &tree.Nodes[nd.Right]
+		sub := (float64(l.N)*l.Error + float64(r.N)*r.Error) / float64(nd.N)
+		if math.Abs(nd.Error-sub) > 1e-12*sub {
+			t.Errorf("node %d: Error %v, the children's n-weighted mean %v", id, nd.Error, sub)
+		}
+		if !(c(id) > sub) {
+			t.Errorf("node %d kept its subtree (c %v) with a model no worse (c %v)", id, sub, c(id))
+		}
+	}
+	if kept < 20 {
+		t.Fatalf("only %d inner nodes: the test needs a tree with many pruning decisions", kept)
 	}
 }
 
