@@ -216,7 +216,8 @@ func ClusterHeadroom() Dashboard {
 
 	var l layout
 	l.row("Now")
-	l.add(4, 5, stat("IOPS now", "Observed IOPS (reads + writes) of the cluster.", "iops", nil,
+	l.add(3, 5, forecastState(c))
+	l.add(3, 5, stat("IOPS now", "Observed IOPS (reads + writes) of the cluster.", "iops", nil,
 		promInstant("A", "storcast_observed_iops{"+c+"}", "")))
 	// A cluster whose history never saturated (no calibration file) has no
 	// max IOPS, only the lower bound its history proves: shown, named so.
@@ -236,9 +237,9 @@ func ClusterHeadroom() Dashboard {
 		steps("red", time.Duration(th.Saturation.Horizon).Seconds(), "green"),
 		promInstant("A", "storcast_saturation_eta_seconds{"+c+"}", "{{limit}}")))
 	eta.Options["graphMode"] = "none"
-	l.add(4, 5, stat("Knee IOPS", "IOPS where the predicted latency (mean; lower/upper bound) crosses the SLO.", "iops", nil,
+	l.add(3, 5, stat("Knee IOPS", "IOPS where the predicted latency (mean; lower/upper bound) crosses the SLO.", "iops", nil,
 		promInstant("A", `storcast_latency_knee_iops{`+c+`}`, "{{bound}}")))
-	mix := l.add(4, 5, stat("Current mix", "Read share of ops and op-weighted mean IO size.", "none", nil,
+	mix := l.add(3, 5, stat("Current mix", "Read share of ops and op-weighted mean IO size.", "none", nil,
 		promInstant("A", "storcast_observed_read_ratio{"+c+"}", "read ratio"),
 		promInstant("B", "storcast_observed_io_size_bytes{"+c+"}", "IO size")))
 	mix.FieldConfig.Overrides = append(mix.FieldConfig.Overrides,
@@ -262,13 +263,20 @@ func ClusterHeadroom() Dashboard {
 	// bound keeps a thin line and its legend: alone (a history that never
 	// saturated) it is the only max IOPS there is.
 	bandKeepingLower(iops, "max lower bound", "max upper bound", "red", 20)
-	hr := l.add(12, 9, timeseries("Headroom and utilization", "Headroom = 1 - utilization, both at the current mix.", "percentunit",
+	hr := l.add(12, 9, timeseries("Headroom and utilization", fmt.Sprintf("Headroom = 1 - utilization, both at the current mix. "+
+		"The areas are the headroom's alert thresholds (orange below %g, red below %g); they do not apply to utilization.",
+		th.Headroom.WarningRatio, th.Headroom.CriticalRatio), "percentunit",
 		// A soft 0..1 axis: utilization past 1 and headroom below 0 (a
 		// saturated cluster) are drawn, not clipped.
-		map[string]any{"thresholdsStyle": map[string]any{"mode": "line+area"}, "axisSoftMin": 0, "axisSoftMax": 1},
+		map[string]any{"thresholdsStyle": map[string]any{"mode": "off"}, "axisSoftMin": 0, "axisSoftMax": 1},
 		prom("A", "storcast_headroom_ratio{"+c+"}", "headroom"),
 		prom("B", "storcast_utilization_ratio{"+c+"}", "utilization")))
-	hr.FieldConfig.Defaults["thresholds"] = headroom
+	// On the headroom only: as panel defaults the areas coloured the
+	// utilization line too, a near-saturated 0.97 sitting in green.
+	hr.FieldConfig.Overrides = append(hr.FieldConfig.Overrides, Override{Matcher: Matcher{ID: "byName", Options: "headroom"}, Properties: []Property{
+		{ID: "thresholds", Value: headroom},
+		{ID: "custom.thresholdsStyle", Value: map[string]any{"mode": "line+area"}},
+	}})
 
 	// No horizon: the panel draws only within the dashboard's range, whose
 	// end (now+2d) already lies in the future.
@@ -430,6 +438,40 @@ func ModelQuality() Dashboard {
 		"failed", "red", "ok", "green"))
 	d.Panels = l.panels
 	return d
+}
+
+// Forecast states of a cluster, worst first: what forecastState shows.
+const (
+	stateOK = iota
+	stateWarmingUp
+	stateStale
+	stateSourceDown
+)
+
+// forecastState is a stat of whether the cluster's figures can be trusted:
+// its source down (the forecasts are frozen), a model stale, its rate
+// window not full yet, or ok; the worst of them per storcast process (HA
+// replicas each show their own).
+func forecastState(c string) *Panel {
+	expr := fmt.Sprintf("max by (job, instance, cluster) (\n"+
+		"  label_replace(%d * (storcast_source_up{%s} == bool 0), \"state\", \"source\", \"\", \"\")\n"+
+		"  or label_replace(%d * storcast_model_stale{%s}, \"state\", \"stale\", \"\", \"\")\n"+
+		"  or label_replace(%d * storcast_warming_up{%s}, \"state\", \"warmup\", \"\", \"\")\n)",
+		stateSourceDown, c, stateStale, c, stateWarmingUp, c)
+	p := stat("State", "Whether the figures on this dashboard are current: source down (storcast_source_up 0: the last forecasts, frozen), "+
+		"stale (storcast_model_stale: a model's last fit older than fit.stale_after), warming up (storcast_warming_up: the rate window "+
+		"was not full, the rates are extrapolated and the alerts ignore the cluster), else ok. The worst applies; one value per storcast process.",
+		"none", steps("green", stateWarmingUp, "blue", stateStale, "orange", stateSourceDown, "red"),
+		promInstant("A", expr, "{{instance}}"))
+	p.FieldConfig.Defaults["mappings"] = []any{map[string]any{"type": "value", "options": map[string]any{
+		fmt.Sprint(stateOK):         map[string]any{"text": "ok", "color": "green", "index": 0},
+		fmt.Sprint(stateWarmingUp):  map[string]any{"text": "warming up", "color": "blue", "index": 1},
+		fmt.Sprint(stateStale):      map[string]any{"text": "stale", "color": "orange", "index": 2},
+		fmt.Sprint(stateSourceDown): map[string]any{"text": "source down", "color": "red", "index": 3},
+	}}}
+	p.Options["graphMode"] = "none"
+	p.Options["colorMode"] = "background"
+	return p
 }
 
 // maxIOPSOrLowerBound is the max IOPS at the current mix, or where there is

@@ -26,6 +26,7 @@ import (
 	promparser "github.com/prometheus/prometheus/promql/parser"
 	"github.com/prometheus/prometheus/promql/promqltest"
 
+	"github.com/storcast/storcast/alerts"
 	"github.com/storcast/storcast/alerts/series"
 	"github.com/storcast/storcast/internal/testtool"
 )
@@ -221,22 +222,31 @@ func promtoolFiles(qs []promQuery, fixtures []map[string]string) (rules, tests [
 }
 
 // TestPromQLCheckCatchesARenamedSeries shows the check above can fail: a
-// dashboard expression over a misspelt series makes promtool fail.
+// dashboard expression over a misspelt series, or over a label value the
+// series never has (another series' value of the same label), makes
+// promtool fail on that expression and no other.
 func TestPromQLCheckCatchesARenamedSeries(t *testing.T) {
 	promtool := testtool.Need(t, "promtool")
-	rules, tests := promtoolFiles([]promQuery{
+	queries := []promQuery{
 		{where: "good", expr: `storcast_headroom_ratio{cluster="$cluster"}`},
 		{where: "renamed", expr: `storcast_headroom_ratio_percent{cluster="$cluster"}`},
-	}, fixtureSeries(t))
+		{where: "good value", expr: `storcast_max_iops_bound{cluster="$cluster", bound="lower"}`},
+		{where: "never exported: max IOPS has no mean bound", expr: `storcast_max_iops_bound{cluster="$cluster", bound="mean"}`},
+		{where: "never exported: Inside-Out has no total", expr: `storcast_predicted_iops{cluster="$cluster", op="total"}`},
+	}
+	rules, tests := promtoolFiles(queries, fixtureSeries(t))
 	dir := t.TempDir()
 	_ = os.WriteFile(filepath.Join(dir, "dashboards.rules.json"), rules, 0o644)
 	_ = os.WriteFile(filepath.Join(dir, "dashboards.test.json"), tests, 0o644)
 	out, err := exec.Command(promtool, "test", "rules", filepath.Join(dir, "dashboards.test.json")).CombinedOutput()
 	if err == nil {
-		t.Fatalf("promtool passed an expression over a series that does not exist:\n%s", out)
+		t.Fatalf("promtool passed expressions over a series or label values that do not exist:\n%s", out)
 	}
-	if !strings.Contains(string(out), "DashboardExpr001") || strings.Contains(string(out), "DashboardExpr000") {
-		t.Errorf("promtool failed on the wrong expression:\n%s", out)
+	for i, q := range queries {
+		name := fmt.Sprintf("DashboardExpr%03d", i)
+		if failed, good := strings.Contains(string(out), name), strings.HasPrefix(q.where, "good"); failed == good {
+			t.Errorf("%s (%s): failed %v in promtool's output:\n%s", name, q.where, failed, out)
+		}
 	}
 }
 
@@ -553,5 +563,134 @@ func TestEverySelectorFollowsJob(t *testing.T) {
 	}
 	if n < 20 {
 		t.Fatalf("only %d selectors checked; the extraction is broken", n)
+	}
+}
+
+// panelByTitle returns the panel of d with that title, failing without one.
+func panelByTitle(t *testing.T, d Dashboard, title string) *Panel {
+	t.Helper()
+	for _, p := range d.Panels {
+		if p.Title == title {
+			return p
+		}
+	}
+	t.Fatalf("%s has no panel %q", d.Title, title)
+	return nil
+}
+
+// fieldConfig is what Grafana applies to the field named name: the panel's
+// defaults, then each override whose matcher (byName, byRegexp) matches it.
+// Keys are the override properties' ids ("thresholds",
+// "custom.thresholdsStyle").
+func fieldConfig(t *testing.T, p *Panel, name string) map[string]any {
+	t.Helper()
+	out := map[string]any{}
+	for k, v := range p.FieldConfig.Defaults {
+		if k == "custom" {
+			for ck, cv := range v.(map[string]any) {
+				out["custom."+ck] = cv
+			}
+			continue
+		}
+		out[k] = v
+	}
+	for _, o := range p.FieldConfig.Overrides {
+		opt, _ := o.Matcher.Options.(string)
+		switch o.Matcher.ID {
+		case "byName":
+			if opt != name {
+				continue
+			}
+		case "byRegexp":
+			if !regexp.MustCompile("^(?:" + opt + ")$").MatchString(name) {
+				continue
+			}
+		default:
+			t.Fatalf("panel %q: matcher %q not understood by this test", p.Title, o.Matcher.ID)
+		}
+		for _, prop := range o.Properties {
+			out[prop.ID] = prop.Value
+		}
+	}
+	return out
+}
+
+// TestHeadroomThresholdsOnlyOnHeadroom: the headroom's alert thresholds
+// are drawn on the headroom series, none on utilization (as defaults they
+// coloured a utilization of 0.97 green).
+func TestHeadroomThresholdsOnlyOnHeadroom(t *testing.T) {
+	p := panelByTitle(t, ClusterHeadroom(), "Headroom and utilization")
+	mode := func(fc map[string]any) any {
+		style, _ := fc["custom.thresholdsStyle"].(map[string]any)
+		return style["mode"]
+	}
+	if u := fieldConfig(t, p, "utilization"); !(mode(u) == nil || mode(u) == "off") || u["thresholds"] != nil {
+		t.Errorf("utilization gets the threshold style %v and thresholds %v; want none", mode(u), u["thresholds"])
+	}
+	h := fieldConfig(t, p, "headroom")
+	if mode(h) != "line+area" {
+		t.Errorf("headroom's threshold style %v, want line+area", mode(h))
+	}
+	th := alerts.DefaultThresholds()
+	if want := steps("red", th.Headroom.CriticalRatio, "orange", th.Headroom.WarningRatio, "green"); !reflect.DeepEqual(h["thresholds"], want) {
+		t.Errorf("headroom's thresholds %v, want the alerts' %v", h["thresholds"], want)
+	}
+}
+
+// TestHeadroomDashboardShowsState: the headroom dashboard's panels read
+// source health, staleness and warm-up for the cluster, and the state panel
+// names the worst of them.
+func TestHeadroomDashboardShowsState(t *testing.T) {
+	d := ClusterHeadroom()
+	read := map[string]bool{}
+	for _, tg := range d.Prometheus() {
+		expr, err := promparser.NewParser(promparser.Options{}).ParseExpr(substitute(tg.Expr))
+		if err != nil {
+			t.Fatalf("%s: %v", tg.Expr, err)
+		}
+		for _, sel := range promparser.ExtractSelectors(expr) {
+			for _, m := range sel {
+				if m.Name == model.MetricNameLabel {
+					read[m.Value] = true
+				}
+			}
+		}
+	}
+	for _, name := range []string{"storcast_source_up", "storcast_model_stale", "storcast_warming_up"} {
+		if !read[name] {
+			t.Errorf("no panel of %q reads %s", d.Title, name)
+		}
+	}
+
+	p := panelByTitle(t, d, "State")
+	mappings, _ := p.FieldConfig.Defaults["mappings"].([]any)
+	if len(p.Targets) != 1 || len(mappings) != 1 {
+		t.Fatalf("state panel: %d targets, %d mappings; want one of each", len(p.Targets), len(mappings))
+	}
+	texts := mappings[0].(map[string]any)["options"].(map[string]any)
+	const sel = `{job="storcast",instance="r1",cluster="ceph-prod"`
+	for _, tc := range []struct {
+		name     string
+		fixtures []fixture
+		want     string
+	}{
+		{"source down", []fixture{{"storcast_source_up" + sel + "}", 0}, {"storcast_model_stale" + sel + `,model="trend"}`, 1}, {"storcast_warming_up" + sel + "}", 1}}, "source down"},
+		{"a model stale", []fixture{{"storcast_source_up" + sel + "}", 1}, {"storcast_model_stale" + sel + `,model="trend"}`, 1},
+			{"storcast_model_stale" + sel + `,model="conservation"}`, 0}, {"storcast_warming_up" + sel + "}", 1}}, "stale"},
+		{"warming up", []fixture{{"storcast_source_up" + sel + "}", 1}, {"storcast_model_stale" + sel + `,model="trend"}`, 0}, {"storcast_warming_up" + sel + "}", 1}}, "warming up"},
+		{"current", []fixture{{"storcast_source_up" + sel + "}", 1}, {"storcast_model_stale" + sel + `,model="trend"}`, 0}, {"storcast_warming_up" + sel + "}", 0}}, "ok"},
+	} {
+		v := evaluator(t, tc.fixtures)(p.Targets[0].Expr)
+		if len(v) != 1 {
+			t.Errorf("%s: %d samples, want 1: %v", tc.name, len(v), v)
+			continue
+		}
+		text := ""
+		if m, ok := texts[strconv.FormatFloat(v[0].F, 'f', -1, 64)].(map[string]any); ok {
+			text, _ = m["text"].(string)
+		}
+		if text != tc.want {
+			t.Errorf("%s: the state panel reads %g, shown %q; want %q", tc.name, v[0].F, text, tc.want)
+		}
 	}
 }

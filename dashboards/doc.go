@@ -7,6 +7,7 @@
 // the clusters those serve in $cluster.
 //
 // "Storcast / Cluster headroom" shows, for the cluster picked in $cluster,
+// whether its figures are current (source down, a model stale, warming up),
 // today's IOPS against max IOPS at the current mix, the headroom ratio, the
 // saturation ETA per limit, the latency forecast (mean and 95% band against
 // load, the knee against today's load), the capacity curve over the read
@@ -27,11 +28,13 @@
 //
 // The tests check that the committed JSON is what the generator writes, and
 // extract every PromQL expression from it and evaluate it with promtool
-// against fixture series named as in the exporter's series contract, so a
-// renamed series or a PromQL typo breaks the build. The panel expressions are
-// also evaluated with Prometheus's PromQL engine over two HA replicas (each
-// must read what one storcast does: nothing adds the replicas up) and over a
-// cluster that never saturated (the max-IOPS panels draw its lower bound).
+// against fixture series named as in the exporter's series contract, with
+// the label values each series is declared with, so a renamed series, a
+// label value never exported or a PromQL typo breaks the build. The panel
+// expressions are also evaluated with Prometheus's PromQL engine over two HA
+// replicas (each must read what one storcast does: nothing adds the replicas
+// up) and over a cluster that never saturated (the max-IOPS panels draw its
+// lower bound).
 package dashboards
 
 //go:generate go run ./gen -out json

@@ -21,6 +21,6 @@ func ExampleAll() {
 		fmt.Printf("%s: %q, %d panels, %d PromQL targets\n", f, d.Title, len(d.Panels), len(d.Prometheus()))
 	}
 	// Output:
-	// storcast-cluster-headroom.json: "Storcast / Cluster headroom", 20 panels, 28 PromQL targets
+	// storcast-cluster-headroom.json: "Storcast / Cluster headroom", 21 panels, 29 PromQL targets
 	// storcast-model-quality.json: "Storcast / Model quality", 16 panels, 12 PromQL targets
 }

@@ -10,44 +10,45 @@ import (
 	"github.com/storcast/storcast/exporter/collector"
 )
 
-// Desc is one exported metric: its name and label names.
+// Desc is one exported metric: its name, label names and, for the labels
+// whose values the exporter writes itself (op, bound, limit, ...), those
+// values.
 type Desc struct {
 	Name   string
 	Labels []string
+	// Values are all the values of such a label (collector.Series.Values);
+	// the other labels take theirs from the configuration or the data.
+	Values map[string][]string
 }
 
 // Exported returns every series exporter/collector declares, sorted by name.
 func Exported() []Desc {
 	var out []Desc
 	for _, s := range collector.Declared() {
-		out = append(out, Desc{Name: s.Name, Labels: s.Labels})
+		out = append(out, Desc{Name: s.Name, Labels: s.Labels, Values: s.Values})
 	}
 	return out
 }
 
-// LabelValues are the values fixtures give each label; labels not listed
-// get one value, "x".
-var LabelValues = map[string][]string{
-	"op":          {"read", "write", "total"},
-	"bound":       {"lower", "mean", "upper"},
-	"limit":       {"max_iops", "latency_slo"},
-	"load_factor": {"1", "1.25", "1.5", "2"},
-	"model":       {"conservation", "insideout", "mlisp", "trend"},
-	"target":      {"max_iops", "iops", "latency"},
-	"collector":   {"capacity"},
-}
+// FreeValue is the value fixtures give a label without declared values
+// (model, target, collector, rule set, ...), but cluster: a query that
+// names one of its values finds no fixture.
+const FreeValue = "x"
 
 // Fixtures returns one series selector per combination of label values of
-// every Desc, with cluster set to cluster and the extra labels appended.
+// every Desc (its declared values; cluster set to cluster; FreeValue for
+// the other labels), with the extra labels appended: only label values
+// storcast exports, so a query on another (max IOPS of bound="mean")
+// returns nothing.
 func Fixtures(descs []Desc, cluster, extra string) []string {
 	var out []string
 	for _, d := range descs {
 		combos := []string{""}
 		for _, l := range d.Labels {
-			vals := []string{"x"}
+			vals := []string{FreeValue}
 			if l == "cluster" {
 				vals = []string{cluster}
-			} else if v, ok := LabelValues[l]; ok {
+			} else if v, ok := d.Values[l]; ok {
 				vals = v
 			}
 			var next []string
@@ -79,32 +80,32 @@ func Fixtures(descs []Desc, cluster, extra string) []string {
 // plugin rely on, with their labels: TestContractIsExported fails when the
 // exporter stops declaring one of them or changes its labels.
 var Contract = []Desc{
-	{"storcast_cluster_configured", []string{"cluster"}},
-	{"storcast_cluster_shard_index", []string{"cluster"}},
-	{"storcast_headroom_iops", []string{"cluster"}},
-	{"storcast_headroom_ratio", []string{"cluster"}},
-	{"storcast_latency_knee_iops", []string{"cluster", "bound"}},
-	{"storcast_latency_slo_seconds", []string{"cluster"}},
-	{"storcast_max_iops", []string{"cluster", "op"}},
-	{"storcast_max_iops_bound", []string{"cluster", "bound"}},
-	{"storcast_model_accuracy_ratio", []string{"cluster", "model", "target"}},
-	{"storcast_model_fit_duration_seconds", []string{"cluster", "model"}},
-	{"storcast_model_fit_error", []string{"cluster", "model"}},
-	{"storcast_model_last_fit_timestamp_seconds", []string{"cluster", "model"}},
-	{"storcast_model_stale", []string{"cluster", "model"}},
-	{"storcast_model_training_samples", []string{"cluster", "model"}},
-	{"storcast_observed_io_size_bytes", []string{"cluster"}},
-	{"storcast_observed_iops", []string{"cluster"}},
-	{"storcast_observed_read_ratio", []string{"cluster"}},
-	{"storcast_predicted_iops", []string{"cluster", "op"}},
-	{"storcast_predicted_latency_seconds", []string{"cluster", "load_factor", "bound"}},
-	{"storcast_predicted_throughput_bytes", []string{"cluster", "op"}},
-	{"storcast_saturation_eta_seconds", []string{"cluster", "limit"}},
-	{"storcast_saturation_eta_seconds_bound", []string{"cluster", "limit", "bound"}},
-	{"storcast_scrape_collector_success", []string{"collector"}},
-	{"storcast_source_up", []string{"cluster"}},
-	{"storcast_state_restore_success", []string{"cluster"}},
-	{"storcast_state_save_success", []string{"cluster"}},
-	{"storcast_utilization_ratio", []string{"cluster"}},
-	{"storcast_warming_up", []string{"cluster"}},
+	{Name: "storcast_cluster_configured", Labels: []string{"cluster"}},
+	{Name: "storcast_cluster_shard_index", Labels: []string{"cluster"}},
+	{Name: "storcast_headroom_iops", Labels: []string{"cluster"}},
+	{Name: "storcast_headroom_ratio", Labels: []string{"cluster"}},
+	{Name: "storcast_latency_knee_iops", Labels: []string{"cluster", "bound"}},
+	{Name: "storcast_latency_slo_seconds", Labels: []string{"cluster"}},
+	{Name: "storcast_max_iops", Labels: []string{"cluster", "op"}},
+	{Name: "storcast_max_iops_bound", Labels: []string{"cluster", "bound"}},
+	{Name: "storcast_model_accuracy_ratio", Labels: []string{"cluster", "model", "target"}},
+	{Name: "storcast_model_fit_duration_seconds", Labels: []string{"cluster", "model"}},
+	{Name: "storcast_model_fit_error", Labels: []string{"cluster", "model"}},
+	{Name: "storcast_model_last_fit_timestamp_seconds", Labels: []string{"cluster", "model"}},
+	{Name: "storcast_model_stale", Labels: []string{"cluster", "model"}},
+	{Name: "storcast_model_training_samples", Labels: []string{"cluster", "model"}},
+	{Name: "storcast_observed_io_size_bytes", Labels: []string{"cluster"}},
+	{Name: "storcast_observed_iops", Labels: []string{"cluster"}},
+	{Name: "storcast_observed_read_ratio", Labels: []string{"cluster"}},
+	{Name: "storcast_predicted_iops", Labels: []string{"cluster", "op"}},
+	{Name: "storcast_predicted_latency_seconds", Labels: []string{"cluster", "load_factor", "bound"}},
+	{Name: "storcast_predicted_throughput_bytes", Labels: []string{"cluster", "op"}},
+	{Name: "storcast_saturation_eta_seconds", Labels: []string{"cluster", "limit"}},
+	{Name: "storcast_saturation_eta_seconds_bound", Labels: []string{"cluster", "limit", "bound"}},
+	{Name: "storcast_scrape_collector_success", Labels: []string{"collector"}},
+	{Name: "storcast_source_up", Labels: []string{"cluster"}},
+	{Name: "storcast_state_restore_success", Labels: []string{"cluster"}},
+	{Name: "storcast_state_save_success", Labels: []string{"cluster"}},
+	{Name: "storcast_utilization_ratio", Labels: []string{"cluster"}},
+	{Name: "storcast_warming_up", Labels: []string{"cluster"}},
 }

@@ -5,12 +5,38 @@ import (
 	"testing"
 )
 
+// TestFixtures: each series gets its own declared values, a label without
+// them FreeValue.
 func TestFixtures(t *testing.T) {
-	descs := []Desc{{"storcast_a", []string{"cluster", "op"}}, {"storcast_b", nil}}
+	descs := []Desc{
+		{"storcast_a", []string{"cluster", "op"}, map[string][]string{"op": {"read", "write", "total"}}},
+		{"storcast_c", []string{"cluster", "op", "model"}, map[string][]string{"op": {"read"}}},
+		{"storcast_b", nil, nil},
+	}
 	got := strings.Join(Fixtures(descs, "c1", `job="j"`), " ")
-	want := `storcast_a{cluster="c1",op="read",job="j"} storcast_a{cluster="c1",op="write",job="j"} storcast_a{cluster="c1",op="total",job="j"} storcast_b{job="j"}`
+	want := `storcast_a{cluster="c1",op="read",job="j"} storcast_a{cluster="c1",op="write",job="j"} storcast_a{cluster="c1",op="total",job="j"} ` +
+		`storcast_c{cluster="c1",op="read",model="x",job="j"} storcast_b{job="j"}`
 	if got != want {
 		t.Errorf("Fixtures:\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestFixturesHoldOnlyExportedValues: the exporter's series get the values
+// it writes, not another series' (storcast_predicted_iops has no op
+// "total", storcast_max_iops_bound no bound "mean").
+func TestFixturesHoldOnlyExportedValues(t *testing.T) {
+	all := strings.Join(Fixtures(Exported(), "c", ""), "\n")
+	for _, want := range []string{`storcast_max_iops{cluster="c",op="total"}`, `storcast_max_iops_bound{cluster="c",bound="upper"}`,
+		`storcast_predicted_latency_seconds{cluster="c",load_factor="1.25",bound="mean"}`} {
+		if !strings.Contains(all, want) {
+			t.Errorf("fixtures lack %s", want)
+		}
+	}
+	for _, bad := range []string{`storcast_predicted_iops{cluster="c",op="total"}`, `storcast_max_iops_bound{cluster="c",bound="mean"}`,
+		`storcast_headroom_ratio_bound{cluster="c",bound="mean"}`, `storcast_workload_throughput_bytes{cluster="c",op="total"}`} {
+		if strings.Contains(all, bad) {
+			t.Errorf("fixtures hold %s, which storcast never exports", bad)
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/storcast/storcast/exporter/apiv1"
 	"github.com/storcast/storcast/exporter/engine"
+	"github.com/storcast/storcast/exporter/models"
 )
 
 // FitScheduler is implemented by an Engine that tells how often it refits
@@ -49,6 +50,12 @@ func (s *Service) describeCluster(c *apiv1.Cluster, sn *engine.Snapshot) {
 		e := apiv1.SaturationETA{Limit: l, Seconds: etaSeconds(etas[l].Seconds)}
 		if etas[l].HasBand {
 			e.Band = &apiv1.ETABand{Early: etaSeconds(etas[l].Early), Late: etaSeconds(etas[l].Late)}
+		}
+		switch etas[l].Reached {
+		case models.ReachedLatencyOverSLO:
+			e.Reason = apiv1.ETAReasonLatencyOverSLO
+		case models.ReachedSaturated:
+			e.Reason = apiv1.ETAReasonSaturated
 		}
 		c.SaturationETAs = append(c.SaturationETAs, e)
 	}

@@ -178,3 +178,47 @@ func TestCapacityCurveCarriesClassSizes(t *testing.T) {
 		t.Errorf("class sizes %v / %v, want 4096 / 65536", c.Current.ReadSizeBytes, c.Current.WriteSizeBytes)
 	}
 }
+
+// TestClustersSayWhyAnETAIsZero: an ETA of 0 says whether the latency is
+// over its SLO (max_iops too, at a utilization of 0.27) or the cluster is
+// saturated; an ETA ahead has no reason.
+func TestClustersSayWhyAnETAIsZero(t *testing.T) {
+	over := landingSnapshot(t, "over", 0.01)
+	over.Observed.LatencySeconds = 2 * over.SLOSeconds
+	saturated := landingSnapshot(t, "saturated", 0.01)
+	saturated.Live.CapacityAtMix.Utilization = 1.05
+	ahead := landingSnapshot(t, "ahead", 0.01)
+	srv := httptest.NewServer(NewService(published(ahead, over, saturated)).Handler(nil))
+	defer srv.Close()
+	_, env, raw := call(t, srv, "GET", "/api/v1/clusters", "")
+	var cs []apiv1.Cluster
+	b, _ := json.Marshal(env.Data)
+	if err := json.Unmarshal(b, &cs); err != nil || len(cs) != 3 {
+		t.Fatalf("%v: %s", err, raw)
+	}
+	if u := over.Live.CapacityAtMix.Utilization; !(u < 0.5) {
+		t.Fatalf("the cluster over its SLO has a utilization of %v; the test wants headroom left", u)
+	}
+	want := map[string]map[string]string{
+		"ahead":     {"latency_slo": "", "max_iops": ""},
+		"over":      {"latency_slo": apiv1.ETAReasonLatencyOverSLO, "max_iops": apiv1.ETAReasonLatencyOverSLO},
+		"saturated": {"max_iops": apiv1.ETAReasonSaturated},
+	}
+	for _, c := range cs {
+		for _, e := range c.SaturationETAs {
+			w, ok := want[c.Name][e.Limit]
+			if !ok {
+				continue
+			}
+			if e.Reason != w {
+				t.Errorf("%s: ETA %s has reason %q, want %q", c.Name, e.Limit, e.Reason, w)
+			}
+			if w != "" && (e.Seconds == nil || *e.Seconds != 0) {
+				t.Errorf("%s: ETA %s = %v with reason %q, want 0", c.Name, e.Limit, e.Seconds, w)
+			}
+		}
+	}
+	if !strings.Contains(string(raw), `"reason":"latency_over_slo"`) {
+		t.Errorf("no reason in the JSON: %s", raw)
+	}
+}

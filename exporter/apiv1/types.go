@@ -56,13 +56,25 @@ type SaturationETA struct {
 	// (the IOPS where the latency's upper 95% bound crosses the SLO).
 	Limit string `json:"limit"`
 	// Seconds from DataAsOfUnix until the trend's daily peaks reach the
-	// limit; 0 when it is already there (or latency is over its SLO), null
-	// when it does not within the horizon (a year).
+	// limit; 0 when it is already there (or latency is over its SLO: see
+	// Reason), null when it does not within the horizon (a year).
 	Seconds *float64 `json:"seconds"`
 	// Band is the 95% band of Seconds; absent without the saturation
 	// trend (the demand trend's line in IOPS has no band of its peaks).
 	Band *ETABand `json:"band,omitempty"`
+	// Reason says why Seconds is 0 when the observation is past the limit
+	// already: ETAReasonLatencyOverSLO (the observed latency is over its
+	// SLO, which makes max_iops 0 too, whatever the headroom) or
+	// ETAReasonSaturated (utilization at or past capacity). Absent
+	// otherwise, a trend that reaches the limit now included.
+	Reason string `json:"reason,omitempty"`
 }
+
+// Values of SaturationETA.Reason.
+const (
+	ETAReasonLatencyOverSLO = "latency_over_slo"
+	ETAReasonSaturated      = "saturated"
+)
 
 // ETABand bounds a saturation ETA (95%): Early when the upper end of the
 // demand trend's band of its daily peaks reaches the lower end of the

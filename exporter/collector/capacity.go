@@ -8,7 +8,7 @@ import (
 
 var (
 	maxIOPSDesc = newDesc("storcast_max_iops",
-		"Maximum operations per second at the current read/write and IO-size mix (conservation model).", []string{"cluster", "op"})
+		"Maximum operations per second at the current read/write and IO-size mix (conservation model).", []string{"cluster", "op"}, oneOf("op", "read", "write", "total"))
 	utilizationDesc = newDesc("storcast_utilization_ratio",
 		"Utilization U of the capacity frontier at the current load and mix: sum of rate/max over op classes plus read/write interference (1 at capacity, above 1 past it).", []string{"cluster"})
 	headroomRatioDesc = newDesc("storcast_headroom_ratio",
@@ -16,9 +16,9 @@ var (
 	headroomIOPSDesc = newDesc("storcast_headroom_iops",
 		"Operations per second left at the current mix: max - observed.", []string{"cluster"})
 	maxIOPSBoundDesc = newDesc("storcast_max_iops_bound",
-		"Band of the total max IOPS at the current mix: where one more saturated calibration run would land (95%, from the runs' pooled noise; lower, upper), or, when history never saturated, the lower bound it proves.", []string{"cluster", "bound"})
+		"Band of the total max IOPS at the current mix: where one more saturated calibration run would land (95%, from the runs' pooled noise; lower, upper), or, when history never saturated, the lower bound it proves.", []string{"cluster", "bound"}, oneOf("bound", "lower", "upper"))
 	headroomRatioBoundDesc = newDesc("storcast_headroom_ratio_bound",
-		"Band of storcast_headroom_ratio from the max IOPS band (95% prediction of one more saturated calibration run).", []string{"cluster", "bound"})
+		"Band of storcast_headroom_ratio from the max IOPS band (95% prediction of one more saturated calibration run).", []string{"cluster", "bound"}, oneOf("bound", "lower", "upper"))
 	interferenceDesc = newDesc("storcast_capacity_interference_ratio",
 		"The read/write interference part of storcast_utilization_ratio (0 for the paper's model).", []string{"cluster"})
 	historyLoadDesc = newDesc("storcast_capacity_history_load_ratio",

@@ -32,6 +32,24 @@ type Series struct {
 	Name   string
 	Help   string
 	Labels []string
+	// Values holds every value of each label whose values the collectors
+	// write themselves (op, bound, limit, ...), as oneOf declares them; a
+	// label not in it takes its values from the configuration or the data
+	// (cluster, model, rule set, learner).
+	Values map[string][]string
+}
+
+// labelValues are all the values one label of a series takes.
+type labelValues struct {
+	label  string
+	values []string
+}
+
+// oneOf declares, beside a descriptor (newDesc), that its label takes
+// exactly these values, so that the dashboard and alert tests query only
+// what is exported (TestDeclaredValuesAreWhatIsEmitted holds them to it).
+func oneOf(label string, values ...string) labelValues {
+	return labelValues{label, values}
 }
 
 // declared holds every series the collectors declare, in declaration order,
@@ -48,13 +66,24 @@ var declared []struct {
 // by concurrent scrapes.
 var labelNames = map[*prometheus.Desc][]string{}
 
-// newDesc is prometheus.NewDesc that also records the declaration.
-func newDesc(name, help string, labels []string) *prometheus.Desc {
+// newDesc is prometheus.NewDesc that also records the declaration, with
+// the values of its labels that take a fixed set (oneOf).
+func newDesc(name, help string, labels []string, values ...labelValues) *prometheus.Desc {
 	d := prometheus.NewDesc(name, help, labels, nil)
+	var vs map[string][]string
+	for _, v := range values {
+		if !slices.Contains(labels, v.label) || len(v.values) == 0 {
+			panic(fmt.Sprintf("collector: %s: values %v of a label it does not have (%v)", name, v, labels))
+		}
+		if vs == nil {
+			vs = map[string][]string{}
+		}
+		vs[v.label] = slices.Clone(v.values)
+	}
 	declared = append(declared, struct {
 		Series
 		desc *prometheus.Desc
-	}{Series{name, help, slices.Clone(labels)}, d})
+	}{Series{name, help, slices.Clone(labels), vs}, d})
 	labelNames[d] = slices.Clone(labels)
 	return d
 }
@@ -65,6 +94,12 @@ func Declared() []Series {
 	for i, d := range declared {
 		out[i] = d.Series
 		out[i].Labels = slices.Clone(d.Labels)
+		if d.Values != nil {
+			out[i].Values = map[string][]string{}
+			for l, v := range d.Values {
+				out[i].Values[l] = slices.Clone(v)
+			}
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
@@ -72,9 +107,9 @@ func Declared() []Series {
 
 var (
 	scrapeDurationDesc = newDesc("storcast_scrape_collector_duration_seconds",
-		"Duration of a collector's scrape.", []string{"collector"})
+		"Duration of a collector's last run. The collectors run when a cluster's snapshot changes (a refresh, a fit, a reload), not on every scrape.", []string{"collector"})
 	scrapeSuccessDesc = newDesc("storcast_scrape_collector_success",
-		"Whether a collector succeeded (1) or failed (0).", []string{"collector"})
+		"Whether a collector's last run succeeded (1) or failed (0). The collectors run when a cluster's snapshot changes (a refresh, a fit, a reload), not on every scrape.", []string{"collector"})
 )
 
 // perCluster is a Collector whose series each cluster's snapshot gives on

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
@@ -23,6 +24,7 @@ import (
 	"github.com/storcast/storcast/exporter/engine"
 	"github.com/storcast/storcast/exporter/features"
 	"github.com/storcast/storcast/exporter/models"
+	"github.com/storcast/storcast/forecaster/advisor"
 	"github.com/storcast/storcast/forecaster/conservation"
 	"github.com/storcast/storcast/forecaster/insideout"
 	"github.com/storcast/storcast/forecaster/trend"
@@ -91,7 +93,9 @@ func snapshots(t testing.TB) fixed {
 	// upper end (storcast_capacity_history_load_ratio).
 	capacity.History = models.HistoryLoad{Windows: 120, Ratio: 0.41, Time: 1.7e9 - 600, IOPS: 2300, ReadRatio: 0.7, Upper: 5600}
 	m := capacity.Model()
-	obs := features.Observed{Time: 1.7e9, ReadIOPS: 1400, WriteIOPS: 600, IOPS: 2000, ReadRatio: 0.7, ReadSizeBytes: 4096, WriteSizeBytes: 4096, IOSizeBytes: 4096, LatencySeconds: 0.00125}
+	// The hosts' block requests: 600 of 2400 merged.
+	obs := features.Observed{Time: 1.7e9, ReadIOPS: 1400, WriteIOPS: 600, IOPS: 2000, ReadRatio: 0.7, ReadSizeBytes: 4096, WriteSizeBytes: 4096, IOSizeBytes: 4096, LatencySeconds: 0.00125,
+		DiskMerged: 600, DiskCompleted: 1800, HasDiskRequests: true}
 	res, err := m.AtMix(features.OpClasses(obs))
 	if err != nil {
 		t.Fatal(err)
@@ -102,12 +106,15 @@ func snapshots(t testing.TB) fixed {
 		FirstT: obs.Time - 3*trend.Day, LastT: obs.Time, N: 864, ResidualStd: 0.02, Z: 1.96, Cov: []float64{0.01, 0, 0, 0.01}, Horizon: trend.DefaultHorizonSeconds}
 	full := &engine.Snapshot{
 		Cluster: "ceph-a", Kind: "ceph", SLOSeconds: 0.02, LatencyKind: "op", Ready: true, SourceUp: true,
-		Observed: obs, HasObserved: true, StateSaved: time.Unix(1.7e9, 0),
+		Observed: obs, HasObserved: true, StateSaved: time.Unix(1.7e9, 0), LastRefresh: time.Unix(1.7e9+5, 0),
 		Set: models.Set{models.Conservation: capacity, models.MLISP: fakeLatency{}, models.Trend: fakeTrend{},
 			models.Saturation: &models.UtilizationFit{T: demand, N: 864, ReferenceIOPS: res.MaxTotalIOPS},
 			models.WhatIf:     &models.WhatIfFit{Learners: []models.WhatIfLearner{{Name: "MARS", CVErrorRatio: 0.04}, {Name: "Cubist", CVErrorRatio: 0.05}, {Name: "LRM", CVErrorRatio: 0.2}}}},
 		Live: models.Live{CapacityAtMix: res, HasCapacityAtMix: true,
-			PredictedIO: map[insideout.Target]float64{insideout.ReadIOPS: 1390, insideout.WriteIOPS: 610, insideout.ReadBytes: 5.7e6, insideout.WriteBytes: 2.5e6}},
+			PredictedIO: map[insideout.Target]float64{insideout.ReadIOPS: 1390, insideout.WriteIOPS: 610, insideout.ReadBytes: 5.7e6, insideout.WriteBytes: 2.5e6},
+			// The advisor's answer for a catalog of two rule sets.
+			RuleSets: &models.RuleSets{Recommended: "qos-cap", Predictions: []advisor.Prediction{
+				{RuleSet: "qos-cap", Boost: 0.076, CVError: 0.057}, {RuleSet: "read-window", Boost: -0.02, CVError: 0.05, Extrapolated: true}}}},
 		Models: map[string]apiv1.ModelStatus{
 			models.Conservation: {Fitted: true, LastFitUnix: 1.7e9, TrainingSamples: 1},
 			models.InsideOut:    {Fitted: true, LastFitUnix: 1.7e9, TrainingSamples: 1440, AccuracyRatio: 0.93},
@@ -124,6 +131,7 @@ func snapshots(t testing.TB) fixed {
 	// A cluster whose source is down: last forecasts, stale, flat demand.
 	down := *full
 	down.Cluster, down.SourceUp = "swift-b", false
+	down.LastRefresh = time.Unix(1.7e9-3600, 0) // its last successful one
 	// Its last save failed (a full disk): the earlier save's time stays.
 	down.StateSaved, down.StateSaveError = time.Unix(1.7e9-3600, 0), "write data/swift-b.json.tmp: no space left on device"
 	down.Set = full.Set.Clone()
@@ -220,20 +228,29 @@ func TestPromtoolCheckMetrics(t *testing.T) {
 	}
 }
 
-// TestEverySeriesDocumented: every storcast_ series the collectors emit is
-// in the series reference, docs/series.md (a table row starting with it).
+// TestEverySeriesDocumented: every series the collectors declare is in the
+// series reference, docs/series.md (a table row starting with it), whether
+// or not the fixture's scrape emits it.
 func TestEverySeriesDocumented(t *testing.T) {
 	readme, err := os.ReadFile("../../docs/series.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, l := range strings.Split(string(scrape(t, snapshots(t))), "\n") {
-		if !strings.HasPrefix(l, "# HELP ") {
-			continue
+	for _, s := range Declared() {
+		if !bytes.Contains(readme, []byte("| `"+s.Name+"`")) && !bytes.Contains(readme, []byte("| `"+s.Name+"{")) {
+			t.Errorf("%s is not documented in docs/series.md", s.Name)
 		}
-		name := strings.Fields(l)[2]
-		if !bytes.Contains(readme, []byte("| `"+name+"`")) && !bytes.Contains(readme, []byte("| `"+name+"{")) {
-			t.Errorf("%s is not documented in docs/series.md", name)
+	}
+}
+
+// TestGoldenHasEveryDeclaredSeries: the fixture's scrape, and so
+// testdata/metrics.golden, holds every declared series, so the golden and
+// promtool's check cover all of them.
+func TestGoldenHasEveryDeclaredSeries(t *testing.T) {
+	out := string(scrape(t, snapshots(t)))
+	for _, s := range Declared() {
+		if !strings.Contains(out, "\n"+s.Name+"{") && !strings.Contains(out, "\n"+s.Name+" ") {
+			t.Errorf("%s is declared but the fixture's scrape has no sample of it", s.Name)
 		}
 	}
 }
@@ -452,5 +469,58 @@ func TestInvalidLabelFailsOnlyItsCollector(t *testing.T) {
 	}
 	if !strings.Contains(out, `storcast_observed_iops{cluster="ceph-a"}`) && !strings.Contains(out, `storcast_max_iops{cluster="ceph-a",op="total"}`) {
 		t.Errorf("the good cluster's series are missing:\n%s", out)
+	}
+}
+
+// TestCollectorHealthHelpSaysLastRun: the collectors' health series say
+// they describe the collectors' last run, which Exposition starts when the
+// snapshots change (TestExpositionGathersOncePerSnapshotSet), not a scrape.
+func TestCollectorHealthHelpSaysLastRun(t *testing.T) {
+	for _, s := range Declared() {
+		if !strings.HasPrefix(s.Name, "storcast_scrape_collector_") {
+			continue
+		}
+		if !strings.Contains(s.Help, "last run") || !strings.Contains(s.Help, "not on every scrape") || strings.Contains(s.Help, "collector's scrape") {
+			t.Errorf("%s: help %q does not say it describes the collectors' last run, not every scrape", s.Name, s.Help)
+		}
+	}
+}
+
+// TestDeclaredValuesAreWhatIsEmitted: a label declared with its values
+// (oneOf) takes exactly those in the full fixture's scrape, no other and
+// none missing, so the fixtures of the dashboard and alert tests hold only
+// label values storcast exports (a query on bound="mean" of max IOPS,
+// which has none, fails there).
+func TestDeclaredValuesAreWhatIsEmitted(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(New(snapshots(t), shardOfFixture{}, nil), reloadOfFixture())
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	emitted := map[string]map[string]map[string]bool{} // series -> label -> values
+	for _, mf := range mfs {
+		emitted[mf.GetName()] = map[string]map[string]bool{}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if emitted[mf.GetName()][l.GetName()] == nil {
+					emitted[mf.GetName()][l.GetName()] = map[string]bool{}
+				}
+				emitted[mf.GetName()][l.GetName()][l.GetValue()] = true
+			}
+		}
+	}
+	n := 0
+	for _, s := range Declared() {
+		for label, values := range s.Values {
+			n++
+			got := slices.Sorted(maps.Keys(emitted[s.Name][label]))
+			if want := slices.Sorted(slices.Values(values)); !slices.Equal(got, want) {
+				t.Errorf("%s: label %s takes %q in the fixture's scrape, declared %q", s.Name, label, got, want)
+			}
+		}
+	}
+	if n < 15 {
+		t.Errorf("only %d labels declared with their values", n)
 	}
 }

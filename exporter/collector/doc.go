@@ -1,6 +1,9 @@
 // Package collector exposes the engine's snapshots as Prometheus series: one
-// collector per concern and file, listed in New; every scrape runs each and
-// reports storcast_scrape_collector_success and
+// collector per concern and file, listed in New. The /metrics handler
+// (Exposition) runs them all when a snapshot or the shard report changed
+// since the last run (a refresh, a fit, a reload; at most once per
+// MinGatherInterval) and serves the kept result to the scrapes in between;
+// each run reports storcast_scrape_collector_success and
 // storcast_scrape_collector_duration_seconds per collector. Every series is
 // declared once (newDesc), which both feeds Describe and Declared, the list
 // the alert and dashboard tests check their queries against (ConfigReload's

@@ -9,9 +9,9 @@ import (
 
 var (
 	predictedIOPSDesc = newDesc("storcast_predicted_iops",
-		"Operations per second implied by the hosts' low-level metrics (Inside-Out model).", []string{"cluster", "op"})
+		"Operations per second implied by the hosts' low-level metrics (Inside-Out model).", []string{"cluster", "op"}, oneOf("op", "read", "write"))
 	predictedThroughputDesc = newDesc("storcast_predicted_throughput_bytes",
-		"Bytes per second implied by the hosts' low-level metrics (Inside-Out model).", []string{"cluster", "op"})
+		"Bytes per second implied by the hosts' low-level metrics (Inside-Out model).", []string{"cluster", "op"}, oneOf("op", "read", "write"))
 )
 
 // collectInsideOut exports Inside-Out's predictions at the last refresh.

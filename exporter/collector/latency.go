@@ -23,11 +23,22 @@ var loadFactorLabels = func() map[float64]string {
 	return m
 }()
 
+// loadFactorValues are the load_factor label values, in the order of
+// models.LoadFactors.
+func loadFactorValues() []string {
+	out := make([]string, len(models.LoadFactors))
+	for i, f := range models.LoadFactors {
+		out[i] = loadFactorLabels[f]
+	}
+	return out
+}
+
 var (
 	predictedLatencyDesc = newDesc("storcast_predicted_latency_seconds",
-		"Predicted latency at load_factor times the current IOPS at the current mix, with its 95% band, from the served latency model; mean and upper are +Inf where that load is at or past capacity (saturated; no lower bound then), the upper bound alone +Inf where it is at or past the lower bound of capacity (the cluster may be saturated).", []string{"cluster", "load_factor", "bound"})
+		"Predicted latency at load_factor times the current IOPS at the current mix, with its 95% band, from the served latency model; mean and upper are +Inf where that load is at or past capacity (saturated; no lower bound then), the upper bound alone +Inf where it is at or past the lower bound of capacity (the cluster may be saturated).", []string{"cluster", "load_factor", "bound"},
+		oneOf("load_factor", loadFactorValues()...), oneOf("bound", "lower", "mean", "upper"))
 	kneeDesc = newDesc("storcast_latency_knee_iops",
-		"IOPS at which each bound of the predicted latency crosses the latency SLO (absent when it does not within the curve).", []string{"cluster", "bound"})
+		"IOPS at which each bound of the predicted latency crosses the latency SLO (absent when it does not within the curve).", []string{"cluster", "bound"}, oneOf("bound", "lower", "mean", "upper"))
 	sloDesc = newDesc("storcast_latency_slo_seconds",
 		"The configured latency SLO threshold.", []string{"cluster"})
 )

@@ -8,7 +8,7 @@ import (
 
 var (
 	whatIfInfoDesc = newDesc("storcast_whatif_model_info",
-		"The what-if latency model's learners ranked by cross-validated error (rank 1 serves, rank 2 is the runner-up); value 1.", []string{"cluster", "learner", "rank"})
+		"The what-if latency model's learners ranked by cross-validated error (rank 1 serves, rank 2 is the runner-up); value 1.", []string{"cluster", "learner", "rank"}, oneOf("rank", "1", "2"))
 	whatIfCVErrorDesc = newDesc("storcast_whatif_cv_error_ratio",
 		"Cross-validated RMSE of each what-if learner's latency over the mean latency, after its parameter search (0.05 = 5%).", []string{"cluster", "learner"})
 )

@@ -15,11 +15,11 @@ import (
 // is not exported, never invented).
 var (
 	workloadRequestSizeDesc = newDesc("storcast_workload_request_size_bytes",
-		"Mean request size of the current workload per direction (bytes per operation).", []string{"cluster", "op"})
+		"Mean request size of the current workload per direction (bytes per operation).", []string{"cluster", "op"}, oneOf("op", "read", "write"))
 	workloadReadRatioDesc = newDesc("storcast_workload_read_ratio",
-		"Share of reads in the current workload, by operations or by bytes, 0..1.", []string{"cluster", "by"})
+		"Share of reads in the current workload, by operations or by bytes, 0..1.", []string{"cluster", "by"}, oneOf("by", "ops", "bytes"))
 	workloadThroughputDesc = newDesc("storcast_workload_throughput_bytes",
-		"Throughput of the current workload per direction, bytes per second.", []string{"cluster", "op"})
+		"Throughput of the current workload per direction, bytes per second.", []string{"cluster", "op"}, oneOf("op", "read", "write"))
 	workloadSequentialDesc = newDesc("storcast_workload_sequential_ratio",
 		"Share of the hosts' block requests merged into a neighbour, merged / (merged + completed), 0..1: the workload's access type (0 random, toward 1 sequential), from node_exporter's disk counters.", []string{"cluster"})
 )

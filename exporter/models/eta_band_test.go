@@ -79,8 +79,19 @@ func TestSaturationETABands(t *testing.T) {
 	}
 	over := obs
 	over.LatencySeconds = 0.01
-	if l := set.SaturationETAs(over, true, live, 0.005, kneeLatency{Band{Upper: 3000}})["latency_slo"]; l != (ETA{HasBand: true}) {
-		t.Errorf("over the SLO: latency_slo %+v, want 0 with a band of 0", l)
+	overETAs := set.SaturationETAs(over, true, live, 0.005, kneeLatency{Band{Upper: 3000}})
+	if l := overETAs["latency_slo"]; l != (ETA{HasBand: true, Reached: ReachedLatencyOverSLO}) {
+		t.Errorf("over the SLO: latency_slo %+v, want 0 with a band of 0, reached for the latency", l)
+	}
+	// max_iops is 0 too, at a utilization of 0.4: for the latency, not
+	// for a saturated cluster.
+	if m := overETAs["max_iops"]; m != (ETA{HasBand: true, Reached: ReachedLatencyOverSLO}) {
+		t.Errorf("over the SLO: max_iops %+v, want 0 with a band of 0, reached for the latency", m)
+	}
+	saturated := live
+	saturated.CapacityAtMix.Utilization = 1.02
+	if m := set.SaturationETAs(obs, true, saturated, 0.005, kneeLatency{Band{Upper: 3000}})["max_iops"]; m != (ETA{HasBand: true, Reached: ReachedSaturated}) {
+		t.Errorf("at a utilization of 1.02: max_iops %+v, want 0 with a band of 0, reached as saturated", m)
 	}
 	var ts, ys []float64
 	for i := 0; i < 1440; i++ {
@@ -93,6 +104,9 @@ func TestSaturationETABands(t *testing.T) {
 	etas := Set{Trend: demand}.SaturationETAs(obs, true, live, 0.005, kneeLatency{Band{Upper: 3000}})
 	if len(etas) != 2 || etas["max_iops"].HasBand || etas["latency_slo"].HasBand || !(etas["latency_slo"].Seconds > 0) {
 		t.Errorf("the demand trend's line in IOPS: ETAs %+v, want both without a band", etas)
+	}
+	if m := (Set{Trend: demand}).SaturationETAs(over, true, live, 0.005, kneeLatency{Band{Upper: 3000}})["max_iops"]; m != (ETA{Reached: ReachedLatencyOverSLO}) {
+		t.Errorf("the demand trend over the SLO: max_iops %+v, want 0 reached for the latency", m)
 	}
 }
 

@@ -240,7 +240,19 @@ type ETA struct {
 	// band of its peaks).
 	Early, Late float64
 	HasBand     bool
+	// Reached says why Seconds is 0 when the limit counts as reached
+	// already (ReachedLatencyOverSLO, ReachedSaturated); "" otherwise, a
+	// trend at the limit included.
+	Reached string
 }
+
+// Why a saturation ETA is 0 before any forecast: the observation is past
+// the limit already. The latency over its SLO comes first: it is the
+// outage, whatever the utilization.
+const (
+	ReachedLatencyOverSLO = "latency_over_slo"
+	ReachedSaturated      = "saturated"
+)
 
 // bandedETA is the ETA of a utilization trend's crossings, with its band.
 func bandedETA(e trend.SaturationETA) ETA {
@@ -265,26 +277,36 @@ func bandedETA(e trend.SaturationETA) ETA {
 // (trend.Limit); for latency_slo the knee's pessimistic to its optimistic
 // end, the late end never after max_iops's unless the ETA itself is (the
 // latency diverges at capacity). Already there (the utilization at 1, the
-// latency over its SLO), the ETA and its band are 0. A limit without its
-// models is absent.
+// latency over its SLO), the ETA and its band are 0 and Reached says which.
+// A limit without its models is absent.
 func (s Set) SaturationETAs(obs features.Observed, hasObs bool, live Live, sloSeconds float64, latency Latency) map[string]ETA {
 	out := map[string]ETA{}
 	if !hasObs {
 		return out
 	}
 	overSLO := sloSeconds > 0 && obs.LatencySeconds > sloSeconds
+	// As trend.UtilizationTrend.ETA decides it: its ETAs are all 0 then.
+	reached := ""
+	switch {
+	case overSLO:
+		reached = ReachedLatencyOverSLO
+	case live.HasCapacityAtMix && live.CapacityAtMix.Utilization >= 1:
+		reached = ReachedSaturated
+	}
 	if ut := s.Utilization(); ut != nil && live.HasCapacityAtMix {
-		out["max_iops"] = bandedETA(ut.ETA(obs.Time, live.CapacityAtMix.Utilization, overSLO))
+		e := bandedETA(ut.ETA(obs.Time, live.CapacityAtMix.Utilization, overSLO))
+		e.Reached = reached
+		out["max_iops"] = e
 	} else if tr := s.Trend(); tr != nil && live.HasCapacityAtMix {
 		out["max_iops"] = ETA{Seconds: tr.ETA(obs.Time, live.CapacityAtMix.MaxTotalIOPS)}
-		if overSLO || live.CapacityAtMix.Utilization >= 1 {
-			out["max_iops"] = ETA{}
+		if reached != "" {
+			out["max_iops"] = ETA{Reached: reached}
 		}
 	}
 	if latency != nil {
 		if overSLO {
 			ut := s.Utilization()
-			out["latency_slo"] = ETA{HasBand: ut != nil && ut.hasReference()} // as loadETA gives one
+			out["latency_slo"] = ETA{HasBand: ut != nil && ut.hasReference(), Reached: ReachedLatencyOverSLO} // the band as loadETA gives one
 		} else if k := latency.Crossing(sloSeconds); !math.IsNaN(k.Upper) {
 			if eta, ok := s.loadETA(obs.Time, k); ok {
 				if m := out["max_iops"]; eta.HasBand && m.HasBand {

@@ -19,7 +19,13 @@
 //	                 reach max IOPS and the latency SLO knee, from Cluster.DataAsOfUnix,
 //	                 with SaturationETA.Band in words ("95%: 36 days to 45 days",
 //	                 "from 12 days, maybe not within a year" without a late end);
-//	                 a demand trend that has not fitted shows what it waits for
+//	                 an ETA of 0 says why (SaturationETA.Reason: the latency
+//	                 over its SLO, which is not max IOPS reached, or utilization
+//	                 at capacity); a demand trend that has not fitted shows what
+//	                 it waits for
+//	badges           "stale" (the source is down or a model's last fit is older
+//	                 than fit.stale_after) and "warming up" (Cluster.WarmingUp:
+//	                 the rate window was not full)
 //	data as of       Cluster.DataAsOfUnix, LastFitUnix and NextFitUnix, with
 //	                 "ago"/"in" against the server's clock
 //	knee IOPS        LatencyCurve.KneeIOPS: the IOPS at which the mean latency

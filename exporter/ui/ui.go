@@ -109,6 +109,8 @@ type clusterView struct {
 	Name  string
 	Kind  string
 	Stale bool
+	// WarmingUp: the figures come from a rate window that was not full.
+	WarmingUp bool
 
 	CapacityErr string
 	HasCapacity bool
@@ -186,7 +188,7 @@ func buildPage(ctx context.Context, p Provider, now time.Time) page {
 }
 
 func buildCluster(ctx context.Context, p Provider, c apiv1.Cluster, now time.Time) clusterView {
-	v := clusterView{Name: c.Name, Kind: c.Kind}
+	v := clusterView{Name: c.Name, Kind: c.Kind, WarmingUp: c.WarmingUp}
 	names := make([]string, 0, len(c.Models))
 	for n := range c.Models {
 		names = append(names, n)
@@ -303,7 +305,19 @@ func buildTimeline(ctx context.Context, p Provider, c apiv1.Cluster, now time.Ti
 			ev.Date = "not within a year" // +Inf: beyond the trend's horizon, or no growth
 		case *e.Seconds <= 0:
 			ev.Text, ev.Seconds = "now", 0
-			ev.Date = "the trend is at the limit"
+			switch {
+			case e.Reason == apiv1.ETAReasonLatencyOverSLO && e.Limit == "max_iops":
+				// Headroom may be left: the ETA is 0 because the SLO
+				// breach is the outage, not because max IOPS is reached.
+				ev.Label = "latency over its SLO"
+				ev.Date = "below max IOPS; its ETA is 0 while the SLO is breached"
+			case e.Reason == apiv1.ETAReasonLatencyOverSLO:
+				ev.Date = "the observed latency is over it"
+			case e.Reason == apiv1.ETAReasonSaturated:
+				ev.Date = "utilization is at capacity"
+			default:
+				ev.Date = "the trend is at the limit"
+			}
 		default:
 			ev.Seconds = *e.Seconds
 			ev.Text = "in " + formatDuration(*e.Seconds)
@@ -405,26 +419,33 @@ func formatIOPS(v float64) string {
 	return si(v)
 }
 
-func si(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case a >= 1e9:
-		return trim(v/1e9) + "G"
-	case a >= 1e6:
-		return trim(v/1e6) + "M"
-	case a >= 1e3:
-		return trim(v/1e3) + "k"
-	default:
-		return trim(v)
+func si(v float64) string { return scaled(v, 1000, "", "k", "M", "G") }
+
+// scaled writes v with 3 significant digits in the first of units (each
+// base times the one before) where it rounds below 1000, the last unit
+// otherwise: 999,700 is "1M", not "1e+03k".
+func scaled(v, base float64, units ...string) string {
+	i := 0
+	for i < len(units)-1 && math.Abs(round3(v)) >= 1000 {
+		v /= base
+		i++
 	}
+	return trim(v) + units[i]
 }
 
-// trim formats with 3 significant digits and no trailing zeros.
+// round3 rounds v to 3 significant digits.
+func round3(v float64) float64 {
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 3, 64), 64)
+	return r
+}
+
+// trim formats with 3 significant digits, no trailing zeros and no
+// exponent (a tick of 1000 ms is "1000", not "1e+03").
 func trim(v float64) string {
 	if v == 0 {
 		return "0"
 	}
-	return strconv.FormatFloat(v, 'g', 3, 64)
+	return strconv.FormatFloat(round3(v), 'f', -1, 64)
 }
 
 // formatOptIOPS writes a knee bound; nil (the bound does not cross the SLO
@@ -447,31 +468,15 @@ func formatBytes(v float64) string {
 	if !isFinite(v) || v < 0 {
 		return "n/a"
 	}
-	switch {
-	case v >= 1<<30:
-		return trim(v/(1<<30)) + " GiB"
-	case v >= 1<<20:
-		return trim(v/(1<<20)) + " MiB"
-	case v >= 1<<10:
-		return trim(v/(1<<10)) + " KiB"
-	default:
-		return trim(v) + " B"
-	}
+	return scaled(v, 1024, " B", " KiB", " MiB", " GiB")
 }
 
 func formatSeconds(v float64) string {
 	if !isFinite(v) {
 		return "n/a"
 	}
-	a := math.Abs(v)
-	switch {
-	case a == 0:
+	if v == 0 {
 		return "0 s"
-	case a < 1e-3:
-		return trim(v*1e6) + " µs"
-	case a < 1:
-		return trim(v*1e3) + " ms"
-	default:
-		return trim(v) + " s"
 	}
+	return scaled(v*1e6, 1000, " µs", " ms", " s")
 }

@@ -416,3 +416,97 @@ func TestLandingPageRuleSets(t *testing.T) {
 		t.Errorf("%d rule-set tables, want 1 (one cluster has an answer)", strings.Count(body, `class="rulesets"`))
 	}
 }
+
+// TestETAZeroForLatencyOverSLO: a max_iops ETA of 0 because the latency is
+// over its SLO, with 43% headroom left, says so; it does not say max IOPS
+// is reached. One of 0 for a saturated cluster says that.
+func TestETAZeroForLatencyOverSLO(t *testing.T) {
+	p := &fakeProvider{
+		clusters: []apiv1.Cluster{{Name: "c", DataAsOfUnix: demoAsOf, SaturationETAs: []apiv1.SaturationETA{
+			{Limit: "latency_slo", Seconds: ptr(0), Reason: apiv1.ETAReasonLatencyOverSLO},
+			{Limit: "max_iops", Seconds: ptr(0), Reason: apiv1.ETAReasonLatencyOverSLO}}}},
+		// 21375 of 37500 IOPS: 43% headroom.
+		capacity: map[string]apiv1.CapacityCurve{"c": capacityOf("c", 1.0/60000, 1.0/20000, 0.7, 21375, 16384)},
+		trends:   map[string]linearDemand{"c": {level: 21375, slope: 0.001}},
+	}
+	_, body := get(t, testHandler(p), http.MethodGet, "/")
+	if !strings.Contains(body, `<small>43.0%</small>`) {
+		t.Fatalf("the page does not show 43%% headroom; the test's premise is broken")
+	}
+	for _, want := range []string{
+		`<dt>latency over its SLO</dt><dd class="fig-eta" data-limit="max_iops">now`,
+		`data-limit="latency_slo">now <small>the observed latency is over it</small>`,
+		`>latency over its SLO now</text>`, // the trend plot's marker
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	for _, bad := range []string{"max IOPS reached", "the trend is at the limit"} {
+		if strings.Contains(body, bad) {
+			t.Errorf("page says %q while latency is over its SLO with 43%% headroom", bad)
+		}
+	}
+
+	p.clusters[0].SaturationETAs = []apiv1.SaturationETA{{Limit: "max_iops", Seconds: ptr(0), Reason: apiv1.ETAReasonSaturated}}
+	_, body = get(t, testHandler(p), http.MethodGet, "/")
+	if want := `<dt>max IOPS reached</dt><dd class="fig-eta" data-limit="max_iops">now <small>utilization is at capacity</small>`; !strings.Contains(body, want) {
+		t.Errorf("page lacks %s", want)
+	}
+}
+
+// TestNumbersHaveNoExponent: a value that rounds to 1000 of a unit is
+// written in the next unit, and a tick of a fixed unit in full digits.
+func TestNumbersHaveNoExponent(t *testing.T) {
+	for _, tc := range []struct {
+		name, got, want string
+	}{
+		{"999,700 IOPS", formatIOPS(999700), "1M"},
+		{"1,040,000 B", formatBytes(1040000), "0.992 MiB"},
+		{"999.6 µs", formatSeconds(999.6e-6), "1 ms"},
+		{"1000 ms on the latency axis", trim(1000), "1000"},
+		{"12,345 IOPS", formatIOPS(12345), "12.3k"},
+		{"4 KiB", formatBytes(4096), "4 KiB"},
+		{"2.5 ms", formatSeconds(0.0025), "2.5 ms"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, tc.got, tc.want)
+		}
+	}
+	// A 1 s SLO: the latency axis (in ms) reaches 1200, its ticks in full.
+	lc := latencyOf("c", 0.2, 5000, 1, 1000)
+	svg := string(latencySVG(lc, 1000, 5000))
+	if strings.Contains(svg, "e+") {
+		t.Errorf("the latency plot writes a number with an exponent:\n%s", svg)
+	}
+	if !strings.Contains(svg, `class="tick">1000</text>`) || !strings.Contains(svg, ">SLO 1 s</text>") {
+		t.Errorf("the latency plot lacks the 1000 ms tick or the 1 s SLO label:\n%s", svg)
+	}
+}
+
+// TestLandingPageBadges: a cluster whose rate window was not full shows a
+// warming-up badge that says so; the stale badge says what stale means
+// (engine.markStale: the source down or the last fit older than
+// fit.stale_after), not a failed fit.
+func TestLandingPageBadges(t *testing.T) {
+	p := &fakeProvider{clusters: []apiv1.Cluster{
+		{Name: "warm", WarmingUp: true},
+		{Name: "old", Models: map[string]apiv1.ModelStatus{"trend": {Fitted: true, Stale: true}}},
+	}}
+	_, body := get(t, testHandler(p), http.MethodGet, "/")
+	section := func(name string) string {
+		s := body[strings.Index(body, `data-cluster="`+name+`"`):]
+		return s[:strings.Index(s, "</h2>")]
+	}
+	if w := section("warm"); !strings.Contains(w, `<span class="warming-up" title="the latest observation's rate window was not full yet`) ||
+		!strings.Contains(w, ">warming up</span>") {
+		t.Errorf("the warming-up cluster's heading lacks its badge: %s", w)
+	}
+	if strings.Contains(section("old"), "warming up") {
+		t.Errorf("a cluster not warming up has the badge: %s", section("old"))
+	}
+	old := section("old")
+	if !strings.Contains(old, `title="the source is down, or the last successful fit is older than fit.stale_after;`) || strings.Contains(old, "fit failed") {
+		t.Errorf("the stale badge does not say what stale means: %s", old)
+	}
+}
