@@ -173,6 +173,10 @@ type Calibration struct {
 // no advisor for the cluster.
 type Advisor struct {
 	CatalogFile string `yaml:"catalog_file"`
+	// ActiveRuleSet names the catalog's rule set applied on the cluster
+	// now, "" for none: the measured throughput is then not the original
+	// throughput the models take, which is left unknown.
+	ActiveRuleSet string `yaml:"active_rule_set"`
 	// Digest is the catalog file's SHA-256, as Calibration.Digest.
 	Digest string `yaml:"-" json:"digest,omitempty"`
 }
@@ -448,6 +452,9 @@ func (cl *Cluster) validate(key string) error {
 	// estimated from history, which a user who set one did not mean.
 	if cl.Calibration.Format != "" && cl.Calibration.File == "" {
 		return fmt.Errorf("%s.calibration.format: %q is set but %s.calibration.file is not: the format is the file's (without a file, the calibration is estimated from history)", key, cl.Calibration.Format, key)
+	}
+	if cl.Advisor.ActiveRuleSet != "" && cl.Advisor.CatalogFile == "" {
+		return fmt.Errorf("%s.advisor.active_rule_set: %q is set but %s.advisor.catalog_file is not: the rule set must be one of the catalog's", key, cl.Advisor.ActiveRuleSet, key)
 	}
 	return nil
 }

@@ -294,6 +294,35 @@ func TestSourceKeyFollowsTheCalibrationFile(t *testing.T) {
 	}
 }
 
+// TestAdvisorActiveRuleSet: a rule set of the catalog is accepted, kept,
+// and part of the cluster's key, so that applying another one refits.
+func TestAdvisorActiveRuleSet(t *testing.T) {
+	catalog, err := filepath.Abs("testdata/files/catalog.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cluster := func(advisor string) Cluster {
+		t.Helper()
+		c, err := Parse([]byte(`{prometheus: {url: "http://p:9090"}, clusters: [{name: a, kind: ceph, advisor: ` + advisor + `}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.StateDir = t.TempDir()
+		if err := c.CheckFiles(); err != nil {
+			t.Fatal(err)
+		}
+		return c.Clusters[0]
+	}
+	none := cluster(`{catalog_file: ` + catalog + `}`)
+	active := cluster(`{catalog_file: ` + catalog + `, active_rule_set: read-window}`)
+	if none.Advisor.ActiveRuleSet != "" || active.Advisor.ActiveRuleSet != "read-window" {
+		t.Errorf("active rule set %q and %q, want \"\" and read-window", none.Advisor.ActiveRuleSet, active.Advisor.ActiveRuleSet)
+	}
+	if none.SourceKey() == active.SourceKey() {
+		t.Error("applying a rule set left the cluster's key unchanged: a reload would not refit")
+	}
+}
+
 // TestSourceKey: equal settings give equal keys whatever the map order or
 // quoting; any source-relevant change gives a different key.
 func TestSourceKey(t *testing.T) {

@@ -38,9 +38,12 @@ func (c *Config) CheckFiles() error {
 			cl.Calibration.Digest = digest(data)
 		}
 		if cl.Advisor.CatalogFile != "" {
-			_, data, err := cl.Advisor.load()
+			cat, data, err := cl.Advisor.load()
 			if err != nil {
 				return fmt.Errorf("clusters[%d].advisor.catalog_file: %v", i, err)
+			}
+			if err := cl.Advisor.checkActive(cat); err != nil {
+				return fmt.Errorf("clusters[%d].advisor.active_rule_set: %v", i, err)
 			}
 			cl.Advisor.Digest = digest(data)
 		}
@@ -209,6 +212,21 @@ func pathError(err error) error {
 func (a Advisor) Load() (*advisor.Catalog, error) {
 	cat, _, err := a.load()
 	return cat, err
+}
+
+// checkActive checks that ActiveRuleSet, when set, is a rule set of cat.
+func (a Advisor) checkActive(cat *advisor.Catalog) error {
+	if a.ActiveRuleSet == "" {
+		return nil
+	}
+	names := make([]string, len(cat.RuleSets))
+	for i, rs := range cat.RuleSets {
+		if rs.Name == a.ActiveRuleSet {
+			return nil
+		}
+		names[i] = fmt.Sprintf("%q", rs.Name)
+	}
+	return fmt.Errorf("%q is not a rule set of %s (it has %s)", a.ActiveRuleSet, a.CatalogFile, strings.Join(names, ", "))
 }
 
 // load is Load, also returning the bytes it decoded (as Calibration.load).

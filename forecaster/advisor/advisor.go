@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/storcast/storcast/forecaster/internal/check"
 	"github.com/storcast/storcast/forecaster/regress"
@@ -31,13 +32,21 @@ type RuleSetModel struct {
 	Description string `json:"description,omitempty"`
 	// Experiments is the number of experiments the tree was trained on.
 	Experiments int `json:"experiments"`
+	// Workloads is the number of distinct workloads among them: repeats of
+	// a workload count once.
+	Workloads int `json:"workloads"`
 	// Tree maps the model inputs (Inputs of the workload) to the boost.
 	Tree *regress.M5Tree `json:"tree"`
 	// CVError is the mean absolute error of the boost (0.01 = 1 percentage
 	// point) over the held-out experiments of a CVFolds-fold
-	// cross-validation.
+	// cross-validation whose folds are drawn over distinct workloads, so
+	// that no repeat of a held-out workload is trained on.
 	CVError float64 `json:"cvError"`
 	CVFolds int     `json:"cvFolds"`
+	// ConstantCVError is the same cross-validation's error of predicting
+	// the training folds' mean boost: what a tree has to beat to have
+	// learnt anything from the features.
+	ConstantCVError float64 `json:"constantCVError"`
 	// RunNoise is the mean standard error of the measured boosts from the
 	// run-to-run spread: no model can be more accurate than this.
 	RunNoise float64 `json:"runNoise"`
@@ -46,16 +55,41 @@ type RuleSetModel struct {
 	Max []float64 `json:"max"`
 }
 
+// Accuracy is how much of the boost's variation the tree predicts beyond
+// the rule set's mean boost, 1 − CVError/ConstantCVError clamped to
+// [0, 1]: 0 for a tree no better than the constant, 1 for one without
+// error. A catalog whose boosts do not vary at all (ConstantCVError 0)
+// scores 1 if the tree has no error either, else 0.
+func (m RuleSetModel) Accuracy() float64 {
+	if m.ConstantCVError <= 0 {
+		if m.CVError <= 0 {
+			return 1
+		}
+		return 0
+	}
+	return min(max(1-m.CVError/m.ConstantCVError, 0), 1)
+}
+
 // Prediction is one rule set's predicted boost for a workload.
 type Prediction struct {
 	RuleSet string  `json:"ruleSet"`
 	Boost   float64 `json:"boost"` // predicted mean(with)/mean(without) − 1
 	CVError float64 `json:"cvError"`
+	// RunNoise is the rule set's RunNoise: the standard error run-to-run
+	// noise puts on a measured boost.
+	RunNoise float64 `json:"runNoise"`
 	// Extrapolated is true when some input lies outside the range of the
 	// rule set's experiments: the tree's leaf model is extended beyond its
 	// data.
 	Extrapolated bool `json:"extrapolated"`
 }
+
+// Margin is the boost the prediction must exceed for its rule set to be
+// recommended: the CV error, how far a prediction typically is from the
+// measured boost of a workload the tree did not see (that measurement's
+// noise included), and at least the run noise, one standard error of a
+// measured boost, for a tree whose CV error is below it.
+func (p Prediction) Margin() float64 { return math.Max(p.CVError, p.RunNoise) }
 
 // Inputs turns a workload into the model inputs, in the order of features:
 // request size and throughput as log2 (their effects are multiplicative and
@@ -75,7 +109,8 @@ func Inputs(features []string, w Workload) []float64 {
 // Train validates the catalog and fits one M5 tree (regress.FitM5, default
 // options) per rule set on its experiments: inputs from the workload and
 // the mean baseline throughput, target the measured boost. CVError comes
-// from a k-fold cross-validation with k = min(10, n/2) on the same data.
+// from a k-fold cross-validation on the same data with k = min(10, w/2)
+// over its w distinct workloads, each workload's repeats in one fold.
 func Train(c *Catalog) (*Advisor, error) {
 	if c == nil {
 		return nil, inputError("catalog", "nil")
@@ -85,7 +120,8 @@ func Train(c *Catalog) (*Advisor, error) {
 	}
 	a := &Advisor{Features: slices.Clone(c.Features)}
 	for i, rs := range c.RuleSets {
-		m, err := trainRuleSet(a.Features, rs)
+		group, workloads := c.workloadGroups(rs.Experiments)
+		m, err := trainRuleSet(a.Features, rs, group, workloads)
 		if err != nil {
 			return nil, fmt.Errorf("rule_sets[%d] (%s): %w", i, rs.Name, err)
 		}
@@ -94,11 +130,13 @@ func Train(c *Catalog) (*Advisor, error) {
 	return a, nil
 }
 
-func trainRuleSet(features []string, rs RuleSet) (*RuleSetModel, error) {
+// trainRuleSet fits rs's tree; group[i] is the number of experiment i's
+// workload among the distinct ones (Catalog.workloadGroups).
+func trainRuleSet(features []string, rs RuleSet, group []int, workloads int) (*RuleSetModel, error) {
 	n, p := len(rs.Experiments), len(features)
 	X := mat.NewDense(n, p, nil)
 	y := make([]float64, n)
-	m := &RuleSetModel{Name: rs.Name, Description: rs.Description, Experiments: n,
+	m := &RuleSetModel{Name: rs.Name, Description: rs.Description, Experiments: n, Workloads: workloads,
 		Min: make([]float64, p), Max: make([]float64, p)}
 	for j := range p {
 		m.Min[j], m.Max[j] = math.Inf(1), math.Inf(-1)
@@ -121,8 +159,8 @@ func trainRuleSet(features []string, rs RuleSet) (*RuleSetModel, error) {
 		return nil, err
 	}
 	m.Tree = tree
-	m.CVFolds = min(10, n/2)
-	folds, err := regress.KFold(n, m.CVFolds, cvSeed)
+	m.CVFolds = min(10, workloads/2)
+	folds, err := workloadFolds(group, workloads, m.CVFolds)
 	if err != nil {
 		return nil, err
 	}
@@ -130,9 +168,11 @@ func trainRuleSet(features []string, rs RuleSet) (*RuleSetModel, error) {
 	for _, f := range folds {
 		Xtr := mat.NewDense(len(f.Train), p, nil)
 		ytr := make([]float64, len(f.Train))
+		var constant float64
 		for r, i := range f.Train {
 			Xtr.SetRow(r, X.RawRowView(i))
 			ytr[r] = y[i]
+			constant += y[i] / float64(len(f.Train))
 		}
 		t, err := regress.FitM5(Xtr, ytr, regress.M5Options{})
 		if err != nil {
@@ -141,12 +181,38 @@ func trainRuleSet(features []string, rs RuleSet) (*RuleSetModel, error) {
 		for _, i := range f.Test {
 			copy(row, X.RawRowView(i))
 			m.CVError += math.Abs(t.Predict(row)-y[i]) / float64(n)
+			m.ConstantCVError += math.Abs(constant-y[i]) / float64(n)
 		}
 	}
-	if !check.Finite(m.CVError) || !check.Finite(m.RunNoise) {
+	if !check.Finite(m.CVError) || !check.Finite(m.ConstantCVError) || !check.Finite(m.RunNoise) {
 		return nil, inputError("experiments", "cross-validated error is not finite; rescale the throughputs")
 	}
 	return m, nil
+}
+
+// workloadFolds splits the experiments into k folds over their distinct
+// workloads (regress.KFold on the workloads, fixed seed): every repeat of a
+// workload is in the same fold, so a held-out experiment never has a twin
+// among the training ones, which would make the CV error optimistic.
+func workloadFolds(group []int, workloads, k int) ([]regress.Fold, error) {
+	wf, err := regress.KFold(workloads, k, cvSeed)
+	if err != nil {
+		return nil, err
+	}
+	members := make([][]int, workloads)
+	for i, g := range group {
+		members[g] = append(members[g], i)
+	}
+	folds := make([]regress.Fold, len(wf))
+	for f, w := range wf {
+		for _, g := range w.Train {
+			folds[f].Train = append(folds[f].Train, members[g]...)
+		}
+		for _, g := range w.Test {
+			folds[f].Test = append(folds[f].Test, members[g]...)
+		}
+	}
+	return folds, nil
 }
 
 // Predict returns every rule set's predicted boost for the workload w, in
@@ -175,7 +241,7 @@ func (a *Advisor) Predict(w Workload) ([]Prediction, error) {
 	out := make([]Prediction, len(a.RuleSets))
 	for i := range a.RuleSets {
 		m := &a.RuleSets[i]
-		out[i] = Prediction{RuleSet: m.Name, Boost: m.Tree.Predict(x), CVError: m.CVError}
+		out[i] = Prediction{RuleSet: m.Name, Boost: m.Tree.Predict(x), CVError: m.CVError, RunNoise: m.RunNoise}
 		if !check.Finite(out[i].Boost) {
 			return nil, inputError("workload", "rule set %s: prediction is %v; the workload is far outside its experiments", m.Name, out[i].Boost)
 		}
@@ -188,24 +254,77 @@ func (a *Advisor) Predict(w Workload) ([]Prediction, error) {
 	return out, nil
 }
 
-// Recommend returns the rule set with the highest predicted boost for w,
-// and ok = false (no rule set) when no predicted boost is positive. Ties go
-// to the earlier rule set of the catalog.
-func (a *Advisor) Recommend(w Workload) (ruleSet string, ok bool, err error) {
+// Advice is the advisor's answer for one workload.
+type Advice struct {
+	Predictions []Prediction `json:"predictions"`
+	// RuleSet is the recommended rule set, "" for none.
+	RuleSet string `json:"ruleSet,omitempty"`
+	// Reason says why no rule set is recommended, or why a higher
+	// extrapolated prediction was passed over; "" otherwise.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Advise predicts every rule set's boost for w (Predict) and recommends
+// one. A rule set is a candidate only when its predicted boost exceeds its
+// Margin: a boost inside the rule set's own uncertainty is no reason to
+// apply it. The highest in-range candidate is recommended; an
+// extrapolated candidate only when no in-range one is, or when it exceeds
+// the best in-range one by its own Margin too, as its prediction is
+// extended beyond the experiments that CVError measured. Ties go to the
+// earlier rule set of the catalog.
+func (a *Advisor) Advise(w Workload) (Advice, error) {
 	preds, err := a.Predict(w)
+	if err != nil {
+		return Advice{}, err
+	}
+	out := Advice{Predictions: preds}
+	inRange, extrapolated := -1, -1
+	for i, p := range preds {
+		if !(p.Boost > p.Margin()) {
+			continue
+		}
+		best := &inRange
+		if p.Extrapolated {
+			best = &extrapolated
+		}
+		if *best < 0 || p.Boost > preds[*best].Boost {
+			*best = i
+		}
+	}
+	switch {
+	case inRange < 0 && extrapolated < 0:
+		parts := make([]string, len(preds))
+		for i, p := range preds {
+			parts[i] = fmt.Sprintf("%s %+.1f%% (needs > %.1f)", p.RuleSet, 100*p.Boost, 100*p.Margin())
+		}
+		out.Reason = "no rule set's predicted boost exceeds its uncertainty (the larger of its CV error and its run noise): " + strings.Join(parts, ", ")
+	case inRange < 0:
+		out.RuleSet = preds[extrapolated].RuleSet
+	case extrapolated < 0:
+		out.RuleSet = preds[inRange].RuleSet
+	default:
+		e, r := preds[extrapolated], preds[inRange]
+		if e.Boost-r.Boost > e.Margin() {
+			out.RuleSet = e.RuleSet
+		} else {
+			out.RuleSet = r.RuleSet
+			if e.Boost > r.Boost {
+				out.Reason = fmt.Sprintf("%s's %+.1f%% is extrapolated (the workload is outside its experiments) and exceeds %s's %+.1f%% by less than its uncertainty %.1f points",
+					e.RuleSet, 100*e.Boost, r.RuleSet, 100*r.Boost, 100*e.Margin())
+			}
+		}
+	}
+	return out, nil
+}
+
+// Recommend is Advise's recommendation alone: ok = false when no rule set
+// is recommended.
+func (a *Advisor) Recommend(w Workload) (ruleSet string, ok bool, err error) {
+	adv, err := a.Advise(w)
 	if err != nil {
 		return "", false, err
 	}
-	best := -1
-	for i, p := range preds {
-		if p.Boost > 0 && (best < 0 || p.Boost > preds[best].Boost) {
-			best = i
-		}
-	}
-	if best < 0 {
-		return "", false, nil
-	}
-	return preds[best].RuleSet, true, nil
+	return adv.RuleSet, adv.RuleSet != "", nil
 }
 
 // UnmarshalJSON decodes an advisor and checks its structure, so that a
@@ -232,16 +351,39 @@ func (a *Advisor) check() error {
 		return inputError("ruleSets", "empty")
 	}
 	p := len(a.Features)
+	seen := map[string]int{}
 	for i, m := range a.RuleSets {
 		where := fmt.Sprintf("ruleSets[%d] (%s)", i, m.Name)
 		if m.Name == "" {
 			return inputError(fmt.Sprintf("ruleSets[%d].name", i), "empty")
 		}
+		// Each name is a label value of the served series: a repeat would
+		// give two series with the same labels and fail the scrape.
+		if j, dup := seen[m.Name]; dup {
+			return inputError(where+".name", "already used by ruleSets[%d]", j)
+		}
+		seen[m.Name] = i
+		if m.Experiments < 1 || m.Workloads < 0 || m.Workloads > m.Experiments {
+			return inputError(where, "%d experiments of %d workloads; need at least 1 experiment and no more workloads than experiments", m.Experiments, m.Workloads)
+		}
 		if len(m.Min) != p || len(m.Max) != p {
 			return inputError(where+".min/max", "need %d values each", p)
 		}
-		if !check.Finite(m.CVError) || m.CVError < 0 {
-			return inputError(where+".cvError", "must be a finite number >= 0, got %v", m.CVError)
+		for j := range p {
+			if !check.Finite(m.Min[j]) || !check.Finite(m.Max[j]) || m.Min[j] > m.Max[j] {
+				return inputError(fmt.Sprintf("%s.min/max[%d]", where, j), "need finite min <= max, got min %v, max %v", m.Min[j], m.Max[j])
+			}
+		}
+		for _, v := range []struct {
+			key string
+			v   float64
+		}{{"cvError", m.CVError}, {"constantCVError", m.ConstantCVError}, {"runNoise", m.RunNoise}} {
+			if !check.Finite(v.v) || v.v < 0 {
+				return inputError(where+"."+v.key, "must be a finite number >= 0, got %v", v.v)
+			}
+		}
+		if m.CVFolds < 2 {
+			return inputError(where+".cvFolds", "%d folds; a cross-validation needs at least 2", m.CVFolds)
 		}
 		if err := checkTree(m.Tree, p); err != nil {
 			return fmt.Errorf("%s.tree: %w", where, err)

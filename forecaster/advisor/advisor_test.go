@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -168,6 +170,234 @@ func TestRecommend(t *testing.T) {
 	}
 }
 
+// scatter is n fixed deviations with mean 0 and mean absolute value mad:
+// boosts that no feature explains.
+func scatter(n int, mad float64) []float64 {
+	rng := rand.New(rand.NewPCG(7, 7))
+	d := make([]float64, n)
+	var m, a float64
+	for i := range d {
+		d[i] = rng.NormFloat64()
+		m += d[i] / float64(n)
+	}
+	for i := range d {
+		d[i] -= m
+		a += math.Abs(d[i]) / float64(n)
+	}
+	for i := range d {
+		d[i] *= mad / a
+	}
+	return d
+}
+
+// noisyFlat is a rule set whose boost is level plus scatter(mad) over 20
+// read shares from lo to hi, with noise-free runs: the tree can learn
+// nothing but the level, and its CV error is about mad.
+func noisyFlat(name string, level, mad, lo, hi float64) RuleSet {
+	const n = 20
+	d := scatter(n, mad)
+	rs := RuleSet{Name: name}
+	for k := range n {
+		w := Workload{ReadShare: lo + (hi-lo)*float64(k)/(n-1)}
+		with := 1e8 * (1 + level + d[k])
+		rs.Experiments = append(rs.Experiments, Experiment{Workload: w, Baseline: []float64{1e8, 1e8}, WithRuleSet: []float64{with, with}})
+	}
+	rs.CommonWorkload = rs.Experiments[0].Workload
+	return rs
+}
+
+// A predicted boost inside the rule set's own uncertainty is no reason to
+// apply it: +0.4% and −0.2% with 3 points of CV error recommend nothing,
+// and the answer says why.
+func TestAdviseNeedsBoostAboveUncertainty(t *testing.T) {
+	a, err := Train(&Catalog{Features: []string{ReadShare}, RuleSets: []RuleSet{
+		noisyFlat("a", 0.004, 0.03, 0, 1), noisyFlat("b", -0.002, 0.03, 0, 1)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	adv, err := a.Advise(Workload{ReadShare: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range adv.Predictions {
+		t.Logf("%s: boost %+.4f, CV error %.4f, run noise %v, margin %.4f", p.RuleSet, p.Boost, p.CVError, p.RunNoise, p.Margin())
+		if !(p.CVError > 0.02 && p.CVError < 0.05) {
+			t.Errorf("%s: CV error %v, want about 0.03", p.RuleSet, p.CVError)
+		}
+	}
+	if adv.Predictions[0].Boost <= 0 {
+		t.Fatalf("a: predicted boost %v, want its positive level", adv.Predictions[0].Boost)
+	}
+	if adv.RuleSet != "" || !strings.HasPrefix(adv.Reason, "no rule set's predicted boost exceeds its uncertainty (the larger of its CV error and its run noise): a +0.") {
+		t.Errorf("recommended %q, reason %q; want none, saying why", adv.RuleSet, adv.Reason)
+	}
+	if name, ok, err := a.Recommend(Workload{ReadShare: 0.5}); name != "" || ok || err != nil {
+		t.Errorf("Recommend: %q %v %v", name, ok, err)
+	}
+}
+
+// An extrapolated prediction beats an in-range one only by more than its
+// own margin: its tree is extended beyond the experiments its CV error
+// was measured on.
+func TestAdvisePrefersInRange(t *testing.T) {
+	w := Workload{ReadShare: 0.2} // outside "far"'s read shares 0.5..1
+	for _, tc := range []struct {
+		far        float64
+		want       string
+		reasonPart string
+	}{
+		{0.10, "near", "far's +10.0% is extrapolated (the workload is outside its experiments) and exceeds near's +8.0% by less than its uncertainty 3.2 points"},
+		{0.15, "far", ""},
+	} {
+		a, err := Train(&Catalog{Features: []string{ReadShare}, RuleSets: []RuleSet{
+			noisyFlat("near", 0.08, 0.03, 0, 1), noisyFlat("far", tc.far, 0.03, 0.5, 1)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		adv, err := a.Advise(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !adv.Predictions[1].Extrapolated || adv.Predictions[0].Extrapolated {
+			t.Fatalf("%+v", adv.Predictions)
+		}
+		if adv.RuleSet != tc.want || adv.Reason != tc.reasonPart {
+			t.Errorf("far at %v (predictions %+v): recommended %q, reason %q; want %q, %q", tc.far, adv.Predictions, adv.RuleSet, adv.Reason, tc.want, tc.reasonPart)
+		}
+	}
+}
+
+// Repeats of one workload are not new workloads: ten copies do not make a
+// catalog, and no repeat of a held-out workload is trained on.
+func TestRepeatedWorkloads(t *testing.T) {
+	base := noisyFlat("r", 0.05, 0.03, 0, 1)
+	copies := base
+	copies.Experiments = nil
+	for range 11 {
+		copies.Experiments = append(copies.Experiments, base.Experiments[3])
+	}
+	copies.CommonWorkload = base.Experiments[3].Workload
+	err := (&Catalog{Features: []string{ReadShare}, RuleSets: []RuleSet{copies}}).Validate()
+	want := "invalid input: rule_sets[0] (r).experiments: 11 experiments but only 1 distinct workloads (repeats of a workload count once); need at least 10 to fit and cross-validate an M5 tree"
+	if err == nil || err.Error() != want || !errors.Is(err, ErrInput) {
+		t.Errorf("11 copies of one workload:\n got %v\nwant %s", err, want)
+	}
+
+	// 12 workloads whose boosts no feature explains, each measured 4 times
+	// (the same runs): a held-out copy with its twins in training would be
+	// predicted from them, and the CV error would read far below the
+	// constant's although the tree has learnt nothing.
+	rs := noisyFlat("r", 0.05, 0.03, 0, 1)
+	rs.Experiments = rs.Experiments[:12]
+	var exps []Experiment
+	for range 4 {
+		exps = append(exps, rs.Experiments...)
+	}
+	rs.Experiments = exps
+	a, err := Train(&Catalog{Features: []string{ReadShare}, RuleSets: []RuleSet{rs}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := a.RuleSets[0]
+	t.Logf("CV error %.4f, constant's %.4f, folds %d", m.CVError, m.ConstantCVError, m.CVFolds)
+	if m.Experiments != 48 || m.Workloads != 12 || m.CVFolds != 6 {
+		t.Errorf("experiments %d, workloads %d, folds %d; want 48, 12, min(10, 12/2)", m.Experiments, m.Workloads, m.CVFolds)
+	}
+	if m.CVError < 0.8*m.ConstantCVError {
+		t.Errorf("CV error %v, under 0.8 × the constant's %v on unlearnable boosts: repeats leaked across folds", m.CVError, m.ConstantCVError)
+	}
+}
+
+func TestWorkloadFoldsKeepRepeatsTogether(t *testing.T) {
+	c := loadTestCatalog(t)
+	exps := c.RuleSets[0].Experiments
+	exps = append(exps, exps[0], exps[5], exps[5], exps[11]) // repeats
+	group, n := c.workloadGroups(exps)
+	if n != 12 || group[12] != group[0] || group[13] != group[5] || group[14] != group[5] || group[15] != group[11] {
+		t.Fatalf("%d workloads, groups %v", n, group)
+	}
+	folds, err := workloadFolds(group, n, min(10, n/2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tested := map[int]int{}
+	for f, fold := range folds {
+		inTrain := map[int]bool{}
+		for _, i := range fold.Train {
+			inTrain[group[i]] = true
+		}
+		for _, i := range fold.Test {
+			tested[i]++
+			if inTrain[group[i]] {
+				t.Errorf("fold %d: experiment %d is held out while a repeat of its workload is trained on", f, i)
+			}
+		}
+		if len(fold.Train)+len(fold.Test) != len(exps) {
+			t.Errorf("fold %d: %d + %d experiments of %d", f, len(fold.Train), len(fold.Test), len(exps))
+		}
+	}
+	for i := range exps {
+		if tested[i] != 1 {
+			t.Errorf("experiment %d held out %d times", i, tested[i])
+		}
+	}
+	// −0 and 0 are the same share.
+	zero := []Experiment{{Workload: Workload{ReadShare: 0}}, {Workload: Workload{ReadShare: math.Copysign(0, -1)}}}
+	if _, n := (&Catalog{Features: []string{ReadShare}}).workloadGroups(zero); n != 1 {
+		t.Errorf("0 and −0: %d workloads", n)
+	}
+	// The same read share at another offered load is another workload when
+	// the models take the original throughput, and a repeat when the
+	// throughputs differ by run noise only or the models do not take it.
+	loads := []Experiment{
+		{Workload: Workload{ReadShare: 0.5}, Baseline: []float64{1e8, 1.02e8}},
+		{Workload: Workload{ReadShare: 0.5}, Baseline: []float64{1.01e8, 0.99e8}}, // 1% apart, s.e. 1% each
+		{Workload: Workload{ReadShare: 0.5}, Baseline: []float64{0.5e8, 0.51e8}},  // half the load
+	}
+	for _, tc := range []struct {
+		features []string
+		want     []int
+	}{
+		{[]string{ReadShare, OriginalThroughput}, []int{0, 0, 1}},
+		{[]string{OriginalThroughput}, []int{0, 0, 1}},
+		{[]string{ReadShare}, []int{0, 0, 0}},
+	} {
+		if group, _ := (&Catalog{Features: tc.features}).workloadGroups(loads); !slices.Equal(group, tc.want) {
+			t.Errorf("features %v: groups %v, want %v", tc.features, group, tc.want)
+		}
+	}
+}
+
+// Accuracy scores the tree against the rule set's mean boost: 0 for boosts
+// that are noise around a constant, 1 for a boost the features explain.
+func TestAccuracy(t *testing.T) {
+	a, err := Train(&Catalog{Features: []string{ReadShare}, RuleSets: []RuleSet{noisyFlat("noise", 0.05, 0.03, 0, 1)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := a.RuleSets[0]; m.Accuracy() > 0.1 {
+		t.Errorf("noise around a constant: accuracy %v (CV error %v, constant's %v), want near 0", m.Accuracy(), m.CVError, m.ConstantCVError)
+	}
+	var ws []Workload
+	for k := range 20 {
+		ws = append(ws, Workload{ReadShare: float64(k) / 19})
+	}
+	a, err = Train(exactCatalog([]string{ReadShare}, func(w Workload) float64 { return 0.1 - 0.2*w[ReadShare] }, ws))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := a.RuleSets[0]; m.Accuracy() < 0.99 || !(m.ConstantCVError > 0.04) {
+		t.Errorf("linear boost: accuracy %v (CV error %v, constant's %v), want near 1", m.Accuracy(), m.CVError, m.ConstantCVError)
+	}
+	for _, tc := range []struct {
+		cv, constant, want float64
+	}{{0, 0, 1}, {0.01, 0, 0}, {0.02, 0.01, 0}, {0.01, 0.04, 0.75}} {
+		if got := (RuleSetModel{CVError: tc.cv, ConstantCVError: tc.constant}).Accuracy(); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("CV error %v, constant's %v: accuracy %v, want %v", tc.cv, tc.constant, got, tc.want)
+		}
+	}
+}
+
 // What the live source cannot measure is left out of the catalog, and a
 // workload missing a feature the advisor needs is an error, never a guess.
 func TestPredictInput(t *testing.T) {
@@ -215,7 +445,12 @@ func TestPredictInput(t *testing.T) {
 		}
 	}
 	// Dropping a feature can merge experiments; the common workload must
-	// still be found among them.
+	// still be found among them. Merged, they are repeats of one workload:
+	// read-window's 16 experiments hold 9 workloads then, one too few, so
+	// one more is measured.
+	more := c.RuleSets[1].Experiments[0]
+	more.Workload = Workload{RequestBytes: 1 << 21, ReadShare: 0.9}
+	c.RuleSets[1].Experiments = append(c.RuleSets[1].Experiments, more)
 	ceph, err := Train(c)
 	if err != nil {
 		t.Fatal(err)
@@ -296,6 +531,33 @@ func TestAdvisorJSON(t *testing.T) {
 		var got Advisor
 		if err := json.Unmarshal(bad, &got); err == nil {
 			t.Errorf("%s: decoded without error", name)
+		}
+	}
+	// What the served series and Advise rely on, each refused by name.
+	for _, tc := range []struct {
+		damage func(*Advisor)
+		want   string
+	}{
+		// Two series with the same labels would fail the scrape.
+		{func(a *Advisor) { a.RuleSets[1].Name = "qos-cap" }, "invalid input: ruleSets[1] (qos-cap).name: already used by ruleSets[0]"},
+		{func(a *Advisor) { a.RuleSets[0].Min[2] = 2 }, "invalid input: ruleSets[0] (qos-cap).min/max[2]: need finite min <= max, got min 2, max 0.9"},
+		{func(a *Advisor) { a.RuleSets[1].RunNoise = -0.01 }, "invalid input: ruleSets[1] (read-window).runNoise: must be a finite number >= 0, got -0.01"},
+		{func(a *Advisor) { a.RuleSets[0].ConstantCVError = -1 }, "invalid input: ruleSets[0] (qos-cap).constantCVError: must be a finite number >= 0, got -1"},
+		{func(a *Advisor) { a.RuleSets[0].CVFolds = -3 }, "invalid input: ruleSets[0] (qos-cap).cvFolds: -3 folds; a cross-validation needs at least 2"},
+		{func(a *Advisor) { a.RuleSets[0].Workloads = 13 }, "invalid input: ruleSets[0] (qos-cap): 12 experiments of 13 workloads; need at least 1 experiment and no more workloads than experiments"},
+	} {
+		var d Advisor
+		if err := json.Unmarshal(data, &d); err != nil {
+			t.Fatal(err)
+		}
+		tc.damage(&d)
+		bad, _ := json.Marshal(struct {
+			Features []string       `json:"features"`
+			RuleSets []RuleSetModel `json:"ruleSets"`
+		}{d.Features, d.RuleSets})
+		var got Advisor
+		if err := json.Unmarshal(bad, &got); err == nil || err.Error() != tc.want || !errors.Is(err, ErrInput) {
+			t.Errorf("got %v\nwant %s", err, tc.want)
 		}
 	}
 }

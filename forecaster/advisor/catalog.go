@@ -42,8 +42,10 @@ const (
 // KnownFeatures lists the feature names, in the order models use them.
 var KnownFeatures = []string{RequestBytes, SequentialShare, ReadShare, OriginalThroughput}
 
-// MinExperiments is the fewest experiments a rule set needs: an M5 tree
-// with its default 4 samples per leaf, cross-validated in at least 5 folds.
+// MinExperiments is the fewest distinct workloads a rule set's experiments
+// need: an M5 tree with its default 4 samples per leaf, cross-validated in
+// at least 5 folds. Repeats of one workload count once: they say how noisy
+// its boost is, not how the boost varies with the features.
 const MinExperiments = 10
 
 // MinRuns is the fewest runs of each of baseline and with_rule_set: one run
@@ -304,8 +306,63 @@ func (c *Catalog) Validate() error {
 		if !common {
 			return inputError(where+".common_workload", "no experiment has this workload; include the common workload's own runs")
 		}
+		if _, n := c.workloadGroups(rs.Experiments); n < MinExperiments {
+			return inputError(where+".experiments", "%d experiments but only %d distinct workloads (repeats of a workload count once); need at least %d to fit and cross-validate an M5 tree", len(rs.Experiments), n, MinExperiments)
+		}
 	}
 	return nil
+}
+
+// workloadGroups numbers the distinct workloads of exps in order of first
+// appearance: group[i] is experiment i's, n how many there are. Two
+// experiments are repeats of one workload when their model inputs differ
+// by run noise at most: the same written workload and, in a catalog
+// that uses original_throughput, baseline means within two standard errors
+// of their difference (the same request size and mix at another offered
+// load is another workload). Repeats are joined transitively.
+func (c *Catalog) workloadGroups(exps []Experiment) (group []int, n int) {
+	written := slices.DeleteFunc(slices.Clone(c.Features), func(f string) bool { return f == OriginalThroughput })
+	useThroughput := slices.Contains(c.Features, OriginalThroughput)
+	parent := make([]int, len(exps))
+	var root func(i int) int
+	root = func(i int) int {
+		if parent[i] != i {
+			parent[i] = root(parent[i])
+		}
+		return parent[i]
+	}
+	sameWritten := map[string][]int{}
+	for i, e := range exps {
+		parent[i] = i
+		var key strings.Builder
+		for _, f := range written {
+			fmt.Fprintf(&key, "%x,", math.Float64bits(e.Workload[f]+0)) // +0: −0 is 0
+		}
+		for _, j := range sameWritten[key.String()] {
+			if !useThroughput || sameThroughput(e, exps[j]) {
+				parent[root(i)] = root(j)
+			}
+		}
+		sameWritten[key.String()] = append(sameWritten[key.String()], i)
+	}
+	group = make([]int, len(exps))
+	number := map[int]int{}
+	for i := range exps {
+		g, ok := number[root(i)]
+		if !ok {
+			g = len(number)
+			number[root(i)] = g
+		}
+		group[i] = g
+	}
+	return group, len(number)
+}
+
+// sameThroughput reports whether the baseline means of a and b differ by
+// no more than two standard errors of their difference.
+func sameThroughput(a, b Experiment) bool {
+	sa, sb := stdErr(a.Baseline), stdErr(b.Baseline)
+	return math.Abs(mean(a.Baseline)-mean(b.Baseline)) <= 2*math.Hypot(sa, sb)
 }
 
 func checkFeatures(fs []string) error {

@@ -35,14 +35,17 @@ func Example() {
 	for _, p := range preds {
 		fmt.Printf("%-12s boost %+5.1f%% (cross-validated error %.1f points), extrapolated %v\n", p.RuleSet, 100*p.Boost, 100*p.CVError, p.Extrapolated)
 	}
-	// read-window's experiments never had a read share below 0.5: its
-	// prediction is an extrapolation, yet as in Lu's pipeline it competes.
-	name, ok, err := a.Recommend(w)
-	fmt.Println("recommend:", name, ok, err)
+	// Both predictions exceed their uncertainty, but read-window's
+	// experiments never had a read share below 0.5: its prediction is an
+	// extrapolation, and it is not ahead of qos-cap's by its uncertainty.
+	adv, err := a.Advise(w)
+	fmt.Println("recommend:", adv.RuleSet, err)
+	fmt.Println("because:", adv.Reason)
 	// Output:
 	// qos-cap      boost  +7.6% (cross-validated error 5.7 points), extrapolated false
 	// read-window  boost +10.2% (cross-validated error 5.6 points), extrapolated true
-	// recommend: read-window true <nil>
+	// recommend: qos-cap <nil>
+	// because: read-window's +10.2% is extrapolated (the workload is outside its experiments) and exceeds qos-cap's +7.6% by less than its uncertainty 5.6 points
 }
 
 func ExampleAdvisor_Recommend() {

@@ -85,17 +85,37 @@ func FuzzPredict(f *testing.F) {
 		if err != nil {
 			return
 		}
-		best := ""
 		for _, x := range p {
 			if !check.Finite(x.Boost) {
 				t.Fatalf("%v: %+v", w, x)
 			}
-			if x.Boost > 0 && (best == "" || x.Boost > p[indexOf(p, best)].Boost) {
-				best = x.RuleSet
-			}
 		}
-		if name != best || ok != (best != "") {
-			t.Fatalf("%v: recommended %q %v, want %q", w, name, ok, best)
+		if ok != (name != "") {
+			t.Fatalf("%v: recommended %q, ok %v", w, name, ok)
+		}
+		candidate := func(x Prediction) bool { return x.Boost > x.Margin() }
+		if !ok {
+			for _, x := range p {
+				if candidate(x) {
+					t.Fatalf("%v: nothing recommended, but %+v exceeds its margin", w, x)
+				}
+			}
+			return
+		}
+		r := p[indexOf(p, name)]
+		if !candidate(r) {
+			t.Fatalf("%v: recommended %+v, within its margin", w, r)
+		}
+		for _, x := range p {
+			if !candidate(x) || x.RuleSet == r.RuleSet {
+				continue
+			}
+			switch {
+			case x.Extrapolated == r.Extrapolated && x.Boost > r.Boost,
+				!r.Extrapolated && x.Extrapolated && x.Boost-r.Boost > x.Margin(),
+				r.Extrapolated && !x.Extrapolated && r.Boost-x.Boost <= r.Margin():
+				t.Fatalf("%v: recommended %+v over %+v", w, r, x)
+			}
 		}
 	})
 }

@@ -20,9 +20,9 @@ type Rates struct {
 	// node_disk_writes_merged_total) and completed (node_disk_reads_completed_total
 	// + node_disk_writes_completed_total).
 	DiskMerged, DiskCompleted float64
-	// RuleSetActive says a traffic-control rule set is applied now: the
-	// measured throughput is then not the original throughput, which stays
-	// unknown.
+	// RuleSetActive says a traffic-control rule set is applied now (the
+	// exporter's advisor.active_rule_set): the measured throughput is then
+	// not the original throughput, which stays unknown.
 	RuleSetActive bool
 }
 

@@ -11,15 +11,19 @@ import (
 
 // simScore is what one seed of the storagesim rule-set truth gives.
 type simScore struct {
-	corr, mae  float64 // own held-out workloads, pooled over rule sets
-	hit        float64 // recommendation = best true rule set (or none)
-	regret     float64 // mean true boost lost against the best choice
-	cvError    float64 // mean CVError over rule sets
-	constMAE   float64 // MAE of predicting each rule set's mean catalog boost
-	constHit   float64 // hit rate of always recommending the best mean rule set
-	noiseFloor float64 // mean run-noise standard error of the catalog's boosts
+	corr, mae       float64 // own held-out workloads, pooled over rule sets
+	hit             float64 // recommendation = best true rule set (or none)
+	regret          float64 // mean true boost lost against the best choice (none: 0)
+	harmful         float64 // share of workloads given a rule set whose true boost is <= 0
+	harmfulNoMargin float64 // the same for the highest positive prediction (no margin)
+	accuracy        float64 // mean RuleSetModel.Accuracy over rule sets
+	cvError         float64 // mean CVError over rule sets
+	constMAE        float64 // MAE of predicting each rule set's mean catalog boost
+	constHit        float64 // hit rate of always recommending the best mean rule set
+	noiseFloor      float64 // mean run-noise standard error of the catalog's boosts
 	// per rule set, on its own held-out workloads
 	rsCorr, rsMAE []float64
+	workloads     []int // per rule set, distinct workloads of its experiments
 }
 
 const heldOutPerRuleSet = 60
@@ -50,6 +54,8 @@ func scoreSeed(t testing.TB, seed uint64, opt storagesim.RuleSetCatalogOptions) 
 		}
 		s.cvError += a.RuleSets[i].CVError / float64(len(a.RuleSets))
 		s.noiseFloor += a.RuleSets[i].RunNoise / float64(len(a.RuleSets))
+		s.accuracy += a.RuleSets[i].Accuracy() / float64(len(a.RuleSets))
+		s.workloads = append(s.workloads, a.RuleSets[i].Workloads)
 	}
 	var constPred []float64
 	var constHits float64
@@ -86,9 +92,22 @@ func scoreSeed(t testing.TB, seed uint64, opt storagesim.RuleSetCatalogOptions) 
 			}
 		}
 		s.regret += bestBoost - chosen
+		if ok && chosen <= 0 {
+			s.harmful++
+		}
+		highest := -1
+		for k, p := range ps {
+			if p.Boost > 0 && (highest < 0 || p.Boost > ps[highest].Boost) {
+				highest = k
+			}
+		}
+		if highest >= 0 && h.TrueBoost[highest] <= 0 {
+			s.harmfulNoMargin++
+		}
 		n++
 	}
 	s.hit, s.regret, s.constHit = hits/n, s.regret/n, constHits/n
+	s.harmful, s.harmfulNoMargin = s.harmful/n, s.harmfulNoMargin/n
 	for i := range cat.RuleSets {
 		tr, pr := truth[i*heldOutPerRuleSet:(i+1)*heldOutPerRuleSet], pred[i*heldOutPerRuleSet:(i+1)*heldOutPerRuleSet]
 		c, err := regress.Correlation(tr, pr)
@@ -120,21 +139,28 @@ func TestAdvisorOnStoragesimRuleSets(t *testing.T) {
 	var worst simScore
 	worst.corr, worst.hit = math.Inf(1), math.Inf(1)
 	var meanS simScore
-	rsCorr, rsMAE := make([]float64, 3), make([]float64, 3)
+	rsCorr, rsMAE, workloads := make([]float64, 3), make([]float64, 3), make([]float64, 3)
 	seeds := []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}
 	for _, seed := range seeds {
 		s := scoreSeed(t, seed, storagesim.RuleSetCatalogOptions{})
 		// Bounds from 20 seeds measured before they were written (worst
-		// corr 0.705, MAE 0.034, hit 0.72, regret 0.016), with margin.
-		if s.corr < 0.65 || s.mae > 0.04 || s.hit < 0.68 || s.regret > 0.02 {
-			t.Errorf("seed %d: corr %.3f (want >= 0.65), MAE %.4f (<= 0.04), hit %.3f (>= 0.68), regret %.4f (<= 0.02)", seed, s.corr, s.mae, s.hit, s.regret)
+		// corr 0.705, MAE 0.034, hit 0.589, regret 0.017, accuracy 0.41),
+		// with margin. The hit rate counts declining a true boost inside
+		// the advisor's uncertainty as a miss, which Advise's margin does
+		// by design.
+		if s.corr < 0.65 || s.mae > 0.04 || s.hit < 0.55 || s.regret > 0.02 || s.accuracy < 0.35 {
+			t.Errorf("seed %d: corr %.3f (want >= 0.65), MAE %.4f (<= 0.04), hit %.3f (>= 0.55), regret %.4f (<= 0.02), accuracy %.3f (>= 0.35)",
+				seed, s.corr, s.mae, s.hit, s.regret, s.accuracy)
 		}
-		// The trees must beat knowing only each rule set's mean boost.
-		if s.mae > 0.75*s.constMAE || s.hit < s.constHit+0.15 {
-			t.Errorf("seed %d: MAE %.4f vs constant %.4f, hit %.3f vs constant %.3f", seed, s.mae, s.constMAE, s.hit, s.constHit)
+		// The trees must beat knowing only each rule set's mean boost, and
+		// the margin must not recommend more harmful rule sets than the
+		// highest positive prediction would.
+		if s.mae > 0.75*s.constMAE || s.hit < s.constHit+0.08 || s.harmful > s.harmfulNoMargin {
+			t.Errorf("seed %d: MAE %.4f vs constant %.4f, hit %.3f vs constant %.3f, harmful %.3f vs %.3f without the margin",
+				seed, s.mae, s.constMAE, s.hit, s.constHit, s.harmful, s.harmfulNoMargin)
 		}
-		t.Logf("seed %d: corr %.3f MAE %.4f hit %.3f regret %.4f cvError %.4f | constant: MAE %.4f hit %.3f | run noise %.4f",
-			seed, s.corr, s.mae, s.hit, s.regret, s.cvError, s.constMAE, s.constHit, s.noiseFloor)
+		t.Logf("seed %d: corr %.3f MAE %.4f hit %.3f regret %.4f harmful %.3f (no margin %.3f) cvError %.4f accuracy %.3f | constant: MAE %.4f hit %.3f | run noise %.4f",
+			seed, s.corr, s.mae, s.hit, s.regret, s.harmful, s.harmfulNoMargin, s.cvError, s.accuracy, s.constMAE, s.constHit, s.noiseFloor)
 		worst.corr, worst.mae = math.Min(worst.corr, s.corr), math.Max(worst.mae, s.mae)
 		worst.hit, worst.regret = math.Min(worst.hit, s.hit), math.Max(worst.regret, s.regret)
 		k := float64(len(seeds))
@@ -142,6 +168,9 @@ func TestAdvisorOnStoragesimRuleSets(t *testing.T) {
 		meanS.mae += s.mae / k
 		meanS.hit += s.hit / k
 		meanS.regret += s.regret / k
+		meanS.harmful += s.harmful / k
+		meanS.harmfulNoMargin += s.harmfulNoMargin / k
+		meanS.accuracy += s.accuracy / k
 		meanS.cvError += s.cvError / k
 		meanS.constMAE += s.constMAE / k
 		meanS.constHit += s.constHit / k
@@ -149,16 +178,20 @@ func TestAdvisorOnStoragesimRuleSets(t *testing.T) {
 		for i := range rsCorr {
 			rsCorr[i] += s.rsCorr[i] / k
 			rsMAE[i] += s.rsMAE[i] / k
+			workloads[i] += float64(s.workloads[i]) / k
 		}
 	}
-	t.Logf("mean over %d seeds: corr %.3f MAE %.4f hit %.3f regret %.4f cvError %.4f", len(seeds), meanS.corr, meanS.mae, meanS.hit, meanS.regret, meanS.cvError)
+	t.Logf("mean over %d seeds: corr %.3f MAE %.4f hit %.3f regret %.4f harmful %.3f (no margin %.3f) cvError %.4f accuracy %.3f",
+		len(seeds), meanS.corr, meanS.mae, meanS.hit, meanS.regret, meanS.harmful, meanS.harmfulNoMargin, meanS.cvError, meanS.accuracy)
 	t.Logf("mean constant baseline: MAE %.4f hit %.3f; run noise %.4f", meanS.constMAE, meanS.constHit, meanS.noiseFloor)
 	for i, name := range storagesim.RuleSetNames {
-		t.Logf("%s: corr %.3f MAE %.4f", name, rsCorr[i], rsMAE[i])
+		t.Logf("%s: corr %.3f MAE %.4f, %.1f distinct workloads", name, rsCorr[i], rsMAE[i], workloads[i])
 	}
 	t.Logf("worst: corr %.3f MAE %.4f hit %.3f regret %.4f", worst.corr, worst.mae, worst.hit, worst.regret)
-	if meanS.corr < 0.80 || meanS.mae > 0.030 || meanS.hit < 0.75 {
-		t.Errorf("mean over seeds: corr %.3f (want >= 0.80), MAE %.4f (<= 0.030), hit %.3f (>= 0.75)", meanS.corr, meanS.mae, meanS.hit)
+	// Measured: hit 0.739, harmful 0.032 against 0.098 without the margin.
+	if meanS.corr < 0.80 || meanS.mae > 0.030 || meanS.hit < 0.70 || meanS.harmful > 0.05 || meanS.harmful > meanS.harmfulNoMargin/2 {
+		t.Errorf("mean over seeds: corr %.3f (want >= 0.80), MAE %.4f (<= 0.030), hit %.3f (>= 0.70), harmful %.3f (<= 0.05 and half the %.3f without the margin)",
+			meanS.corr, meanS.mae, meanS.hit, meanS.harmful, meanS.harmfulNoMargin)
 	}
 	// With 1% run noise instead of 4%, what is left is the trees' own
 	// approximation error (and the unobserved contention term).
