@@ -631,7 +631,8 @@ func TestParamErrorsInFull(t *testing.T) {
 }
 
 // TestRuleSets: the advisor's answer with the catalog's descriptions, the
-// recommendation flagged; clear 503s without a catalog or a workload.
+// recommendation flagged, the run noise and the advisor's reason passed on;
+// clear 503s without a catalog or a workload.
 func TestRuleSets(t *testing.T) {
 	data, err := os.ReadFile("../../forecaster/advisor/testdata/catalog.yml")
 	if err != nil {
@@ -647,8 +648,8 @@ func TestRuleSets(t *testing.T) {
 	}
 	snap := testSnapshot(t)
 	snap.Set[models.Advisor] = &models.AdvisorFit{A: a}
-	snap.RuleSets = &models.RuleSets{Recommended: "read-window", Predictions: []advisor.Prediction{
-		{RuleSet: "qos-cap", Boost: 0.076, CVError: 0.057}, {RuleSet: "read-window", Boost: 0.102, CVError: 0.056, Extrapolated: true}}}
+	snap.RuleSets = &models.RuleSets{Recommended: "read-window", Reason: "why", Predictions: []advisor.Prediction{
+		{RuleSet: "qos-cap", Boost: 0.076, CVError: 0.057, RunNoise: 0.02}, {RuleSet: "read-window", Boost: 0.102, CVError: 0.056, Extrapolated: true}}}
 	noWorkload := testSnapshot(t)
 	noWorkload.Cluster = "idle"
 	noWorkload.Set[models.Advisor] = &models.AdvisorFit{A: a}
@@ -662,7 +663,8 @@ func TestRuleSets(t *testing.T) {
 	b, _ := json.Marshal(env.Data)
 	json.Unmarshal(b, &rs)
 	if rs.Recommended != "read-window" || len(rs.Predictions) != 2 || !rs.Predictions[1].Recommended || rs.Predictions[0].Recommended ||
-		rs.Predictions[1].BoostRatio != 0.102 || !rs.Predictions[1].Extrapolated || rs.Predictions[0].Description == "" {
+		rs.Predictions[1].BoostRatio != 0.102 || !rs.Predictions[1].Extrapolated || rs.Predictions[0].Description == "" ||
+		rs.Predictions[0].RunNoiseRatio != 0.02 || rs.Reason != "why" {
 		t.Errorf("rule sets %s", b)
 	}
 	for _, c := range []struct{ cluster, want string }{{"b", "advisor.catalog_file"}, {"idle", "no current workload"}} {

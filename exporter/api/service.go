@@ -492,11 +492,11 @@ func (s *Service) RuleSets(_ context.Context, cluster string) (apiv1.RuleSets, e
 	for _, rs := range a.A.RuleSets {
 		desc[rs.Name] = rs.Description
 	}
-	out := apiv1.RuleSets{Cluster: cluster, Recommended: sn.RuleSets.Recommended, Stale: stale(sn, models.Advisor)}
+	out := apiv1.RuleSets{Cluster: cluster, Recommended: sn.RuleSets.Recommended, Reason: sn.RuleSets.Reason, Stale: stale(sn, models.Advisor)}
 	for _, p := range sn.RuleSets.Predictions {
 		out.Predictions = append(out.Predictions, apiv1.RuleSetPrediction{
 			RuleSet: p.RuleSet, Description: desc[p.RuleSet], BoostRatio: p.Boost, CVErrorRatio: p.CVError,
-			Extrapolated: p.Extrapolated, Recommended: p.RuleSet == sn.RuleSets.Recommended,
+			RunNoiseRatio: p.RunNoise, Extrapolated: p.Extrapolated, Recommended: p.RuleSet == sn.RuleSets.Recommended,
 		})
 	}
 	return out, nil

@@ -260,9 +260,14 @@ const MaySaturateNote = "at or past the lower bound of capacity: the cluster may
 // catalog for the current workload.
 type RuleSets struct {
 	Cluster string `json:"cluster"`
-	// Recommended is the rule set with the highest positive predicted
-	// boost; empty when none is predicted to help.
-	Recommended string              `json:"recommended,omitempty"`
+	// Recommended is the rule set with the highest predicted boost above
+	// its own uncertainty (the larger of its CV error and its run noise),
+	// an in-range prediction preferred to an extrapolated one not ahead by
+	// that margin; empty when none clears it.
+	Recommended string `json:"recommended,omitempty"`
+	// Reason says why none is recommended, or why a higher extrapolated
+	// prediction was passed over.
+	Reason      string              `json:"reason,omitempty"`
 	Predictions []RuleSetPrediction `json:"predictions"`
 	Stale       bool                `json:"stale"`
 }
@@ -277,6 +282,9 @@ type RuleSetPrediction struct {
 	// CVErrorRatio is the cross-validated mean absolute error of the boost
 	// (0.03 = 3 points).
 	CVErrorRatio float64 `json:"cvErrorRatio"`
+	// RunNoiseRatio is the standard error run-to-run noise puts on a
+	// measured boost of the rule set's catalog: no prediction is closer.
+	RunNoiseRatio float64 `json:"runNoiseRatio"`
 	// Extrapolated: the workload lies outside the rule set's experiments.
 	Extrapolated bool `json:"extrapolated"`
 	Recommended  bool `json:"recommended"`

@@ -114,7 +114,7 @@ func snapshots(t testing.TB) fixed {
 			PredictedIO: map[insideout.Target]float64{insideout.ReadIOPS: 1390, insideout.WriteIOPS: 610, insideout.ReadBytes: 5.7e6, insideout.WriteBytes: 2.5e6},
 			// The advisor's answer for a catalog of two rule sets.
 			RuleSets: &models.RuleSets{Recommended: "qos-cap", Predictions: []advisor.Prediction{
-				{RuleSet: "qos-cap", Boost: 0.076, CVError: 0.057}, {RuleSet: "read-window", Boost: -0.02, CVError: 0.05, Extrapolated: true}}}},
+				{RuleSet: "qos-cap", Boost: 0.076, CVError: 0.057, RunNoise: 0.021}, {RuleSet: "read-window", Boost: -0.02, CVError: 0.05, RunNoise: 0.018, Extrapolated: true}}}},
 		Models: map[string]apiv1.ModelStatus{
 			models.Conservation: {Fitted: true, LastFitUnix: 1.7e9, TrainingSamples: 1},
 			models.InsideOut:    {Fitted: true, LastFitUnix: 1.7e9, TrainingSamples: 1440, AccuracyRatio: 0.93},

@@ -615,13 +615,14 @@ func TestBadSettingsAnswerEveryCall(t *testing.T) {
 	}
 }
 
-// TestRuleSets: one row per rule set with its predicted boost and the
-// recommendation; a cluster without a catalog is an error naming the fix.
+// TestRuleSets: one row per rule set with its predicted boost, run noise and
+// the recommendation; the advisor's reason for recommending none as the
+// frame's notice; a cluster without a catalog is an error naming the fix.
 func TestRuleSets(t *testing.T) {
 	cs := storcasttest.DefaultClusters()
 	cs[0].RuleSets = []apiv1.RuleSetPrediction{
-		{RuleSet: "qos-cap", BoostRatio: 0.076, CVErrorRatio: 0.057, Recommended: true},
-		{RuleSet: "read-window", BoostRatio: -0.02, CVErrorRatio: 0.05, Extrapolated: true},
+		{RuleSet: "qos-cap", BoostRatio: 0.076, CVErrorRatio: 0.057, RunNoiseRatio: 0.021, Recommended: true},
+		{RuleSet: "read-window", BoostRatio: -0.02, CVErrorRatio: 0.05, RunNoiseRatio: 0.018, Extrapolated: true},
 	}
 	sc := storcasttest.New(storcasttest.Options{Clusters: cs})
 	defer sc.Close()
@@ -632,8 +633,20 @@ func TestRuleSets(t *testing.T) {
 	if b := floats(t, f, "boost"); len(b) != 2 || b[0] != 0.076 || b[1] != -0.02 {
 		t.Errorf("boosts %v", b)
 	}
-	if rec := f.Fields[3]; rec.Name != "recommended" || !rec.At(0).(bool) || rec.At(1).(bool) {
+	if n := floats(t, f, "runNoise"); len(n) != 2 || n[0] != 0.021 || n[1] != 0.018 {
+		t.Errorf("run noise %v", n)
+	}
+	if rec, _ := f.FieldByName("recommended"); rec == nil || !rec.At(0).(bool) || rec.At(1).(bool) {
 		t.Errorf("recommended field %v", rec)
+	}
+	cs[0].RuleSets[0].Recommended = false
+	cs[0].RuleSetsReason = "no rule set's predicted boost exceeds its uncertainty"
+	none := storcasttest.New(storcasttest.Options{Clusters: cs})
+	defer none.Close()
+	r = query(t, newDS(t, none.URL, "", nil), backend.DataQuery{QueryType: "ruleSets", JSON: js(map[string]any{"cluster": "ceph-a"})})
+	mustOK(t, r)
+	if n := r.Frames[0].Meta.Notices; len(n) != 1 || n[0].Text != "no rule set recommended: no rule set's predicted boost exceeds its uncertainty" {
+		t.Errorf("notices %+v, want the advisor's reason", n)
 	}
 	r = query(t, d, backend.DataQuery{QueryType: "ruleSets", JSON: js(map[string]any{"cluster": "swift-b"})})
 	if r.Error == nil || !strings.Contains(r.Error.Error(), "advisor.catalog_file") {

@@ -248,22 +248,28 @@ func whatIfFrames(req apiv1.WhatIfRequest, res apiv1.WhatIfResult) data.Frames {
 func ruleSetFrames(rs apiv1.RuleSets) data.Frames {
 	n := len(rs.Predictions)
 	names, descs := make([]string, n), make([]string, n)
-	boost, cv := make([]float64, n), make([]float64, n)
+	boost, cv, noise := make([]float64, n), make([]float64, n), make([]float64, n)
 	rec, extra := make([]bool, n), make([]bool, n)
 	for i, p := range rs.Predictions {
-		names[i], descs[i], boost[i], cv[i], rec[i], extra[i] = p.RuleSet, p.Description, p.BoostRatio, p.CVErrorRatio, p.Recommended, p.Extrapolated
+		names[i], descs[i], boost[i], cv[i], noise[i], rec[i], extra[i] = p.RuleSet, p.Description, p.BoostRatio, p.CVErrorRatio, p.RunNoiseRatio, p.Recommended, p.Extrapolated
 	}
 	f := data.NewFrame("rulesets",
 		data.NewField("ruleSet", nil, names).SetConfig(&data.FieldConfig{DisplayNameFromDS: "rule set"}),
 		data.NewField("boost", nil, boost).SetConfig(&data.FieldConfig{DisplayNameFromDS: "predicted boost", Unit: "percentunit"}),
 		data.NewField("cvError", nil, cv).SetConfig(&data.FieldConfig{DisplayNameFromDS: "cross-validated error", Unit: "percentunit"}),
+		data.NewField("runNoise", nil, noise).SetConfig(&data.FieldConfig{DisplayNameFromDS: "run-to-run noise", Unit: "percentunit"}),
 		data.NewField("recommended", nil, rec),
 		data.NewField("extrapolated", nil, extra),
 		data.NewField("description", nil, descs),
 	)
 	f.Meta = &data.FrameMeta{ExecutedQueryString: "GET /api/v1/rulesets?cluster=" + rs.Cluster}
-	if rs.Recommended == "" {
+	switch {
+	case rs.Recommended == "" && rs.Reason != "":
+		f.AppendNotices(data.Notice{Severity: data.NoticeSeverityInfo, Text: "no rule set recommended: " + rs.Reason})
+	case rs.Recommended == "":
 		f.AppendNotices(data.Notice{Severity: data.NoticeSeverityInfo, Text: "no rule set is predicted to help today's workload"})
+	case rs.Reason != "":
+		f.AppendNotices(data.Notice{Severity: data.NoticeSeverityInfo, Text: rs.Reason})
 	}
 	staleNotice(f, rs.Stale)
 	return data.Frames{f}

@@ -54,6 +54,8 @@ type Cluster struct {
 	// RuleSets is the advisor's answer; nil: the cluster has no catalog
 	// (503 unavailable).
 	RuleSets []apiv1.RuleSetPrediction
+	// RuleSetsReason is the advisor's reason (apiv1.RuleSets.Reason).
+	RuleSetsReason string
 }
 
 // DefaultClusters are two clusters with round numbers.
@@ -396,7 +398,7 @@ func (s *Server) ruleSets(r *http.Request) (any, error) {
 	if c.RuleSets == nil {
 		return nil, &apiError{http.StatusServiceUnavailable, apiv1.ErrUnavailable, fmt.Sprintf("cluster %q: no rule-set advisor (set advisor.catalog_file)", c.Name)}
 	}
-	out := apiv1.RuleSets{Cluster: c.Name, Stale: c.Stale, Predictions: c.RuleSets}
+	out := apiv1.RuleSets{Cluster: c.Name, Stale: c.Stale, Predictions: c.RuleSets, Reason: c.RuleSetsReason}
 	for _, p := range c.RuleSets {
 		if p.Recommended {
 			out.Recommended = p.RuleSet
