@@ -44,11 +44,14 @@ install_packages() {
 	apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "$@" >/dev/null
 }
 
-# free_port prints a TCP port that nothing listens on, from a range outside the ephemeral one and
-# away from Ceph's own daemon range (6800-7300).
+# free_port prints a port that nothing listens on over TCP or UDP (statsd_exporter takes one port for
+# both), from a range outside the ephemeral one and away from Ceph's own daemon range (6800-7300).
+# It runs in a command substitution, where set -e does not hold: each failure ends it explicitly.
 free_port() {
 	local p used
-	used=$(ss -Htln 2>/dev/null | awk '{print $4}' | sed 's/.*://' | sort -u)
+	command -v ss >/dev/null || die "ss (Debian's iproute2) is not on PATH: free ports cannot be told"
+	# -tu adds the Netid column: the local address is the fifth.
+	used=$(ss -Htuln | awk '{print $5}' | sed 's/.*://' | sort -u) || die "ss -Htuln failed"
 	for _ in $(seq 1 200); do
 		p=$((20000 + RANDOM % 10000))
 		if ! grep -qx "$p" <<<"$used" && ! grep -qx "$p" "$E2E_DIR/ports.used" 2>/dev/null; then

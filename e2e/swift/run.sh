@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # run.sh: the real-Swift end-to-end suite (make e2e-swift). Phases:
-#   build     storcast, the scorer (shared with e2e/ceph) and the load driver (e2e/swift/loadgen)
+#   build     storcast, the scorer (shared with e2e/ceph), the load driver (e2e/swift/loadgen) and
+#             storagesim's test binary (its comparison with the real Swift series)
 #   cluster   cluster.sh up: Swift all-in-one, statsd_exporter, node_exporter, Prometheus
 #   fill      256 objects of each size the load uses, so GETs read real objects
 #   calibrate loadgen calibrate: saturated 100% GET, 100% PUT and 50/50 at 4 KiB and 64 KiB, in
@@ -16,7 +17,8 @@
 #   passive   a storcast without calibration file estimates capacity from the load history
 #   score     the scorer writes results/latest.md (and .json); exits non-zero past a bound
 # The real Swift series names statsd_exporter produced are written to testdata/real-swift-series.txt
-# (storagesim's golden test compares its Swift personality with them).
+# (storagesim's golden test compares its Swift personality with them), and the run fails when
+# storagesim's Swift series are not among them (storagesim's test, built in the build phase).
 # Exits non-zero on any failure, printing the daemons' state and logs; leaves nothing running.
 #
 # Knobs: E2E_DIR, SWIFT_DEVICES, STEP_SECONDS (65), GAP_SECONDS (5), CAL_RUNTIME (12), CAL_ROUNDS (3),
@@ -60,7 +62,7 @@ main() {
 	phase build
 	mkdir -p "$BIN" "$RESULTS"
 	(cd "$ROOT" && $GO build -o "$BIN/scorer" ./e2e/ceph/scorer && $GO build -o "$BIN/loadgen" ./e2e/swift/loadgen &&
-		$GO build -o "$BIN/storcast" ./cmd/storcast)
+		$GO build -o "$BIN/storcast" ./cmd/storcast && $GO test -c -o "$BIN/storagesim.test" ./storagesim)
 
 	phase cluster
 	"$HERE/cluster.sh" up
@@ -140,7 +142,14 @@ print(max(1,round(lat*float(sys.argv[2]))))' "$E2E_DIR/calibration-runs.json" "$
 	mkdir -p "$(dirname "$GOLDEN")"
 	capture_series >"$E2E_DIR/real-swift-series.txt"
 	[ -s "$E2E_DIR/real-swift-series.txt" ] || die "statsd_exporter serves no swift_ series: StatsD plumbing broken"
+	# Copied before the check: a failing run leaves what real Swift serves in the golden file (git diff
+	# shows it) rather than in $E2E_DIR, which the teardown removes.
 	cp "$E2E_DIR/real-swift-series.txt" "$GOLDEN"
+	# storagesim's Swift personality against this run's capture: make test only compares it with the
+	# golden file of the run before.
+	(cd "$ROOT/storagesim" && STORAGESIM_REAL_SWIFT_SERIES="$E2E_DIR/real-swift-series.txt" \
+		"$BIN/storagesim.test" -test.run '^TestSwiftSeriesNamesMatchRealSwift$') >&2 ||
+		die "storagesim's Swift series do not match the ones real Swift served (above); the capture is in $GOLDEN"
 
 	phase passive
 	run_passive

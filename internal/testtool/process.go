@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -19,11 +18,12 @@ type Process struct {
 	Log  string    // path of the file holding its stdout and stderr
 	Cmd  *exec.Cmd // the started command
 
-	t    testing.TB
-	done chan struct{} // closed when the process has exited
+	t     testing.TB
+	group *Group
 }
 
-// Start runs bin with args in its own process group, its stdout and stderr
+// Start runs bin with args in its own process group (StartGroup: killed
+// when the test binary dies without its cleanups), its stdout and stderr
 // going to a log file named after name. At cleanup the group gets SIGTERM,
 // then SIGKILL after 10 s; when the test failed, the tail of the log is
 // printed.
@@ -36,22 +36,14 @@ func Start(t testing.TB, name, bin string, args ...string) *Process {
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	// Its own group, so that stopping it also stops what it started.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		logf.Close()
+	g, err := StartGroup(cmd)
+	logf.Close() // the process has its own descriptor
+	if err != nil {
 		t.Fatalf("starting %s: %v", name, err)
 	}
-	p := &Process{Name: name, Log: logPath, Cmd: cmd, t: t, done: make(chan struct{})}
-	go func() { _ = cmd.Wait(); logf.Close(); close(p.done) }()
+	p := &Process{Name: name, Log: logPath, Cmd: cmd, t: t, group: g}
 	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		select {
-		case <-p.done:
-		case <-time.After(10 * time.Second):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-p.done
-		}
+		g.Stop(10 * time.Second)
 		if t.Failed() {
 			t.Logf("--- %s log (last %d bytes) ---\n%s", name, logTail, p.tail())
 		}
@@ -62,7 +54,7 @@ func Start(t testing.TB, name, bin string, args ...string) *Process {
 // Exited reports whether the process has ended.
 func (p *Process) Exited() bool {
 	select {
-	case <-p.done:
+	case <-p.group.Done():
 		return true
 	default:
 		return false

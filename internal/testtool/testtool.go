@@ -38,21 +38,30 @@ func Need(t testing.TB, program string, alternatives ...string) string {
 // Prometheus's scrapes ("bind: address already in use").
 func FreePort(t testing.TB) string {
 	t.Helper()
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return port
+}
+
+// freePort is FreePort's choice, failing with an error.
+func freePort() (string, error) {
 	if lo, ok := ephemeralLow(); ok && lo > minFixedPort+1000 {
 		for range 50 {
 			port := minFixedPort + rand.IntN(lo-minFixedPort)
 			if l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port)); err == nil {
 				l.Close()
-				return strconv.Itoa(port)
+				return strconv.Itoa(port), nil
 			}
 		}
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	defer l.Close()
-	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port), nil
 }
 
 // minFixedPort is the lowest port FreePort picks itself: above the
@@ -78,4 +87,14 @@ func ephemeralLow() (int, bool) {
 func FreeAddr(t testing.TB) string {
 	t.Helper()
 	return "127.0.0.1:" + FreePort(t)
+}
+
+// FindFreeAddr is FreeAddr for what has no test to fail: a server that
+// TestMain or a sync.Once shared by tests starts.
+func FindFreeAddr() (string, error) {
+	port, err := freePort()
+	if err != nil {
+		return "", err
+	}
+	return "127.0.0.1:" + port, nil
 }

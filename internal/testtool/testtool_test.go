@@ -3,9 +3,11 @@ package testtool
 import (
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -20,6 +22,9 @@ func TestNeedTakesTheFirstAlternativeFound(t *testing.T) {
 func TestFreeAddrIsLoopback(t *testing.T) {
 	if a := FreeAddr(t); !strings.HasPrefix(a, "127.0.0.1:") || a == "127.0.0.1:0" {
 		t.Errorf("FreeAddr = %q", a)
+	}
+	if a, err := FindFreeAddr(); err != nil || !strings.HasPrefix(a, "127.0.0.1:") || a == "127.0.0.1:0" {
+		t.Errorf("FindFreeAddr = %q, %v", a, err)
 	}
 }
 
@@ -89,5 +94,50 @@ func TestStartPrometheus(t *testing.T) {
 	}
 	if len(res) != 1 || res[0].Value != float64(at.Unix()) {
 		t.Errorf("vector(time()) at %s = %+v, want %d", at, res, at.Unix())
+	}
+}
+
+// groupTestPGIDFile, when set, makes TestStartedGroupDiesWithTheTestBinary
+// the test binary that dies: it starts a group, writes the group's id to
+// this file and waits for its -test.timeout.
+const groupTestPGIDFile = "TESTTOOL_GROUP_TEST_PGID_FILE"
+
+// TestStartedGroupDiesWithTheTestBinary re-runs this test binary, which
+// starts a shell with a background job through Start and then times out
+// (the timeout's panic runs no cleanup, as with Ctrl-C, SIGTERM or
+// SIGKILL): the whole group, the shell's background job included, must go
+// with it.
+func TestStartedGroupDiesWithTheTestBinary(t *testing.T) {
+	if path := os.Getenv(groupTestPGIDFile); path != "" {
+		p := Start(t, "sleepers", "sh", "-c", "sleep 600 & sleep 600")
+		if err := os.WriteFile(path, []byte(strconv.Itoa(p.Cmd.Process.Pid)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Hour) // until -test.timeout
+		return
+	}
+	path := filepath.Join(t.TempDir(), "pgid")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestStartedGroupDiesWithTheTestBinary$", "-test.timeout=3s")
+	cmd.Env = append(os.Environ(), groupTestPGIDFile+"="+path)
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "test timed out") {
+		t.Fatalf("the test binary did not time out: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("the test binary wrote no group id: %v\n%s", err, out)
+	}
+	pgid, err := strconv.Atoi(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Whatever the outcome, nothing of it is left running.
+	t.Cleanup(func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) })
+	deadline := time.Now().Add(10 * time.Second)
+	for groupAlive(pgid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("process group %d still has live members 10 s after the test binary that started it died", pgid)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -56,15 +55,6 @@ func build(dir, out, pkg string, flags ...string) error {
 		return fmt.Errorf("go build %s in %s: %v\n%s", pkg, dir, err, b)
 	}
 	return nil
-}
-
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
 }
 
 // demo is the package's one `storcast --demo`, shared by its tests: building
@@ -130,26 +120,21 @@ func startDemo() (url string, err error) {
 	if err := build(repoRoot, bin, "./cmd/storcast", "-ldflags", "-X github.com/prometheus/common/version.Version="+storcastVersion); err != nil {
 		return "", err
 	}
-	addr, err := freeAddr()
+	addr, err := testtool.FindFreeAddr()
 	if err != nil {
 		return "", err
 	}
 	cmd := exec.Command(bin, "--demo", "--web.listen-address="+addr, "--log.level=warn")
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = &demo.logs, &demo.logs
-	if err := cmd.Start(); err != nil {
+	// A group with a guard: TestMain's stop does not run when the test
+	// binary times out or is killed, and the demo must not outlive it.
+	g, err := testtool.StartGroup(cmd)
+	if err != nil {
 		return "", err
 	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
 	demo.stop = func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
+		g.Stop(10 * time.Second)
 		os.RemoveAll(dir)
 	}
 	url = "http://" + addr
@@ -164,8 +149,8 @@ func startDemo() (url string, err error) {
 			return "", fmt.Errorf("storcast --demo at %s fitted no cluster within 3 minutes", url)
 		}
 		select {
-		case <-exited:
-			return "", fmt.Errorf("storcast --demo exited early: %v", cmd.ProcessState)
+		case <-g.Done():
+			return "", fmt.Errorf("storcast --demo exited early: %v", g.Wait())
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
