@@ -16,7 +16,7 @@ var (
 	observedLatencyDesc = newDesc("storcast_observed_latency_seconds",
 		"Observed mean latency of the SLO's kind (read, write or op) in seconds.", []string{"cluster"})
 	sourceUpDesc = newDesc("storcast_source_up",
-		"Whether the last query of the cluster's data succeeded with recent data (1) or not (0: it failed, or the backend answered without a recent sample).", []string{"cluster"})
+		"Whether the last refresh of the cluster's data succeeded with recent data (1) or not (0: it failed, or the backend answered without a recent sample); a failed fetch of a fit's lookback does not count (storcast_model_fit_error).", []string{"cluster"})
 	lastRefreshDesc = newDesc("storcast_last_refresh_timestamp_seconds",
 		"Unix time of the last successful refresh of the observed inputs.", []string{"cluster"})
 )

@@ -12,6 +12,7 @@ import (
 	"github.com/storcast/storcast/exporter/config"
 	"github.com/storcast/storcast/exporter/models"
 	"github.com/storcast/storcast/exporter/source"
+	"github.com/storcast/storcast/exporter/state"
 )
 
 // Options configures an Engine.
@@ -29,7 +30,16 @@ type Options struct {
 	// 100 histories in memory, for no more fits per second than as many
 	// at once as there are cores.
 	MaxConcurrentFits int
+	// StopWait bounds how long Stop waits for the loops (0: DefaultStopWait).
+	StopWait time.Duration
 }
+
+// DefaultStopWait is how long Stop waits for the loops to end: a fit in
+// progress ends between two models and a save completes, but a model's fit
+// that does not return, or a save whose fsync hangs, must not hold the
+// process's shutdown for good. With the HTTP server's 10 s it stays within
+// Kubernetes' default grace period of 30 s.
+const DefaultStopWait = 20 * time.Second
 
 // Engine owns the per-cluster loops.
 type Engine struct {
@@ -48,7 +58,12 @@ type Engine struct {
 	// and runningSrc the source they read (nil: no loop runs).
 	running    *config.Config
 	runningSrc source.Source
-	fitSlots   chan struct{} // one token per fit in progress
+	// stateDir is the state_dir the clusters' states were last checked in
+	// (restore, or a reload that moved it): "" before the first Start.
+	stateDir string
+	fitSlots chan struct{} // one token per fit in progress
+	// saveState writes a cluster's state (state.Save; tests hold it up).
+	saveState func(dir string, st *state.Cluster) error
 }
 
 // New returns an engine; Start runs it.
@@ -62,7 +77,10 @@ func New(opt Options) *Engine {
 	if opt.MaxConcurrentFits <= 0 {
 		opt.MaxConcurrentFits = runtime.GOMAXPROCS(0)
 	}
-	return &Engine{opt: opt, log: opt.Log, clusters: map[string]*cluster{}, fitSlots: make(chan struct{}, opt.MaxConcurrentFits)}
+	if opt.StopWait <= 0 {
+		opt.StopWait = DefaultStopWait
+	}
+	return &Engine{opt: opt, log: opt.Log, clusters: map[string]*cluster{}, fitSlots: make(chan struct{}, opt.MaxConcurrentFits), saveState: state.Save}
 }
 
 // cluster is one cluster's loop state.
@@ -74,12 +92,17 @@ type cluster struct {
 	// written only by the cluster's loop
 	lastFit     time.Time
 	refitReason string
+	// fitRetryAt is when a fit may be tried again after fetches of the
+	// lookback failed, fitBackoff the last wait (fitFetchFailed; zero after
+	// a fetch that passed). Start resets both when it restarts the loop.
+	fitRetryAt time.Time
+	fitBackoff time.Duration
 	// history is the last fit's frame, which the next fit extends with
 	// the steps since (fetchLookback); nil fetches the lookback whole.
 	// Start drops it when it restarts the loop: the queries may have changed.
 	history *source.Frame
 	// noSave: the saved state could not be read nor moved aside; saving
-	// would overwrite it (set by restore, in Start).
+	// would overwrite it (set by restore, and by checkStateDir, in Start).
 	noSave bool
 	// derivePanicked: deriving the live values panicked once (its stack is
 	// logged once); written only by the cluster's loop.
@@ -101,8 +124,9 @@ type cluster struct {
 // and the reload does not wait for it. It stops the loops of removed and
 // changed clusters, waits for them, and starts those of new and changed
 // ones; a cluster that keeps its name keeps its models, and refits at once
-// only if its settings or the fit settings changed. It returns how many
-// loops it kept.
+// only if its settings or the fit settings changed. When state_dir changed,
+// the new directory's file of every cluster that keeps its name is checked
+// (checkStateDir). It returns how many loops it kept.
 func (e *Engine) Start(ctx context.Context, cfg *config.Config) (kept int) {
 	e.lifecycle.Lock()
 	defer e.lifecycle.Unlock()
@@ -132,6 +156,17 @@ func (e *Engine) Start(ctx context.Context, cfg *config.Config) (kept int) {
 	for _, c := range stopping {
 		<-c.done
 	}
+	// A state_dir changed (a reload: every loop was stopped above, since the
+	// configuration outside the clusters changed) may hold files for the
+	// clusters already running, which their next saves would replace
+	// unchecked: they are checked as a start checks them.
+	if e.stateDir != "" && e.stateDir != cfg.StateDir {
+		for i := range cfg.Clusters {
+			if c := e.clusters[cfg.Clusters[i].Name]; c != nil {
+				e.checkStateDir(c, cfg.StateDir)
+			}
+		}
+	}
 
 	// New clusters' saved states are restored before e.mu is taken:
 	// reading and decoding a state file (up to 64 MiB, a slow disk) and
@@ -155,6 +190,7 @@ func (e *Engine) Start(ctx context.Context, cfg *config.Config) (kept int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.fitInterval = cfg.Fit.Interval
+	e.stateDir = cfg.StateDir
 	// A copy: a caller that edits its configuration in place and starts
 	// again must not find it equal to itself.
 	applied := *cfg
@@ -180,12 +216,19 @@ func (e *Engine) Start(ctx context.Context, cfg *config.Config) (kept int) {
 		c.cfg = cc
 		c.src = e.opt.Source
 		c.history = nil
+		c.fitRetryAt, c.fitBackoff = time.Time{}, 0 // new settings may fetch: try at once
 		loopCtx, stop := context.WithCancel(ctx)
 		done := make(chan struct{})
 		c.stop, c.done = stop, done
+		watched := make(chan struct{})
+		go func() {
+			defer close(watched)
+			e.watch(loopCtx, &applied, c)
+		}()
 		go func() {
 			defer close(done)
 			e.loop(loopCtx, &applied, c) // the configuration Start compares with next time
+			<-watched
 		}()
 	}
 	return kept
@@ -211,7 +254,11 @@ func sameOutsideClusters(a, b *config.Config) bool {
 	return reflect.DeepEqual(x, y)
 }
 
-// Stop stops the loops and waits for them; a save in progress completes.
+// Stop stops the loops and waits for them, at most Options.StopWait: a
+// save in progress completes, a fit in progress ends between two models.
+// A loop still running then (a model's fit that does not return, a save
+// whose fsync hangs) is logged and left: the process is exiting. A Start
+// after it waits for such a loop before it starts the cluster again.
 func (e *Engine) Stop() {
 	e.lifecycle.Lock()
 	defer e.lifecycle.Unlock()
@@ -225,8 +272,23 @@ func (e *Engine) Stop() {
 	}
 	e.running = nil // a Start after it starts every loop again
 	e.mu.Unlock()
-	for _, c := range loops {
-		<-c.done
+	deadline := time.NewTimer(e.opt.StopWait)
+	defer deadline.Stop()
+	for i, c := range loops {
+		select {
+		case <-c.done:
+			continue
+		case <-deadline.C:
+		}
+		var stuck []string
+		for _, c := range loops[i:] {
+			if !ended(c.done) {
+				stuck = append(stuck, c.name)
+			}
+		}
+		e.log.Error("stopping: loops still running after the wait; not waiting for them (a model's fit or a state save that does not return)",
+			"waited", e.opt.StopWait, "clusters", stuck)
+		return
 	}
 }
 
@@ -257,11 +319,11 @@ func (e *Engine) SetSource(s source.Source) {
 func (e *Engine) loop(ctx context.Context, cfg *config.Config, c *cluster) {
 	log := e.log.With("cluster", c.name)
 	for {
-		e.refresh(ctx, cfg, c, log)
+		s := e.refresh(ctx, cfg, c, log)
 		if ctx.Err() != nil {
 			return
 		}
-		if reason, due := e.fitDue(cfg, c); due {
+		if reason, due := e.fitDue(cfg, c, s); due {
 			e.fit(ctx, cfg, c, log, reason)
 			c.refitReason = ""
 			if ctx.Err() != nil {
@@ -280,9 +342,15 @@ func (e *Engine) loop(ctx context.Context, cfg *config.Config, c *cluster) {
 
 // fitDue says whether a fit is due and why: never fitted, the interval
 // passed, or a model asked for it. Nothing is fitted while the query backend
-// fails; a history whose data stopped arriving still fits.
-func (e *Engine) fitDue(cfg *config.Config, c *cluster) (reason string, due bool) {
-	if s := c.snap.Load(); !s.SourceUp && !s.NoRecentData {
+// fails, nor before the backoff after a failed fetch of the lookback ends;
+// a history whose data stopped arriving still fits. s is the snapshot the
+// refresh just published (not c.snap, which markHeldUp may have replaced
+// meanwhile with a copy reading the source down).
+func (e *Engine) fitDue(cfg *config.Config, c *cluster, s *Snapshot) (reason string, due bool) {
+	if !s.SourceUp && !s.NoRecentData {
+		return "", false
+	}
+	if e.opt.Now().Before(c.fitRetryAt) {
 		return "", false
 	}
 	switch {

@@ -15,7 +15,6 @@ import (
 	"github.com/storcast/storcast/exporter/features"
 	"github.com/storcast/storcast/exporter/models"
 	"github.com/storcast/storcast/exporter/source"
-	"github.com/storcast/storcast/exporter/state"
 )
 
 // fit fetches the lookback and refits every enabled model in order. A model
@@ -27,16 +26,17 @@ func (e *Engine) fit(ctx context.Context, cfg *config.Config, c *cluster, log *s
 		return
 	}
 	// The fetch above waits on the upstream, the fitting below on the CPU:
-	// only the fitting takes one of the bounded slots.
+	// only the fitting takes one of the bounded slots, and gives it back
+	// before the save, whose fsync may wait on a slow disk.
 	select {
 	case e.fitSlots <- struct{}{}:
-		defer func() { <-e.fitSlots }()
 	case <-ctx.Done():
 		return
 	}
 	log.Info("fitting", "reason", reason, "points", r.N(), "queries", frame.Stats.Queries, "series", frame.Stats.Series, "bytes", frame.Stats.ResponseBytes)
 	next := c.snap.Load().clone()
 	e.fitModels(ctx, cfg, c, frame, next, log)
+	<-e.fitSlots
 	if ctx.Err() != nil {
 		return // shutting down or reloading: the models in force stay
 	}
@@ -60,8 +60,8 @@ func (e *Engine) fit(ctx context.Context, cfg *config.Config, c *cluster, log *s
 // After a first fit it asks only for the steps since the last fit's frame
 // (c.history) and an overlap of lateSteps, and splices them onto it: the
 // cost of a fit then follows the fit interval, not the lookback. When the
-// fetch fails (and ctx has not ended) it publishes the source as down and
-// the models as they stand, and returns !ok: the last models are kept.
+// fetch fails (and ctx has not ended) it records the failure
+// (fitFetchFailed) and returns !ok: the last models are kept.
 func (e *Engine) fetchLookback(ctx context.Context, cfg *config.Config, c *cluster, log *slog.Logger) (*source.Frame, source.Range, bool) {
 	end := e.opt.Now().Truncate(cfg.Fit.Step)
 	// Whole steps back from end: a lookback that is not a multiple of the
@@ -90,20 +90,52 @@ func (e *Engine) fetchLookback(ctx context.Context, cfg *config.Config, c *clust
 			frame = spliced
 		}
 	}
-	if err == nil {
-		c.history = frame
-	}
 	if err != nil {
 		if ctx.Err() == nil {
-			log.Warn("fit: fetching history failed; keeping the last models", "err", err)
-			next := c.snap.Load().clone()
-			next.SourceUp, next.SourceError = false, err.Error()
-			e.markStale(cfg, next)
-			e.publish(c, next)
+			e.fitFetchFailed(cfg, c, log, err)
 		}
 		return nil, r, false
 	}
+	c.history = frame
+	c.fitBackoff, c.fitRetryAt = 0, time.Time{}
 	return frame, r, true
+}
+
+// fitFetchFailed records a failed fetch of the lookback: every enabled
+// model's status takes the error (storcast_model_fit_error: the fit
+// attempt failed, the last models keep serving), and the next attempt
+// waits a backoff (fitBackoff). The source is not marked down: the
+// refreshes, which read it, say whether it answers. A lookback the backend
+// refuses (query.max-samples, max_response_bytes, the fetch deadline) while
+// the refreshes pass was fetched again at every refresh, the source
+// reading down after each attempt and up at the next refresh.
+func (e *Engine) fitFetchFailed(cfg *config.Config, c *cluster, log *slog.Logger, err error) {
+	c.fitBackoff = fitBackoff(cfg, c.fitBackoff)
+	c.fitRetryAt = e.opt.Now().Add(c.fitBackoff)
+	log.Warn("fit: fetching the lookback failed; keeping the last models", "err", err, "retry_in", c.fitBackoff)
+	next := c.snap.Load().clone()
+	for _, f := range e.opt.Fitters {
+		if !f.Enabled(&c.cfg) {
+			continue
+		}
+		st := next.Models[f.Name()]
+		st.Error, st.Waiting = "fetching the lookback failed (next attempt in "+c.fitBackoff.String()+"): "+err.Error(), ""
+		next.Models[f.Name()] = st
+	}
+	e.markStale(cfg, next)
+	e.publish(c, next)
+}
+
+// fitBackoff is the wait before the next fit after a failed fetch of the
+// lookback, prev the last one (0: none failed since the last fetch that
+// passed): a minute (or the refresh interval, if longer), doubling,
+// capped at fit.interval.
+func fitBackoff(cfg *config.Config, prev time.Duration) time.Duration {
+	d := max(cfg.Fit.RefreshInterval, time.Minute)
+	if prev > 0 {
+		d = 2 * prev
+	}
+	return min(d, cfg.Fit.Interval)
 }
 
 // lateSteps is how many steps before the end of the last fit's frame an
@@ -272,7 +304,7 @@ func (e *Engine) save(dir string, c *cluster, s *Snapshot) {
 		return
 	}
 	st, partial := e.persist(s)
-	if err := state.Save(dir, st); err != nil {
+	if err := e.saveState(dir, st); err != nil {
 		s.StateSaveError = err.Error()
 		e.log.Error("saving state failed", "cluster", s.Cluster, "dir", dir, "err", err)
 		return
@@ -290,4 +322,4 @@ func (e *Engine) save(dir string, c *cluster, s *Snapshot) {
 
 // noSaveError is the save error of a cluster whose saved state could not be
 // read nor moved aside.
-const noSaveError = "the saved state could not be read nor moved aside: not saved until the next start, so that the file is kept"
+const noSaveError = "the saved state could not be read nor moved aside: not saved until the next start (or a reload that moves state_dir), so that the file is kept"

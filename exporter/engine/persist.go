@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/storcast/storcast/exporter/apiv1"
 	"github.com/storcast/storcast/exporter/config"
+	"github.com/storcast/storcast/exporter/features"
 	"github.com/storcast/storcast/exporter/models"
 	"github.com/storcast/storcast/exporter/state"
 )
@@ -26,10 +28,19 @@ import (
 // refitted after a restart). The others are kept. A model saved before but
 // not restored (its JSON did not decode: a file from a later version, say)
 // is written back as it was read until the model is fitted again: a save
-// must not lose what the last one kept.
+// must not lose what the last one kept; so is the status saved with a model
+// no fitter of this version knows, which restore leaves out of the
+// snapshot.
 func (e *Engine) persist(s *Snapshot) (*state.Cluster, error) {
 	fitted, failed := s.Set.Encode()
 	statuses, cloned := s.Models, false
+	setStatus := func(name string, st apiv1.ModelStatus) {
+		if !cloned { // s.Models is the snapshot's: not written to
+			statuses, cloned = make(map[string]apiv1.ModelStatus, len(s.Models)), true
+			maps.Copy(statuses, s.Models)
+		}
+		statuses[name] = st
+	}
 	var partial []string
 	for _, name := range slices.Sorted(maps.Keys(failed)) {
 		err := failed[name]
@@ -42,16 +53,15 @@ func (e *Engine) persist(s *Snapshot) (*state.Cluster, error) {
 		partial = append(partial, fmt.Sprintf("model %s not saved (%v); the file keeps its version of the last save", name, err))
 		fitted[name] = prev.raw
 		if prev.ok {
-			if !cloned { // s.Models is the snapshot's: not written to
-				statuses, cloned = make(map[string]apiv1.ModelStatus, len(s.Models)), true
-				maps.Copy(statuses, s.Models)
-			}
-			statuses[name] = prev.status
+			setStatus(name, prev.status)
 		}
 	}
 	for name, p := range s.persisted {
 		if _, ok := s.Set[name]; !ok { // saved, not restored
 			fitted[name] = p.raw
+			if _, has := statuses[name]; !has && p.ok { // a model this version does not know
+				setStatus(name, p.status)
+			}
 		}
 	}
 	st := &state.Cluster{
@@ -87,7 +97,11 @@ func persistedOf(fitted map[string]json.RawMessage, statuses map[string]apiv1.Mo
 // StateRestoreError says so until the next start
 // (storcast_state_restore_success). A model whose saved JSON does not
 // decode, or whose decoding panics, is not served and its JSON is kept
-// (persist).
+// (persist). A model no fitter knows (a later version's) is neither
+// served nor reported, and its JSON and status are kept (persist). Figures
+// out of their range (a negative rate or host count, a read ratio past 1,
+// a time in the future) are dropped, logged (sanitize). Every model served
+// reads fitted and stale until it is refitted.
 func (e *Engine) restore(c *cluster, dir string) {
 	st, err := state.Load(dir, c.name)
 	if errors.Is(err, state.ErrNotFound) {
@@ -110,9 +124,16 @@ func (e *Engine) restore(c *cluster, dir string) {
 		log.Warn("saved state unreadable: moved aside, the models are refitted", "err", err, "kept_as", aside)
 		return
 	}
+	for _, why := range sanitize(st, e.opt.Now()) {
+		log.Warn("saved state: a figure out of range dropped", "why", why)
+	}
 	saved := st.Fitted
 	if saved == nil {
 		saved = st.LegacyFitted()
+	}
+	known := make(map[string]bool, len(e.opt.Fitters))
+	for _, f := range e.opt.Fitters {
+		known[f.Name()] = true
 	}
 	s := c.snap.Load().clone()
 	s.Ready = true
@@ -131,6 +152,12 @@ func (e *Engine) restore(c *cluster, dir string) {
 	}
 	s.persisted = persistedOf(saved, st.Models) // before forget below drops the disabled
 	for k, v := range st.Models {
+		if !known[k] {
+			// A later version's model: no fit of this version will ever
+			// clear an error reported for it (storcast_model_fit_error,
+			// StorcastModelFitFailing for good).
+			continue
+		}
 		// A status says fitted only for a model that is served: one saved
 		// but not decoded (or not saved) waits for its first fit. One that
 		// decodes is fitted whatever status was saved with it: a model a
@@ -151,11 +178,23 @@ func (e *Engine) restore(c *cluster, dir string) {
 		v.Stale = v.Fitted
 		s.Models[k] = v
 	}
+	// A model served whose status was not saved with it (a file edited, or
+	// another version's): fitted, stale until refitted, not "never fitted"
+	// while it serves.
+	for name := range s.Set {
+		if !s.Models[name].Fitted {
+			s.Models[name] = apiv1.ModelStatus{Fitted: true, Stale: true}
+		}
+	}
 	for k, v := range st.FitSeconds {
-		s.FitSeconds[k] = v
+		if known[k] {
+			s.FitSeconds[k] = v
+		}
 	}
 	for k, v := range st.Accuracy {
-		s.Accuracy[k] = v
+		if known[k] {
+			s.Accuracy[k] = v
+		}
 	}
 	// A model saved while its fitter was enabled (a rule-set catalog, the
 	// hosts) that the configuration no longer enables is neither served
@@ -184,6 +223,141 @@ func (e *Engine) restore(c *cluster, dir string) {
 	}
 	e.publish(c, s)
 	log.Info("loaded saved state", "saved", time.Unix(int64(st.SavedUnix), 0).UTC())
+}
+
+// stateSkew is how far in the future a saved time may be: the clocks of
+// the host that wrote a state file and of the one reading it may differ.
+const stateSkew = time.Minute
+
+// sanitize drops what a state file holds out of its range, as no save
+// writes it (a file edited, damaged within what JSON allows, another
+// version's), and says what it dropped and why: an observation that is no
+// measurement (a rate or size negative, a read ratio outside [0, 1], a
+// time in the future) is not served as the last one; a negative host
+// count is unknown; an accuracy outside [0, 1], a negative duration or
+// sample count is not kept; a save or fit time in the future is unknown (a
+// model fitted "later" never turned stale).
+func sanitize(st *state.Cluster, now time.Time) []string {
+	var why []string
+	latest := float64(now.Add(stateSkew).UnixMilli()) / 1e3
+	if o := st.Observed; o != nil {
+		if err := checkObserved(o, latest); err != nil {
+			why = append(why, "observation: "+err.Error())
+			st.Observed = nil
+		}
+	}
+	if st.Hosts < 0 {
+		why = append(why, fmt.Sprintf("hosts: %d", st.Hosts))
+		st.Hosts = 0
+	}
+	if !(st.SavedUnix >= 0 && st.SavedUnix <= latest) {
+		why = append(why, fmt.Sprintf("savedUnix %v: negative or in the future", st.SavedUnix))
+		st.SavedUnix = 0
+	}
+	for _, name := range slices.Sorted(maps.Keys(st.Models)) {
+		v := st.Models[name]
+		if !(v.LastFitUnix >= 0 && v.LastFitUnix <= latest) {
+			why = append(why, fmt.Sprintf("model %s: lastFit %v, negative or in the future", name, v.LastFitUnix))
+			v.LastFitUnix = 0
+		}
+		if !unitRange(v.AccuracyRatio) {
+			why = append(why, fmt.Sprintf("model %s: accuracy %v, outside [0, 1]", name, v.AccuracyRatio))
+			v.AccuracyRatio, v.AccuracyMeasured = 0, false
+		}
+		if v.TrainingSamples < 0 {
+			why = append(why, fmt.Sprintf("model %s: trainingSamples %d", name, v.TrainingSamples))
+			v.TrainingSamples = 0
+		}
+		st.Models[name] = v
+	}
+	for _, name := range slices.Sorted(maps.Keys(st.FitSeconds)) {
+		if d := st.FitSeconds[name]; !(d >= 0) || math.IsInf(d, 1) {
+			why = append(why, fmt.Sprintf("model %s: fitSeconds %v", name, d))
+			delete(st.FitSeconds, name)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(st.Accuracy)) {
+		for _, target := range slices.Sorted(maps.Keys(st.Accuracy[name])) {
+			if a := st.Accuracy[name][target]; !unitRange(a) {
+				why = append(why, fmt.Sprintf("model %s: accuracy of %s %v, outside [0, 1]", name, target, a))
+				delete(st.Accuracy[name], target)
+			}
+		}
+	}
+	return why
+}
+
+// unitRange says whether x is within [0, 1] (NaN is not).
+func unitRange(x float64) bool { return x >= 0 && x <= 1 }
+
+// checkObserved says what is wrong with a saved observation, nil when
+// nothing: its time at most latest, its rates, sizes and disk requests
+// finite and not negative, its read ratio within [0, 1], its latency
+// unknown (NaN) or finite and not negative.
+func checkObserved(o *features.Observed, latest float64) error {
+	if !(o.Time >= 0 && o.Time <= latest) {
+		return fmt.Errorf("time %v, negative or in the future", o.Time)
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{
+		{"readIops", o.ReadIOPS}, {"writeIops", o.WriteIOPS}, {"iops", o.IOPS},
+		{"readSizeBytes", o.ReadSizeBytes}, {"writeSizeBytes", o.WriteSizeBytes}, {"ioSizeBytes", o.IOSizeBytes},
+		{"diskMerged", o.DiskMerged}, {"diskCompleted", o.DiskCompleted},
+	} {
+		if !(f.v >= 0) || math.IsInf(f.v, 1) {
+			return fmt.Errorf("%s %v, negative or not finite", f.name, f.v)
+		}
+	}
+	if !unitRange(o.ReadRatio) {
+		return fmt.Errorf("readRatio %v, outside [0, 1]", o.ReadRatio)
+	}
+	if l := o.LatencySeconds; !math.IsNaN(l) && (l < 0 || math.IsInf(l, 0)) {
+		return fmt.Errorf("latencySeconds %v, negative or infinite", l)
+	}
+	return nil
+}
+
+// checkStateDir checks the state file of a running cluster in dir, the
+// state_dir a reload moved to, as restore checks a new cluster's: a file
+// that cannot be read (another version's, damaged, another cluster's, not
+// a regular file) is set aside, so that the cluster's next save does not
+// replace it; if it cannot be moved either, the cluster is not saved
+// (noSave) until the next start or move of state_dir. The running models
+// are kept, not replaced by a readable file's (which may be older, and a
+// reload keeps a running cluster's models): its next save replaces that
+// file. A noSave of the old directory does not hold in the new one.
+func (e *Engine) checkStateDir(c *cluster, dir string) {
+	log := e.log.With("cluster", c.name, "dir", dir)
+	noSave := false
+	_, err := state.Load(dir, c.name)
+	switch {
+	case err == nil:
+		log.Info("state_dir moved: the cluster's file there is replaced by its next save; the running models are kept")
+	case errors.Is(err, state.ErrNotFound):
+	default:
+		if aside, mvErr := state.SetAside(dir, c.name, e.opt.Now()); mvErr != nil {
+			noSave = true
+			log.Error("state_dir moved: the cluster's file there is unreadable and not moved aside: not saving this cluster's state until the next start, so that the file is kept", "err", err, "move_err", mvErr)
+		} else {
+			log.Warn("state_dir moved: the cluster's file there is unreadable: moved aside; the running models are kept and saved in its place", "err", err, "kept_as", aside)
+		}
+	}
+	was := c.noSave
+	c.noSave = noSave
+	s := c.snap.Load()
+	switch {
+	case noSave && s.StateSaveError != noSaveError:
+		s = s.clone()
+		s.StateSaveError = noSaveError
+	case was && !noSave && s.StateSaveError == noSaveError:
+		s = s.clone()
+		s.StateSaveError = "" // nothing saved in dir yet: the next fit's save says how it went
+	default:
+		return
+	}
+	e.publish(c, s)
 }
 
 // warnUnusedStates logs each state file in cfg's state_dir that no

@@ -39,9 +39,71 @@ func RefreshDeadline(cfg *config.Config) time.Duration { return cfg.Prometheus.T
 // prometheus.timeout, since it reads far more than a refresh.
 func FitFetchDeadline(cfg *config.Config) time.Duration { return 4 * cfg.Prometheus.Timeout }
 
+// HeldUpAfter is how long a cluster's loop may publish nothing before its
+// snapshot is marked held up (markHeldUp): three refresh intervals, a
+// refresh's deadline and a fit's fetch deadline, more than a loop that
+// refreshes, or fits with a fetch that runs to its deadline, goes without
+// publishing.
+func HeldUpAfter(cfg *config.Config) time.Duration {
+	return 3*cfg.Fit.RefreshInterval + RefreshDeadline(cfg) + FitFetchDeadline(cfg)
+}
+
+// watch checks the cluster's snapshot every refresh interval until ctx
+// ends (markHeldUp). It runs beside the loop, since what it catches is the
+// loop itself held up: refreshes and fits share it, so a model's fit that
+// does not return, a long wait for a fit slot or a save whose fsync hangs
+// also stop the refreshes, and the last snapshot read fresh for good.
+func (e *Engine) watch(ctx context.Context, cfg *config.Config, c *cluster) {
+	t := time.NewTicker(cfg.Fit.RefreshInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			e.markHeldUp(cfg, c)
+		}
+	}
+}
+
+// markHeldUp publishes a copy of the cluster's snapshot with every fitted
+// model stale when the loop has published nothing for HeldUpAfter: the
+// observation served is that old. The source is left as the last refresh
+// found it: a loop waiting for a fit slot behind many clusters' fits is
+// held up, its source is not down (storcast_source_up 0 would page for the
+// backend). The copy replaces the snapshot only if the loop has not
+// published meanwhile (a compare and swap), and keeps its outlook and
+// publish time; the loop's next publish replaces it.
+func (e *Engine) markHeldUp(cfg *config.Config, c *cluster) {
+	s := c.snap.Load()
+	if s.published.IsZero() || e.opt.Now().Sub(s.published) <= HeldUpAfter(cfg) || allStale(s) {
+		return
+	}
+	next := s.clone()
+	for name, st := range next.Models {
+		st.Stale = st.Fitted
+		next.Models[name] = st
+	}
+	if c.snap.CompareAndSwap(s, next) {
+		e.log.Warn("cluster's loop held up (a fit, a wait for a fit slot or a state save has not returned): models marked stale; nothing is refreshed meanwhile",
+			"cluster", c.name, "last_publish", s.published, "after", HeldUpAfter(cfg))
+	}
+}
+
+// allStale says whether every fitted model of s reads stale.
+func allStale(s *Snapshot) bool {
+	for _, st := range s.Models {
+		if st.Fitted && !st.Stale {
+			return false
+		}
+	}
+	return true
+}
+
 // refresh fetches the last few steps and updates the observed inputs and
-// what the models say about them.
-func (e *Engine) refresh(ctx context.Context, cfg *config.Config, c *cluster, log *slog.Logger) {
+// what the models say about them. It returns the snapshot it published
+// (nil when ctx ended).
+func (e *Engine) refresh(ctx context.Context, cfg *config.Config, c *cluster, log *slog.Logger) *Snapshot {
 	now := e.opt.Now().Truncate(cfg.Fit.Step)
 	window := source.RateWindowOf(cfg.Fit.Step)
 	// Far enough back to tell whether the latest fresh point's rate
@@ -64,13 +126,13 @@ func (e *Engine) refresh(ctx context.Context, cfg *config.Config, c *cluster, lo
 	// last one is what is still served (stale) when this refresh fails.
 	if err != nil {
 		if ctx.Err() != nil {
-			return
+			return nil
 		}
 		log.Warn("refresh failed; serving the last forecasts, marked stale", "err", err)
 		next.SourceUp, next.SourceError = false, err.Error()
 		e.markStale(cfg, next)
 		e.publish(c, next)
-		return
+		return next
 	}
 	// The backend answered. No sample within the freshness window means the
 	// data stopped arriving (or never came): the source is reported down
@@ -83,7 +145,7 @@ func (e *Engine) refresh(ctx context.Context, cfg *config.Config, c *cluster, lo
 		next.SourceUp, next.NoRecentData, next.SourceError = false, true, err.Error()
 		e.markStale(cfg, next)
 		e.publish(c, next)
-		return
+		return next
 	}
 	next.SourceUp, next.SourceError, next.NoRecentData = true, "", false
 	next.LastRefresh = e.opt.Now()
@@ -95,6 +157,7 @@ func (e *Engine) refresh(ctx context.Context, cfg *config.Config, c *cluster, lo
 	e.derive(cfg, c, next, frame)
 	e.markStale(cfg, next)
 	e.publish(c, next)
+	return next
 }
 
 // derive recomputes what depends on the latest observation: the models'

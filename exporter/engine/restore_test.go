@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,10 +17,12 @@ import (
 	"time"
 
 	"github.com/storcast/storcast/exporter/config"
+	"github.com/storcast/storcast/exporter/features"
 	"github.com/storcast/storcast/exporter/internal/promfake"
 	"github.com/storcast/storcast/exporter/models"
 	"github.com/storcast/storcast/exporter/source"
 	"github.com/storcast/storcast/exporter/state"
+	"github.com/storcast/storcast/internal/testtool"
 )
 
 // startAt starts an engine on cfg (its Prometheus, a fake) with fitters,
@@ -472,8 +476,8 @@ func TestStateRestoreOutcome(t *testing.T) {
 }
 
 // TestUnreadableStateNotMovedAsideKept: a state file that does not load
-// and cannot be moved aside either (a non-empty directory stands at the
-// set-aside name: the rename fails even as root) is kept byte for byte
+// and cannot be moved aside either (every set-aside name of the second is
+// taken, by a non-empty directory: a move fails even as root) is kept byte for byte
 // through fits, which do not save the cluster and say so
 // (storcast_state_save_success 0), and the restore is reported as failed.
 func TestUnreadableStateNotMovedAsideKept(t *testing.T) {
@@ -485,9 +489,10 @@ func TestUnreadableStateNotMovedAsideKept(t *testing.T) {
 	if err := os.WriteFile(path, future, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	aside := path + ".unreadable-" + testNow.Format("20060102T150405Z")
-	if err := os.MkdirAll(filepath.Join(aside, "in-the-way"), 0o755); err != nil {
-		t.Fatal(err)
+	for n := range state.SetAsideTries {
+		if err := os.MkdirAll(filepath.Join(state.SetAsidePath(cfg.StateDir, "a", testNow, n), "in-the-way"), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	e := startAt(t, cfg, append(baseFitters(), countingFitter{}), testNow)
 	defer e.Stop()
@@ -621,5 +626,206 @@ func TestUnencodableModelKeepsItsSavedVersion(t *testing.T) {
 	st, err := state.Load(cfg.StateDir, "a")
 	if err != nil || !bytes.Equal(st.Fitted["flaky"], []byte(`{"fits":4,"sawCapacity":0}`)) || !e.Snapshot("a").StateSaved.Equal(clk.Now()) {
 		t.Errorf("once it encodes: %v, saved %s at %v", err, st.Fitted["flaky"], e.Snapshot("a").StateSaved)
+	}
+}
+
+// TestStateDirMovedChecksItsFiles: a reload that moves state_dir checks
+// the new directory's file of every running cluster as a start does: one
+// that does not load (here a later version's) is set aside, not replaced
+// unread by the cluster's next save; a cluster not saved in the old
+// directory (its file there could not be moved aside) saves in the new
+// one. Only clusters new to the engine were checked, and the second went
+// unsaved until the next start.
+func TestStateDirMovedChecksItsFiles(t *testing.T) {
+	fake := promfake.New(testWorkload().Answer)
+	defer fake.Close()
+	t.Run("unreadable file set aside", func(t *testing.T) {
+		cfg := testConfig(t, fake.URL)
+		clk := &clock{t: testNow}
+		e := startWithin(t, cfg, baseFitters(), clk)
+		defer e.Stop()
+		waitFor(t, "a save", func() bool { return !e.Snapshot("a").StateSaved.IsZero() })
+		moved := *cfg
+		moved.StateDir = t.TempDir()
+		future := []byte(`{"version":99,"cluster":"a"}`)
+		if err := os.WriteFile(state.Path(moved.StateDir, "a"), future, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		e.Start(context.Background(), &moved)
+		aside := state.SetAsidePath(moved.StateDir, "a", clk.Now(), 0)
+		clk.Advance(cfg.Fit.Interval + time.Minute)
+		waitFor(t, "a save in the new state_dir", func() bool {
+			st, err := state.Load(moved.StateDir, "a")
+			return err == nil && st.SavedUnix == float64(clk.Now().Unix())
+		})
+		if got, err := os.ReadFile(aside); err != nil || !bytes.Equal(got, future) {
+			t.Errorf("%s: %q, %v; want the later version's file as it was", aside, got, err)
+		}
+		if s := e.Snapshot("a"); s.Fits != 2 || s.StateSaveError != "" || s.StateRestoreError != "" {
+			t.Errorf("fits %d, save error %q, restore error %q; want the running models refitted and saved", s.Fits, s.StateSaveError, s.StateRestoreError)
+		}
+	})
+	t.Run("not saved in the old, saved in the new", func(t *testing.T) {
+		cfg := testConfig(t, fake.URL)
+		if err := os.WriteFile(state.Path(cfg.StateDir, "a"), []byte(`{"version":99,"cluster":"a"}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		clk := &clock{t: testNow}
+		for n := range state.SetAsideTries {
+			if err := os.MkdirAll(filepath.Join(state.SetAsidePath(cfg.StateDir, "a", clk.Now(), n), "in-the-way"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e := startWithin(t, cfg, baseFitters(), clk)
+		defer e.Stop()
+		waitFor(t, "a fit", func() bool { return e.Snapshot("a").Fits == 1 })
+		if s := e.Snapshot("a"); s.StateSaveError != noSaveError {
+			t.Fatalf("save error %q, want %q", s.StateSaveError, noSaveError)
+		}
+		moved := *cfg
+		moved.StateDir = t.TempDir()
+		e.Start(context.Background(), &moved)
+		clk.Advance(cfg.Fit.Interval + time.Minute)
+		waitFor(t, "a save in the new state_dir", func() bool { _, err := state.Load(moved.StateDir, "a"); return err == nil })
+		waitFor(t, "the fit that saved", func() bool { return e.Snapshot("a").Fits == 2 })
+		if s := e.Snapshot("a"); s.StateSaveError != "" || !s.StateSaved.Equal(clk.Now()) {
+			t.Errorf("save error %q, saved %v; want saved at %v", s.StateSaveError, s.StateSaved, clk.Now())
+		}
+	})
+}
+
+// countingFitter2 is a second model fitted and restored like countingFitter.
+type countingFitter2 struct{ countingFitter }
+
+func (countingFitter2) Name() string { return "counting2" }
+
+// TestRestoredFiguresOutOfRangeDropped: a state file's figures out of
+// their range (a read ratio of 7, a negative IO size, a negative host
+// count, an accuracy of 3, a fit time a year ahead) are dropped, not
+// served; a model restored without a saved status reads fitted and stale
+// (it read "never fitted" while serving, and never turned stale). Only
+// each model's own JSON was checked.
+func TestRestoredFiguresOutOfRangeDropped(t *testing.T) {
+	fake := promfake.New(testWorkload().Answer)
+	defer fake.Close()
+	fake.SetMode(promfake.Down)
+	cfg := testConfig(t, fake.URL)
+	ahead := float64(testNow.AddDate(1, 0, 0).Unix())
+	file := fmt.Sprintf(`{"version":1,"cluster":"a","savedUnix":%v,
+		"fitted":{"counting":{"fits":4},"counting2":{"fits":2}},
+		"models":{"counting":{"fitted":true,"lastFit":%v,"accuracy":2,"accuracyMeasured":true,"trainingSamples":-5}},
+		"fitSeconds":{"counting":-1},
+		"accuracy":{"counting":{"count":3,"other":0.5}},
+		"hosts":-3,
+		"observed":{"time":%v,"readIops":1400,"writeIops":600,"iops":2000,"readRatio":7,"readSizeBytes":4096,"writeSizeBytes":4096,"ioSizeBytes":-4096,"latencySeconds":0.001}}`,
+		testNow.Unix()-60, ahead, testNow.Unix()-60)
+	if err := os.WriteFile(state.Path(cfg.StateDir, "a"), []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var logs testtool.SyncBuffer
+	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := New(Options{Source: src, Fitters: []models.Fitter{countingFitter{}, countingFitter2{}}, Now: (&clock{t: testNow}).Now,
+		Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	e.Start(context.Background(), cfg)
+	defer e.Stop()
+	s := e.Snapshot("a")
+	if s.StateRestoreError != "" || s.Set["counting"] == nil || s.Set["counting2"] == nil {
+		t.Fatalf("restore error %q, models %v; want both restored", s.StateRestoreError, s.Set.Names())
+	}
+	if s.HasObserved || s.Hosts != 0 {
+		t.Errorf("observation %v (%+v), hosts %d; want neither served", s.HasObserved, s.Observed, s.Hosts)
+	}
+	if st := s.Models["counting"]; !st.Fitted || !st.Stale || st.LastFitUnix != 0 || st.AccuracyRatio != 0 || st.AccuracyMeasured || st.TrainingSamples != 0 {
+		t.Errorf("counting status %+v; want fitted, stale, its fit time, accuracy and samples dropped", st)
+	}
+	if st := s.Models["counting2"]; !st.Fitted || !st.Stale {
+		t.Errorf("counting2, saved without a status: %+v; want fitted and stale", st)
+	}
+	if _, ok := s.FitSeconds["counting"]; ok || len(s.Accuracy["counting"]) != 1 || s.Accuracy["counting"]["other"] != 0.5 {
+		t.Errorf("fit seconds %v, accuracy %v; want the negative duration and the accuracy of 3 dropped", s.FitSeconds, s.Accuracy["counting"])
+	}
+	for _, why := range []string{"observation: ioSizeBytes -4096", "hosts: -3", "lastFit", "accuracy of count 3"} {
+		if !strings.Contains(logs.String(), why) {
+			t.Errorf("log does not say %q:\n%s", why, logs.String())
+		}
+	}
+	// The source down: every served model still reads stale after a refresh.
+	waitFor(t, "a refresh", func() bool { return e.Snapshot("a").Ready && e.Snapshot("a").SourceError != "" })
+	for _, name := range []string{"counting", "counting2"} {
+		if st := e.Snapshot("a").Models[name]; !st.Fitted || !st.Stale {
+			t.Errorf("%s after a refresh: %+v", name, st)
+		}
+	}
+}
+
+// TestModelOfALaterVersionNotAFitError: a saved model no fitter of this
+// version knows (a later version's) is not reported: its status read "saved
+// model not restored" with storcast_model_fit_error 1 for good
+// (StorcastModelFitFailing firing forever), since no fit would clear it.
+// Its JSON and its saved status are written back by every save.
+func TestModelOfALaterVersionNotAFitError(t *testing.T) {
+	fake := promfake.New(testWorkload().Answer)
+	defer fake.Close()
+	cfg := testConfig(t, fake.URL)
+	file := fmt.Sprintf(`{"version":1,"cluster":"a","savedUnix":%d,
+		"fitted":{"from-later":{"knots":[1,2,3]}},
+		"models":{"from-later":{"fitted":true,"lastFit":%d,"trainingSamples":9}},
+		"fitSeconds":{"from-later":0.5}}`, testNow.Unix()-60, testNow.Unix()-120)
+	if err := os.WriteFile(state.Path(cfg.StateDir, "a"), []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := startAt(t, cfg, append(baseFitters(), countingFitter{}), testNow)
+	defer e.Stop()
+	if st, ok := e.Snapshot("a").Models["from-later"]; ok {
+		t.Errorf("a later version's model reported: %+v", st)
+	}
+	waitSaved(t, cfg, "counting")
+	if st, ok := e.Snapshot("a").Models["from-later"]; ok {
+		t.Errorf("a later version's model reported after a fit: %+v", st)
+	}
+	st, err := state.Load(cfg.StateDir, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(st.Fitted["from-later"]); got != `{"knots":[1,2,3]}` {
+		t.Errorf("its JSON saved as %s", got)
+	}
+	if got := st.Models["from-later"]; !got.Fitted || got.TrainingSamples != 9 || got.Error != "" {
+		t.Errorf("its status saved as %+v; want the one it was saved with", got)
+	}
+}
+
+// TestCheckObservedRanges: each figure of a saved observation out of its
+// range refuses it; an unknown latency (NaN) and an idle observation (zero
+// rates and sizes) do not.
+func TestCheckObservedRanges(t *testing.T) {
+	good := features.Observed{Time: 1.7e9, ReadIOPS: 1400, WriteIOPS: 600, IOPS: 2000, ReadRatio: 0.7,
+		ReadSizeBytes: 4096, WriteSizeBytes: 4096, IOSizeBytes: 4096, LatencySeconds: 0.001}
+	latest := 1.8e9
+	for _, c := range []struct {
+		name string
+		edit func(o *features.Observed)
+		want string
+	}{
+		{"as measured", func(*features.Observed) {}, ""},
+		{"latency unknown", func(o *features.Observed) { o.LatencySeconds = math.NaN() }, ""},
+		{"idle, no mix", func(o *features.Observed) {
+			*o = features.Observed{Time: 1.7e9, Idle: true, LatencySeconds: math.NaN()}
+		}, ""},
+		{"read ratio 7", func(o *features.Observed) { o.ReadRatio = 7 }, "readRatio 7"},
+		{"negative IO size", func(o *features.Observed) { o.IOSizeBytes = -1 }, "ioSizeBytes -1"},
+		{"negative rate", func(o *features.Observed) { o.WriteIOPS = -600 }, "writeIops -600"},
+		{"negative latency", func(o *features.Observed) { o.LatencySeconds = -0.001 }, "latencySeconds -0.001"},
+		{"in the future", func(o *features.Observed) { o.Time = 1.9e9 }, "time 1.9e+09"},
+	} {
+		o := good
+		c.edit(&o)
+		err := checkObserved(&o, latest)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
 	}
 }

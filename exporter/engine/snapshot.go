@@ -22,7 +22,10 @@ type Snapshot struct {
 	// LatencyModel is the latency model served (fit.latency_model).
 	LatencyModel string
 	Ready        bool // refreshed once or loaded from the state directory
-	SourceUp     bool // the last refresh gave a current observation
+	// SourceUp: the last refresh gave a current observation. A failed
+	// fetch of a fit's lookback does not clear it (the models' statuses say
+	// so), nor a held-up loop (markHeldUp marks the models stale).
+	SourceUp bool
 	// NoRecentData: the query backend answered, but no sample of the
 	// cluster's load is fresh (the data stopped arriving, or never came);
 	// SourceUp is false, SourceError names the queries, and the models
@@ -80,6 +83,10 @@ type Snapshot struct {
 	// but not served (its JSON did not decode) until it is fitted again.
 	// Replaced whole by restore and save, never modified: clones share it.
 	persisted map[string]savedModel
+	// published is when the engine's publish made a snapshot of the
+	// cluster current (the loop's refreshes and fits, Start's restore);
+	// markHeldUp's copies keep the time of the one they copy.
+	published time.Time
 }
 
 // savedModel is one model as the state file holds it.
@@ -105,6 +112,7 @@ func (s *Snapshot) ComputeOutlook() {
 // logged, with its stack the first time; the process and the other
 // clusters go on.
 func (e *Engine) publish(c *cluster, next *Snapshot) {
+	next.published = e.opt.Now()
 	defer c.snap.Store(next)
 	defer func() {
 		if r := recover(); r != nil {

@@ -4,7 +4,7 @@
 // Save is atomic and durable: it writes <cluster>.json.tmp, fsyncs it,
 // renames it over <cluster>.json and fsyncs the directory. A crash (kill -9,
 // power loss) at any point leaves either the old file or the new one, never a
-// mix; a leftover .tmp is ignored and overwritten by the next save.
+// mix; a leftover .tmp is ignored and replaced by the next save.
 package state
 
 import (
@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/storcast/storcast/exporter/apiv1"
@@ -86,9 +88,16 @@ func WriteFile(path string, data []byte) error {
 	return d.Sync()
 }
 
-// writeSynced writes data to a new file at path and syncs it.
+// writeSynced writes data to a new file at path and syncs it. Whatever
+// stands at path (a crash's leftover, a symbolic link someone placed) is
+// removed first and the file is created exclusively, not followed: opening
+// a link there with O_TRUNC truncated its target, any file storcast could
+// write.
 func writeSynced(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
 	if err != nil {
 		return err
 	}
@@ -103,23 +112,78 @@ func writeSynced(path string, data []byte) error {
 	return f.Close()
 }
 
-// SetAside renames the state file of cluster to <cluster>.json.unreadable-
-// <UTC time of now>, durably, so that the next Save does not replace a file
-// Load could not read (a later version's, or damaged): the operator keeps
-// it. It returns the new path. The directory is synced after the rename on
-// a best-effort basis: a crash before that leaves the file under its old
-// name, set aside again at the next start.
+// SetAsideTries is how many names SetAside tries for one second
+// (SetAsidePath 0 .. SetAsideTries-1) before it gives up.
+const SetAsideTries = 100
+
+// SetAsidePath is the n-th name SetAside tries for the state file of
+// cluster set aside at now: <cluster>.json.unreadable-<UTC time of now>,
+// then with -2, -3, ... appended (n = 1, 2, ...).
+func SetAsidePath(dir, cluster string, now time.Time, n int) string {
+	p := Path(dir, cluster) + ".unreadable-" + now.UTC().Format("20060102T150405Z")
+	if n > 0 {
+		p += "-" + strconv.Itoa(n+1)
+	}
+	return p
+}
+
+// SetAside moves the state file of cluster to the first free SetAsidePath,
+// durably, so that the next Save does not replace a file Load could not
+// read (a later version's, or damaged): the operator keeps it. It returns
+// the new path. No earlier set-aside file is replaced (a rename onto a name
+// taken within the same second replaced it): the file is hard-linked to the
+// new name, which fails when the name is taken, then unlinked from its
+// own; where a link cannot be made (a directory, a file system without
+// hard links) it is renamed to a name found free. The directory is synced
+// after the move on a best-effort basis: a crash before that leaves the
+// file under its old name, set aside again at the next start.
 func SetAside(dir, cluster string, now time.Time) (string, error) {
 	from := Path(dir, cluster)
-	to := from + ".unreadable-" + now.UTC().Format("20060102T150405Z")
+	for n := range SetAsideTries {
+		to := SetAsidePath(dir, cluster, now, n)
+		moved, err := moveUnlessTaken(from, to)
+		if err != nil {
+			return "", err
+		}
+		if !moved {
+			continue
+		}
+		if d, err := os.Open(dir); err == nil {
+			_ = d.Sync()
+			d.Close()
+		}
+		return to, nil
+	}
+	return "", fmt.Errorf("setting %s aside: %s and the next %d names are taken", from, SetAsidePath(dir, cluster, now, 0), SetAsideTries-1)
+}
+
+// moveUnlessTaken moves from to to unless something stands at to (moved
+// false, no error).
+func moveUnlessTaken(from, to string) (moved bool, err error) {
+	err = os.Link(from, to)
+	switch {
+	case err == nil:
+		if err := os.Remove(from); err != nil {
+			os.Remove(to) // as it was: the file under its own name only
+			return false, err
+		}
+		return true, nil
+	case errors.Is(err, os.ErrExist):
+		return false, nil
+	case errors.Is(err, os.ErrNotExist):
+		return false, err // nothing to move
+	}
+	// No link (a directory, a FIFO on some file systems, no hard links):
+	// rename, to a name free a moment ago.
+	if _, err := os.Lstat(to); err == nil {
+		return false, nil
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return false, err
+	}
 	if err := os.Rename(from, to); err != nil {
-		return "", err
+		return false, err
 	}
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
-	return to, nil
+	return true, nil
 }
 
 // ErrNotFound is returned by Load when no state exists.

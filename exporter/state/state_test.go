@@ -153,6 +153,9 @@ func TestLongestClusterNameSaves(t *testing.T) {
 	if _, err := SetAside(dir, name, time.Now()); err != nil {
 		t.Fatalf("set aside: %v", err)
 	}
+	if last := filepath.Base(SetAsidePath(dir, name, time.Now(), SetAsideTries-1)); len(last) > 255 {
+		t.Errorf("the last set-aside name tried is %d bytes, past the file system's 255", len(last))
+	}
 	if err := Save(dir, &Cluster{Cluster: strings.Repeat("c", 256-len(".json.tmp"))}); err == nil {
 		t.Error("a name past the file system's limit saved: the test's limit is not the file system's")
 	}
@@ -225,4 +228,67 @@ func sparse(path string, size int64) error {
 	}
 	f.Close()
 	return os.Truncate(path, size)
+}
+
+// TestSetAsideKeepsEarlierFilesOfTheSameSecond: two files set aside within
+// one second (a start, then a reload that sets aside the next unreadable
+// file) are both kept, under distinct names: the second rename replaced
+// the first.
+func TestSetAsideKeepsEarlierFilesOfTheSameSecond(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	var got []string
+	for _, content := range []string{"first", "second", "third"} {
+		if err := os.WriteFile(Path(dir, "a"), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		to, err := SetAside(dir, "a", now.Add(time.Duration(len(got))*100*time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, to)
+	}
+	for i, content := range []string{"first", "second", "third"} {
+		if want := SetAsidePath(dir, "a", now, i); got[i] != want {
+			t.Errorf("set aside %d to %s, want %s", i, got[i], want)
+		}
+		if b, err := os.ReadFile(got[i]); err != nil || string(b) != content {
+			t.Errorf("%s: %q, %v; want %q", got[i], b, err, content)
+		}
+	}
+	if _, err := os.Lstat(Path(dir, "a")); !os.IsNotExist(err) {
+		t.Errorf("the state file is still in place: %v", err)
+	}
+	// What a link cannot move (a directory) is renamed, to a free name.
+	if err := os.Mkdir(Path(dir, "a"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	to, err := SetAside(dir, "a", now)
+	if fi, serr := os.Lstat(to); err != nil || serr != nil || !fi.IsDir() || to != SetAsidePath(dir, "a", now, 3) {
+		t.Errorf("directory set aside to %s (%v, %v), want %s", to, err, serr, SetAsidePath(dir, "a", now, 3))
+	}
+}
+
+// TestSaveDoesNotFollowALinkAtTheTemporaryFile: a symbolic link standing
+// at <cluster>.json.tmp is replaced, and the file it points to is left as
+// it was: the temporary file was opened with O_TRUNC through the link,
+// truncating its target.
+func TestSaveDoesNotFollowALinkAtTheTemporaryFile(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(victim, []byte("not storcast's"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, Path(dir, "a")+".tmp"); err != nil {
+		t.Fatal(err)
+	}
+	if err := Save(dir, &Cluster{Cluster: "a", Hosts: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(victim); err != nil || string(b) != "not storcast's" {
+		t.Errorf("the link's target after a save: %q, %v", b, err)
+	}
+	if c, err := Load(dir, "a"); err != nil || c.Hosts != 3 {
+		t.Errorf("saved state: %+v, %v", c, err)
+	}
 }
