@@ -365,7 +365,8 @@ var clusterNameRE = regexp.MustCompile(`^[A-Za-z0-9_.:-]+$`)
 
 // MaxClusterNameBytes bounds a cluster's name: it names the cluster's state
 // file, and with the longest suffix a state file takes
-// (".json.unreadable-20060102T150405Z", 33 bytes) a longer name would pass
+// (".json.unreadable-20060102T150405Z-100", 37 bytes: the hundredth file
+// set aside within one second) a longer name would pass
 // the file system's 255-byte limit, so that no save could ever succeed.
 const MaxClusterNameBytes = 200
 
