@@ -278,6 +278,7 @@ func TestParseThresholdsErrors(t *testing.T) {
 		{"saturation:\n  horizon: soon\n", `bad.yml: not a valid duration string: "soon"`},
 		{"latency:\n  load_factor: 1.3\n", "bad.yml: latency.load_factor: 1.3 is not one of the load factors storcast exports above 1 (1.25, 1.5, 2)"},
 		{"model:\n  min_accuracy_ratio: 0\n", "bad.yml: model.min_accuracy_ratio: 0 is not a ratio in (0, 1)"},
+		{"model:\n  min_advisor_accuracy_ratio: 1.5\n", "bad.yml: model.min_advisor_accuracy_ratio: 1.5 is not a ratio in (0, 1)"},
 		{"storcast_job: 'a\"b'\n", `bad.yml: storcast_job: "a\"b" must be a non-empty job name without quotes, backslashes or newlines`},
 		{"selector: '{job=\"x\"}'\n", `bad.yml: selector: "{job=\"x\"}" must be label matchers without braces, like job="storcast"`},
 		// The selector picks storcast's series, storcast_job its up: one job.
@@ -314,6 +315,9 @@ func TestTestsCatchWrongThresholds(t *testing.T) {
 		{"horizon 3d", "saturation:\n  horizon: 3d\n"},
 		{"load factor 1.5", "latency:\n  load_factor: 1.5\n"},
 		{"accuracy 95%", "model:\n  min_accuracy_ratio: 0.95\n"},
+		{"advisor accuracy 50%", "model:\n  min_advisor_accuracy_ratio: 0.5\n"},
+		{"advisor accuracy 20%", "model:\n  min_advisor_accuracy_ratio: 0.2\n"},
+		{"advisor held to the others' 70%", "model:\n  min_advisor_accuracy_ratio: 0.7\n"},
 		{"stale for 1h", "model:\n  stale_for: 1h\n"},
 		{"source down for 2m", "source:\n  down_for: 2m\n"},
 		{"state not restored for 0s", "state:\n  not_restored_for: 0s\n"},

@@ -19,6 +19,7 @@
 //	                                    > ignoring (load_factor, bound) storcast_latency_slo_seconds
 //	StorcastModelStale                storcast_model_stale == 1
 //	StorcastModelInaccurate           storcast_model_accuracy_ratio < x.model.min_accuracy_ratio
+//	                                  (model="advisor": < x.model.min_advisor_accuracy_ratio)
 //	StorcastModelFitFailing           storcast_model_fit_error == 1
 //	StorcastSourceDown                storcast_source_up == 0
 //	StorcastStateNotSaved             storcast_state_save_success == 0

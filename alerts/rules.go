@@ -156,10 +156,14 @@ func Rules(t Thresholds) []Rule {
 			"The {{ $labels.model }} model of cluster {{ $labels.cluster }} has not been fitted successfully within fit.stale_after, or the cluster's source is down; "+
 				"storcast keeps serving the last good forecasts, which age."),
 		rule("StorcastModelInaccurate", "warning",
-			sel("storcast_model_accuracy_ratio")+" < "+fmt.Sprint(t.Model.MinAccuracyRatio), t.Model.InaccurateFor,
+			// The advisor's accuracy is a skill score over the mean boost,
+			// held well under 1 by its catalog's run noise: its own bar.
+			sel("storcast_model_accuracy_ratio", `model!="advisor"`)+" < "+fmt.Sprint(t.Model.MinAccuracyRatio)+
+				"\nor\n"+sel("storcast_model_accuracy_ratio", `model="advisor"`)+" < "+fmt.Sprint(t.Model.MinAdvisorAccuracyRatio), t.Model.InaccurateFor,
 			"Storcast's {{ $labels.model }} model of cluster {{ $labels.cluster }} predicts {{ $labels.target }} poorly.",
 			"Accuracy on held-out data (1 - MAPE, or a cross-validated error) of the {{ $labels.model }} model for {{ $labels.target }} on cluster {{ $labels.cluster }} "+
-				"is {{ $value | humanizePercentage }}, below "+pct(t.Model.MinAccuracyRatio)+"; its forecasts should not be trusted."),
+				"is {{ $value | humanizePercentage }}, below "+pct(t.Model.MinAccuracyRatio)+" ("+pct(t.Model.MinAdvisorAccuracyRatio)+
+				" for the rule-set advisor, whose accuracy is a skill score over the mean boost); its forecasts should not be trusted."),
 		rule("StorcastModelFitFailing", "warning",
 			// Not muted by storcast_warming_up: no model is fitted on a
 			// warming window. While the source is down no fit is

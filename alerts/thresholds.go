@@ -56,6 +56,10 @@ type Thresholds struct {
 	Model struct {
 		StaleFor         model.Duration `yaml:"stale_for"`
 		MinAccuracyRatio float64        `yaml:"min_accuracy_ratio"`
+		// MinAdvisorAccuracyRatio is the advisor's own bar: its accuracy is
+		// a skill score (1 − CV error / the mean boost's CV error), which
+		// the catalog's run-to-run noise keeps well under 1 for any tree.
+		MinAdvisorAccuracyRatio float64 `yaml:"min_advisor_accuracy_ratio"`
 		InaccurateFor    model.Duration `yaml:"inaccurate_for"`
 		FitFailingFor    model.Duration `yaml:"fit_failing_for"`
 	} `yaml:"model"`
@@ -150,6 +154,7 @@ func (t Thresholds) Validate() error {
 		nonNegative("calibration.contradicted_for", t.Calibration.ContradictedFor),
 		nonNegative("model.stale_for", t.Model.StaleFor),
 		ratio("model.min_accuracy_ratio", t.Model.MinAccuracyRatio),
+		ratio("model.min_advisor_accuracy_ratio", t.Model.MinAdvisorAccuracyRatio),
 		nonNegative("model.inaccurate_for", t.Model.InaccurateFor),
 		nonNegative("model.fit_failing_for", t.Model.FitFailingFor),
 		nonNegative("source.down_for", t.Source.DownFor),
