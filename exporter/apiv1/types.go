@@ -63,10 +63,11 @@ type SaturationETA struct {
 	// trend (the demand trend's line in IOPS has no band of its peaks).
 	Band *ETABand `json:"band,omitempty"`
 	// Reason says why Seconds is 0 when the observation is past the limit
-	// already: ETAReasonLatencyOverSLO (the observed latency is over its
-	// SLO, which makes max_iops 0 too, whatever the headroom) or
-	// ETAReasonSaturated (utilization at or past capacity). Absent
-	// otherwise, a trend that reaches the limit now included.
+	// already: ETAReasonSaturated (utilization at or past capacity; for
+	// max_iops it goes first, a saturated cluster being usually over its
+	// SLO too) or ETAReasonLatencyOverSLO (the observed latency is over its
+	// SLO, which makes max_iops 0 too with headroom left). Absent otherwise,
+	// a trend that reaches the limit now included.
 	Reason string `json:"reason,omitempty"`
 }
 

@@ -122,8 +122,9 @@ type cluster struct {
 // while the source and the rest of the configuration (fit, state_dir, the
 // query backend) are too: its fit in progress goes on, its history is kept
 // and the reload does not wait for it. It stops the loops of removed and
-// changed clusters, waits for them, and starts those of new and changed
-// ones; a cluster that keeps its name keeps its models, and refits at once
+// changed clusters, waits for them (at most Options.StopWait: a cluster
+// whose loop is held up then goes on in a new one), and starts those of
+// new and changed ones; a cluster that keeps its name keeps its models, and refits at once
 // only if its settings or the fit settings changed. When state_dir changed,
 // the new directory's file of every cluster that keeps its name is checked
 // (checkStateDir). It returns how many loops it kept.
@@ -153,8 +154,20 @@ func (e *Engine) Start(ctx context.Context, cfg *config.Config) (kept int) {
 		stopping = append(stopping, c)
 	}
 	e.mu.Unlock()
-	for _, c := range stopping {
-		<-c.done
+	if stuck := e.waitForLoops(stopping); len(stuck) > 0 {
+		// A loop held up (a model's fit that does not return) would hold
+		// the reload, and with it the shutdown, for good: its cluster goes
+		// on in a successor, and the old loop, its context ended, exits
+		// without publishing or saving once its fit returns.
+		e.log.Error("reload: loops still running after the wait; their clusters go on in new loops (a model's fit or a state save that does not return)",
+			"waited", e.opt.StopWait, "clusters", names(stuck))
+		e.mu.Lock()
+		for _, c := range stuck {
+			if e.clusters[c.name] == c {
+				e.clusters[c.name] = c.successor()
+			}
+		}
+		e.mu.Unlock()
 	}
 	// A state_dir changed (a reload: every loop was stopped above, since the
 	// configuration outside the clusters changed) may hold files for the
@@ -220,14 +233,18 @@ func (e *Engine) Start(ctx context.Context, cfg *config.Config) (kept int) {
 		loopCtx, stop := context.WithCancel(ctx)
 		done := make(chan struct{})
 		c.stop, c.done = stop, done
+		// The watchdog ends with the loop itself, not with its context: a
+		// loop stopped while held up goes on being marked until it returns.
+		watchCtx, endWatch := context.WithCancel(context.Background())
 		watched := make(chan struct{})
 		go func() {
 			defer close(watched)
-			e.watch(loopCtx, &applied, c)
+			e.watch(watchCtx, &applied, c)
 		}()
 		go func() {
 			defer close(done)
 			e.loop(loopCtx, &applied, c) // the configuration Start compares with next time
+			endWatch()
 			<-watched
 		}()
 	}
@@ -272,6 +289,15 @@ func (e *Engine) Stop() {
 	}
 	e.running = nil // a Start after it starts every loop again
 	e.mu.Unlock()
+	if stuck := e.waitForLoops(loops); len(stuck) > 0 {
+		e.log.Error("stopping: loops still running after the wait; not waiting for them (a model's fit or a state save that does not return)",
+			"waited", e.opt.StopWait, "clusters", names(stuck))
+	}
+}
+
+// waitForLoops waits for the stopped loops to return, at most
+// Options.StopWait in all, and returns those still running.
+func (e *Engine) waitForLoops(loops []*cluster) (stuck []*cluster) {
 	deadline := time.NewTimer(e.opt.StopWait)
 	defer deadline.Stop()
 	for i, c := range loops {
@@ -280,16 +306,31 @@ func (e *Engine) Stop() {
 			continue
 		case <-deadline.C:
 		}
-		var stuck []string
 		for _, c := range loops[i:] {
 			if !ended(c.done) {
-				stuck = append(stuck, c.name)
+				stuck = append(stuck, c)
 			}
 		}
-		e.log.Error("stopping: loops still running after the wait; not waiting for them (a model's fit or a state save that does not return)",
-			"waited", e.opt.StopWait, "clusters", stuck)
-		return
+		return stuck
 	}
+	return nil
+}
+
+func names(cs []*cluster) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.name
+	}
+	return out
+}
+
+// successor is a new loop state for c's cluster while c's loop, stopped,
+// has not returned: the snapshot served and what Start reads of c, none of
+// what the old loop still writes. The old loop keeps c.
+func (c *cluster) successor() *cluster {
+	n := &cluster{name: c.name, cfg: c.cfg, src: c.src, noSave: c.noSave} // lastFit zero: it fits at once
+	n.snap.Store(c.snap.Load())
+	return n
 }
 
 // FitInterval is fit.interval of the configuration in force (the landing

@@ -176,3 +176,63 @@ func TestStopWaitBounded(t *testing.T) {
 	close(hf.release)
 	waitFor(t, "the loop to end once the fit returns", func() bool { return ended(done) })
 }
+
+// TestReloadWithALoopHeldUp: a reload that restarts a cluster whose loop is
+// held up (a model's fit that does not return) waits at most StopWait, not
+// for good (which held SIGTERM, read only between reloads, with it): the
+// cluster goes on in a new loop that refreshes; the old one, released,
+// ends without publishing into the snapshot served. Its watchdog lives
+// until the loop returns: a stopped loop still held up is marked.
+func TestReloadWithALoopHeldUp(t *testing.T) {
+	fake := promfake.New(testWorkload().Answer)
+	defer fake.Close()
+	cfg := testConfig(t, fake.URL)
+	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := &clock{t: testNow}
+	var logs testtool.SyncBuffer
+	hf := newHangingFitter(2)
+	e := New(Options{Source: src, Fitters: append(baseFitters(), hf), Now: clk.Now,
+		StopWait: 100 * time.Millisecond, Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	e.Start(context.Background(), cfg)
+	defer e.Stop()
+	waitFor(t, "first fit", func() bool { return e.Snapshot("a").Fits == 1 })
+	clk.Advance(cfg.Fit.Interval + time.Minute)
+	<-hf.entered // the second fit hangs
+	e.mu.Lock()
+	old := e.clusters["a"]
+	e.mu.Unlock()
+
+	changed := *cfg
+	changed.Fit.Interval *= 2 // outside the clusters: every loop restarts
+	started := make(chan struct{})
+	go func() {
+		e.Start(context.Background(), &changed)
+		close(started)
+	}()
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		close(hf.release)
+		<-started
+		t.Fatal("the reload waited more than 10 s for a loop held up in a fit")
+	}
+	if l := logs.String(); !strings.Contains(l, "their clusters go on in new loops") || !strings.Contains(l, "clusters=[a]") {
+		t.Errorf("log:\n%s\nwant the held-up cluster named", l)
+	}
+	e.mu.Lock()
+	successor := e.clusters["a"]
+	e.mu.Unlock()
+	if successor == old {
+		t.Fatal("the held-up loop's state is still the cluster's")
+	}
+	// The old loop's watchdog still runs: past the bound its (no longer
+	// served) snapshot reads stale.
+	clk.Advance(HeldUpAfter(cfg) + time.Minute)
+	waitFor(t, "the stopped, held-up loop to be marked", func() bool { return old.snap.Load().Models[models.Conservation].Stale })
+	close(hf.release)
+	waitFor(t, "the old loop to end once its fit returns", func() bool { return ended(old.done) })
+	waitFor(t, "the new loop to fit", func() bool { return e.Snapshot("a").Fits >= 2 })
+}

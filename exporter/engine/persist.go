@@ -101,7 +101,9 @@ func persistedOf(fitted map[string]json.RawMessage, statuses map[string]apiv1.Mo
 // served nor reported, and its JSON and status are kept (persist). Figures
 // out of their range (a negative rate or host count, a read ratio past 1,
 // a time in the future) are dropped, logged (sanitize). Every model served
-// reads fitted and stale until it is refitted.
+// reads fitted, and stale until the first refresh, which keeps it stale
+// when its saved fit is older than fit.stale_after (or was saved without
+// its time) until it is refitted.
 func (e *Engine) restore(c *cluster, dir string) {
 	st, err := state.Load(dir, c.name)
 	if errors.Is(err, state.ErrNotFound) {

@@ -103,7 +103,7 @@ func (m *AdvisorFit) Scores() map[string]float64 {
 // RuleSets is the advisor's answer for the latest observation.
 type RuleSets struct {
 	// Predictions hold each rule set's boost, CV error and run noise (the
-	// collector serves the first two so far).
+	// collector serves each).
 	Predictions []advisor.Prediction
 	// Recommended is the rule set advisor.Advise recommends: the highest
 	// predicted boost above its uncertainty, in range preferred; "" for

@@ -93,6 +93,14 @@ func TestSaturationETABands(t *testing.T) {
 	if m := set.SaturationETAs(obs, true, saturated, 0.005, kneeLatency{Band{Upper: 3000}})["max_iops"]; m != (ETA{HasBand: true, Reached: ReachedSaturated}) {
 		t.Errorf("at a utilization of 1.02: max_iops %+v, want 0 with a band of 0, reached as saturated", m)
 	}
+	// Saturated and over the SLO, as a saturated cluster usually is:
+	// max_iops reached as saturated (the page's "latency over its SLO,
+	// below max IOPS" would say headroom is left), latency_slo for the
+	// latency.
+	both := set.SaturationETAs(over, true, saturated, 0.005, kneeLatency{Band{Upper: 3000}})
+	if m, l := both["max_iops"], both["latency_slo"]; m.Reached != ReachedSaturated || l.Reached != ReachedLatencyOverSLO {
+		t.Errorf("saturated and over the SLO: max_iops reached %q, latency_slo %q; want %q, %q", m.Reached, l.Reached, ReachedSaturated, ReachedLatencyOverSLO)
+	}
 	var ts, ys []float64
 	for i := 0; i < 1440; i++ {
 		ts, ys = append(ts, now-float64(1439-i)*60), append(ys, 2000+float64(i)/10)

@@ -285,13 +285,16 @@ func (s Set) SaturationETAs(obs features.Observed, hasObs bool, live Live, sloSe
 		return out
 	}
 	overSLO := sloSeconds > 0 && obs.LatencySeconds > sloSeconds
-	// As trend.UtilizationTrend.ETA decides it: its ETAs are all 0 then.
+	// Why max_iops's ETA is 0, when trend.UtilizationTrend.ETA makes it so:
+	// the limit itself reached first (a saturated cluster is usually over
+	// its SLO too, and "latency over its SLO, below max IOPS" would say
+	// headroom is left), else the SLO breach.
 	reached := ""
 	switch {
-	case overSLO:
-		reached = ReachedLatencyOverSLO
 	case live.HasCapacityAtMix && live.CapacityAtMix.Utilization >= 1:
 		reached = ReachedSaturated
+	case overSLO:
+		reached = ReachedLatencyOverSLO
 	}
 	if ut := s.Utilization(); ut != nil && live.HasCapacityAtMix {
 		e := bandedETA(ut.ETA(obs.Time, live.CapacityAtMix.Utilization, overSLO))

@@ -61,14 +61,22 @@ type RuleSetModel struct {
 // error. A catalog whose boosts do not vary at all (ConstantCVError 0)
 // scores 1 if the tree has no error either, else 0.
 func (m RuleSetModel) Accuracy() float64 {
-	if m.ConstantCVError <= 0 {
-		if m.CVError <= 0 {
+	// Boosts that do not vary leave the constant's error at rounding
+	// (its mean of equal boosts need not be one of them exactly): a ratio
+	// of two rounding leftovers is no score.
+	if m.ConstantCVError <= flatBoostError {
+		if m.CVError <= flatBoostError {
 			return 1
 		}
 		return 0
 	}
 	return min(max(1-m.CVError/m.ConstantCVError, 0), 1)
 }
+
+// flatBoostError is a CV error in boost points below which a rule set's
+// boosts count as not varying: far under any measured boost's noise,
+// far over a mean's rounding.
+const flatBoostError = 1e-9
 
 // Prediction is one rule set's predicted boost for a workload.
 type Prediction struct {
@@ -278,6 +286,14 @@ func (a *Advisor) Advise(w Workload) (Advice, error) {
 		return Advice{}, err
 	}
 	out := Advice{Predictions: preds}
+	out.RuleSet, out.Reason = recommend(preds)
+	return out, nil
+}
+
+// recommend is Advise's choice among preds (Advise's comment says how);
+// reason says why none is recommended, or why a higher extrapolated
+// prediction was passed over.
+func recommend(preds []Prediction) (ruleSet, reason string) {
 	inRange, extrapolated := -1, -1
 	for i, p := range preds {
 		if !(p.Boost > p.Margin()) {
@@ -297,24 +313,33 @@ func (a *Advisor) Advise(w Workload) (Advice, error) {
 		for i, p := range preds {
 			parts[i] = fmt.Sprintf("%s %+.1f%% (needs > %.1f)", p.RuleSet, 100*p.Boost, 100*p.Margin())
 		}
-		out.Reason = "no rule set's predicted boost exceeds its uncertainty (the larger of its CV error and its run noise): " + strings.Join(parts, ", ")
+		reason = "no rule set's predicted boost exceeds its uncertainty (the larger of its CV error and its run noise): " + strings.Join(parts, ", ")
 	case inRange < 0:
-		out.RuleSet = preds[extrapolated].RuleSet
+		ruleSet = preds[extrapolated].RuleSet
 	case extrapolated < 0:
-		out.RuleSet = preds[inRange].RuleSet
+		ruleSet = preds[inRange].RuleSet
 	default:
-		e, r := preds[extrapolated], preds[inRange]
-		if e.Boost-r.Boost > e.Margin() {
-			out.RuleSet = e.RuleSet
-		} else {
-			out.RuleSet = r.RuleSet
-			if e.Boost > r.Boost {
-				out.Reason = fmt.Sprintf("%s's %+.1f%% is extrapolated (the workload is outside its experiments) and exceeds %s's %+.1f%% by less than its uncertainty %.1f points",
-					e.RuleSet, 100*e.Boost, r.RuleSet, 100*r.Boost, 100*e.Margin())
+		// The extrapolated candidates ahead of the in-range one by their
+		// own margin, each judged by its own: the highest of those wins, not
+		// only the highest extrapolated boost (whose margin may be the
+		// widest).
+		r, ahead := preds[inRange], -1
+		for i, p := range preds {
+			if p.Extrapolated && p.Boost > p.Margin() && p.Boost-r.Boost > p.Margin() && (ahead < 0 || p.Boost > preds[ahead].Boost) {
+				ahead = i
 			}
 		}
+		if ahead >= 0 {
+			ruleSet = preds[ahead].RuleSet
+			break
+		}
+		ruleSet = r.RuleSet
+		if e := preds[extrapolated]; e.Boost > r.Boost {
+			reason = fmt.Sprintf("%s's %+.1f%% is extrapolated (the workload is outside its experiments) and exceeds %s's %+.1f%% by less than its uncertainty %.1f points",
+				e.RuleSet, 100*e.Boost, r.RuleSet, 100*r.Boost, 100*e.Margin())
+		}
 	}
-	return out, nil
+	return ruleSet, reason
 }
 
 // Recommend is Advise's recommendation alone: ok = false when no rule set

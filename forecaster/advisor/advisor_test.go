@@ -267,6 +267,35 @@ func TestAdvisePrefersInRange(t *testing.T) {
 	}
 }
 
+// Each extrapolated candidate is judged against the in-range one by its own
+// margin: the highest extrapolated boost may have the widest margin while
+// another, a little lower and sure, clears it (only the highest was
+// compared before, and the in-range one was recommended).
+func TestRecommendJudgesEachExtrapolatedByItsMargin(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		preds       []Prediction
+		want, cause string
+	}{
+		{"a sure extrapolated one behind a wide one", []Prediction{
+			{RuleSet: "r", Boost: 0.10, CVError: 0.02},
+			{RuleSet: "e1", Boost: 0.30, CVError: 0.25, Extrapolated: true},
+			{RuleSet: "e2", Boost: 0.28, CVError: 0.01, Extrapolated: true}}, "e2", ""},
+		{"no extrapolated one clears its margin over the in-range one", []Prediction{
+			{RuleSet: "r", Boost: 0.10, CVError: 0.02},
+			{RuleSet: "e1", Boost: 0.30, CVError: 0.25, Extrapolated: true},
+			{RuleSet: "e2", Boost: 0.105, CVError: 0.01, Extrapolated: true}}, "r", "e1's +30.0% is extrapolated"},
+		{"the run noise as the margin", []Prediction{
+			{RuleSet: "r", Boost: 0.10, CVError: 0.02},
+			{RuleSet: "e", Boost: 0.20, CVError: 0.01, RunNoise: 0.12, Extrapolated: true}}, "r", "e's +20.0% is extrapolated"},
+	} {
+		got, reason := recommend(tc.preds)
+		if got != tc.want || !strings.HasPrefix(reason, tc.cause) || (tc.cause == "") != (reason == "") {
+			t.Errorf("%s: recommended %q, reason %q; want %q, a reason starting %q", tc.name, got, reason, tc.want, tc.cause)
+		}
+	}
+}
+
 // Repeats of one workload are not new workloads: ten copies do not make a
 // catalog, and no repeat of a held-out workload is trained on.
 func TestRepeatedWorkloads(t *testing.T) {
@@ -366,6 +395,29 @@ func TestWorkloadFoldsKeepRepeatsTogether(t *testing.T) {
 			t.Errorf("features %v: groups %v, want %v", tc.features, group, tc.want)
 		}
 	}
+	tp := &Catalog{Features: []string{ReadShare, OriginalThroughput}}
+	// Two runs that happen to agree have a standard error of 0: their
+	// repeat 0.3% away is still a repeat, at the rule set's pooled noise
+	// (here 1% s.e. on another workload's runs), not another workload.
+	agreeing := []Experiment{
+		{Workload: Workload{ReadShare: 0.5}, Baseline: []float64{3.90e8, 3.90e8}},
+		{Workload: Workload{ReadShare: 0.5}, Baseline: []float64{3.91e8, 3.91e8}},
+		{Workload: Workload{ReadShare: 0.9}, Baseline: []float64{1e8, 1.02e8}},
+	}
+	if group, _ := tp.workloadGroups(agreeing); !slices.Equal(group, []int{0, 0, 1}) {
+		t.Errorf("repeats whose own runs agree: groups %v, want [0 0 1]", group)
+	}
+	// A load sweep in steps under the bar is not chained into one workload:
+	// 100 and 104 are within 2·hypot(2, 2) = 5.7 of each other, 104 and
+	// 108 too, 100 and 108 not.
+	sweep := []Experiment{
+		{Workload: Workload{ReadShare: 0.5}, Baseline: []float64{98, 102}},
+		{Workload: Workload{ReadShare: 0.5}, Baseline: []float64{102, 106}},
+		{Workload: Workload{ReadShare: 0.5}, Baseline: []float64{106, 110}},
+	}
+	if group, _ := tp.workloadGroups(sweep); !slices.Equal(group, []int{0, 0, 1}) {
+		t.Errorf("a sweep of loads 100, 104, 108 (bar 5.7): groups %v, want [0 0 1]", group)
+	}
 }
 
 // Accuracy scores the tree against the rule set's mean boost: 0 for boosts
@@ -391,10 +443,20 @@ func TestAccuracy(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		cv, constant, want float64
-	}{{0, 0, 1}, {0.01, 0, 0}, {0.02, 0.01, 0}, {0.01, 0.04, 0.75}} {
+	}{{0, 0, 1}, {0.01, 0, 0}, {0.02, 0.01, 0}, {0.01, 0.04, 0.75}, {3e-17, 1e-17, 1}} {
 		if got := (RuleSetModel{CVError: tc.cv, ConstantCVError: tc.constant}).Accuracy(); math.Abs(got-tc.want) > 1e-12 {
 			t.Errorf("CV error %v, constant's %v: accuracy %v, want %v", tc.cv, tc.constant, got, tc.want)
 		}
+	}
+	// A rule set whose boost never varies, trained: the constant's error is
+	// rounding (a mean of equal boosts), and so is the tree's; no score to
+	// read in their ratio.
+	flat, err := Train(&Catalog{Features: []string{ReadShare}, RuleSets: []RuleSet{noisyFlat("flat", 0.07, 0, 0, 1)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := flat.RuleSets[0]; m.Accuracy() != 1 {
+		t.Errorf("a flat boost: accuracy %v (CV error %v, constant's %v), want 1", m.Accuracy(), m.CVError, m.ConstantCVError)
 	}
 }
 

@@ -1,6 +1,7 @@
 package advisor
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -316,53 +317,87 @@ func (c *Catalog) Validate() error {
 // workloadGroups numbers the distinct workloads of exps in order of first
 // appearance: group[i] is experiment i's, n how many there are. Two
 // experiments are repeats of one workload when their model inputs differ
-// by run noise at most: the same written workload and, in a catalog
-// that uses original_throughput, baseline means within two standard errors
-// of their difference (the same request size and mix at another offered
-// load is another workload). Repeats are joined transitively.
+// by run noise at most: the same written workload and, in a catalog that
+// uses original_throughput, baseline means within two standard errors of
+// their difference (the same request size and mix at another offered load
+// is another workload; sameThroughput). Among equal written workloads,
+// ordered by throughput, a group is every experiment within that bar of
+// its lowest (its anchor), not a chain of neighbours: loads of 100, 104
+// and 108 with a bar of 5.7 are two workloads, not one.
 func (c *Catalog) workloadGroups(exps []Experiment) (group []int, n int) {
 	written := slices.DeleteFunc(slices.Clone(c.Features), func(f string) bool { return f == OriginalThroughput })
 	useThroughput := slices.Contains(c.Features, OriginalThroughput)
-	parent := make([]int, len(exps))
-	var root func(i int) int
-	root = func(i int) int {
-		if parent[i] != i {
-			parent[i] = root(parent[i])
-		}
-		return parent[i]
-	}
-	sameWritten := map[string][]int{}
+	rel := pooledRelStdErr(exps)
+	var keys []string
+	same := map[string][]int{}
 	for i, e := range exps {
-		parent[i] = i
 		var key strings.Builder
 		for _, f := range written {
 			fmt.Fprintf(&key, "%x,", math.Float64bits(e.Workload[f]+0)) // +0: −0 is 0
 		}
-		for _, j := range sameWritten[key.String()] {
-			if !useThroughput || sameThroughput(e, exps[j]) {
-				parent[root(i)] = root(j)
-			}
+		k := key.String()
+		if _, ok := same[k]; !ok {
+			keys = append(keys, k)
 		}
-		sameWritten[key.String()] = append(sameWritten[key.String()], i)
+		same[k] = append(same[k], i)
+	}
+	anchor := make([]int, len(exps)) // the experiment that anchors i's group
+	for _, k := range keys {
+		idx := same[k]
+		if useThroughput {
+			idx = slices.Clone(idx)
+			slices.SortStableFunc(idx, func(i, j int) int { return cmp.Compare(mean(exps[i].Baseline), mean(exps[j].Baseline)) })
+		}
+		a := -1
+		for _, i := range idx {
+			if a < 0 || (useThroughput && !sameThroughput(exps[a], exps[i], rel)) {
+				a = i
+			}
+			anchor[i] = a
+		}
 	}
 	group = make([]int, len(exps))
 	number := map[int]int{}
 	for i := range exps {
-		g, ok := number[root(i)]
+		g, ok := number[anchor[i]]
 		if !ok {
 			g = len(number)
-			number[root(i)] = g
+			number[anchor[i]] = g
 		}
 		group[i] = g
 	}
 	return group, len(number)
 }
 
+// pooledRelStdErr is the rule set's run noise on a baseline mean, relative
+// to it: the root mean square of each experiment's standard error over its
+// mean (experiments with a positive mean). sameThroughput takes it as each
+// experiment's least standard error: two runs that happen to agree have a
+// standard error of 0, and their next repeat would read as another workload.
+func pooledRelStdErr(exps []Experiment) float64 {
+	var ss float64
+	var n int
+	for _, e := range exps {
+		if m := mean(e.Baseline); m > 0 {
+			r := stdErr(e.Baseline) / m
+			ss += r * r
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return math.Sqrt(ss / float64(n))
+}
+
 // sameThroughput reports whether the baseline means of a and b differ by
-// no more than two standard errors of their difference.
-func sameThroughput(a, b Experiment) bool {
-	sa, sb := stdErr(a.Baseline), stdErr(b.Baseline)
-	return math.Abs(mean(a.Baseline)-mean(b.Baseline)) <= 2*math.Hypot(sa, sb)
+// no more than two standard errors of their difference, each standard
+// error at least rel of its mean (pooledRelStdErr).
+func sameThroughput(a, b Experiment, rel float64) bool {
+	ma, mb := mean(a.Baseline), mean(b.Baseline)
+	sa := math.Max(stdErr(a.Baseline), rel*math.Abs(ma))
+	sb := math.Max(stdErr(b.Baseline), rel*math.Abs(mb))
+	return math.Abs(ma-mb) <= 2*math.Hypot(sa, sb)
 }
 
 func checkFeatures(fs []string) error {

@@ -12,8 +12,9 @@
 //	           answers saturated: a capacity-anchored model makes no
 //	           latency claim at or past capacity; they are counted)
 //	accuracy = max(1 − MAPE, 0)
-//	coverage = fraction of windows above X whose measured value lies inside
-//	           the predicted band (models with a band only)
+//	coverage = fraction of the scored windows (those of the MAPE) whose
+//	           measured value lies inside the predicted band (models with
+//	           a band only)
 //
 // and, per multiple m, the error of the prediction at m·X against the mean
 // measured value of the windows within ±5% of X around m·X (the paper's

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -17,6 +18,17 @@ type Group struct {
 	guard *exec.Cmd
 	done  chan struct{} // closed when the leader has exited and been waited for
 	err   error         // the leader's exit, set before done is closed
+	// guardEnded ends the guard once (endGuard).
+	guardEnded sync.Once
+}
+
+// endGuard stops the guard: SIGKILL, not the end of its input, since by
+// the time a guard would act the group's id may be another group's.
+func (g *Group) endGuard() {
+	g.guardEnded.Do(func() {
+		_ = g.guard.Process.Kill()
+		_ = g.guard.Wait()
+	})
 }
 
 // guardScript is the guard: it reads the group's id, then waits for the
@@ -55,7 +67,15 @@ func StartGroup(cmd *exec.Cmd) (*Group, error) {
 		return nil, err
 	}
 	g := &Group{Cmd: cmd, guard: guard, done: make(chan struct{})}
-	go func() { g.err = cmd.Wait(); close(g.done) }()
+	go func() {
+		g.err = cmd.Wait()
+		close(g.done)
+		// A group that ended on its own needs no guard, and its id may be
+		// reused by the time the test binary dies.
+		if !groupAlive(cmd.Process.Pid) {
+			g.endGuard()
+		}
+	}()
 	if _, err := fmt.Fprintf(in, "%d\n", cmd.Process.Pid); err != nil {
 		g.Stop(0)
 		return nil, fmt.Errorf("telling the process group's guard its id: %w", err)
@@ -88,10 +108,7 @@ func (g *Group) Stop(grace time.Duration) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	<-g.done
-	// SIGKILL, not the end of its input: the group's id may be another's
-	// by the time a guard would act on it.
-	_ = g.guard.Process.Kill()
-	_ = g.guard.Wait()
+	g.endGuard()
 }
 
 // groupAlive reports whether process group pgid has a member that is not a
