@@ -144,7 +144,7 @@ func TestAdvisorOnStoragesimRuleSets(t *testing.T) {
 	for _, seed := range seeds {
 		s := scoreSeed(t, seed, storagesim.RuleSetCatalogOptions{})
 		// Bounds from 20 seeds measured before they were written (worst
-		// corr 0.705, MAE 0.034, hit 0.589, regret 0.017, accuracy 0.41),
+		// corr 0.705, MAE 0.034, hit 0.600, regret 0.017, accuracy 0.42),
 		// with margin. The hit rate counts declining a true boost inside
 		// the advisor's uncertainty as a miss, which Advise's margin does
 		// by design.
@@ -188,7 +188,7 @@ func TestAdvisorOnStoragesimRuleSets(t *testing.T) {
 		t.Logf("%s: corr %.3f MAE %.4f, %.1f distinct workloads", name, rsCorr[i], rsMAE[i], workloads[i])
 	}
 	t.Logf("worst: corr %.3f MAE %.4f hit %.3f regret %.4f", worst.corr, worst.mae, worst.hit, worst.regret)
-	// Measured: hit 0.739, harmful 0.032 against 0.098 without the margin.
+	// Measured: hit 0.738, harmful 0.032 against 0.098 without the margin.
 	if meanS.corr < 0.80 || meanS.mae > 0.030 || meanS.hit < 0.70 || meanS.harmful > 0.05 || meanS.harmful > meanS.harmfulNoMargin/2 {
 		t.Errorf("mean over seeds: corr %.3f (want >= 0.80), MAE %.4f (<= 0.030), hit %.3f (>= 0.70), harmful %.3f (<= 0.05 and half the %.3f without the margin)",
 			meanS.corr, meanS.mae, meanS.hit, meanS.harmful, meanS.harmfulNoMargin)
