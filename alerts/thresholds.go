@@ -59,9 +59,9 @@ type Thresholds struct {
 		// MinAdvisorAccuracyRatio is the advisor's own bar: its accuracy is
 		// a skill score (1 − CV error / the mean boost's CV error), which
 		// the catalog's run-to-run noise keeps well under 1 for any tree.
-		MinAdvisorAccuracyRatio float64 `yaml:"min_advisor_accuracy_ratio"`
-		InaccurateFor    model.Duration `yaml:"inaccurate_for"`
-		FitFailingFor    model.Duration `yaml:"fit_failing_for"`
+		MinAdvisorAccuracyRatio float64        `yaml:"min_advisor_accuracy_ratio"`
+		InaccurateFor           model.Duration `yaml:"inaccurate_for"`
+		FitFailingFor           model.Duration `yaml:"fit_failing_for"`
 	} `yaml:"model"`
 	Source struct {
 		DownFor model.Duration `yaml:"down_for"`
