@@ -369,20 +369,29 @@ func ModelQuality() Dashboard {
 	}
 	c := `job=~"$job", cluster=~"$cluster"`
 	acc := steps("red", th.Model.MinAccuracyRatio, "green")
+	// The advisor's accuracy is a skill score with its own bar in
+	// StorcastModelInaccurate; its series are named "<cluster> advisor
+	// <rule set>" by the legends below.
+	advisorAcc := func() Override {
+		return Override{Matcher: Matcher{ID: "byRegexp", Options: `\S+ advisor \S+`},
+			Properties: []Property{{ID: "thresholds", Value: steps("red", th.Model.MinAdvisorAccuracyRatio, "green")}}}
+	}
 
 	var l layout
 	l.row("Accuracy")
 	a := l.add(16, 10, timeseries("Accuracy per model and target",
-		fmt.Sprintf("max(1 - error, 0) on data the fit did not see: 1 - MAPE of a backtest, or 1 - a cross-validated error ratio (whatif, advisor). The dashed line is the StorcastModelInaccurate threshold (%g).", th.Model.MinAccuracyRatio),
+		fmt.Sprintf("max(1 - error, 0) on data the fit did not see: 1 - MAPE of a backtest, or 1 - a cross-validated error ratio (whatif; the advisor's over the mean boost's, a skill score). "+
+			"The dashed line is the StorcastModelInaccurate threshold (%g; %g for the advisor).", th.Model.MinAccuracyRatio, th.Model.MinAdvisorAccuracyRatio),
 		"percentunit", map[string]any{"thresholdsStyle": map[string]any{"mode": "dashed"}},
 		prom("A", "storcast_model_accuracy_ratio{"+c+"}", "{{cluster}} {{model}} {{target}}")))
 	a.FieldConfig.Defaults["thresholds"] = acc
+	a.FieldConfig.Overrides = append(a.FieldConfig.Overrides, advisorAcc())
 	a.FieldConfig.Defaults["min"], a.FieldConfig.Defaults["max"] = 0, 1
 	l.add(8, 10, &Panel{Type: "bargauge", Title: "Accuracy now",
 		Description: "Latest accuracy on held-out data per cluster, model and target.",
 		Datasource:  promDS,
 		Targets:     []Target{promInstant("A", "storcast_model_accuracy_ratio{"+c+"}", "{{cluster}} {{model}} {{target}}")},
-		FieldConfig: FieldConfig{Defaults: defaults("percentunit", map[string]any{"min": 0, "max": 1, "thresholds": acc, "color": map[string]any{"mode": "thresholds"}}), Overrides: []Override{}},
+		FieldConfig: FieldConfig{Defaults: defaults("percentunit", map[string]any{"min": 0, "max": 1, "thresholds": acc, "color": map[string]any{"mode": "thresholds"}}), Overrides: []Override{advisorAcc()}},
 		Options: map[string]any{"reduceOptions": map[string]any{"calcs": []string{"lastNotNull"}, "fields": "", "values": false},
 			"orientation": "horizontal", "displayMode": "gradient", "showUnfilled": true},
 	})

@@ -637,6 +637,27 @@ func TestHeadroomThresholdsOnlyOnHeadroom(t *testing.T) {
 	}
 }
 
+// TestAdvisorAccuracyAtItsOwnBar: the model-quality panels draw the
+// advisor's accuracy against its own StorcastModelInaccurate bar (a skill
+// score: a healthy advisor at 0.45 was painted red under the others' 0.7),
+// every other model's against theirs.
+func TestAdvisorAccuracyAtItsOwnBar(t *testing.T) {
+	th := alerts.DefaultThresholds()
+	for _, title := range []string{"Accuracy per model and target", "Accuracy now"} {
+		p := panelByTitle(t, ModelQuality(), title)
+		for name, bar := range map[string]float64{
+			"ceph-a advisor qos-cap":   th.Model.MinAdvisorAccuracyRatio,
+			"ceph-a mlisp latency":     th.Model.MinAccuracyRatio,
+			"ceph-a insideout iops":    th.Model.MinAccuracyRatio,
+			"advisor queueing latency": th.Model.MinAccuracyRatio, // a cluster named advisor
+		} {
+			if got, want := fieldConfig(t, p, name)["thresholds"], steps("red", bar, "green"); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s, %s: thresholds %v, want %v", title, name, got, want)
+			}
+		}
+	}
+}
+
 // TestHeadroomDashboardShowsState: the headroom dashboard's panels read
 // source health, staleness and warm-up for the cluster, and the state panel
 // names the worst of them.
