@@ -372,10 +372,8 @@ func ModelQuality() Dashboard {
 	// The advisor's accuracy is a skill score with its own bar in
 	// StorcastModelInaccurate; its series are named "<cluster> advisor
 	// <rule set>" by the legends below.
-	advisorAcc := func() Override {
-		return Override{Matcher: Matcher{ID: "byRegexp", Options: `\S+ advisor \S+`},
-			Properties: []Property{{ID: "thresholds", Value: steps("red", th.Model.MinAdvisorAccuracyRatio, "green")}}}
-	}
+	advisorAcc := Override{Matcher: Matcher{ID: "byRegexp", Options: `\S+ advisor \S+`},
+		Properties: []Property{{ID: "thresholds", Value: steps("red", th.Model.MinAdvisorAccuracyRatio, "green")}}}
 
 	var l layout
 	l.row("Accuracy")
@@ -385,13 +383,13 @@ func ModelQuality() Dashboard {
 		"percentunit", map[string]any{"thresholdsStyle": map[string]any{"mode": "dashed"}},
 		prom("A", "storcast_model_accuracy_ratio{"+c+"}", "{{cluster}} {{model}} {{target}}")))
 	a.FieldConfig.Defaults["thresholds"] = acc
-	a.FieldConfig.Overrides = append(a.FieldConfig.Overrides, advisorAcc())
+	a.FieldConfig.Overrides = append(a.FieldConfig.Overrides, advisorAcc)
 	a.FieldConfig.Defaults["min"], a.FieldConfig.Defaults["max"] = 0, 1
 	l.add(8, 10, &Panel{Type: "bargauge", Title: "Accuracy now",
 		Description: "Latest accuracy on held-out data per cluster, model and target.",
 		Datasource:  promDS,
 		Targets:     []Target{promInstant("A", "storcast_model_accuracy_ratio{"+c+"}", "{{cluster}} {{model}} {{target}}")},
-		FieldConfig: FieldConfig{Defaults: defaults("percentunit", map[string]any{"min": 0, "max": 1, "thresholds": acc, "color": map[string]any{"mode": "thresholds"}}), Overrides: []Override{advisorAcc()}},
+		FieldConfig: FieldConfig{Defaults: defaults("percentunit", map[string]any{"min": 0, "max": 1, "thresholds": acc, "color": map[string]any{"mode": "thresholds"}}), Overrides: []Override{advisorAcc}},
 		Options: map[string]any{"reduceOptions": map[string]any{"calcs": []string{"lastNotNull"}, "fields": "", "values": false},
 			"orientation": "horizontal", "displayMode": "gradient", "showUnfilled": true},
 	})

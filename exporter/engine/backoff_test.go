@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/storcast/storcast/exporter/config"
-	"github.com/storcast/storcast/exporter/internal/promfake"
 	"github.com/storcast/storcast/exporter/models"
 	"github.com/storcast/storcast/exporter/source"
 )
@@ -67,13 +66,7 @@ func (s *lookbackRefusingSource) counts() (refreshes, lookbacks, sawDown int) {
 // and up at the next refresh (StorcastSourceDown never held for its 10m).
 // Once the backend takes the lookback, the fit passes and the error clears.
 func TestFailingLookbackBacksOff(t *testing.T) {
-	fake := promfake.New(testWorkload().Answer)
-	defer fake.Close()
-	cfg := testConfig(t, fake.URL) // refresh every 20 ms, fit.interval 1h, lookback 6h
-	prom, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, cfg, prom := fakeSource(t) // refresh every 20 ms, fit.interval 1h, lookback 6h
 	clk := &clock{t: testNow}
 	src := &lookbackRefusingSource{src: prom, clk: clk, refusing: true}
 	e := New(Options{Source: src, Fitters: baseFitters(), Now: clk.Now})

@@ -35,6 +35,20 @@ func (c *clock) Advance(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.t
 
 var testNow = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 
+// fakeSource is a fake Prometheus answering testWorkload (closed when the
+// test ends), the test configuration reading it and the source on it.
+func fakeSource(t testing.TB) (*promfake.Server, *config.Config, source.Source) {
+	t.Helper()
+	fake := promfake.New(testWorkload().Answer)
+	t.Cleanup(fake.Close)
+	cfg := testConfig(t, fake.URL)
+	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fake, cfg, src
+}
+
 func testConfig(t testing.TB, url string) *config.Config {
 	t.Helper()
 	c := config.Default()
@@ -441,13 +455,7 @@ func (countingFitter) Decode(b []byte) (models.Fitted, error) {
 // persists and restores a model it knows only through models.Fitter, after
 // the models before it in the list.
 func TestAnyFitterScheduledPersistedRestored(t *testing.T) {
-	fake := promfake.New(testWorkload().Answer)
-	defer fake.Close()
-	cfg := testConfig(t, fake.URL)
-	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fake, cfg, src := fakeSource(t)
 	fitters := append(baseFitters(), countingFitter{})
 	e := New(Options{Source: src, Fitters: fitters, Now: (&clock{t: testNow}).Now})
 	e.Start(context.Background(), cfg)

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"strings"
 	"sync"
@@ -13,7 +12,6 @@ import (
 	"github.com/storcast/storcast/exporter/config"
 	"github.com/storcast/storcast/exporter/internal/promfake"
 	"github.com/storcast/storcast/exporter/models"
-	"github.com/storcast/storcast/exporter/source"
 	"github.com/storcast/storcast/exporter/state"
 	"github.com/storcast/storcast/internal/testtool"
 )
@@ -41,11 +39,7 @@ func (f hangingFitter) Fit(context.Context, models.Input) (models.Fitted, error)
 	}
 	return &countingModel{Fits: int(n)}, nil
 }
-func (hangingFitter) Decode(b []byte) (models.Fitted, error) {
-	var m countingModel
-	err := json.Unmarshal(b, &m)
-	return &m, err
-}
+func (hangingFitter) Decode(b []byte) (models.Fitted, error) { return countingFitter{}.Decode(b) }
 
 // TestHeldUpLoopReadsStale: a cluster whose loop is held up inside a fit
 // (a model's fit that does not return) while its source fails reads its
@@ -54,13 +48,7 @@ func (hangingFitter) Decode(b []byte) (models.Fitted, error) {
 // fresh for as long as the fit hung. The source stays as the last refresh
 // found it: held up, the loop does not know it.
 func TestHeldUpLoopReadsStale(t *testing.T) {
-	fake := promfake.New(testWorkload().Answer)
-	defer fake.Close()
-	cfg := testConfig(t, fake.URL)
-	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fake, cfg, src := fakeSource(t)
 	clk := &clock{t: testNow}
 	hf := newHangingFitter(2)
 	e := New(Options{Source: src, Fitters: append(baseFitters(), hf), Now: clk.Now})
@@ -107,13 +95,7 @@ func TestHeldUpLoopReadsStale(t *testing.T) {
 // state, so that a save held up by the disk (an fsync that hangs) holds up
 // no other cluster's fit; the slot was held until the save returned.
 func TestFitSlotFreeDuringSave(t *testing.T) {
-	fake := promfake.New(testWorkload().Answer)
-	defer fake.Close()
-	cfg := testConfig(t, fake.URL)
-	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, cfg, src := fakeSource(t)
 	e := New(Options{Source: src, Fitters: baseFitters(), Now: (&clock{t: testNow}).Now, MaxConcurrentFits: 1})
 	held := make(chan int, 1)
 	release := make(chan struct{})
@@ -142,13 +124,7 @@ func TestFitSlotFreeDuringSave(t *testing.T) {
 // does not end (a model's fit that ignores its context), and logs which
 // cluster it left; it waited for good, holding up the process's exit.
 func TestStopWaitBounded(t *testing.T) {
-	fake := promfake.New(testWorkload().Answer)
-	defer fake.Close()
-	cfg := testConfig(t, fake.URL)
-	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, cfg, src := fakeSource(t)
 	var logs testtool.SyncBuffer
 	hf := newHangingFitter(1)
 	e := New(Options{Source: src, Fitters: append(baseFitters(), hf), Now: (&clock{t: testNow}).Now,
@@ -184,13 +160,7 @@ func TestStopWaitBounded(t *testing.T) {
 // ends without publishing into the snapshot served. Its watchdog lives
 // until the loop returns: a stopped loop still held up is marked.
 func TestReloadWithALoopHeldUp(t *testing.T) {
-	fake := promfake.New(testWorkload().Answer)
-	defer fake.Close()
-	cfg := testConfig(t, fake.URL)
-	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, cfg, src := fakeSource(t)
 	clk := &clock{t: testNow}
 	var logs testtool.SyncBuffer
 	hf := newHangingFitter(2)

@@ -53,13 +53,7 @@ func waitSaved(t *testing.T, cfg *config.Config, model string) {
 // it served, stale, while the source is down: a restart does not leave the
 // latency knee and the SLO ETA to the other model, or to none.
 func TestLatencyCurveRestoredAtStart(t *testing.T) {
-	fake := promfake.New(testWorkload().Answer)
-	defer fake.Close()
-	cfg := testConfig(t, fake.URL)
-	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fake, cfg, src := fakeSource(t)
 	fitters := append(baseFitters(), models.QueueingFitter{})
 	e := New(Options{Source: src, Fitters: fitters, Now: (&clock{t: testNow}).Now})
 	e.Start(context.Background(), cfg)
@@ -141,13 +135,7 @@ func (panickingFitter) Fit(_ context.Context, in models.Input) (models.Fitted, e
 // TestPanickingFitterIsAFitError: a panic inside one model's fit becomes
 // that model's fit error; the process lives and the other models are fitted.
 func TestPanickingFitterIsAFitError(t *testing.T) {
-	fake := promfake.New(testWorkload().Answer)
-	defer fake.Close()
-	cfg := testConfig(t, fake.URL)
-	src, err := source.NewPrometheus(cfg.Prometheus, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, cfg, src := fakeSource(t)
 	e := New(Options{Source: src, Fitters: append(baseFitters(), panickingFitter{}, countingFitter{}), Now: (&clock{t: testNow}).Now})
 	e.Start(context.Background(), cfg)
 	defer e.Stop()

@@ -320,12 +320,13 @@ func recommend(preds []Prediction) (ruleSet, reason string) {
 		ruleSet = preds[inRange].RuleSet
 	default:
 		// The extrapolated candidates ahead of the in-range one by their
-		// own margin, each judged by its own: the highest of those wins, not
-		// only the highest extrapolated boost (whose margin may be the
-		// widest).
+		// own margin, each judged by its own (being ahead of a candidate, a
+		// boost above 0, by its margin, it is above its margin): the
+		// highest of those wins, not only the highest extrapolated boost
+		// (whose margin may be the widest).
 		r, ahead := preds[inRange], -1
 		for i, p := range preds {
-			if p.Extrapolated && p.Boost > p.Margin() && p.Boost-r.Boost > p.Margin() && (ahead < 0 || p.Boost > preds[ahead].Boost) {
+			if p.Extrapolated && p.Boost-r.Boost > p.Margin() && (ahead < 0 || p.Boost > preds[ahead].Boost) {
 				ahead = i
 			}
 		}
